@@ -1,0 +1,56 @@
+use uuid::Uuid;
+
+use super::{AgentId, AgentMode, AgentRole, Level, OrgId, UserId, UserRole};
+
+/// Who is calling, as established by authentication.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActorKind {
+    /// An agent that signed its request.
+    Agent {
+        /// The agent's UUID.
+        id: AgentId,
+        /// Its role.
+        role: AgentRole,
+        /// Its mode.
+        mode: AgentMode,
+        /// Its level.
+        level: Level,
+    },
+    /// A human user.
+    User {
+        /// The user's UUID.
+        id: UserId,
+        /// Their role.
+        role: UserRole,
+    },
+    /// The service itself (background sweeps, bootstrap).
+    System,
+}
+
+/// The caller of a use case, always bound to one organization.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Actor {
+    /// The organization every lookup is scoped to.
+    pub org_id: OrgId,
+    /// Who it is.
+    pub kind: ActorKind,
+}
+
+impl Actor {
+    /// The UUID recorded as `actorId` on audit events.
+    pub fn actor_id(&self) -> Option<Uuid> {
+        match self.kind {
+            ActorKind::Agent { id, .. } => Some(id.as_uuid()),
+            ActorKind::User { id, .. } => Some(id.as_uuid()),
+            ActorKind::System => None,
+        }
+    }
+
+    /// The agent's UUID when the caller is an agent.
+    pub fn agent_id(&self) -> Option<AgentId> {
+        match self.kind {
+            ActorKind::Agent { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,244 @@
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+
+use super::{AgentId, OrgId};
+use crate::ValidationError;
+
+macro_rules! wire_enum {
+    ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vdoc])* #[serde(rename = $wire)] $variant),+
+        }
+
+        impl $name {
+            /// Every value.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+
+            /// The wire name.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $wire),+ }
+            }
+
+            /// Parses a wire name.
+            pub fn parse(value: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.as_str() == value)
+            }
+        }
+    };
+}
+
+wire_enum!(
+    /// What an agent is for.
+    AgentRole {
+        /// Executes tasks.
+        Worker = "worker",
+        /// Registers and revokes agents.
+        Hr = "hr",
+        /// Top-level agent.
+        Founder = "founder",
+        /// Full administrative privileges.
+        Admin = "admin",
+    }
+);
+
+wire_enum!(
+    /// How much an agent may do.
+    AgentMode {
+        /// Execute and coordinate.
+        Worker = "worker",
+        /// Spawn, assign and delegate; never executes a task.
+        Orchestrator = "orchestrator",
+        /// Read-only.
+        Observer = "observer",
+    }
+);
+
+wire_enum!(
+    /// Lifecycle of an agent. Only `active` agents may authenticate.
+    AgentStatus {
+        /// Spawned, waiting for activation.
+        Pending = "pending",
+        /// May work and authenticate.
+        Active = "active",
+        /// Temporarily switched off.
+        Suspended = "suspended",
+        /// Permanently switched off.
+        Revoked = "revoked",
+    }
+);
+
+/// An agent's level in the hierarchy, 1..=10.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(transparent)]
+pub struct Level(u8);
+
+impl Level {
+    /// The top level.
+    pub const MAX: Self = Self(10);
+
+    /// Checks the range.
+    ///
+    /// ```
+    /// use muster_domain::model::Level;
+    /// assert!(Level::new(10).is_ok());
+    /// assert!(Level::new(0).is_err() && Level::new(11).is_err());
+    /// ```
+    pub fn new(value: i64) -> Result<Self, ValidationError> {
+        u8::try_from(value)
+            .ok()
+            .filter(|v| (1..=10).contains(v))
+            .map(Self)
+            .ok_or_else(|| ValidationError::new("level must be between 1 and 10"))
+    }
+
+    /// The number.
+    pub const fn get(self) -> u8 {
+        self.0
+    }
+}
+
+/// Percentage of a child's reward an agent takes for managing it, 0..=50.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(transparent)]
+pub struct FeePct(u8);
+
+impl FeePct {
+    /// Checks the range.
+    pub fn new(value: i64) -> Result<Self, ValidationError> {
+        u8::try_from(value)
+            .ok()
+            .filter(|v| *v <= 50)
+            .map(Self)
+            .ok_or_else(|| ValidationError::new("managementFeePct must be between 0 and 50"))
+    }
+
+    /// The number.
+    pub const fn get(self) -> u8 {
+        self.0
+    }
+}
+
+/// The human-readable agent identifier (`agentId`, sent as `X-Agent-ID`): 1..=100
+/// visible ASCII characters, unique across the deployment.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+#[serde(transparent)]
+pub struct AgentHandle(String);
+
+impl AgentHandle {
+    /// Longest handle, in characters.
+    pub const MAX_CHARS: usize = 100;
+
+    /// Checks `value`. Only visible ASCII is allowed because the handle travels in an
+    /// HTTP header.
+    pub fn new(value: &str) -> Result<Self, ValidationError> {
+        if value.is_empty() || value.len() > Self::MAX_CHARS {
+            return Err(ValidationError::new("agentId must be 1 to 100 characters"));
+        }
+        if !value.bytes().all(|b| b.is_ascii_graphic()) {
+            return Err(ValidationError::new(
+                "agentId may only contain visible ASCII characters",
+            ));
+        }
+        Ok(Self(value.to_owned()))
+    }
+
+    /// The handle text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An AI agent of an organization.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Agent {
+    /// Identity.
+    pub id: AgentId,
+    /// The owning organization.
+    pub org_id: OrgId,
+    /// Human-readable identifier, used to sign requests.
+    pub handle: AgentHandle,
+    /// Display name (at most 255 characters).
+    pub name: String,
+    /// Hierarchy level.
+    pub level: Level,
+    /// Model name (at most 100 characters).
+    pub model: Option<String>,
+    /// What it is for.
+    pub role: AgentRole,
+    /// How much it may do.
+    pub mode: AgentMode,
+    /// Lifecycle.
+    pub status: AgentStatus,
+    /// The agent that spawned it.
+    pub parent_id: Option<AgentId>,
+    /// Credits held.
+    pub current_balance: i64,
+    /// Credits it may spend per budget period; `None` for no limit.
+    pub budget_period_limit: Option<i64>,
+    /// Credits spent in the current period.
+    pub budget_period_spent: i64,
+    /// Start of the current budget period.
+    pub budget_period_start: OffsetDateTime,
+    /// Fee taken from children's rewards.
+    pub management_fee_pct: FeePct,
+    /// Reputation score, 0..=100.
+    pub reputation_score: i32,
+    /// Arbitrary JSON object.
+    pub metadata: Map<String, Value>,
+    /// When it was created.
+    pub created_at: OffsetDateTime,
+}
+
+impl Agent {
+    /// Whether this agent may authenticate and act.
+    pub fn is_active(&self) -> bool {
+        self.status == AgentStatus::Active
+    }
+}
+
+/// An agent together with its signing secret, encrypted at rest. Only the
+/// authentication path reads this.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentCredentials {
+    /// The agent.
+    pub agent: Agent,
+    /// The secret as stored: sealed by the server key, never plain text.
+    pub encrypted_secret: Vec<u8>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fee_range() {
+        assert!(FeePct::new(0).is_ok() && FeePct::new(50).is_ok());
+        assert!(FeePct::new(51).is_err() && FeePct::new(-1).is_err());
+    }
+
+    #[test]
+    fn handle_rules() {
+        assert!(AgentHandle::new("hr-acme").is_ok());
+        assert!(AgentHandle::new(&"a".repeat(100)).is_ok());
+        assert!(AgentHandle::new(&"a".repeat(101)).is_err());
+        assert!(AgentHandle::new("has space").is_err());
+        assert!(AgentHandle::new("").is_err());
+        assert!(AgentHandle::new("naïve").is_err());
+    }
+
+    #[test]
+    fn enums_round_trip() {
+        for role in AgentRole::ALL {
+            assert_eq!(AgentRole::parse(role.as_str()), Some(*role));
+        }
+        for mode in AgentMode::ALL {
+            assert_eq!(AgentMode::parse(mode.as_str()), Some(*mode));
+        }
+        for status in AgentStatus::ALL {
+            assert_eq!(AgentStatus::parse(status.as_str()), Some(*status));
+        }
+    }
+}

@@ -1,0 +1,58 @@
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(Uuid);
+
+        impl $name {
+            /// Wraps a UUID.
+            pub const fn from_uuid(id: Uuid) -> Self {
+                Self(id)
+            }
+
+            /// The UUID inside.
+            pub const fn as_uuid(self) -> Uuid {
+                self.0
+            }
+        }
+
+        impl From<Uuid> for $name {
+            fn from(id: Uuid) -> Self {
+                Self(id)
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+    };
+}
+
+id_type!(
+    /// Identifies an organization, the tenant every row belongs to.
+    OrgId
+);
+id_type!(
+    /// Identifies a task.
+    TaskId
+);
+id_type!(
+    /// An agent's UUID (the `id` field; its human-readable `agentId` is an [`AgentHandle`](super::AgentHandle)).
+    AgentId
+);
+id_type!(
+    /// Identifies an audit event.
+    EventId
+);
+id_type!(
+    /// Identifies a human user.
+    UserId
+);

@@ -1,0 +1,21 @@
+//! Entities and value objects of the domain.
+
+mod actor;
+mod agent;
+mod event;
+mod ids;
+mod organization;
+mod task;
+mod text;
+mod user;
+
+pub use actor::{Actor, ActorKind};
+pub use agent::{
+    Agent, AgentCredentials, AgentHandle, AgentMode, AgentRole, AgentStatus, FeePct, Level,
+};
+pub use event::{Event, EventSeverity, event_types};
+pub use ids::{AgentId, EventId, OrgId, TaskId, UserId};
+pub use organization::{OrgName, Organization};
+pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};
+pub use text::{Description, Reason, Title};
+pub use user::{Email, User, UserRole};

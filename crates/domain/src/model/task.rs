@@ -1,0 +1,262 @@
+use std::collections::HashSet;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use time::OffsetDateTime;
+
+use super::{AgentId, Description, OrgId, TaskId, Title};
+use crate::ValidationError;
+
+/// Where a task stands in its workflow. See [`TaskStatus::can_transition_to`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// Not yet planned.
+    Backlog,
+    /// Planned; the initial status of a created task.
+    Todo,
+    /// Being worked on.
+    InProgress,
+    /// Waiting for review.
+    Review,
+    /// Finished (terminal).
+    Done,
+    /// Cannot progress.
+    Blocked,
+    /// Abandoned (terminal).
+    Cancelled,
+}
+
+impl TaskStatus {
+    /// Every status, in the contract's order.
+    pub const ALL: [Self; 7] = [
+        Self::Backlog,
+        Self::Todo,
+        Self::InProgress,
+        Self::Review,
+        Self::Done,
+        Self::Blocked,
+        Self::Cancelled,
+    ];
+
+    /// The wire name (`in_progress`, ...).
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Backlog => "backlog",
+            Self::Todo => "todo",
+            Self::InProgress => "in_progress",
+            Self::Review => "review",
+            Self::Done => "done",
+            Self::Blocked => "blocked",
+            Self::Cancelled => "cancelled",
+        }
+    }
+
+    /// Parses a wire name.
+    pub fn parse(value: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == value)
+    }
+
+    /// `done` and `cancelled`: no transition leaves them.
+    pub const fn is_terminal(self) -> bool {
+        matches!(self, Self::Done | Self::Cancelled)
+    }
+}
+
+/// How urgent a task is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskPriority {
+    /// Drop everything.
+    Urgent,
+    /// Soon.
+    High,
+    /// The default.
+    #[default]
+    Normal,
+    /// When there is time.
+    Low,
+}
+
+impl TaskPriority {
+    /// Every priority, most urgent first.
+    pub const ALL: [Self; 4] = [Self::Urgent, Self::High, Self::Normal, Self::Low];
+
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Urgent => "urgent",
+            Self::High => "high",
+            Self::Normal => "normal",
+            Self::Low => "low",
+        }
+    }
+
+    /// Parses a wire name.
+    pub fn parse(value: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == value)
+    }
+}
+
+/// Free-form labels: at most 50, each 1..=100 characters, duplicates removed (first
+/// occurrence kept, order preserved).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(transparent)]
+pub struct Tags(Vec<String>);
+
+impl Tags {
+    /// Most tags on one task.
+    pub const MAX_COUNT: usize = 50;
+    /// Longest tag, in characters.
+    pub const MAX_CHARS: usize = 100;
+
+    /// Checks and de-duplicates `values`.
+    ///
+    /// ```
+    /// use muster_domain::model::Tags;
+    /// let tags = Tags::new(vec!["q4".into(), "ops".into(), "q4".into()]).unwrap();
+    /// assert_eq!(tags.as_slice(), ["q4", "ops"]);
+    /// ```
+    pub fn new(values: Vec<String>) -> Result<Self, ValidationError> {
+        let mut seen = HashSet::new();
+        let mut tags = Vec::with_capacity(values.len());
+        for tag in values {
+            let chars = tag.chars().count();
+            if chars == 0 || chars > Self::MAX_CHARS {
+                return Err(ValidationError::new(format!(
+                    "each tag must be 1 to {} characters",
+                    Self::MAX_CHARS
+                )));
+            }
+            if seen.insert(tag.clone()) {
+                tags.push(tag);
+            }
+        }
+        if tags.len() > Self::MAX_COUNT {
+            return Err(ValidationError::new(format!(
+                "tags must hold at most {} entries",
+                Self::MAX_COUNT
+            )));
+        }
+        Ok(Self(tags))
+    }
+
+    /// The tags in order.
+    pub fn as_slice(&self) -> &[String] {
+        &self.0
+    }
+}
+
+/// Arbitrary JSON attached to a task: an object of at most 64 KiB serialized.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[serde(transparent)]
+pub struct Metadata(Map<String, Value>);
+
+impl Metadata {
+    /// Largest serialized size accepted, in bytes.
+    pub const MAX_BYTES: usize = 64 * 1024;
+
+    /// Checks that `value` is an object within the size limit.
+    pub fn new(value: Value) -> Result<Self, ValidationError> {
+        let Value::Object(map) = value else {
+            return Err(ValidationError::new("metadata must be a JSON object"));
+        };
+        let size = serde_json::to_vec(&map).map_or(usize::MAX, |bytes| bytes.len());
+        if size > Self::MAX_BYTES {
+            return Err(ValidationError::new(format!(
+                "metadata must be at most {} bytes when serialized",
+                Self::MAX_BYTES
+            )));
+        }
+        Ok(Self(map))
+    }
+
+    /// The JSON object.
+    pub fn as_map(&self) -> &Map<String, Value> {
+        &self.0
+    }
+
+    /// The JSON object as a value.
+    pub fn to_value(&self) -> Value {
+        Value::Object(self.0.clone())
+    }
+}
+
+/// A unit of work inside one organization.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Task {
+    /// Identity.
+    pub id: TaskId,
+    /// The owning organization.
+    pub org_id: OrgId,
+    /// Short summary.
+    pub title: Title,
+    /// Markdown body.
+    pub description: Option<Description>,
+    /// Workflow position.
+    pub status: TaskStatus,
+    /// Urgency.
+    pub priority: TaskPriority,
+    /// The agent doing the work.
+    pub assignee_id: Option<AgentId>,
+    /// The agent that created it; `None` for tasks created by a human or an integration.
+    pub creator_id: Option<AgentId>,
+    /// The task this one is a sub-task of.
+    pub parent_task_id: Option<TaskId>,
+    /// Whether closing needs an explicit approval.
+    pub approval_required: bool,
+    /// Deadline.
+    pub due_at: Option<OffsetDateTime>,
+    /// Labels.
+    pub tags: Tags,
+    /// Arbitrary JSON object.
+    pub metadata: Metadata,
+    /// When it was created.
+    pub created_at: OffsetDateTime,
+    /// When it last changed.
+    pub updated_at: OffsetDateTime,
+    /// Bumped on every change; guards against lost updates.
+    pub version: i64,
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn tags_limits() {
+        assert!(Tags::new(vec![String::new()]).is_err());
+        assert!(Tags::new(vec!["x".repeat(101)]).is_err());
+        assert!(Tags::new((0..50).map(|i| i.to_string()).collect()).is_ok());
+        assert!(Tags::new((0..51).map(|i| i.to_string()).collect()).is_err());
+        // Duplicates do not count toward the limit.
+        let mut many: Vec<String> = (0..50).map(|i| i.to_string()).collect();
+        many.push("0".into());
+        assert_eq!(Tags::new(many).unwrap().as_slice().len(), 50);
+    }
+
+    #[test]
+    fn metadata_must_be_a_small_object() {
+        assert!(Metadata::new(json!([1])).is_err());
+        assert!(Metadata::new(json!({"a": "b"})).is_ok());
+        let big = json!({ "k": "x".repeat(64 * 1024) });
+        assert_eq!(
+            Metadata::new(big).unwrap_err().message(),
+            "metadata must be at most 65536 bytes when serialized"
+        );
+    }
+
+    #[test]
+    fn status_names_round_trip() {
+        for status in TaskStatus::ALL {
+            assert_eq!(TaskStatus::parse(status.as_str()), Some(status));
+            let json = serde_json::to_value(status).unwrap();
+            assert_eq!(json, status.as_str());
+        }
+        for priority in TaskPriority::ALL {
+            assert_eq!(TaskPriority::parse(priority.as_str()), Some(priority));
+        }
+    }
+}

@@ -1,0 +1,107 @@
+use serde::Serialize;
+
+use crate::ValidationError;
+use crate::validation::max_chars;
+
+/// A task title: trimmed, not empty, at most 255 characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Title(String);
+
+impl Title {
+    /// Longest title accepted, in characters.
+    pub const MAX_CHARS: usize = 255;
+
+    /// Trims `value` and checks it.
+    ///
+    /// ```
+    /// use muster_domain::model::Title;
+    /// assert_eq!(Title::new("  Ship it ").unwrap().as_str(), "Ship it");
+    /// assert!(Title::new("   ").is_err());
+    /// ```
+    pub fn new(value: &str) -> Result<Self, ValidationError> {
+        let trimmed = value.trim();
+        if trimmed.is_empty() {
+            return Err(ValidationError::new("title must not be empty"));
+        }
+        max_chars("title", trimmed, Self::MAX_CHARS)?;
+        Ok(Self(trimmed.to_owned()))
+    }
+
+    /// The title text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A task description (Markdown), at most 100,000 characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Description(String);
+
+impl Description {
+    /// Longest description accepted, in characters.
+    pub const MAX_CHARS: usize = 100_000;
+
+    /// Checks the length of `value`.
+    pub fn new(value: String) -> Result<Self, ValidationError> {
+        max_chars("description", &value, Self::MAX_CHARS)?;
+        Ok(Self(value))
+    }
+
+    /// The description text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A free-text reason given with a change (a transition, an escalation), at most 2,000
+/// characters.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct Reason(String);
+
+impl Reason {
+    /// Longest reason accepted, in characters.
+    pub const MAX_CHARS: usize = 2_000;
+
+    /// Checks the length of `value`.
+    pub fn new(value: String) -> Result<Self, ValidationError> {
+        max_chars("reason", &value, Self::MAX_CHARS)?;
+        Ok(Self(value))
+    }
+
+    /// The reason text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn title_counts_characters_not_bytes() {
+        assert!(Title::new(&"é".repeat(255)).is_ok());
+        let err = Title::new(&"é".repeat(256)).unwrap_err();
+        assert_eq!(err.message(), "title must be at most 255 characters");
+    }
+
+    #[test]
+    fn title_is_trimmed_before_the_length_check() {
+        let padded = format!("  {}  ", "a".repeat(255));
+        assert_eq!(Title::new(&padded).unwrap().as_str().len(), 255);
+    }
+
+    #[test]
+    fn description_and_reason_limits() {
+        assert!(Description::new("d".repeat(100_000)).is_ok());
+        assert!(Description::new("d".repeat(100_001)).is_err());
+        assert!(Reason::new("r".repeat(2_000)).is_ok());
+        assert_eq!(
+            Reason::new("r".repeat(2_001)).unwrap_err().message(),
+            "reason must be at most 2000 characters"
+        );
+    }
+}

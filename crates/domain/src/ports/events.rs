@@ -1,0 +1,52 @@
+use async_trait::async_trait;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::RepositoryError;
+use crate::model::{Event, EventId, EventSeverity, OrgId};
+
+/// Filters of `GET /events`; `None` means "any". Dates are inclusive.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventFilter {
+    /// Exact dotted type.
+    pub event_type: Option<String>,
+    /// Who did it.
+    pub actor_id: Option<Uuid>,
+    /// Kind of entity.
+    pub entity_type: Option<String>,
+    /// Which entity.
+    pub entity_id: Option<Uuid>,
+    /// Severity.
+    pub severity: Option<EventSeverity>,
+    /// Not before.
+    pub start_date: Option<OffsetDateTime>,
+    /// Not after.
+    pub end_date: Option<OffsetDateTime>,
+}
+
+/// One page of events plus the total count matching the filter.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventPage {
+    /// The events, newest first.
+    pub events: Vec<Event>,
+    /// How many match in all.
+    pub total: u64,
+}
+
+/// The append-only audit log. Events are appended by the change ports, in the same
+/// transaction as the change; this port only reads.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait EventLog: Send + Sync {
+    /// The event with `id` in `org`, if any.
+    async fn get(&self, org: OrgId, id: EventId) -> Result<Option<Event>, RepositoryError>;
+
+    /// Events of `org` matching `filter`, newest first, skipping `offset`, at most `limit`.
+    async fn list(
+        &self,
+        org: OrgId,
+        filter: &EventFilter,
+        offset: u64,
+        limit: u32,
+    ) -> Result<EventPage, RepositoryError>;
+}

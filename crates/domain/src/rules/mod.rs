@@ -1,0 +1,3 @@
+//! Pure business rules, exhaustively unit-tested.
+
+pub mod transition;

@@ -1,0 +1,158 @@
+//! Shared fixtures for the use-case tests: sample actors, agents and tasks, and
+//! deterministic clock / id mocks. Each test binary uses a different subset.
+#![allow(dead_code)]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use muster_domain::model::{
+    Actor, ActorKind, Agent, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Event,
+    FeePct, Level, Metadata, OrgId, Tags, Task, TaskId, TaskPriority, TaskStatus, Title, UserId,
+    UserRole,
+};
+use muster_domain::ports::{MockClock, MockIdGenerator};
+use muster_domain::service::NewTask;
+use serde_json::Map;
+use time::OffsetDateTime;
+use time::macros::datetime;
+use uuid::Uuid;
+
+/// The fixed "now" every mocked clock answers.
+pub const NOW: OffsetDateTime = datetime!(2025-03-04 05:06:07.089 UTC);
+
+/// An earlier instant, for stored rows.
+pub const EARLIER: OffsetDateTime = datetime!(2025-01-01 00:00:00 UTC);
+
+/// The organization of every sample actor.
+pub fn org() -> OrgId {
+    OrgId::from_uuid(Uuid::from_u128(0x0a))
+}
+
+/// The agent id of [`agent_actor`].
+pub fn actor_agent_id() -> AgentId {
+    AgentId::from_uuid(Uuid::from_u128(0xa1))
+}
+
+/// The user id of [`user_actor`].
+pub fn actor_user_id() -> UserId {
+    UserId::from_uuid(Uuid::from_u128(0xb1))
+}
+
+/// An agent caller of [`org`] with `mode`.
+pub fn agent_actor(mode: AgentMode) -> Actor {
+    Actor {
+        org_id: org(),
+        kind: ActorKind::Agent {
+            id: actor_agent_id(),
+            role: AgentRole::Worker,
+            mode,
+            level: Level::new(3).unwrap(),
+        },
+    }
+}
+
+/// A human caller of [`org`] with `role`.
+pub fn user_actor(role: UserRole) -> Actor {
+    Actor {
+        org_id: org(),
+        kind: ActorKind::User {
+            id: actor_user_id(),
+            role,
+        },
+    }
+}
+
+/// The service itself, acting in [`org`].
+pub fn system_actor() -> Actor {
+    Actor {
+        org_id: org(),
+        kind: ActorKind::System,
+    }
+}
+
+/// A stored agent of [`org`].
+pub fn sample_agent(id: AgentId, mode: AgentMode, status: AgentStatus) -> Agent {
+    Agent {
+        id,
+        org_id: org(),
+        handle: AgentHandle::new("worker-7").unwrap(),
+        name: "Worker Seven".into(),
+        level: Level::new(2).unwrap(),
+        model: Some("model-x".into()),
+        role: AgentRole::Worker,
+        mode,
+        status,
+        parent_id: None,
+        current_balance: 0,
+        budget_period_limit: None,
+        budget_period_spent: 0,
+        budget_period_start: EARLIER,
+        management_fee_pct: FeePct::default(),
+        reputation_score: 50,
+        metadata: Map::new(),
+        created_at: EARLIER,
+    }
+}
+
+/// A stored task of [`org`] with id `id` in `status`, at version 7.
+pub fn sample_task(id: TaskId, status: TaskStatus) -> Task {
+    Task {
+        id,
+        org_id: org(),
+        title: Title::new("Write the report").unwrap(),
+        description: None,
+        status,
+        priority: TaskPriority::High,
+        assignee_id: None,
+        creator_id: Some(actor_agent_id()),
+        parent_task_id: None,
+        approval_required: false,
+        due_at: None,
+        tags: Tags::default(),
+        metadata: Metadata::default(),
+        created_at: EARLIER,
+        updated_at: EARLIER,
+        version: 7,
+    }
+}
+
+/// A task id built from a small number, for readable fixtures.
+pub fn task_id(n: u128) -> TaskId {
+    TaskId::from_uuid(Uuid::from_u128(0x7000 + n))
+}
+
+/// A minimal creation request.
+pub fn new_task(title: &str) -> NewTask {
+    NewTask {
+        title: Title::new(title).unwrap(),
+        description: None,
+        priority: TaskPriority::Urgent,
+        assignee_id: None,
+        parent_task_id: None,
+        approval_required: false,
+        due_at: None,
+        tags: Tags::new(vec!["ops".into()]).unwrap(),
+        metadata: Metadata::default(),
+    }
+}
+
+/// A clock stuck at [`NOW`].
+pub fn clock() -> Arc<MockClock> {
+    let mut clock = MockClock::new();
+    clock.expect_now().return_const(NOW);
+    Arc::new(clock)
+}
+
+/// An id generator answering distinct, increasing UUIDs starting at `0x1000`.
+pub fn ids() -> Arc<MockIdGenerator> {
+    let next = AtomicU64::new(0x1000);
+    let mut ids = MockIdGenerator::new();
+    ids.expect_new_id()
+        .returning(move || Uuid::from_u128(u128::from(next.fetch_add(1, Ordering::SeqCst))));
+    Arc::new(ids)
+}
+
+/// The `type` of each event, in order.
+pub fn types(events: &[Event]) -> Vec<&str> {
+    events.iter().map(|e| e.event_type.as_str()).collect()
+}
