@@ -1,0 +1,179 @@
+//! Authentication of agent requests signed with HMAC (interface "Authentication 1",
+//! decision D-10).
+//!
+//! [`AgentAuthenticator::authenticate`] checks, in this order, and stops at the first
+//! failure:
+//!
+//! 1. the four headers are present ([`AgentAuthError::MissingHeader`]);
+//! 2. `X-Timestamp` is a decimal integer ([`AgentAuthError::InvalidTimestamp`]) within
+//!    [`TIMESTAMP_TOLERANCE_SECS`] of server time, bounds included
+//!    ([`AgentAuthError::StaleTimestamp`]);
+//! 3. `X-Nonce` is 1..=128 printable ASCII characters ([`AgentAuthError::InvalidNonce`]);
+//! 4. `X-Agent-ID` names a stored agent and `X-Signature` is the HMAC of the canonical
+//!    message under its secret ([`AgentAuthError::InvalidSignature`] for either failure,
+//!    so callers cannot probe which agents exist);
+//! 5. the agent is active ([`AgentAuthError::AgentNotActive`]), checked only after the
+//!    signature so that only the key holder learns the status;
+//! 6. the nonce is new for this agent ([`AgentAuthError::NonceReused`]). It is recorded
+//!    only now, so a forged request cannot burn a nonce.
+
+mod error;
+mod headers;
+
+pub use error::AgentAuthError;
+
+use std::fmt;
+use std::hint::black_box;
+use std::sync::Arc;
+
+use muster_domain::model::{Actor, ActorKind, AgentCredentials, AgentHandle};
+use muster_domain::ports::{AgentRepository, Clock, NonceOutcome, NonceStore};
+use time::Duration;
+
+use crate::keys::SecretCipher;
+use crate::signing::{canonical_message, verify_with_key};
+
+/// How far `X-Timestamp` may be from server time, either way, in seconds (inclusive).
+pub const TIMESTAMP_TOLERANCE_SECS: i64 = 300;
+
+/// How long a nonce is remembered per agent, in seconds.
+pub const NONCE_RETENTION_SECS: i64 = 600;
+
+/// Header naming the agent by its `agentId`.
+pub const AGENT_ID_HEADER: &str = "X-Agent-ID";
+/// Header carrying the Unix time in seconds.
+pub const TIMESTAMP_HEADER: &str = "X-Timestamp";
+/// Header carrying the per-request nonce.
+pub const NONCE_HEADER: &str = "X-Nonce";
+/// Header carrying the hex HMAC-SHA256.
+pub const SIGNATURE_HEADER: &str = "X-Signature";
+
+/// Key of the stand-in HMAC computed for unknown agents, as long as a real secret, so
+/// that a miss costs about as much as a hit.
+const DUMMY_KEY: &[u8; 64] = &[b'0'; 64];
+
+/// The parts of an HTTP request that authentication reads. Header values are `None`
+/// when absent; an empty value counts as absent.
+#[derive(Debug, Clone, Copy)]
+pub struct SignedRequest<'a> {
+    /// `X-Agent-ID`.
+    pub agent_id: Option<&'a str>,
+    /// `X-Timestamp`.
+    pub timestamp: Option<&'a str>,
+    /// `X-Nonce`.
+    pub nonce: Option<&'a str>,
+    /// `X-Signature`, hex in either case.
+    pub signature: Option<&'a str>,
+    /// The method as received (an uppercase verb).
+    pub method: &'a str,
+    /// The request target as received: path plus `?query`, byte for byte.
+    pub path_and_query: &'a str,
+    /// The raw body, empty when there is none.
+    pub body: &'a [u8],
+}
+
+/// Authenticates signed agent requests against the stored agents and the shared nonce
+/// store.
+pub struct AgentAuthenticator {
+    agents: Arc<dyn AgentRepository>,
+    nonces: Arc<dyn NonceStore>,
+    clock: Arc<dyn Clock>,
+    cipher: SecretCipher,
+}
+
+impl fmt::Debug for AgentAuthenticator {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentAuthenticator").finish_non_exhaustive()
+    }
+}
+
+impl AgentAuthenticator {
+    /// Wires the authenticator to its ports; `cipher` opens the stored agent secrets.
+    pub fn new(
+        agents: Arc<dyn AgentRepository>,
+        nonces: Arc<dyn NonceStore>,
+        clock: Arc<dyn Clock>,
+        cipher: SecretCipher,
+    ) -> Self {
+        Self {
+            agents,
+            nonces,
+            clock,
+            cipher,
+        }
+    }
+
+    /// The agent that signed `req`, as the [`Actor`] of its organization. See the
+    /// [module documentation](self) for the checks and their order.
+    pub async fn authenticate(&self, req: &SignedRequest<'_>) -> Result<Actor, AgentAuthError> {
+        let agent_id = headers::required(req.agent_id, AGENT_ID_HEADER)?;
+        let timestamp = headers::required(req.timestamp, TIMESTAMP_HEADER)?;
+        let nonce = headers::required(req.nonce, NONCE_HEADER)?;
+        let signature = headers::required(req.signature, SIGNATURE_HEADER)?;
+
+        let now = self.clock.now();
+        let sent_at = headers::parse_timestamp(timestamp)?;
+        let tolerance = TIMESTAMP_TOLERANCE_SECS.unsigned_abs();
+        if !headers::is_fresh(sent_at, now.unix_timestamp(), tolerance) {
+            return Err(AgentAuthError::StaleTimestamp);
+        }
+        headers::check_nonce(nonce)?;
+
+        let message = canonical_message(req.method, req.path_and_query, timestamp, nonce, req.body);
+        let Some(credentials) = self.find_credentials(agent_id).await? else {
+            black_box(verify_with_key(DUMMY_KEY, &message, signature));
+            return Err(AgentAuthError::InvalidSignature);
+        };
+        let agent = credentials.agent;
+        let secret = self
+            .cipher
+            .open(&credentials.encrypted_secret)
+            .map_err(|err| {
+                AgentAuthError::Internal(format!(
+                    "cannot open the secret of agent {}: {err}",
+                    agent.id
+                ))
+            })?;
+        if !verify_with_key(&secret, &message, signature) {
+            return Err(AgentAuthError::InvalidSignature);
+        }
+        if !agent.is_active() {
+            return Err(AgentAuthError::AgentNotActive);
+        }
+
+        let expires_at = now
+            .checked_add(Duration::seconds(NONCE_RETENTION_SECS))
+            .ok_or_else(|| AgentAuthError::Internal("nonce expiry out of range".to_owned()))?;
+        match self
+            .nonces
+            .remember(agent.id, nonce, now, expires_at)
+            .await?
+        {
+            NonceOutcome::Fresh => Ok(Actor {
+                org_id: agent.org_id,
+                kind: ActorKind::Agent {
+                    id: agent.id,
+                    role: agent.role,
+                    mode: agent.mode,
+                    level: agent.level,
+                },
+            }),
+            NonceOutcome::Replayed => Err(AgentAuthError::NonceReused),
+        }
+    }
+
+    /// The stored credentials of the agent named `agent_id`; `None` when the text is
+    /// not a valid handle or no agent has it.
+    async fn find_credentials(
+        &self,
+        agent_id: &str,
+    ) -> Result<Option<AgentCredentials>, AgentAuthError> {
+        let Ok(handle) = AgentHandle::new(agent_id) else {
+            return Ok(None);
+        };
+        Ok(self.agents.find_credentials(&handle).await?)
+    }
+}
+
+#[cfg(test)]
+mod tests;

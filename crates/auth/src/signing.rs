@@ -1,0 +1,70 @@
+//! Agent request signing (interface "Authentication 1", decision D-10).
+//!
+//! The signature is the hex HMAC-SHA256 of the canonical message, keyed with the UTF-8
+//! bytes of the agent's secret string exactly as it was handed out (64 lowercase hex
+//! characters; the key is those 64 ASCII bytes, not the 32 bytes they encode).
+
+use ring::hmac;
+
+/// Builds the canonical message: `METHOD`, `PATH` (the request target as sent, with its
+/// `?query`), `TIMESTAMP` and `NONCE` (as in their headers) and the raw `BODY` bytes,
+/// concatenated with no separator.
+///
+/// ```
+/// use muster_auth::signing::canonical_message;
+/// let message = canonical_message("GET", "/tasks?limit=5", "1795000000", "n-1", b"");
+/// assert_eq!(message, b"GET/tasks?limit=51795000000n-1");
+/// ```
+pub fn canonical_message(
+    method: &str,
+    path_and_query: &str,
+    timestamp: &str,
+    nonce: &str,
+    body: &[u8],
+) -> Vec<u8> {
+    let len = method.len() + path_and_query.len() + timestamp.len() + nonce.len() + body.len();
+    let mut message = Vec::with_capacity(len);
+    for part in [
+        method.as_bytes(),
+        path_and_query.as_bytes(),
+        timestamp.as_bytes(),
+        nonce.as_bytes(),
+        body,
+    ] {
+        message.extend_from_slice(part);
+    }
+    message
+}
+
+/// Signs `message` with `secret`: the lowercase hex HMAC-SHA256 keyed with the UTF-8
+/// bytes of `secret`.
+pub fn sign(secret: &str, message: &[u8]) -> String {
+    sign_with_key(secret.as_bytes(), message)
+}
+
+/// Checks `signature_hex` against the HMAC-SHA256 of `message` keyed with the UTF-8
+/// bytes of `secret`, in constant time.
+///
+/// Hex digits are accepted in either case (`sign` always produces lowercase). Anything
+/// that is not hex, or does not decode to exactly 32 bytes, is rejected.
+pub fn verify(secret: &str, message: &[u8], signature_hex: &str) -> bool {
+    verify_with_key(secret.as_bytes(), message, signature_hex)
+}
+
+/// [`sign`] with a raw key.
+pub(crate) fn sign_with_key(key: &[u8], message: &[u8]) -> String {
+    let key = hmac::Key::new(hmac::HMAC_SHA256, key);
+    hex::encode(hmac::sign(&key, message).as_ref())
+}
+
+/// [`verify`] with a raw key.
+pub(crate) fn verify_with_key(key: &[u8], message: &[u8], signature_hex: &str) -> bool {
+    let Ok(tag) = hex::decode(signature_hex) else {
+        return false;
+    };
+    let key = hmac::Key::new(hmac::HMAC_SHA256, key);
+    hmac::verify(&key, message, &tag).is_ok()
+}
+
+#[cfg(test)]
+mod tests;
