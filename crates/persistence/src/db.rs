@@ -1,0 +1,208 @@
+//! The connection pool for either engine, and the macros that run one query body on
+//! whichever engine is configured.
+
+use std::time::Duration;
+
+use deadpool::Runtime;
+use diesel::SqliteConnection;
+use diesel_async::pooled_connection::deadpool::Pool as DeadPool;
+use diesel_async::pooled_connection::{AsyncDieselConnectionManager, ManagerConfig};
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
+use futures_util::FutureExt;
+use muster_domain::ports::RepositoryError;
+
+use crate::error::from_diesel;
+use crate::macros::with_conn;
+use crate::url::DatabaseUrl;
+
+/// The SQLite connection type: a synchronous connection run on blocking threads.
+pub(crate) type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
+
+/// A pool for one engine.
+#[derive(Clone)]
+pub(crate) enum Pool {
+    Postgres(DeadPool<AsyncPgConnection>),
+    Sqlite(DeadPool<SqliteConn>),
+}
+
+/// Which engine a [`Database`] talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    /// PostgreSQL: production and scale-out.
+    Postgres,
+    /// An embedded SQLite file: the zero-set-up default.
+    Sqlite,
+}
+
+/// Pool sizing and timeouts.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolOptions {
+    /// Most connections open at once.
+    pub max_size: usize,
+    /// How long a request waits for a free connection, or for a new one to open.
+    pub timeout: Duration,
+}
+
+impl Default for PoolOptions {
+    fn default() -> Self {
+        Self {
+            max_size: 16,
+            timeout: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Opening the database failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The SQLite file's folder could not be created.
+    #[error("cannot create the database folder {path}: {source}")]
+    Folder {
+        /// The folder.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The pool could not be built.
+    #[error("cannot set up the connection pool for {url}: {reason}")]
+    Pool {
+        /// The URL without password.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The first connection failed.
+    #[error("cannot connect to the database {url}: {reason}")]
+    Unreachable {
+        /// The URL without password.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+}
+
+/// A pooled handle to the configured database; cheap to clone. Every repository port of
+/// the domain is implemented on it.
+#[derive(Clone)]
+pub struct Database {
+    pool: Pool,
+    url: DatabaseUrl,
+}
+
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database")
+            .field("url", &self.url.redacted())
+            .finish_non_exhaustive()
+    }
+}
+
+/// SQLite settings on every pooled connection. `synchronous=NORMAL` in WAL mode may lose
+/// the last transactions on power loss (never on a process crash) and never corrupts the
+/// file; it roughly doubles write throughput. `busy_timeout` lets writers queue instead
+/// of failing at once.
+const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+     PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;";
+
+impl Database {
+    /// Builds the pool and opens one connection to prove the database answers. For
+    /// SQLite, the file and its folder are created when missing.
+    pub async fn connect(url: &DatabaseUrl, options: PoolOptions) -> Result<Self, ConnectError> {
+        let shown = url.redacted();
+        let pool_err = |reason: String| ConnectError::Pool {
+            url: shown.clone(),
+            reason,
+        };
+        let pool = match url {
+            DatabaseUrl::Postgres(raw) => {
+                let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(raw.clone());
+                let pool = DeadPool::builder(manager)
+                    .max_size(options.max_size)
+                    .runtime(Runtime::Tokio1)
+                    .wait_timeout(Some(options.timeout))
+                    .create_timeout(Some(options.timeout))
+                    .build()
+                    .map_err(|e| pool_err(e.to_string()))?;
+                Pool::Postgres(pool)
+            }
+            DatabaseUrl::Sqlite(path) => {
+                if let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+                    std::fs::create_dir_all(folder).map_err(|source| ConnectError::Folder {
+                        path: folder.display().to_string(),
+                        source,
+                    })?;
+                }
+                let mut config = ManagerConfig::<SqliteConn>::default();
+                config.custom_setup = Box::new(|file| {
+                    async move {
+                        let mut conn = SqliteConn::establish(file).await?;
+                        conn.batch_execute(SQLITE_PRAGMAS)
+                            .await
+                            .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+                        Ok(conn)
+                    }
+                    .boxed()
+                });
+                let manager = AsyncDieselConnectionManager::<SqliteConn>::new_with_config(
+                    path.to_string_lossy(),
+                    config,
+                );
+                let pool = DeadPool::builder(manager)
+                    .max_size(options.max_size)
+                    .runtime(Runtime::Tokio1)
+                    .wait_timeout(Some(options.timeout))
+                    .create_timeout(Some(options.timeout))
+                    .build()
+                    .map_err(|e| pool_err(e.to_string()))?;
+                Pool::Sqlite(pool)
+            }
+        };
+        let db = Self {
+            pool,
+            url: url.clone(),
+        };
+        db.ping().await.map_err(|e| ConnectError::Unreachable {
+            url: shown,
+            reason: e.to_string(),
+        })?;
+        Ok(db)
+    }
+
+    /// Which engine this is.
+    pub fn engine(&self) -> Engine {
+        match self.pool {
+            Pool::Postgres(_) => Engine::Postgres,
+            Pool::Sqlite(_) => Engine::Sqlite,
+        }
+    }
+
+    /// The URL this database was opened with.
+    pub fn url(&self) -> &DatabaseUrl {
+        &self.url
+    }
+
+    /// Runs `SELECT 1`: does the database answer?
+    pub async fn ping(&self) -> Result<(), RepositoryError> {
+        with_conn!(self, conn, _Db => {
+            diesel::sql_query("SELECT 1").execute(conn).await.map_err(from_diesel)?;
+        });
+        Ok(())
+    }
+
+    pub(crate) fn pool(&self) -> &Pool {
+        &self.pool
+    }
+}
+
+/// Runs a write to completion on its own task, so that a caller that goes away (a client
+/// disconnecting mid-request) can never leave a transaction half-driven.
+pub(crate) async fn detached<T, F>(write: F) -> Result<T, RepositoryError>
+where
+    T: Send + 'static,
+    F: Future<Output = Result<T, RepositoryError>> + Send + 'static,
+{
+    tokio::spawn(write)
+        .await
+        .map_err(|e| RepositoryError::Internal(format!("database write task failed: {e}")))?
+}

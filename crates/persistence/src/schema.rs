@@ -1,0 +1,125 @@
+//! The one hand-written schema for both engines. A contract test selects every row type
+//! from every table on each engine, so drift from the migrations fails CI.
+
+// `table!` blocks conventionally glob-import the SQL types they name.
+#![allow(clippy::wildcard_imports)]
+
+use diesel::{allow_tables_to_appear_in_same_query, joinable};
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::PortableTimestamp;
+    use crate::types::PortableUuid;
+
+    organizations (id) {
+        id -> PortableUuid,
+        name -> Text,
+        is_default -> Bool,
+        created_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::PortableTimestamp;
+    use crate::types::PortableUuid;
+
+    users (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        email -> Text,
+        name -> Text,
+        role -> Text,
+        password_hash -> Text,
+        created_at -> PortableTimestamp,
+        updated_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableJson, PortableTimestamp, PortableUuid};
+
+    agents (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        agent_id -> Text,
+        name -> Text,
+        level -> Integer,
+        model -> Nullable<Text>,
+        role -> Text,
+        mode -> Text,
+        status -> Text,
+        parent_id -> Nullable<PortableUuid>,
+        current_balance -> BigInt,
+        budget_period_limit -> Nullable<BigInt>,
+        budget_period_spent -> BigInt,
+        budget_period_start -> PortableTimestamp,
+        management_fee_pct -> Integer,
+        reputation_score -> Integer,
+        metadata -> PortableJson,
+        encrypted_secret -> Binary,
+        created_at -> PortableTimestamp,
+        updated_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableJson, PortableTimestamp, PortableUuid};
+
+    tasks (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        title -> Text,
+        description -> Nullable<Text>,
+        status -> Text,
+        priority -> Text,
+        assignee_id -> Nullable<PortableUuid>,
+        creator_id -> Nullable<PortableUuid>,
+        parent_task_id -> Nullable<PortableUuid>,
+        approval_required -> Bool,
+        due_at -> Nullable<PortableTimestamp>,
+        tags -> PortableJson,
+        metadata -> PortableJson,
+        created_at -> PortableTimestamp,
+        updated_at -> PortableTimestamp,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableJson, PortableTimestamp, PortableUuid};
+
+    events (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        #[sql_name = "type"]
+        event_type -> Text,
+        actor_id -> Nullable<PortableUuid>,
+        entity_type -> Text,
+        entity_id -> PortableUuid,
+        severity -> Text,
+        payload -> PortableJson,
+        created_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    nonces (agent_id, nonce) {
+        agent_id -> PortableUuid,
+        nonce -> Text,
+        expires_at -> PortableTimestamp,
+    }
+}
+
+joinable!(users -> organizations (org_id));
+joinable!(tasks -> organizations (org_id));
+joinable!(events -> organizations (org_id));
+joinable!(nonces -> agents (agent_id));
+
+allow_tables_to_appear_in_same_query!(organizations, users, agents, tasks, events, nonces);
