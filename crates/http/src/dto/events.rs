@@ -1,0 +1,110 @@
+//! `/events` shapes.
+
+use muster_domain::model::{Event, EventSeverity};
+use muster_domain::ports::EventFilter;
+use muster_domain::service::EventQuery;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::time::{DayEdge, parse};
+use crate::ApiError;
+
+/// Query of `GET /events`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ListEventsQuery {
+    #[serde(rename = "type")]
+    event_type: Option<String>,
+    actor_id: Option<Uuid>,
+    entity_type: Option<String>,
+    entity_id: Option<Uuid>,
+    severity: Option<EventSeverity>,
+    start_date: Option<String>,
+    end_date: Option<String>,
+    page: Option<u32>,
+    limit: Option<u32>,
+}
+
+impl ListEventsQuery {
+    /// The filter, with dates checked.
+    pub fn filter(&self) -> Result<EventFilter, ApiError> {
+        let start_date = self
+            .start_date
+            .as_deref()
+            .map(|v| parse("startDate", v, DayEdge::Start))
+            .transpose()?;
+        let end_date = self
+            .end_date
+            .as_deref()
+            .map(|v| parse("endDate", v, DayEdge::End))
+            .transpose()?;
+        if let (Some(start), Some(end)) = (start_date, end_date)
+            && start > end
+        {
+            return Err(ApiError::bad_request("startDate must not be after endDate"));
+        }
+        Ok(EventFilter {
+            event_type: self.event_type.clone(),
+            actor_id: self.actor_id,
+            entity_type: self.entity_type.clone(),
+            entity_id: self.entity_id,
+            severity: self.severity,
+            start_date,
+            end_date,
+        })
+    }
+
+    /// Page and limit with their defaults (1 and 50); ranges are checked by the use case.
+    pub fn page(&self) -> EventQuery {
+        EventQuery {
+            page: self.page.unwrap_or(1),
+            limit: self.limit.unwrap_or(EventQuery::DEFAULT_LIMIT),
+        }
+    }
+}
+
+/// Paging information of `GET /events`.
+#[derive(Debug, Serialize)]
+pub struct EventListMeta {
+    /// Events matching the filter, over all pages.
+    pub total: u64,
+    /// This page's number, from 1.
+    pub page: u32,
+    /// Page size.
+    pub limit: u32,
+}
+
+/// An audit event on the wire.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventResponse {
+    id: Uuid,
+    org_id: Uuid,
+    #[serde(rename = "type")]
+    event_type: String,
+    actor_id: Option<Uuid>,
+    entity_type: String,
+    entity_id: Uuid,
+    severity: EventSeverity,
+    payload: Value,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+}
+
+impl From<Event> for EventResponse {
+    fn from(event: Event) -> Self {
+        Self {
+            id: event.id.as_uuid(),
+            org_id: event.org_id.as_uuid(),
+            event_type: event.event_type,
+            actor_id: event.actor_id,
+            entity_type: event.entity_type,
+            entity_id: event.entity_id,
+            severity: event.severity,
+            payload: event.payload,
+            created_at: event.created_at,
+        }
+    }
+}

@@ -1,0 +1,175 @@
+//! `/tasks` shapes.
+
+use muster_domain::model::{
+    AgentId, Description, Metadata, Reason, Tags, Task, TaskId, TaskPriority, TaskStatus, Title,
+};
+use muster_domain::ports::TaskFilter;
+use muster_domain::service::{NewTask, TaskService};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::time::{DayEdge, parse};
+use crate::ApiError;
+
+/// Body of `POST /tasks`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateTaskRequest {
+    title: String,
+    description: Option<String>,
+    priority: Option<TaskPriority>,
+    assignee_id: Option<Uuid>,
+    parent_task_id: Option<Uuid>,
+    approval_required: Option<bool>,
+    due_at: Option<String>,
+    tags: Option<Vec<String>>,
+    metadata: Option<Value>,
+}
+
+impl CreateTaskRequest {
+    /// Validates every field into the domain's types.
+    pub fn into_new_task(self) -> Result<NewTask, ApiError> {
+        let bad = |e: muster_domain::ValidationError| ApiError::bad_request(e.message());
+        Ok(NewTask {
+            title: Title::new(&self.title).map_err(bad)?,
+            description: self
+                .description
+                .map(Description::new)
+                .transpose()
+                .map_err(bad)?,
+            priority: self.priority.unwrap_or_default(),
+            assignee_id: self.assignee_id.map(AgentId::from_uuid),
+            parent_task_id: self.parent_task_id.map(TaskId::from_uuid),
+            approval_required: self.approval_required.unwrap_or(false),
+            due_at: self
+                .due_at
+                .map(|v| parse("dueAt", &v, DayEdge::Start))
+                .transpose()?,
+            tags: Tags::new(self.tags.unwrap_or_default()).map_err(bad)?,
+            metadata: self
+                .metadata
+                .map_or_else(|| Ok(Metadata::default()), Metadata::new)
+                .map_err(bad)?,
+        })
+    }
+}
+
+/// Body of `POST /tasks/:id/transition`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TransitionRequest {
+    /// Target status.
+    pub status: TaskStatus,
+    reason: Option<String>,
+}
+
+impl TransitionRequest {
+    /// The checked reason.
+    pub fn reason(&self) -> Result<Option<Reason>, ApiError> {
+        self.reason
+            .clone()
+            .map(Reason::new)
+            .transpose()
+            .map_err(|e| ApiError::bad_request(e.message()))
+    }
+}
+
+/// Query of `GET /tasks` (decision D-7 paging).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ListTasksQuery {
+    status: Option<TaskStatus>,
+    assignee_id: Option<Uuid>,
+    creator_id: Option<Uuid>,
+    parent_task_id: Option<Uuid>,
+    limit: Option<u32>,
+    cursor: Option<String>,
+}
+
+impl ListTasksQuery {
+    /// The filter.
+    pub fn filter(&self) -> TaskFilter {
+        TaskFilter {
+            status: self.status,
+            assignee_id: self.assignee_id.map(AgentId::from_uuid),
+            creator_id: self.creator_id.map(AgentId::from_uuid),
+            parent_task_id: self.parent_task_id.map(TaskId::from_uuid),
+        }
+    }
+
+    /// The page size (the use case checks its range).
+    pub fn limit(&self) -> u32 {
+        self.limit.unwrap_or(TaskService::DEFAULT_PAGE_SIZE)
+    }
+
+    /// The cursor from the previous page, checked.
+    pub fn cursor(&self) -> Result<Option<TaskId>, ApiError> {
+        self.cursor
+            .as_deref()
+            .map(|c| {
+                Uuid::parse_str(c).map(TaskId::from_uuid).map_err(|_| {
+                    ApiError::bad_request(
+                        "cursor is not valid; pass meta.nextCursor of the previous page",
+                    )
+                })
+            })
+            .transpose()
+    }
+}
+
+/// Paging information of `GET /tasks`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskListMeta {
+    /// Pass as `cursor` to get the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// A task on the wire.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskResponse {
+    id: Uuid,
+    org_id: Uuid,
+    title: String,
+    description: Option<String>,
+    status: TaskStatus,
+    priority: TaskPriority,
+    assignee_id: Option<Uuid>,
+    creator_id: Option<Uuid>,
+    parent_task_id: Option<Uuid>,
+    approval_required: bool,
+    #[serde(serialize_with = "super::time::serialize_option")]
+    due_at: Option<OffsetDateTime>,
+    tags: Vec<String>,
+    metadata: Value,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+    #[serde(serialize_with = "super::time::serialize")]
+    updated_at: OffsetDateTime,
+}
+
+impl From<Task> for TaskResponse {
+    fn from(task: Task) -> Self {
+        Self {
+            id: task.id.as_uuid(),
+            org_id: task.org_id.as_uuid(),
+            title: task.title.as_str().to_owned(),
+            description: task.description.map(|d| d.as_str().to_owned()),
+            status: task.status,
+            priority: task.priority,
+            assignee_id: task.assignee_id.map(AgentId::as_uuid),
+            creator_id: task.creator_id.map(AgentId::as_uuid),
+            parent_task_id: task.parent_task_id.map(TaskId::as_uuid),
+            approval_required: task.approval_required,
+            due_at: task.due_at,
+            tags: task.tags.as_slice().to_vec(),
+            metadata: task.metadata.to_value(),
+            created_at: task.created_at,
+            updated_at: task.updated_at,
+        }
+    }
+}

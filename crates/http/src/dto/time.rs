@@ -1,0 +1,90 @@
+//! Timestamps on the wire: RFC 3339 UTC with milliseconds (decision D-6).
+
+use serde::Serializer;
+use time::format_description::well_known::Rfc3339;
+use time::macros::format_description;
+use time::{Date, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
+
+use crate::ApiError;
+
+/// Formats `at` as `2026-11-22T01:02:03.456Z`.
+pub fn format(at: OffsetDateTime) -> String {
+    let format =
+        format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+    at.to_offset(UtcOffset::UTC)
+        .format(&format)
+        .unwrap_or_else(|_| at.to_string())
+}
+
+/// Serde helper for `OffsetDateTime` fields.
+pub fn serialize<S: Serializer>(at: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&format(*at))
+}
+
+/// Serde helper for optional `OffsetDateTime` fields (`null` when absent).
+#[allow(clippy::ref_option)] // serde's `serialize_with` passes `&Option<T>`
+pub fn serialize_option<S: Serializer>(
+    at: &Option<OffsetDateTime>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match at {
+        Some(at) => s.serialize_str(&format(*at)),
+        None => s.serialize_none(),
+    }
+}
+
+/// Which end of a day a date-only value stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DayEdge {
+    /// 00:00:00.000 UTC.
+    Start,
+    /// 23:59:59.999 UTC.
+    End,
+}
+
+/// Parses an ISO 8601 date-time (any offset), or a plain date (`2026-11-22`) taken as the
+/// given edge of that UTC day. The result is truncated to milliseconds.
+pub fn parse(field: &str, value: &str, edge: DayEdge) -> Result<OffsetDateTime, ApiError> {
+    let invalid = || ApiError::bad_request(format!("{field} must be an ISO 8601 date-time"));
+    let at = if let Ok(at) = OffsetDateTime::parse(value, &Rfc3339) {
+        at
+    } else {
+        let date = Date::parse(value, format_description!("[year]-[month]-[day]"))
+            .map_err(|_| invalid())?;
+        let time = match edge {
+            DayEdge::Start => Time::MIDNIGHT,
+            DayEdge::End => Time::from_hms_milli(23, 59, 59, 999).map_err(|_| invalid())?,
+        };
+        PrimitiveDateTime::new(date, time).assume_utc()
+    };
+    let at = at.to_offset(UtcOffset::UTC);
+    at.replace_millisecond(at.millisecond())
+        .map_err(|_| invalid())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_with_milliseconds_in_utc() {
+        let at = OffsetDateTime::parse("2026-11-22T03:02:03.456789+02:00", &Rfc3339).unwrap();
+        assert_eq!(format(at), "2026-11-22T01:02:03.456Z");
+    }
+
+    #[test]
+    fn parses_date_times_and_dates() {
+        let at = parse("dueAt", "2026-11-22T01:02:03.456789Z", DayEdge::Start).unwrap();
+        assert_eq!(format(at), "2026-11-22T01:02:03.456Z");
+        assert_eq!(
+            format(parse("d", "2026-11-22", DayEdge::Start).unwrap()),
+            "2026-11-22T00:00:00.000Z"
+        );
+        assert_eq!(
+            format(parse("d", "2026-11-22", DayEdge::End).unwrap()),
+            "2026-11-22T23:59:59.999Z"
+        );
+        let err = parse("dueAt", "tomorrow", DayEdge::Start).unwrap_err();
+        assert_eq!(err.message(), "dueAt must be an ISO 8601 date-time");
+    }
+}

@@ -1,0 +1,109 @@
+//! The one mapping from failures to the contract's error body
+//! `{statusCode, message, error}` (decision D-2).
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use muster_auth::agent::AgentAuthError;
+use muster_domain::service::ServiceError;
+use serde::Serialize;
+
+/// A failed request: a status and one human sentence. Internal causes are logged when the
+/// error is built and never sent.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{status}: {message}")]
+pub struct ApiError {
+    status: StatusCode,
+    message: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct ErrorBody<'a> {
+    status_code: u16,
+    message: &'a str,
+    error: &'a str,
+}
+
+impl ApiError {
+    /// An error with an explicit status.
+    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            message: message.into(),
+        }
+    }
+
+    /// 400: validation failed or malformed input.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::BAD_REQUEST, message)
+    }
+
+    /// 401: missing or invalid credentials.
+    pub fn unauthorized(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::UNAUTHORIZED, message)
+    }
+
+    /// 404.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::new(StatusCode::NOT_FOUND, message)
+    }
+
+    /// 500, logging `cause`; the caller sees no detail.
+    pub fn internal(cause: &dyn std::fmt::Display) -> Self {
+        tracing::error!(error = %cause, "internal error");
+        Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error")
+    }
+
+    /// 503, logging `cause`.
+    pub fn unavailable(cause: &dyn std::fmt::Display) -> Self {
+        tracing::warn!(error = %cause, "dependency unavailable");
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Service temporarily unavailable; retry later",
+        )
+    }
+
+    /// The sentence shown to the caller.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        self.status
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        HttpResponse::build(self.status).json(ErrorBody {
+            status_code: self.status.as_u16(),
+            message: &self.message,
+            error: self.status.canonical_reason().unwrap_or("Error"),
+        })
+    }
+}
+
+impl From<ServiceError> for ApiError {
+    fn from(err: ServiceError) -> Self {
+        match err {
+            ServiceError::Validation(m) => Self::bad_request(m),
+            ServiceError::NotFound(m) => Self::not_found(m),
+            ServiceError::Forbidden(m) => Self::new(StatusCode::FORBIDDEN, m),
+            ServiceError::Conflict(m) => Self::new(StatusCode::CONFLICT, m),
+            ServiceError::Unavailable(cause) => Self::unavailable(&cause),
+            ServiceError::Internal(cause) => Self::internal(&cause),
+        }
+    }
+}
+
+impl From<AgentAuthError> for ApiError {
+    fn from(err: AgentAuthError) -> Self {
+        if err.is_client_error() {
+            Self::unauthorized(err.to_string())
+        } else if matches!(err, AgentAuthError::Storage(_)) {
+            Self::unavailable(&err)
+        } else {
+            Self::internal(&err)
+        }
+    }
+}

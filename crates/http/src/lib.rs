@@ -1,0 +1,81 @@
+//! Muster's HTTP API on actix-web: routes, request and response shapes, the
+//! `Authenticated` extractor and the one error mapping.
+//!
+//! [`serve`] starts the server on a bound listener with an [`AppState`]; the binary and
+//! the HTTP tests both start it this way.
+
+mod body;
+pub mod dto;
+mod error;
+mod extract;
+mod routes;
+mod state;
+
+use std::net::TcpListener;
+use std::time::Duration;
+
+use actix_web::dev::{Server, Service};
+use actix_web::http::header::{HeaderName, HeaderValue};
+use actix_web::web::Data;
+use actix_web::{App, HttpMessage, HttpServer};
+use tracing_actix_web::{RequestId, TracingLogger};
+
+pub use body::{MAX_BODY_BYTES, parse_json, parse_query};
+pub use error::ApiError;
+pub use extract::Authenticated;
+pub use state::{AppState, Readiness};
+
+/// How the server runs.
+#[derive(Debug, Clone, Copy)]
+pub struct ServerOptions {
+    /// Worker threads; `None` for one per core.
+    pub workers: Option<usize>,
+    /// How long in-flight requests may take to finish after a shutdown signal.
+    pub shutdown_timeout: Duration,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        Self {
+            workers: None,
+            shutdown_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Starts serving on `listener`. The returned [`Server`] runs until it is stopped or the
+/// process gets SIGINT/SIGTERM, then finishes in-flight requests and resolves.
+pub fn serve(
+    listener: TcpListener,
+    state: AppState,
+    options: ServerOptions,
+) -> std::io::Result<Server> {
+    let state = Data::new(state);
+    let request_id_header = HeaderName::from_static("x-request-id");
+    let mut server = HttpServer::new(move || {
+        let request_id_header = request_id_header.clone();
+        App::new()
+            .app_data(state.clone())
+            .wrap_fn(move |req, srv| {
+                // Echo the request id that TracingLogger put in every log line.
+                let id = req.extensions().get::<RequestId>().map(ToString::to_string);
+                let header = request_id_header.clone();
+                let fut = srv.call(req);
+                async move {
+                    let mut res = fut.await?;
+                    if let Some(value) = id.and_then(|id| HeaderValue::from_str(&id).ok()) {
+                        res.headers_mut().insert(header, value);
+                    }
+                    Ok(res)
+                }
+            })
+            .wrap(TracingLogger::default())
+            .configure(routes::configure)
+    })
+    .shutdown_timeout(options.shutdown_timeout.as_secs())
+    .listen(listener)?;
+    if let Some(workers) = options.workers {
+        server = server.workers(workers);
+    }
+    Ok(server.run())
+}
