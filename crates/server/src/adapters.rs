@@ -1,0 +1,46 @@
+//! The tiny adapters of the clock and id ports.
+
+use muster_domain::ports::{Clock, IdGenerator};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+/// The system clock, in UTC, truncated to milliseconds (decision D-6).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SystemClock;
+
+impl Clock for SystemClock {
+    fn now(&self) -> OffsetDateTime {
+        let now = OffsetDateTime::now_utc();
+        // Setting the millisecond clears the finer digits.
+        now.replace_millisecond(now.millisecond()).unwrap_or(now)
+    }
+}
+
+/// UUID v7 ids: unique and ordered by creation time.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UuidV7Ids;
+
+impl IdGenerator for UuidV7Ids {
+    fn new_id(&self) -> Uuid {
+        Uuid::now_v7()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clock_has_millisecond_precision() {
+        let now = SystemClock.now();
+        assert_eq!(now.nanosecond() % 1_000_000, 0);
+        assert_eq!(now.offset(), time::UtcOffset::UTC);
+    }
+
+    #[test]
+    fn ids_are_v7_and_increase() {
+        let (a, b) = (UuidV7Ids.new_id(), UuidV7Ids.new_id());
+        assert_eq!(a.get_version_num(), 7);
+        assert!(a < b);
+    }
+}

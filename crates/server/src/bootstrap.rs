@@ -1,0 +1,122 @@
+//! `muster bootstrap`: a new organization with its first admin and HR agent.
+
+use std::sync::Arc;
+
+use anyhow::{Context, anyhow};
+use muster_auth::keys::{ServerKey, generate_agent_secret};
+use muster_auth::password::hash_password;
+use muster_domain::model::{AgentHandle, Email, OrgName};
+use muster_domain::service::{BootstrapRequest, BootstrapService, ServiceError};
+use muster_persistence::Database;
+use serde::Serialize;
+use uuid::Uuid;
+
+use crate::adapters::{SystemClock, UuidV7Ids};
+
+/// Shortest and longest admin password (decision D-14).
+const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 8..=128;
+
+/// What the command was asked for.
+#[derive(Debug, Clone)]
+pub struct BootstrapInput {
+    /// Organization name.
+    pub org_name: String,
+    /// First admin's e-mail.
+    pub admin_email: String,
+    /// First admin's password.
+    pub admin_password: String,
+    /// HR agent `agentId`; default `hr-<org slug>`.
+    pub hr_agent_id: Option<String>,
+}
+
+/// The one JSON object the command prints.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BootstrapOutput {
+    /// The new organization.
+    pub org_id: Uuid,
+    /// Its admin.
+    pub admin_user: AdminUser,
+    /// Its HR agent, with the only copy of the signing secret.
+    pub hr_agent: HrAgent,
+}
+
+/// `adminUser` of the output.
+#[derive(Debug, Serialize)]
+pub struct AdminUser {
+    /// User id.
+    pub id: Uuid,
+    /// Normalized e-mail.
+    pub email: String,
+}
+
+/// `hrAgent` of the output.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HrAgent {
+    /// Agent UUID.
+    pub id: Uuid,
+    /// Agent handle (`X-Agent-ID`).
+    pub agent_id: String,
+    /// Signing secret, 64 hex characters; shown once.
+    pub secret: String,
+}
+
+/// Validates the input, hashes the password, seals a fresh HR secret and creates
+/// everything in one transaction.
+pub async fn bootstrap(
+    db: &Database,
+    key: &ServerKey,
+    input: BootstrapInput,
+) -> anyhow::Result<BootstrapOutput> {
+    let org_name = OrgName::new(&input.org_name).map_err(|e| anyhow!("{e}"))?;
+    let admin_email = Email::new(&input.admin_email).map_err(|e| anyhow!("{e}"))?;
+    let hr_handle = input
+        .hr_agent_id
+        .as_deref()
+        .map(AgentHandle::new)
+        .transpose()
+        .map_err(|e| anyhow!("--hr-agent-id: {e}"))?;
+    if !PASSWORD_CHARS.contains(&input.admin_password.chars().count()) {
+        return Err(anyhow!("the admin password must be 8 to 128 characters"));
+    }
+    let password = input.admin_password;
+    let admin_password_hash = tokio::task::spawn_blocking(move || hash_password(&password))
+        .await
+        .context("password hashing stopped")?
+        .map_err(|e| anyhow!("cannot hash the password: {e}"))?;
+    let secret = generate_agent_secret().map_err(|e| anyhow!("{e}"))?;
+    let hr_encrypted_secret = key
+        .secret_cipher()
+        .seal(secret.as_bytes())
+        .map_err(|e| anyhow!("cannot encrypt the agent secret: {e}"))?;
+
+    let service = BootstrapService::new(
+        Arc::new(db.clone()),
+        Arc::new(SystemClock),
+        Arc::new(UuidV7Ids),
+    );
+    let request = BootstrapRequest {
+        org_name,
+        admin_email,
+        admin_password_hash,
+        hr_handle,
+        hr_encrypted_secret,
+    };
+    let created = service.bootstrap(request).await.map_err(|e| match e {
+        ServiceError::Conflict(message) => anyhow!("{message}: choose another --hr-agent-id"),
+        other => anyhow!("{other}"),
+    })?;
+    Ok(BootstrapOutput {
+        org_id: created.organization.id.as_uuid(),
+        admin_user: AdminUser {
+            id: created.admin.id.as_uuid(),
+            email: created.admin.email.as_str().to_owned(),
+        },
+        hr_agent: HrAgent {
+            id: created.hr_agent.agent.id.as_uuid(),
+            agent_id: created.hr_agent.agent.handle.as_str().to_owned(),
+            secret,
+        },
+    })
+}

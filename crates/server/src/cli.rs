@@ -1,0 +1,121 @@
+//! Command line: flags win over `MUSTER_*` environment variables, which win over defaults.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Default embedded database.
+pub const DEFAULT_DATABASE_URL: &str = "sqlite://./muster-data/muster.db";
+
+/// Muster: task and agent coordination.
+#[derive(Debug, Parser)]
+#[command(name = "muster", version, about)]
+pub struct Cli {
+    /// Log filter, e.g. `info` or `muster=debug,actix_web=info`.
+    #[arg(long, global = true, env = "MUSTER_LOG", default_value = "info")]
+    pub log: String,
+    /// Log format.
+    #[arg(long, global = true, env = "MUSTER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Log line format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LogFormat {
+    /// Human-readable.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP service (migrates the database first).
+    Serve(ServeArgs),
+    /// Apply pending database migrations and exit.
+    Migrate(DatabaseArgs),
+    /// Create an organization with its first admin user and HR agent; prints one JSON object.
+    Bootstrap(BootstrapArgs),
+    /// Print the signature headers of an agent request (for curl and client authors).
+    Sign(SignArgs),
+}
+
+/// Where the database is.
+#[derive(Debug, Args)]
+pub struct DatabaseArgs {
+    /// `sqlite://PATH` (created with its folder) or `postgres://USER@HOST/DB`.
+    #[arg(long, env = "MUSTER_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+    pub database_url: String,
+}
+
+/// `muster serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "MUSTER_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// HTTP worker threads (default: one per core).
+    #[arg(long, env = "MUSTER_WORKERS")]
+    pub workers: Option<usize>,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+/// `muster bootstrap`.
+#[derive(Debug, Args)]
+pub struct BootstrapArgs {
+    /// Name of the new organization.
+    #[arg(long)]
+    pub org_name: String,
+    /// E-mail of its first admin user.
+    #[arg(long)]
+    pub admin_email: String,
+    /// Password of its first admin user (8 to 128 characters).
+    #[arg(long, env = "MUSTER_ADMIN_PASSWORD", hide_env_values = true)]
+    pub admin_password: String,
+    /// `agentId` of its HR agent (default `hr-<org slug>`); unique across the deployment.
+    #[arg(long)]
+    pub hr_agent_id: Option<String>,
+    #[command(flatten)]
+    pub database: DatabaseArgs,
+}
+
+/// `muster sign`.
+#[derive(Debug, Args)]
+pub struct SignArgs {
+    /// The agent's `agentId`.
+    #[arg(long)]
+    pub agent_id: String,
+    /// The agent's secret.
+    #[arg(long, env = "MUSTER_AGENT_SECRET", hide_env_values = true)]
+    pub secret: String,
+    /// HTTP method.
+    #[arg(long, default_value = "GET")]
+    pub method: String,
+    /// Request target as it will be sent: path plus `?query`.
+    #[arg(long)]
+    pub path: String,
+    /// Raw body, exactly as it will be sent.
+    #[arg(long, default_value = "")]
+    pub body: String,
+    /// Unix seconds (default: now).
+    #[arg(long)]
+    pub timestamp: Option<i64>,
+    /// Nonce (default: a new UUID).
+    #[arg(long)]
+    pub nonce: Option<String>,
+    /// `headers`: one `Name: value` per line; `curl`: `-H Name:value` arguments.
+    #[arg(long, value_enum, default_value_t = SignFormat::Headers)]
+    pub format: SignFormat,
+}
+
+/// Output of `muster sign`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SignFormat {
+    /// `Name: value` lines.
+    Headers,
+    /// `-H Name:value` words for a shell command line.
+    Curl,
+}

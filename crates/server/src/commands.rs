@@ -1,0 +1,105 @@
+//! What each subcommand does. Every failure is one clear line for `main` to print.
+
+use std::net::TcpListener;
+use std::time::Duration;
+
+use anyhow::{Context, anyhow};
+use muster_domain::ports::{Clock, NonceStore};
+use muster_http::ServerOptions;
+use muster_persistence::{Database, DatabaseUrl, PoolOptions, run_migrations};
+
+use crate::adapters::SystemClock;
+use crate::app::Application;
+use crate::bootstrap::{BootstrapInput, bootstrap};
+use crate::cli::{BootstrapArgs, DatabaseArgs, ServeArgs};
+use crate::key::load_server_key;
+
+/// How often expired nonces are deleted.
+const NONCE_PURGE_EVERY: Duration = Duration::from_secs(60);
+
+fn secret_key_setting() -> Option<String> {
+    std::env::var("MUSTER_SECRET_KEY")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+}
+
+/// Parses the URL, migrates, and opens the pool.
+async fn open_database(args: &DatabaseArgs) -> anyhow::Result<Database> {
+    let url = DatabaseUrl::parse(&args.database_url).map_err(|e| anyhow!("{e}"))?;
+    // Connecting first turns "unreachable" into a clear message before migrating.
+    let db = Database::connect(&url, PoolOptions::default()).await?;
+    let applied = run_migrations(&url).await?;
+    if !applied.is_empty() {
+        tracing::info!(?applied, "applied database migrations");
+    }
+    Ok(db)
+}
+
+/// `muster serve`.
+pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let db = open_database(&args.database).await?;
+    let key = load_server_key(secret_key_setting().as_deref(), db.url())?;
+    let listener =
+        TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
+    let options = ServerOptions {
+        workers: args.workers,
+        ..ServerOptions::default()
+    };
+    let app = Application::build(listener, &db, &key, options)?;
+    tracing::info!(bind = %args.bind, port = app.port(), database = %db.url().redacted(), "muster is listening");
+
+    let purger = tokio::spawn(purge_nonces(db.clone()));
+    let result = app.run_until_stopped().await;
+    purger.abort();
+    result.context("server failed")?;
+    tracing::info!("muster stopped");
+    Ok(())
+}
+
+/// Background worker: forget nonces past their retention window.
+async fn purge_nonces(db: Database) {
+    let mut ticker = tokio::time::interval(NONCE_PURGE_EVERY);
+    loop {
+        ticker.tick().await;
+        match db.purge_expired(SystemClock.now()).await {
+            Ok(0) => {}
+            Ok(deleted) => tracing::debug!(deleted, "purged expired nonces"),
+            Err(err) => tracing::warn!(%err, "could not purge expired nonces"),
+        }
+    }
+}
+
+/// `muster migrate`.
+pub async fn migrate(args: DatabaseArgs) -> anyhow::Result<()> {
+    let url = DatabaseUrl::parse(&args.database_url).map_err(|e| anyhow!("{e}"))?;
+    Database::connect(
+        &url,
+        PoolOptions {
+            max_size: 1,
+            ..PoolOptions::default()
+        },
+    )
+    .await?;
+    let applied = run_migrations(&url).await?;
+    if applied.is_empty() {
+        eprintln!("database is up to date");
+    } else {
+        eprintln!("applied migrations: {}", applied.join(", "));
+    }
+    Ok(())
+}
+
+/// `muster bootstrap`: prints exactly one JSON object on stdout.
+pub async fn bootstrap_command(args: BootstrapArgs) -> anyhow::Result<()> {
+    let db = open_database(&args.database).await?;
+    let key = load_server_key(secret_key_setting().as_deref(), db.url())?;
+    let input = BootstrapInput {
+        org_name: args.org_name,
+        admin_email: args.admin_email,
+        admin_password: args.admin_password,
+        hr_agent_id: args.hr_agent_id,
+    };
+    let output = bootstrap(&db, &key, input).await?;
+    println!("{}", serde_json::to_string(&output)?);
+    Ok(())
+}

@@ -1,0 +1,11 @@
+//! The `muster` binary's library: configuration, wiring, commands. Thin by design: no
+//! business rule lives here.
+
+pub mod adapters;
+pub mod app;
+pub mod bootstrap;
+pub mod cli;
+pub mod commands;
+pub mod key;
+pub mod logging;
+pub mod sign;

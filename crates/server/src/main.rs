@@ -1,0 +1,31 @@
+//! `muster`: serve, migrate, bootstrap, sign.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use muster_server::cli::{Cli, Command};
+use muster_server::{commands, logging, sign};
+
+#[actix_web::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    logging::init(&cli.log, cli.log_format);
+    let result = match cli.command {
+        Command::Serve(args) => commands::serve(args).await,
+        Command::Migrate(args) => commands::migrate(args).await,
+        Command::Bootstrap(args) => commands::bootstrap_command(args).await,
+        Command::Sign(args) => {
+            let now = time::OffsetDateTime::now_utc().unix_timestamp();
+            print!("{}", sign::signature_headers(&args, now));
+            Ok(())
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            // One line, the whole cause chain, no backtrace.
+            eprintln!("error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

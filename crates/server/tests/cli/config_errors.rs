@@ -1,0 +1,85 @@
+use std::net::TcpListener;
+
+use crate::{Scratch, assert_one_clear_error, muster};
+
+#[test]
+fn unparseable_database_url() {
+    let out = muster()
+        .args(["serve", "--database-url", "mysql://x@y/z"])
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, "unsupported database URL");
+}
+
+#[test]
+fn unreachable_database() {
+    // Port 1 on loopback: nothing listens there.
+    let out = muster()
+        .args([
+            "serve",
+            "--database-url",
+            "postgres://postgres@127.0.0.1:1/muster",
+        ])
+        .output()
+        .unwrap();
+    assert_one_clear_error(
+        &out,
+        "cannot connect to the database postgres://postgres@127.0.0.1:1/muster",
+    );
+}
+
+#[test]
+fn port_in_use() {
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let scratch = Scratch::new();
+    let out = muster()
+        .args([
+            "serve",
+            "--bind",
+            &addr,
+            "--database-url",
+            &scratch.sqlite_url(),
+        ])
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, &format!("cannot listen on {addr}"));
+}
+
+#[test]
+fn unparseable_bind_address() {
+    let scratch = Scratch::new();
+    let out = muster()
+        .args([
+            "serve",
+            "--bind",
+            "nowhere",
+            "--database-url",
+            &scratch.sqlite_url(),
+        ])
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, "cannot listen on nowhere");
+}
+
+#[test]
+fn invalid_secret_key() {
+    let scratch = Scratch::new();
+    let out = muster()
+        .env("MUSTER_SECRET_KEY", "too-short")
+        .args([
+            "serve",
+            "--bind",
+            "127.0.0.1:0",
+            "--database-url",
+            &scratch.sqlite_url(),
+        ])
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, "MUSTER_SECRET_KEY must be 32 bytes");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("too-short"),
+        "the key must never be echoed: {stderr}"
+    );
+}
