@@ -36,3 +36,32 @@ pub(crate) fn max_chars(field: &str, value: &str, max: usize) -> Result<(), Vali
     }
     Ok(())
 }
+
+/// Refuses U+0000: PostgreSQL cannot store it in text or JSON, so accepting it would let
+/// the two engines disagree (and one of them fail with a 500).
+pub(crate) fn no_nul(field: &str, value: &str) -> Result<(), ValidationError> {
+    if value.contains('\0') {
+        return Err(ValidationError::new(format!(
+            "{field} must not contain the NUL character"
+        )));
+    }
+    Ok(())
+}
+
+/// [`no_nul`] over every key and string of a JSON value.
+pub(crate) fn json_without_nul(
+    field: &str,
+    value: &serde_json::Value,
+) -> Result<(), ValidationError> {
+    match value {
+        serde_json::Value::String(s) => no_nul(field, s),
+        serde_json::Value::Array(items) => {
+            items.iter().try_for_each(|v| json_without_nul(field, v))
+        }
+        serde_json::Value::Object(map) => map.iter().try_for_each(|(k, v)| {
+            no_nul(field, k)?;
+            json_without_nul(field, v)
+        }),
+        _ => Ok(()),
+    }
+}

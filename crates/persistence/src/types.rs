@@ -86,7 +86,9 @@ impl FromSql<PortableUuid, Sqlite> for DbUuid {
 
 impl ToSql<PortableTimestamp, Pg> for DbTime {
     fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
-        <OffsetDateTime as ToSql<Timestamptz, Pg>>::to_sql(&self.0, out)
+        // Same precision as the SQLite text form, so both engines store the same instant.
+        let at = self.0.replace_millisecond(self.0.millisecond())?;
+        <OffsetDateTime as ToSql<Timestamptz, Pg>>::to_sql(&at, &mut out.reborrow())
     }
 }
 

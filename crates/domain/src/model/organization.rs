@@ -2,7 +2,7 @@ use time::OffsetDateTime;
 
 use super::OrgId;
 use crate::ValidationError;
-use crate::validation::max_chars;
+use crate::validation::{max_chars, no_nul};
 
 /// An organization's display name: trimmed, 1..=255 characters.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,6 +16,7 @@ impl OrgName {
             return Err(ValidationError::new("organization name must not be empty"));
         }
         max_chars("organization name", trimmed, 255)?;
+        no_nul("organization name", trimmed)?;
         Ok(Self(trimmed.to_owned()))
     }
 

@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 
 use super::{AgentId, Description, OrgId, TaskId, Title};
 use crate::ValidationError;
+use crate::validation::{json_without_nul, no_nul};
 
 /// Where a task stands in its workflow. See [`TaskStatus::can_transition_to`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -128,6 +129,7 @@ impl Tags {
                     Self::MAX_CHARS
                 )));
             }
+            no_nul("tag", &tag)?;
             if seen.insert(tag.clone()) {
                 tags.push(tag);
             }
@@ -161,6 +163,10 @@ impl Metadata {
         let Value::Object(map) = value else {
             return Err(ValidationError::new("metadata must be a JSON object"));
         };
+        map.iter().try_for_each(|(key, item)| {
+            no_nul("metadata", key)?;
+            json_without_nul("metadata", item)
+        })?;
         let size = serde_json::to_vec(&map).map_or(usize::MAX, |bytes| bytes.len());
         if size > Self::MAX_BYTES {
             return Err(ValidationError::new(format!(
@@ -246,6 +252,13 @@ mod tests {
             Metadata::new(big).unwrap_err().message(),
             "metadata must be at most 65536 bytes when serialized"
         );
+    }
+
+    #[test]
+    fn nul_characters_are_refused() {
+        assert!(Tags::new(vec!["a\0".into()]).is_err());
+        assert!(Metadata::new(json!({"k": ["ok", {"n": "\u{0}"}]})).is_err());
+        assert!(Metadata::new(json!({"\u{0}": 1})).is_err());
     }
 
     #[test]

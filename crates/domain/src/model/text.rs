@@ -1,7 +1,7 @@
 use serde::Serialize;
 
 use crate::ValidationError;
-use crate::validation::max_chars;
+use crate::validation::{max_chars, no_nul};
 
 /// A task title: trimmed, not empty, at most 255 characters.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -25,6 +25,7 @@ impl Title {
             return Err(ValidationError::new("title must not be empty"));
         }
         max_chars("title", trimmed, Self::MAX_CHARS)?;
+        no_nul("title", trimmed)?;
         Ok(Self(trimmed.to_owned()))
     }
 
@@ -46,6 +47,7 @@ impl Description {
     /// Checks the length of `value`.
     pub fn new(value: String) -> Result<Self, ValidationError> {
         max_chars("description", &value, Self::MAX_CHARS)?;
+        no_nul("description", &value)?;
         Ok(Self(value))
     }
 
@@ -68,6 +70,7 @@ impl Reason {
     /// Checks the length of `value`.
     pub fn new(value: String) -> Result<Self, ValidationError> {
         max_chars("reason", &value, Self::MAX_CHARS)?;
+        no_nul("reason", &value)?;
         Ok(Self(value))
     }
 
@@ -92,6 +95,16 @@ mod tests {
     fn title_is_trimmed_before_the_length_check() {
         let padded = format!("  {}  ", "a".repeat(255));
         assert_eq!(Title::new(&padded).unwrap().as_str().len(), 255);
+    }
+
+    #[test]
+    fn nul_characters_are_refused() {
+        assert!(Title::new("a\0b").is_err());
+        assert!(Description::new("a\0b".into()).is_err());
+        assert_eq!(
+            Reason::new("\0".into()).unwrap_err().message(),
+            "reason must not contain the NUL character"
+        );
     }
 
     #[test]

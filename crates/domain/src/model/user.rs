@@ -43,7 +43,10 @@ impl Email {
         let shape_ok = value.split_once('@').is_some_and(|(local, domain)| {
             !local.is_empty() && !domain.is_empty() && !domain.contains('@')
         });
-        if !shape_ok || value.len() > 254 || value.chars().any(char::is_whitespace) {
+        if !shape_ok
+            || value.len() > 254
+            || value.chars().any(|c| c.is_whitespace() || c.is_control())
+        {
             return Err(ValidationError::new("email must be a valid e-mail address"));
         }
         Ok(Self(value))

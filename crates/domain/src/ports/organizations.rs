@@ -21,8 +21,9 @@ pub struct NewOrganization {
 #[async_trait]
 pub trait OrganizationRepository: Send + Sync {
     /// Stores a new organization with its admin, HR agent and events in one transaction.
-    /// The organization becomes the default when it is the first one. A taken agent
-    /// handle answers [`RepositoryError::Conflict`].
+    /// `is_default` is stored as given (the bootstrap use case sets it for the first
+    /// organization); a second default, or a taken agent handle, answers
+    /// [`RepositoryError::Conflict`] and stores nothing.
     async fn create(&self, new: &NewOrganization) -> Result<(), RepositoryError>;
 
     /// The organization with `id`, if any.

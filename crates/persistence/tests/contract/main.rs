@@ -1,0 +1,51 @@
+//! The contract of the repository ports, written once and run on both engines.
+//!
+//! Each behaviour is an `async fn name(db: &Database)` in the module of its port;
+//! `contract_tests!` turns the listed names into a `sqlite::name` and a `postgres::name`
+//! test, each on a fresh, migrated database (`TestDatabase`) that is removed afterwards.
+//! The PostgreSQL tests return early when the server is unreachable outside CI (with
+//! `CI` set, `TestDatabase::new` fails them instead).
+//!
+//! Run: `cargo test -p muster-persistence --features test-support --test contract`.
+
+/// Expands each listed behaviour into one test per engine, in modules `sqlite` and
+/// `postgres` next to the behaviours.
+macro_rules! contract_tests {
+    ($($name:ident),+ $(,)?) => {
+        contract_tests!(@engine sqlite, Sqlite, $($name),+);
+        contract_tests!(@engine postgres, Postgres, $($name),+);
+    };
+    (@engine $module:ident, $engine:ident, $($name:ident),+) => {
+        mod $module {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let engine = ::muster_persistence::Engine::$engine;
+                    let Some(test_db) =
+                        ::muster_persistence::testing::TestDatabase::new(engine).await
+                    else {
+                        return;
+                    };
+                    super::$name(&test_db.db).await;
+                }
+            )+
+        }
+    };
+}
+
+// `#[cfg(test)]` (always true here) lets clippy see these modules as test code, where
+// the workspace's clippy.toml allows unwrap, expect and panic.
+#[cfg(test)]
+mod agents;
+#[cfg(test)]
+mod events;
+#[cfg(test)]
+mod nonces;
+#[cfg(test)]
+mod organizations;
+#[cfg(test)]
+mod schema;
+#[cfg(test)]
+mod support;
+#[cfg(test)]
+mod tasks;

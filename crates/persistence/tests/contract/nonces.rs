@@ -1,0 +1,146 @@
+//! `NonceStore`: replay detection per agent, expiry, purge, and atomicity under
+//! concurrent use of one nonce.
+
+use muster_domain::model::AgentId;
+use muster_domain::ports::{NonceOutcome, NonceStore};
+use muster_persistence::Database;
+use time::{Duration, OffsetDateTime};
+
+use crate::support::{new_id, now_ms, seed_org};
+
+contract_tests!(
+    first_use_is_fresh_then_replayed,
+    nonces_are_per_agent,
+    expired_nonce_is_fresh_again,
+    purge_deletes_only_expired_and_counts,
+    concurrent_uses_of_one_nonce_let_exactly_one_through,
+);
+
+const FIVE_MINUTES: Duration = Duration::minutes(5);
+
+fn nonce() -> String {
+    format!("nonce-{}", new_id().simple())
+}
+
+async fn remember(db: &Database, agent: AgentId, nonce: &str, now: OffsetDateTime) -> NonceOutcome {
+    db.remember(agent, nonce, now, now + FIVE_MINUTES)
+        .await
+        .unwrap()
+}
+
+async fn first_use_is_fresh_then_replayed(db: &Database) {
+    let seed = seed_org(db).await;
+    let (n, now) = (nonce(), now_ms());
+    assert_eq!(remember(db, seed.hr, &n, now).await, NonceOutcome::Fresh);
+    assert_eq!(remember(db, seed.hr, &n, now).await, NonceOutcome::Replayed);
+    let later = now + Duration::minutes(4);
+    assert_eq!(
+        remember(db, seed.hr, &n, later).await,
+        NonceOutcome::Replayed
+    );
+    // Another nonce of the same agent is unaffected.
+    assert_eq!(
+        remember(db, seed.hr, &nonce(), now).await,
+        NonceOutcome::Fresh
+    );
+}
+
+async fn nonces_are_per_agent(db: &Database) {
+    let first = seed_org(db).await;
+    let second = seed_org(db).await;
+    let (n, now) = (nonce(), now_ms());
+    assert_eq!(remember(db, first.hr, &n, now).await, NonceOutcome::Fresh);
+    assert_eq!(remember(db, second.hr, &n, now).await, NonceOutcome::Fresh);
+    assert_eq!(
+        remember(db, first.hr, &n, now).await,
+        NonceOutcome::Replayed
+    );
+    assert_eq!(
+        remember(db, second.hr, &n, now).await,
+        NonceOutcome::Replayed
+    );
+}
+
+async fn expired_nonce_is_fresh_again(db: &Database) {
+    let seed = seed_org(db).await;
+    let (n, now) = (nonce(), now_ms());
+    let expires = now + FIVE_MINUTES;
+    assert_eq!(remember(db, seed.hr, &n, now).await, NonceOutcome::Fresh);
+    // Until its expiry instant (inclusive) the record still counts.
+    assert_eq!(
+        remember(db, seed.hr, &n, expires).await,
+        NonceOutcome::Replayed
+    );
+    // Past it, the nonce is new again, and recorded anew for another window.
+    let after = expires + Duration::milliseconds(1);
+    assert_eq!(remember(db, seed.hr, &n, after).await, NonceOutcome::Fresh);
+    assert_eq!(
+        remember(db, seed.hr, &n, after).await,
+        NonceOutcome::Replayed
+    );
+}
+
+async fn purge_deletes_only_expired_and_counts(db: &Database) {
+    let first = seed_org(db).await;
+    let second = seed_org(db).await;
+    let now = now_ms();
+    let (expired_a, expired_b, boundary, live) = (nonce(), nonce(), nonce(), nonce());
+    let record = |agent, n: &str, expires| {
+        let n = n.to_owned();
+        async move { db.remember(agent, &n, now, expires).await.unwrap() }
+    };
+    record(first.hr, &expired_a, now + Duration::seconds(1)).await;
+    record(second.hr, &expired_b, now + Duration::seconds(2)).await;
+    record(first.hr, &boundary, now + Duration::seconds(10)).await;
+    record(second.hr, &live, now + Duration::minutes(10)).await;
+
+    assert_eq!(
+        db.purge_expired(now).await.unwrap(),
+        0,
+        "nothing has expired yet"
+    );
+    // Records that expired before `purge_now` go; one expiring exactly then stays.
+    let purge_now = now + Duration::seconds(10);
+    assert_eq!(db.purge_expired(purge_now).await.unwrap(), 2);
+    assert_eq!(
+        db.purge_expired(purge_now).await.unwrap(),
+        0,
+        "already purged"
+    );
+
+    // Asked at the original `now`, a purged record no longer answers "replayed" and a
+    // kept one still does.
+    let at_start = |agent, n: &str| {
+        let n = n.to_owned();
+        async move {
+            db.remember(agent, &n, now, now + Duration::minutes(10))
+                .await
+                .unwrap()
+        }
+    };
+    assert_eq!(at_start(first.hr, &expired_a).await, NonceOutcome::Fresh);
+    assert_eq!(at_start(second.hr, &expired_b).await, NonceOutcome::Fresh);
+    assert_eq!(at_start(first.hr, &boundary).await, NonceOutcome::Replayed);
+    assert_eq!(at_start(second.hr, &live).await, NonceOutcome::Replayed);
+}
+
+async fn concurrent_uses_of_one_nonce_let_exactly_one_through(db: &Database) {
+    let seed = seed_org(db).await;
+    let (n, now) = (nonce(), now_ms());
+    let mut handles = Vec::new();
+    for _ in 0..8 {
+        let (db, n, agent) = (db.clone(), n.clone(), seed.hr);
+        handles.push(tokio::spawn(async move {
+            db.remember(agent, &n, now, now + FIVE_MINUTES)
+                .await
+                .unwrap()
+        }));
+    }
+    let mut fresh = 0;
+    for handle in handles {
+        if handle.await.unwrap() == NonceOutcome::Fresh {
+            fresh += 1;
+        }
+    }
+    assert_eq!(fresh, 1, "one request gets through, every replay is caught");
+}

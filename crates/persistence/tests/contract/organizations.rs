@@ -1,0 +1,146 @@
+//! `OrganizationRepository`: create (atomic, with admin, HR agent and events), get,
+//! `any_exists`.
+
+use muster_domain::model::OrgId;
+use muster_domain::ports::{
+    AgentRepository, EventFilter, EventLog, OrganizationRepository, RepositoryError,
+};
+use muster_persistence::Database;
+
+use crate::support::{new_id, new_organization, raw_users, seed_org, unique_handle};
+
+contract_tests!(
+    create_then_get,
+    any_exists_is_false_then_true,
+    create_writes_admin_agent_and_events,
+    taken_hr_handle_conflicts_and_persists_nothing,
+    second_default_organization_is_rejected,
+    get_unknown_is_none,
+);
+
+async fn create_then_get(db: &Database) {
+    let new = new_organization(unique_handle("hr"), true, None);
+    db.create(&new).await.unwrap();
+    let stored = OrganizationRepository::get(db, new.organization.id)
+        .await
+        .unwrap();
+    assert_eq!(stored, Some(new.organization));
+}
+
+async fn any_exists_is_false_then_true(db: &Database) {
+    assert!(!db.any_exists().await.unwrap());
+    seed_org(db).await;
+    assert!(db.any_exists().await.unwrap());
+}
+
+async fn create_writes_admin_agent_and_events(db: &Database) {
+    let seed = seed_org(db).await;
+    assert_eq!(raw_users(db, seed.org).await.len(), 1);
+    let agent = AgentRepository::get(db, seed.org, seed.hr).await.unwrap();
+    assert_eq!(agent.as_ref(), Some(&seed.new.hr_agent.agent));
+    let page = EventLog::list(db, seed.org, &EventFilter::default(), 0, 100)
+        .await
+        .unwrap();
+    assert_eq!(page.total, 2);
+    let mut ids: Vec<_> = page.events.iter().map(|e| e.id).collect();
+    let mut expected: Vec<_> = seed.new.events.iter().map(|e| e.id).collect();
+    ids.sort();
+    expected.sort();
+    assert_eq!(ids, expected);
+}
+
+/// Handles are unique across the deployment: a second organization whose HR agent takes
+/// a used handle is refused as a whole, not half-written.
+async fn taken_hr_handle_conflicts_and_persists_nothing(db: &Database) {
+    let first = seed_org(db).await;
+    let second = new_organization(first.handle.clone(), false, None);
+
+    let err = db
+        .create(&second)
+        .await
+        .expect_err("duplicate agentId must be refused");
+    match err {
+        RepositoryError::Conflict(message) => assert_eq!(message, "agentId is already taken"),
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+
+    let org = second.organization.id;
+    assert_eq!(OrganizationRepository::get(db, org).await.unwrap(), None);
+    assert!(
+        raw_users(db, org).await.is_empty(),
+        "the admin user must be rolled back"
+    );
+    assert_eq!(
+        AgentRepository::get(db, org, second.hr_agent.agent.id)
+            .await
+            .unwrap(),
+        None
+    );
+    for event in &second.events {
+        assert_eq!(EventLog::get(db, org, event.id).await.unwrap(), None);
+    }
+    assert_eq!(
+        EventLog::list(db, org, &EventFilter::default(), 0, 10)
+            .await
+            .unwrap()
+            .total,
+        0
+    );
+    // The first organization's agent is untouched.
+    let creds = db
+        .find_credentials(&first.handle)
+        .await
+        .unwrap()
+        .expect("first HR agent");
+    assert_eq!(creds, first.new.hr_agent);
+
+    // Nothing of the refused attempt blocks retrying it under a free handle.
+    let mut retry = second.clone();
+    retry.hr_agent.agent.handle = unique_handle("hr-retry");
+    db.create(&retry).await.unwrap();
+    assert_eq!(
+        OrganizationRepository::get(db, org).await.unwrap(),
+        Some(retry.organization)
+    );
+}
+
+/// At most one default organization: a second `is_default` one is a conflict, and
+/// nothing of it is stored.
+async fn second_default_organization_is_rejected(db: &Database) {
+    let first = seed_org(db).await;
+    assert!(first.new.organization.is_default);
+    let second = new_organization(unique_handle("hr"), true, None);
+    let err = db
+        .create(&second)
+        .await
+        .expect_err("a second default must be refused");
+    assert!(matches!(err, RepositoryError::Conflict(_)), "got {err:?}");
+    assert_eq!(
+        OrganizationRepository::get(db, second.organization.id)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(
+        db.find_credentials(&second.hr_agent.agent.handle)
+            .await
+            .unwrap(),
+        None
+    );
+}
+
+async fn get_unknown_is_none(db: &Database) {
+    assert_eq!(
+        OrganizationRepository::get(db, OrgId::from_uuid(new_id()))
+            .await
+            .unwrap(),
+        None
+    );
+    seed_org(db).await;
+    assert_eq!(
+        OrganizationRepository::get(db, OrgId::from_uuid(new_id()))
+            .await
+            .unwrap(),
+        None
+    );
+}

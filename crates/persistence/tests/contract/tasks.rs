@@ -1,0 +1,310 @@
+//! `TaskRepository`: insert with events (atomic), get, list (filters, newest first,
+//! keyset paging, tenant isolation); `update` in [`updates`].
+
+mod updates;
+
+use muster_domain::model::{AgentId, Event, OrgId, Task, TaskId, TaskStatus, Title};
+use muster_domain::ports::{EventLog, RepositoryError, TaskFilter, TaskRepository};
+use muster_persistence::Database;
+
+use crate::support::{Seed, event, full_task, new_id, seed_org, task};
+
+contract_tests!(
+    insert_writes_task_and_events,
+    insert_is_atomic,
+    insert_of_a_taken_id_conflicts,
+    get_is_scoped_by_organization,
+    list_is_newest_first,
+    list_filters_alone_and_combined,
+    list_pages_with_keyset_cursor,
+    list_pages_within_a_filter,
+    list_never_returns_another_organizations_tasks,
+);
+
+fn get_task(db: &Database, seed: &Seed, id: TaskId) -> impl Future<Output = Option<Task>> {
+    let (db, org) = (db.clone(), seed.org);
+    async move { TaskRepository::get(&db, org, id).await.unwrap() }
+}
+
+async fn insert_writes_task_and_events(db: &Database) {
+    let seed = seed_org(db).await;
+    let new = task(seed.org);
+    let events = [
+        Event {
+            entity_id: new.id.as_uuid(),
+            ..event(seed.org, "task.created", new.created_at)
+        },
+        Event {
+            entity_id: new.id.as_uuid(),
+            ..event(seed.org, "task.assigned", new.created_at)
+        },
+    ];
+    db.insert(&new, &events).await.unwrap();
+    assert_eq!(get_task(db, &seed, new.id).await, Some(new));
+    for written in &events {
+        assert_eq!(
+            EventLog::get(db, seed.org, written.id)
+                .await
+                .unwrap()
+                .as_ref(),
+            Some(written)
+        );
+    }
+}
+
+/// An event that cannot be stored (its id is taken) rolls the task back too.
+async fn insert_is_atomic(db: &Database) {
+    let seed = seed_org(db).await;
+    let taken = seed.new.events[0].clone();
+    let new = task(seed.org);
+    let fresh = Event {
+        entity_id: new.id.as_uuid(),
+        ..event(seed.org, "task.created", new.created_at)
+    };
+    let duplicate = Event {
+        entity_id: new.id.as_uuid(),
+        ..taken.clone()
+    };
+    let err = db
+        .insert(&new, &[fresh.clone(), duplicate])
+        .await
+        .expect_err("event id is taken");
+    assert!(matches!(err, RepositoryError::Conflict(_)), "got {err:?}");
+    assert_eq!(get_task(db, &seed, new.id).await, None);
+    assert_eq!(EventLog::get(db, seed.org, fresh.id).await.unwrap(), None);
+    assert_eq!(
+        EventLog::get(db, seed.org, taken.id).await.unwrap(),
+        Some(taken)
+    );
+}
+
+async fn insert_of_a_taken_id_conflicts(db: &Database) {
+    let seed = seed_org(db).await;
+    let first = task(seed.org);
+    db.insert(&first, &[]).await.unwrap();
+    let again = Task {
+        title: Title::new("Other").unwrap(),
+        ..first.clone()
+    };
+    let err = db.insert(&again, &[]).await.expect_err("id is taken");
+    assert!(matches!(err, RepositoryError::Conflict(_)), "got {err:?}");
+    assert_eq!(get_task(db, &seed, first.id).await, Some(first));
+}
+
+async fn get_is_scoped_by_organization(db: &Database) {
+    let mine = seed_org(db).await;
+    let other = seed_org(db).await;
+    let new = task(mine.org);
+    db.insert(&new, &[]).await.unwrap();
+    assert_eq!(get_task(db, &mine, new.id).await, Some(new.clone()));
+    assert_eq!(get_task(db, &other, new.id).await, None);
+    assert_eq!(get_task(db, &mine, TaskId::from_uuid(new_id())).await, None);
+}
+
+async fn list(
+    db: &Database,
+    org: OrgId,
+    filter: &TaskFilter,
+    before: Option<TaskId>,
+    limit: u32,
+) -> Vec<Task> {
+    TaskRepository::list(db, org, filter, before, limit)
+        .await
+        .unwrap()
+}
+
+/// Inserts `count` bare tasks of `seed`'s organization; returns them newest first.
+async fn insert_tasks(db: &Database, seed: &Seed, count: usize) -> Vec<Task> {
+    let mut tasks = Vec::new();
+    for _ in 0..count {
+        let new = task(seed.org);
+        db.insert(&new, &[]).await.unwrap();
+        tasks.push(new);
+    }
+    tasks.sort_by_key(|t| std::cmp::Reverse(t.id));
+    tasks
+}
+
+async fn list_is_newest_first(db: &Database) {
+    let seed = seed_org(db).await;
+    let expected = insert_tasks(db, &seed, 5).await;
+    let listed = list(db, seed.org, &TaskFilter::default(), None, 100).await;
+    assert_eq!(listed, expected);
+    assert!(listed.windows(2).all(|w| w[0].id > w[1].id));
+}
+
+/// Twelve tasks of varied status, assignee, creator and parent, plus the parent: the
+/// parent's id and all thirteen, newest first.
+async fn varied_tasks(db: &Database, seed: &Seed) -> (TaskId, Vec<Task>) {
+    let parent = task(seed.org);
+    db.insert(&parent, &[]).await.unwrap();
+    let statuses = [TaskStatus::Todo, TaskStatus::InProgress, TaskStatus::Done];
+    let mut all = vec![parent.clone()];
+    for i in 0..12_usize {
+        let new = Task {
+            status: statuses[i % 3],
+            assignee_id: (i % 2 == 0).then_some(seed.hr),
+            creator_id: ((i / 2) % 2 == 0).then_some(seed.hr),
+            parent_task_id: ((i / 3) % 2 == 0).then_some(parent.id),
+            ..task(seed.org)
+        };
+        db.insert(&new, &[]).await.unwrap();
+        all.push(new);
+    }
+    all.sort_by_key(|t| std::cmp::Reverse(t.id));
+    (parent.id, all)
+}
+
+fn matches(task: &Task, filter: &TaskFilter) -> bool {
+    filter.status.is_none_or(|s| task.status == s)
+        && filter
+            .assignee_id
+            .is_none_or(|a| task.assignee_id == Some(a))
+        && filter.creator_id.is_none_or(|c| task.creator_id == Some(c))
+        && filter
+            .parent_task_id
+            .is_none_or(|p| task.parent_task_id == Some(p))
+}
+
+async fn list_filters_alone_and_combined(db: &Database) {
+    let seed = seed_org(db).await;
+    let (parent, all) = varied_tasks(db, &seed).await;
+    let hr = Some(seed.hr);
+    let filters = [
+        TaskFilter::default(),
+        TaskFilter {
+            status: Some(TaskStatus::InProgress),
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            status: Some(TaskStatus::Blocked),
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            assignee_id: hr,
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            creator_id: hr,
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            parent_task_id: Some(parent),
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            status: Some(TaskStatus::Todo),
+            assignee_id: hr,
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            assignee_id: hr,
+            creator_id: hr,
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            creator_id: hr,
+            parent_task_id: Some(parent),
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            status: Some(TaskStatus::Done),
+            assignee_id: hr,
+            creator_id: hr,
+            parent_task_id: Some(parent),
+        },
+        TaskFilter {
+            assignee_id: Some(AgentId::from_uuid(new_id())),
+            ..TaskFilter::default()
+        },
+    ];
+    for filter in &filters {
+        let expected: Vec<Task> = all.iter().filter(|t| matches(t, filter)).cloned().collect();
+        let listed = list(db, seed.org, filter, None, 100).await;
+        assert_eq!(listed, expected, "filter {filter:?}");
+    }
+    // The combinations above are not vacuous.
+    let done_all = &filters[9];
+    assert_eq!(all.iter().filter(|t| matches(t, done_all)).count(), 1);
+}
+
+async fn list_pages_with_keyset_cursor(db: &Database) {
+    let seed = seed_org(db).await;
+    let expected = insert_tasks(db, &seed, 7).await;
+    let filter = TaskFilter::default();
+    let mut pages = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = list(db, seed.org, &filter, cursor, 3).await;
+        if page.is_empty() {
+            break;
+        }
+        cursor = page.last().map(|t| t.id);
+        pages.push(page);
+        assert!(pages.len() <= 3, "paging must end");
+    }
+    assert_eq!(pages.iter().map(Vec::len).collect::<Vec<_>>(), [3, 3, 1]);
+    assert_eq!(
+        pages.concat(),
+        expected,
+        "no duplicates, no gaps, newest first"
+    );
+    // The cursor need not be a listed task: anything strictly older than it comes back.
+    let between = list(db, seed.org, &filter, Some(expected[3].id), 2).await;
+    assert_eq!(between, expected[4..6]);
+    assert!(
+        list(db, seed.org, &filter, Some(expected[6].id), 3)
+            .await
+            .is_empty()
+    );
+}
+
+async fn list_pages_within_a_filter(db: &Database) {
+    let seed = seed_org(db).await;
+    let (_, all) = varied_tasks(db, &seed).await;
+    let filter = TaskFilter {
+        assignee_id: Some(seed.hr),
+        ..TaskFilter::default()
+    };
+    let expected: Vec<Task> = all
+        .iter()
+        .filter(|t| matches(t, &filter))
+        .cloned()
+        .collect();
+    assert_eq!(expected.len(), 6);
+    let first = list(db, seed.org, &filter, None, 4).await;
+    let second = list(db, seed.org, &filter, first.last().map(|t| t.id), 4).await;
+    assert_eq!((first.len(), second.len()), (4, 2));
+    assert_eq!([first, second].concat(), expected);
+}
+
+/// Another organization's tasks never show, even when they reference this
+/// organization's agent and parent task (the foreign keys do not check the tenant).
+async fn list_never_returns_another_organizations_tasks(db: &Database) {
+    let mine = seed_org(db).await;
+    let other = seed_org(db).await;
+    let parent = task(mine.org);
+    db.insert(&parent, &[]).await.unwrap();
+    let mut foreign = full_task(&mine, parent.id);
+    foreign.org_id = other.org;
+    db.insert(&foreign, &[]).await.unwrap();
+
+    let all = TaskFilter::default();
+    assert_eq!(
+        list(db, mine.org, &all, None, 100).await,
+        std::slice::from_ref(&parent)
+    );
+    assert_eq!(
+        list(db, other.org, &all, None, 100).await,
+        [foreign.clone()]
+    );
+    let exact = TaskFilter {
+        status: Some(foreign.status),
+        assignee_id: Some(mine.hr),
+        creator_id: Some(mine.hr),
+        parent_task_id: Some(parent.id),
+    };
+    assert!(list(db, mine.org, &exact, None, 100).await.is_empty());
+    let cursor = Some(TaskId::from_uuid(new_id()));
+    assert_eq!(list(db, mine.org, &all, cursor, 100).await, [parent]);
+}
