@@ -105,25 +105,33 @@ impl std::fmt::Debug for Database {
 const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
      PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;";
 
+/// The same sizing and timeouts for either engine's pool.
+fn build_pool<M: deadpool::managed::Manager>(
+    manager: M,
+    options: PoolOptions,
+) -> Result<deadpool::managed::Pool<M>, String> {
+    deadpool::managed::Pool::builder(manager)
+        .max_size(options.max_size)
+        .runtime(Runtime::Tokio1)
+        .wait_timeout(Some(options.timeout))
+        .create_timeout(Some(options.timeout))
+        .build()
+        .map_err(|e| e.to_string())
+}
+
 impl Database {
     /// Builds the pool and opens one connection to prove the database answers. For
     /// SQLite, the file and its folder are created when missing.
     pub async fn connect(url: &DatabaseUrl, options: PoolOptions) -> Result<Self, ConnectError> {
         let shown = url.redacted();
-        let pool_err = |reason: String| ConnectError::Pool {
+        let pool_err = |reason| ConnectError::Pool {
             url: shown.clone(),
             reason,
         };
         let pool = match url {
             DatabaseUrl::Postgres(raw) => {
                 let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new(raw.clone());
-                let pool = DeadPool::builder(manager)
-                    .max_size(options.max_size)
-                    .runtime(Runtime::Tokio1)
-                    .wait_timeout(Some(options.timeout))
-                    .create_timeout(Some(options.timeout))
-                    .build()
-                    .map_err(|e| pool_err(e.to_string()))?;
+                let pool = build_pool(manager, options).map_err(pool_err)?;
                 Pool::Postgres(pool)
             }
             DatabaseUrl::Sqlite(path) => {
@@ -148,13 +156,7 @@ impl Database {
                     path.to_string_lossy(),
                     config,
                 );
-                let pool = DeadPool::builder(manager)
-                    .max_size(options.max_size)
-                    .runtime(Runtime::Tokio1)
-                    .wait_timeout(Some(options.timeout))
-                    .create_timeout(Some(options.timeout))
-                    .build()
-                    .map_err(|e| pool_err(e.to_string()))?;
+                let pool = build_pool(manager, options).map_err(pool_err)?;
                 Pool::Sqlite(pool)
             }
         };
