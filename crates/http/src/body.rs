@@ -48,19 +48,16 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::bad_request("request body must be a JSON object"));
     }
+    // Well-formed JSON of the wrong shape must name the field, so tell the two apart
+    // first: serde_json files some type errors (a number where an enum goes) as syntax.
+    if let Err(err) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
+        return Err(ApiError::bad_request(format!("malformed JSON: {err}")));
+    }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
         let path = err.path().to_string();
-        let inner = err.into_inner();
-        if inner.is_syntax() || inner.is_eof() {
-            ApiError::bad_request(format!("malformed JSON: {inner}"))
-        } else {
-            ApiError::bad_request(describe(&path, &inner.to_string()))
-        }
+        ApiError::bad_request(describe(&path, &err.into_inner().to_string()))
     })?;
-    deserializer
-        .end()
-        .map_err(|e| ApiError::bad_request(format!("malformed JSON: {e}")))?;
     Ok(value)
 }
 

@@ -1,4 +1,5 @@
 use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
 
 use crate::ApiError;
@@ -7,10 +8,15 @@ pub(super) async fn not_found(req: HttpRequest) -> HttpResponse {
     ApiError::not_found(format!("Cannot {} {}", req.method(), req.path())).error_response()
 }
 
-pub(super) async fn method_not_allowed(req: HttpRequest) -> HttpResponse {
-    ApiError::new(
+/// 405 with the `Allow` header HTTP requires.
+pub(super) fn method_not_allowed(req: &HttpRequest, allowed: &'static str) -> HttpResponse {
+    let mut response = ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         format!("Method {} is not allowed on {}", req.method(), req.path()),
     )
-    .error_response()
+    .error_response();
+    response
+        .headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static(allowed));
+    response
 }
