@@ -1,0 +1,333 @@
+//! The running application under test and the tools to talk to it: signed requests,
+//! hand-made headers, extra agents inserted with SQL, and assertions on the contract's
+//! bodies.
+
+use std::net::TcpListener;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use actix_web::dev::ServerHandle;
+use muster_auth::keys::ServerKey;
+use muster_auth::signing::{canonical_message, sign};
+use muster_http::ServerOptions;
+use muster_persistence::Engine;
+use muster_persistence::testing::TestDatabase;
+use muster_server::app::Application;
+use muster_server::bootstrap::{BootstrapInput, bootstrap};
+use reqwest::{Method, RequestBuilder, StatusCode};
+use serde_json::Value;
+use uuid::Uuid;
+
+mod reply;
+
+pub use reply::{Reply, assert_error, assert_error_exact, assert_timestamp, send, str_of};
+
+/// An agent the tests can sign as.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    /// Agent UUID (`id`).
+    pub uuid: Uuid,
+    /// `agentId`, sent as `X-Agent-ID`.
+    pub handle: String,
+    /// Signing secret (64 hex characters).
+    pub secret: String,
+}
+
+/// An organization created by `bootstrap`, with its HR agent.
+#[derive(Debug, Clone)]
+pub struct Org {
+    /// Organization id.
+    pub id: Uuid,
+    /// Its HR agent (role hr, level 10, mode worker, active).
+    pub hr: Agent,
+}
+
+/// A server on a free port over a fresh database with two organizations.
+#[derive(Debug)]
+pub struct TestApp {
+    /// `http://127.0.0.1:port`.
+    pub base: String,
+    /// Shared HTTP client.
+    pub client: reqwest::Client,
+    /// The first organization.
+    pub org: Org,
+    /// A second organization, for isolation checks.
+    pub other: Org,
+    handle: ServerHandle,
+    // Last: the database outlives the server handle.
+    db: TestDatabase,
+}
+
+/// Signing headers set by hand; `None` leaves a header out.
+#[derive(Debug, Clone)]
+pub struct Headers {
+    /// `X-Agent-ID`.
+    pub agent_id: Option<String>,
+    /// `X-Timestamp`.
+    pub timestamp: Option<String>,
+    /// `X-Nonce`.
+    pub nonce: Option<String>,
+    /// `X-Signature`.
+    pub signature: Option<String>,
+}
+
+/// Unix time in seconds.
+pub fn now_secs() -> i64 {
+    let secs = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    i64::try_from(secs).unwrap()
+}
+
+/// A fresh nonce.
+pub fn new_nonce() -> String {
+    Uuid::now_v7().to_string()
+}
+
+/// A deployment-unique agent handle.
+pub fn unique_handle(prefix: &str) -> String {
+    format!("{prefix}-{}", Uuid::now_v7().simple())
+}
+
+/// The hex signature of a request, as a client computes it.
+pub fn signature(
+    secret: &str,
+    method: &str,
+    path: &str,
+    ts: &str,
+    nonce: &str,
+    body: &[u8],
+) -> String {
+    sign(secret, &canonical_message(method, path, ts, nonce, body))
+}
+
+/// Starts the application on `engine`; `None` when PostgreSQL is unreachable outside CI.
+pub async fn spawn_app(engine: Engine) -> Option<TestApp> {
+    let db = TestDatabase::new(engine).await?;
+    let key = ServerKey::generate().unwrap();
+    let org = bootstrap_org(&db, &key, "Acme").await;
+    let other = bootstrap_org(&db, &key, "Globex").await;
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let options = ServerOptions {
+        workers: Some(1),
+        shutdown_timeout: Duration::from_secs(1),
+    };
+    let app = Application::build(listener, &db.db, &key, options).unwrap();
+    let base = format!("http://127.0.0.1:{}", app.port());
+    let handle = app.handle();
+    tokio::spawn(app.run_until_stopped());
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap();
+    Some(TestApp {
+        base,
+        client,
+        org,
+        other,
+        handle,
+        db,
+    })
+}
+
+async fn bootstrap_org(db: &TestDatabase, key: &ServerKey, name: &str) -> Org {
+    let input = BootstrapInput {
+        org_name: name.to_owned(),
+        admin_email: format!("admin-{}@example.com", Uuid::now_v7().simple()),
+        admin_password: "correct horse".to_owned(),
+        hr_agent_id: Some(unique_handle("hr")),
+    };
+    let out = bootstrap(&db.db, key, input).await.unwrap();
+    Org {
+        id: out.org_id,
+        hr: Agent {
+            uuid: out.hr_agent.id,
+            handle: out.hr_agent.agent_id,
+            secret: out.hr_agent.secret,
+        },
+    }
+}
+
+impl TestApp {
+    /// Stops the server at once (the database is removed when `self` drops).
+    pub async fn stop(self) {
+        self.handle.stop(false).await;
+    }
+
+    /// The test database, for raw SQL.
+    pub fn db(&self) -> &TestDatabase {
+        &self.db
+    }
+
+    /// `base + path`.
+    pub fn url(&self, path_and_query: &str) -> String {
+        format!("{}{path_and_query}", self.base)
+    }
+
+    /// A request with no credentials at all.
+    pub fn anonymous(&self, method: Method, path_and_query: &str) -> RequestBuilder {
+        self.client.request(method, self.url(path_and_query))
+    }
+
+    /// Correct signing headers for this request, signed now with a fresh nonce.
+    pub fn headers_for(agent: &Agent, method: &Method, path: &str, body: &[u8]) -> Headers {
+        let timestamp = now_secs().to_string();
+        let nonce = new_nonce();
+        let signature = signature(
+            &agent.secret,
+            method.as_str(),
+            path,
+            &timestamp,
+            &nonce,
+            body,
+        );
+        Headers {
+            agent_id: Some(agent.handle.clone()),
+            timestamp: Some(timestamp),
+            nonce: Some(nonce),
+            signature: Some(signature),
+        }
+    }
+
+    /// A request carrying exactly `headers` and the raw `body` (JSON content type when a
+    /// body is given). Nothing is computed: the test decides every header.
+    pub fn with_headers(
+        &self,
+        method: Method,
+        path_and_query: &str,
+        headers: &Headers,
+        body: Option<Vec<u8>>,
+    ) -> RequestBuilder {
+        let mut request = self.client.request(method, self.url(path_and_query));
+        let named = [
+            ("X-Agent-ID", &headers.agent_id),
+            ("X-Timestamp", &headers.timestamp),
+            ("X-Nonce", &headers.nonce),
+            ("X-Signature", &headers.signature),
+        ];
+        for (name, value) in named {
+            if let Some(value) = value {
+                request = request.header(name, value.as_str());
+            }
+        }
+        if let Some(body) = body {
+            request = request
+                .header("Content-Type", "application/json")
+                .body(body);
+        }
+        request
+    }
+
+    /// A request signed by `agent` now, with the body sent byte for byte as given.
+    pub fn signed(
+        &self,
+        agent: &Agent,
+        method: Method,
+        path_and_query: &str,
+        body: Option<&str>,
+    ) -> RequestBuilder {
+        self.signed_bytes(
+            agent,
+            method,
+            path_and_query,
+            body.map(|b| b.as_bytes().to_vec()),
+        )
+    }
+
+    /// [`signed`](Self::signed) with a body of raw bytes.
+    pub fn signed_bytes(
+        &self,
+        agent: &Agent,
+        method: Method,
+        path_and_query: &str,
+        body: Option<Vec<u8>>,
+    ) -> RequestBuilder {
+        let bytes = body.as_deref().unwrap_or_default();
+        let headers = Self::headers_for(agent, &method, path_and_query, bytes);
+        self.with_headers(method, path_and_query, &headers, body)
+    }
+
+    /// Signed GET, answered.
+    pub async fn get(&self, agent: &Agent, path_and_query: &str) -> Reply {
+        send(self.signed(agent, Method::GET, path_and_query, None)).await
+    }
+
+    /// Signed POST with a raw JSON body, answered.
+    pub async fn post(&self, agent: &Agent, path_and_query: &str, body: &str) -> Reply {
+        send(self.signed(agent, Method::POST, path_and_query, Some(body))).await
+    }
+
+    /// Creates a task as `agent` from a JSON body and answers the task (asserting 200).
+    pub async fn create_task(&self, agent: &Agent, body: &Value) -> Value {
+        let reply = self.post(agent, "/tasks", &body.to_string()).await;
+        assert_eq!(reply.status, StatusCode::OK, "create task: {}", reply.text);
+        reply.data().clone()
+    }
+
+    /// Creates a task with just a title, answering its id.
+    pub async fn task_titled(&self, agent: &Agent, title: &str) -> String {
+        let task = self
+            .create_task(agent, &serde_json::json!({ "title": title }))
+            .await;
+        str_of(&task, "id")
+    }
+
+    /// Moves a task, answering the reply.
+    pub async fn transition(&self, agent: &Agent, task_id: &str, body: &str) -> Reply {
+        self.post(agent, &format!("/tasks/{task_id}/transition"), body)
+            .await
+    }
+
+    /// Every event of `entity_id` visible to `agent`, newest first.
+    pub async fn events_of(&self, agent: &Agent, entity_id: &str) -> Vec<Value> {
+        let reply = self
+            .get(agent, &format!("/events?entityId={entity_id}&limit=200"))
+            .await;
+        reply.list().clone()
+    }
+
+    /// Inserts an agent into `org` as a copy of its HR agent (so it shares that secret)
+    /// with a new id, the given handle and attributes.
+    pub async fn add_agent(
+        &self,
+        org: &Org,
+        handle: &str,
+        mode: &str,
+        status: &str,
+        role: &str,
+        level: u8,
+    ) -> Agent {
+        let uuid = Uuid::now_v7();
+        let sql = format!(
+            "INSERT INTO agents (id, org_id, agent_id, name, level, model, role, mode, status, \
+             parent_id, current_balance, budget_period_limit, budget_period_spent, \
+             budget_period_start, management_fee_pct, reputation_score, metadata, \
+             encrypted_secret, created_at, updated_at) \
+             SELECT '{uuid}', org_id, '{handle}', '{handle}', {level}, model, '{role}', '{mode}', \
+             '{status}', NULL, current_balance, budget_period_limit, budget_period_spent, \
+             budget_period_start, management_fee_pct, reputation_score, metadata, \
+             encrypted_secret, created_at, updated_at \
+             FROM agents WHERE agent_id = '{hr}'",
+            hr = org.hr.handle,
+        );
+        self.db.execute(&sql).await;
+        Agent {
+            uuid,
+            handle: handle.to_owned(),
+            secret: org.hr.secret.clone(),
+        }
+    }
+
+    /// An active worker agent (mode worker, role worker, level 5) in `org`.
+    pub async fn worker(&self, org: &Org) -> Agent {
+        self.add_agent(
+            org,
+            &unique_handle("worker"),
+            "worker",
+            "active",
+            "worker",
+            5,
+        )
+        .await
+    }
+}

@@ -1,0 +1,49 @@
+//! The HTTP API, end to end: a real server on a free port over a fresh database, driven
+//! with signed requests exactly as a client sends them.
+//!
+//! Each behaviour is an `async fn name(app: &TestApp)`; `api_tests!` turns the listed
+//! names into `sqlite::name` and `postgres::name` tests, each with its own server and
+//! database (two organizations, each with an HR agent). The PostgreSQL tests return early
+//! when the server is unreachable outside CI (with `CI` set they fail instead).
+//!
+//! Run: `cargo test -p muster-server --test api`.
+
+// The behaviours and helpers are plain async fns called from the generated `#[tokio::test]`
+// fns, so clippy's allow-*-in-tests settings do not reach them; in a test binary a failed
+// unwrap or a panic is a failed test with its location, which is what we want.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+/// Expands each listed behaviour into one test per engine, in modules `sqlite` and
+/// `postgres` next to the behaviours.
+macro_rules! api_tests {
+    ($($name:ident),+ $(,)?) => {
+        api_tests!(@engine sqlite, Sqlite, $($name),+);
+        api_tests!(@engine postgres, Postgres, $($name),+);
+    };
+    (@engine $module:ident, $engine:ident, $($name:ident),+) => {
+        mod $module {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    let engine = ::muster_persistence::Engine::$engine;
+                    let Some(app) = crate::helpers::spawn_app(engine).await else {
+                        return;
+                    };
+                    super::$name(&app).await;
+                    app.stop().await;
+                }
+            )+
+        }
+    };
+}
+
+mod agent_auth;
+mod agent_signing;
+mod errors;
+mod events;
+mod events_read;
+mod health;
+mod helpers;
+mod tasks_create;
+mod tasks_read;
+mod tasks_transition;
