@@ -28,7 +28,7 @@ use std::sync::Arc;
 
 use muster_domain::model::{Actor, ActorKind, AgentCredentials, AgentHandle};
 use muster_domain::ports::{AgentRepository, Clock, NonceOutcome, NonceStore};
-use time::Duration;
+use time::{Duration, OffsetDateTime};
 
 use crate::keys::SecretCipher;
 use crate::signing::{canonical_message, verify_with_key};
@@ -141,9 +141,7 @@ impl AgentAuthenticator {
             return Err(AgentAuthError::AgentNotActive);
         }
 
-        let expires_at = now
-            .checked_add(Duration::seconds(NONCE_RETENTION_SECS))
-            .ok_or_else(|| AgentAuthError::Internal("nonce expiry out of range".to_owned()))?;
+        let expires_at = nonce_expiry(now, sent_at)?;
         match self
             .nonces
             .remember(agent.id, nonce, now, expires_at)
@@ -177,3 +175,43 @@ impl AgentAuthenticator {
 
 #[cfg(test)]
 mod tests;
+
+/// When a nonce may be forgotten: after its retention period, and never before the
+/// request's timestamp has left the acceptance window, or the same signed request could
+/// be replayed in the gap (the window is inclusive and counts whole seconds).
+fn nonce_expiry(now: OffsetDateTime, sent_at: u64) -> Result<OffsetDateTime, AgentAuthError> {
+    let out_of_range = || AgentAuthError::Internal("nonce expiry out of range".to_owned());
+    let retained = now
+        .checked_add(Duration::seconds(NONCE_RETENTION_SECS))
+        .ok_or_else(out_of_range)?;
+    let window_closes = i64::try_from(sent_at)
+        .ok()
+        .and_then(|sent| sent.checked_add(TIMESTAMP_TOLERANCE_SECS + 1))
+        .and_then(|secs| OffsetDateTime::from_unix_timestamp(secs).ok())
+        .ok_or_else(out_of_range)?;
+    Ok(retained.max(window_closes))
+}
+
+#[cfg(test)]
+mod expiry_tests {
+    use time::macros::datetime;
+
+    use super::*;
+
+    #[test]
+    fn a_nonce_outlives_the_window_of_its_timestamp() {
+        // Accepted at the very start of the window (sent 300.9 s in the future of "now"
+        // counts as fresh because the window compares whole seconds)...
+        let now = datetime!(2026-11-22 00:00:00.000 UTC);
+        let sent_at = u64::try_from(now.unix_timestamp()).unwrap() + 300;
+        let expiry = nonce_expiry(now, sent_at).unwrap();
+        // ...it stays remembered until the timestamp can no longer be accepted.
+        assert_eq!(expiry, datetime!(2026-11-22 00:10:01 UTC));
+        // Usually the retention period is the later bound.
+        let past = u64::try_from(now.unix_timestamp()).unwrap() - 300;
+        assert_eq!(
+            nonce_expiry(now, past).unwrap(),
+            now + Duration::seconds(600)
+        );
+    }
+}

@@ -248,17 +248,20 @@ async fn forged_request_does_not_burn_its_nonce(app: &TestApp) {
 async fn nonce_syntax_is_checked(app: &TestApp) {
     let hr = &app.org.hr;
     let ts = now_secs().to_string();
-    for nonce in [
-        "n".repeat(129),
-        "with space".to_owned(),
-        "tab\tbed".to_owned(),
-    ] {
+    for nonce in ["n".repeat(129), "tab\tbed".to_owned()] {
         let reply = list_with(app, &get_tasks_headers(hr, &ts, &nonce)).await;
         assert_error_exact(&reply, 401, "invalid nonce");
     }
     let long = "n".repeat(128);
     let reply = list_with(app, &get_tasks_headers(hr, &ts, &long)).await;
     assert_eq!(reply.status.as_u16(), 200, "128 characters: {}", reply.text);
+    let reply = list_with(app, &get_tasks_headers(hr, &ts, "with space")).await;
+    assert_eq!(
+        reply.status.as_u16(),
+        200,
+        "space is printable: {}",
+        reply.text
+    );
     let reply = list_with(app, &get_tasks_headers(hr, &ts, "!~")).await;
     assert_eq!(
         reply.status.as_u16(),

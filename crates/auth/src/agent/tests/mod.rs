@@ -163,7 +163,8 @@ fn agents_untouched() -> MockAgentRepository {
     agents
 }
 
-/// A nonce store expecting [`NONCE`] once, recorded at `now` for 600 s.
+/// A nonce store expecting [`NONCE`] once, recorded at `now` for 600 s (601 s when the
+/// timestamp is at the future edge of the window, so it cannot be replayed later).
 fn nonces_answering(now: OffsetDateTime, outcome: NonceOutcome) -> MockNonceStore {
     let mut nonces = MockNonceStore::new();
     nonces
@@ -172,7 +173,8 @@ fn nonces_answering(now: OffsetDateTime, outcome: NonceOutcome) -> MockNonceStor
             *agent == agent_id()
                 && nonce == NONCE
                 && *at == now
-                && *expires_at == now + Duration::seconds(600)
+                && *expires_at >= now + Duration::seconds(600)
+                && *expires_at <= now + Duration::seconds(601)
         })
         .times(1)
         .returning(move |_, _, _, _| Ok(outcome));

@@ -66,13 +66,7 @@ async fn timestamps_beyond_the_window_are_stale() {
 #[tokio::test]
 async fn malformed_nonces_are_invalid() {
     let too_long = "n".repeat(129);
-    for nonce in [
-        too_long.as_str(),
-        "with space",
-        "tab\there",
-        "caf\u{e9}",
-        "bell\x07",
-    ] {
+    for nonce in [too_long.as_str(), "tab\there", "caf\u{e9}", "bell\x07"] {
         let request = Request::signed_at(&NOW.to_string(), nonce);
         let err = rejected_before_lookup(&request).await;
         assert!(
