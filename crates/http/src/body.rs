@@ -81,6 +81,9 @@ fn describe(path: &str, message: &str) -> String {
         return format!("{field} is required");
     }
     if path.is_empty() || path == "." {
+        if message.contains("expected struct") {
+            return "request body must be a JSON object".to_owned();
+        }
         message.to_owned()
     } else {
         format!("{path}: {message}")

@@ -4,6 +4,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use muster_auth::agent::AgentAuthError;
+use muster_domain::ports::RepositoryError;
 use muster_domain::service::ServiceError;
 use serde::Serialize;
 
@@ -100,7 +101,10 @@ impl From<AgentAuthError> for ApiError {
     fn from(err: AgentAuthError) -> Self {
         if err.is_client_error() {
             Self::unauthorized(err.to_string())
-        } else if matches!(err, AgentAuthError::Storage(_)) {
+        } else if matches!(
+            err,
+            AgentAuthError::Storage(RepositoryError::Unavailable(_))
+        ) {
             Self::unavailable(&err)
         } else {
             Self::internal(&err)

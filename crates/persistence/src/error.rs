@@ -10,7 +10,12 @@ pub(crate) fn from_diesel(err: DieselError) -> RepositoryError {
         DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
             RepositoryError::Conflict(conflict_message(info.constraint_name(), info.message()))
         }
-        DieselError::DatabaseError(DatabaseErrorKind::ClosedConnection, info) => {
+        DieselError::DatabaseError(
+            DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::SerializationFailure,
+            info,
+        ) => RepositoryError::Unavailable(info.message().to_owned()),
+        // SQLite still locked after busy_timeout: contention, worth a retry.
+        DieselError::DatabaseError(_, info) if info.message().contains("database is locked") => {
             RepositoryError::Unavailable(info.message().to_owned())
         }
         DieselError::BrokenTransactionManager => {

@@ -119,13 +119,23 @@ impl ListTasksQuery {
     }
 }
 
+/// A page of `GET /tasks`: `{data: [...]}`, plus `meta: {nextCursor}` only when more
+/// remain (decision D-7).
+#[derive(Debug, Serialize)]
+pub struct TaskPageResponse {
+    /// The tasks, newest first.
+    pub data: Vec<TaskResponse>,
+    /// Present when there is a next page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<TaskListMeta>,
+}
+
 /// Paging information of `GET /tasks`.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskListMeta {
-    /// Pass as `cursor` to get the next page; absent on the last page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub next_cursor: Option<String>,
+    /// Pass as `cursor` to get the next page.
+    pub next_cursor: String,
 }
 
 /// A task on the wire.

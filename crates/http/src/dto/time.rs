@@ -57,7 +57,12 @@ pub fn parse(field: &str, value: &str, edge: DayEdge) -> Result<OffsetDateTime, 
         };
         PrimitiveDateTime::new(date, time).assume_utc()
     };
-    let at = at.to_offset(UtcOffset::UTC);
+    // Years outside 1..=9999 cannot be written as RFC 3339 (and converting an extreme
+    // offset to UTC could leave the supported range altogether).
+    let at = at
+        .checked_to_offset(UtcOffset::UTC)
+        .filter(|at| (1..=9999).contains(&at.year()))
+        .ok_or_else(invalid)?;
     at.replace_millisecond(at.millisecond())
         .map_err(|_| invalid())
 }
@@ -84,6 +89,18 @@ mod tests {
             format(parse("d", "2026-11-22", DayEdge::End).unwrap()),
             "2026-11-22T23:59:59.999Z"
         );
+        for out_of_range in [
+            "9999-12-31T23:59:59-23:59",
+            "0000-01-01T00:00:00+00:01",
+            "0000-06-01",
+        ] {
+            let err = parse("dueAt", out_of_range, DayEdge::Start).unwrap_err();
+            assert_eq!(
+                err.message(),
+                "dueAt must be an ISO 8601 date-time",
+                "{out_of_range}"
+            );
+        }
         let err = parse("dueAt", "tomorrow", DayEdge::Start).unwrap_err();
         assert_eq!(err.message(), "dueAt must be an ISO 8601 date-time");
     }

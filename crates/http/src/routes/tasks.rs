@@ -4,10 +4,11 @@ use muster_domain::model::TaskId;
 
 use crate::ApiError;
 use crate::body::{parse_json, parse_query};
+use crate::dto;
 use crate::dto::tasks::{
-    CreateTaskRequest, ListTasksQuery, TaskListMeta, TaskResponse, TransitionRequest,
+    CreateTaskRequest, ListTasksQuery, TaskListMeta, TaskPageResponse, TaskResponse,
+    TransitionRequest,
 };
-use crate::dto::{self, Paged};
 use crate::extract::Authenticated;
 use crate::state::AppState;
 
@@ -32,17 +33,17 @@ pub(super) async fn list(
     state: Data<AppState>,
     req: HttpRequest,
     auth: Authenticated,
-) -> Answer<Paged<TaskResponse, TaskListMeta>> {
+) -> Answer<TaskPageResponse> {
     let query: ListTasksQuery = parse_query(req.query_string())?;
     let page = state
         .tasks
         .list(&auth.actor, &query.filter(), query.cursor()?, query.limit())
         .await?;
-    Ok(Json(Paged {
+    Ok(Json(TaskPageResponse {
         data: page.tasks.into_iter().map(TaskResponse::from).collect(),
-        meta: TaskListMeta {
-            next_cursor: page.next_cursor.map(|id| id.to_string()),
-        },
+        meta: page.next_cursor.map(|id| TaskListMeta {
+            next_cursor: id.to_string(),
+        }),
     }))
 }
 

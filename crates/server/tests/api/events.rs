@@ -244,6 +244,15 @@ async fn invalid_list_queries_are_400(app: &TestApp) {
             "startDate must be an ISO 8601 date-time",
         ),
         (
+            "startDate=9999-12-31T23:59:59-23:59",
+            "startDate must be an ISO 8601 date-time",
+        ),
+        ("type=a%00b", "type must not contain the NUL character"),
+        (
+            "entityType=%00",
+            "entityType must not contain the NUL character",
+        ),
+        (
             "endDate=2026-01-01T25:00:00Z",
             "endDate must be an ISO 8601 date-time",
         ),

@@ -204,6 +204,16 @@ fn invalid_create_bodies() -> Vec<(String, &'static str)> {
             r#"{"title":"x","dueAt":"2026-02-30"}"#.into(),
             "dueAt must be an ISO 8601 date-time",
         ),
+        (
+            // Valid syntax, but year 10000 in UTC: refused, never a crash.
+            r#"{"title":"x","dueAt":"9999-12-31T23:59:59-23:59"}"#.into(),
+            "dueAt must be an ISO 8601 date-time",
+        ),
+        (
+            // Year -1 in UTC: not storable as RFC 3339 on SQLite.
+            r#"{"title":"x","dueAt":"0000-01-01T00:00:00+00:01"}"#.into(),
+            "dueAt must be an ISO 8601 date-time",
+        ),
         (r#"{"title":"x","dueAt":1795000000}"#.into(), "dueAt"),
         (
             r#"{"title":"x","assigneeId":"not-a-uuid"}"#.into(),

@@ -225,6 +225,8 @@ async fn list_pages_with_a_cursor(app: &TestApp) {
         "last page: {}",
         third.text
     );
+    // D-7: `meta` is there only when more remain.
+    assert!(third.body.get("meta").is_none(), "{}", third.text);
 
     // A page that ends exactly at the last task has no cursor either.
     let whole = app.get(hr, "/tasks?limit=5").await;
