@@ -2,8 +2,8 @@
 
 use std::path::PathBuf;
 
-/// A parsed `MUSTER_DATABASE_URL`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A parsed `MUSTER_DATABASE_URL`. Its `Debug` hides any password.
+#[derive(Clone, PartialEq, Eq)]
 pub enum DatabaseUrl {
     /// `postgres://...` or `postgresql://...`, passed to the driver as given.
     Postgres(String),
@@ -52,17 +52,41 @@ impl DatabaseUrl {
     }
 }
 
-/// Hides the password of `scheme://user:password@host`.
+impl std::fmt::Debug for DatabaseUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.redacted())
+    }
+}
+
+/// Hides the password of `scheme://user:password@host` and of `?password=...`.
 fn redact(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
+    let (base, query) = url
+        .split_once('?')
+        .map_or((url, None), |(b, q)| (b, Some(q)));
+    let base = match base.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((userinfo, host)) if userinfo.contains(':') => {
+                let user = userinfo.split(':').next().unwrap_or_default();
+                format!("{scheme}://{user}:***@{host}")
+            }
+            _ => base.to_owned(),
+        },
+        None => base.to_owned(),
     };
-    match rest.split_once('@') {
-        Some((userinfo, host)) if userinfo.contains(':') => {
-            let user = userinfo.split(':').next().unwrap_or_default();
-            format!("{scheme}://{user}:***@{host}")
+    match query {
+        None => base,
+        Some(query) => {
+            let params: Vec<String> = query
+                .split('&')
+                .map(|param| match param.split_once('=') {
+                    Some((name, _)) if name.eq_ignore_ascii_case("password") => {
+                        format!("{name}=***")
+                    }
+                    _ => param.to_owned(),
+                })
+                .collect();
+            format!("{base}?{}", params.join("&"))
         }
-        _ => url.to_owned(),
     }
 }
 
@@ -76,6 +100,13 @@ mod tests {
         assert_eq!(url.redacted(), "postgres://me:***@db/muster");
         let err = DatabaseUrl::parse("mysql://me:s3cret@db/x").unwrap_err();
         assert!(!err.to_string().contains("s3cret"));
+        let url =
+            DatabaseUrl::parse("postgres://me@db/muster?sslmode=off&password=s3cret").unwrap();
+        assert_eq!(
+            url.redacted(),
+            "postgres://me@db/muster?sslmode=off&password=***"
+        );
+        assert!(!format!("{url:?}").contains("s3cret"));
     }
 
     #[test]

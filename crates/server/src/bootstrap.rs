@@ -5,7 +5,7 @@ use std::sync::Arc;
 use anyhow::{Context, anyhow};
 use muster_auth::keys::{ServerKey, generate_agent_secret};
 use muster_auth::password::hash_password;
-use muster_domain::model::{AgentHandle, Email, OrgName};
+use muster_domain::model::{AgentHandle, Email, OrgName, Password};
 use muster_domain::service::{BootstrapRequest, BootstrapService, ServiceError};
 use muster_persistence::Database;
 use serde::Serialize;
@@ -13,11 +13,8 @@ use uuid::Uuid;
 
 use crate::adapters::{SystemClock, UuidV7Ids};
 
-/// Shortest and longest admin password (decision D-14).
-const PASSWORD_CHARS: std::ops::RangeInclusive<usize> = 8..=128;
-
 /// What the command was asked for.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct BootstrapInput {
     /// Organization name.
     pub org_name: String,
@@ -30,7 +27,7 @@ pub struct BootstrapInput {
 }
 
 /// The one JSON object the command prints.
-#[derive(Debug, Serialize)]
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct BootstrapOutput {
     /// The new organization.
@@ -50,8 +47,8 @@ pub struct AdminUser {
     pub email: String,
 }
 
-/// `hrAgent` of the output.
-#[derive(Debug, Serialize)]
+/// `hrAgent` of the output. Its `Debug` leaves out the secret.
+#[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HrAgent {
     /// Agent UUID.
@@ -77,11 +74,8 @@ pub async fn bootstrap(
         .map(AgentHandle::new)
         .transpose()
         .map_err(|e| anyhow!("--hr-agent-id: {e}"))?;
-    if !PASSWORD_CHARS.contains(&input.admin_password.chars().count()) {
-        return Err(anyhow!("the admin password must be 8 to 128 characters"));
-    }
-    let password = input.admin_password;
-    let admin_password_hash = tokio::task::spawn_blocking(move || hash_password(&password))
+    let password = Password::new(&input.admin_password).map_err(|e| anyhow!("admin {e}"))?;
+    let admin_password_hash = tokio::task::spawn_blocking(move || hash_password(password.expose()))
         .await
         .context("password hashing stopped")?
         .map_err(|e| anyhow!("cannot hash the password: {e}"))?;
@@ -119,4 +113,34 @@ pub async fn bootstrap(
             secret,
         },
     })
+}
+
+// Hand-written so that the password and the agent secret never reach a log.
+impl std::fmt::Debug for BootstrapInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BootstrapInput")
+            .field("org_name", &self.org_name)
+            .field("admin_email", &self.admin_email)
+            .field("hr_agent_id", &self.hr_agent_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for HrAgent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HrAgent")
+            .field("id", &self.id)
+            .field("agent_id", &self.agent_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for BootstrapOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BootstrapOutput")
+            .field("org_id", &self.org_id)
+            .field("admin_user", &self.admin_user)
+            .field("hr_agent", &self.hr_agent)
+            .finish()
+    }
 }

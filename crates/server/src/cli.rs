@@ -7,7 +7,11 @@ pub const DEFAULT_DATABASE_URL: &str = "sqlite://./muster-data/muster.db";
 
 /// Muster: task and agent coordination.
 #[derive(Debug, Parser)]
-#[command(name = "muster", version, about)]
+#[command(
+    name = "muster",
+    version,
+    about = "Muster: task and agent coordination for AI agents and people"
+)]
 pub struct Cli {
     /// Log filter, e.g. `info` or `muster=debug,actix_web=info`.
     #[arg(long, global = true, env = "MUSTER_LOG", default_value = "info")]
@@ -43,10 +47,10 @@ pub enum Command {
 }
 
 /// Where the database is.
-#[derive(Debug, Args)]
+#[derive(Args)]
 pub struct DatabaseArgs {
     /// `sqlite://PATH` (created with its folder) or `postgres://USER@HOST/DB`.
-    #[arg(long, env = "MUSTER_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
+    #[arg(long, env = "MUSTER_DATABASE_URL", hide_env_values = true, default_value = DEFAULT_DATABASE_URL)]
     pub database_url: String,
 }
 
@@ -64,7 +68,7 @@ pub struct ServeArgs {
 }
 
 /// `muster bootstrap`.
-#[derive(Debug, Args)]
+#[derive(Args)]
 pub struct BootstrapArgs {
     /// Name of the new organization.
     #[arg(long)]
@@ -83,7 +87,7 @@ pub struct BootstrapArgs {
 }
 
 /// `muster sign`.
-#[derive(Debug, Args)]
+#[derive(Args)]
 pub struct SignArgs {
     /// The agent's `agentId`.
     #[arg(long)]
@@ -118,4 +122,31 @@ pub enum SignFormat {
     Headers,
     /// `-H Name:value` words for a shell command line.
     Curl,
+}
+
+// Hand-written so that passwords and secrets never reach a log or a panic message.
+impl std::fmt::Debug for DatabaseArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DatabaseArgs").finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for BootstrapArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BootstrapArgs")
+            .field("org_name", &self.org_name)
+            .field("admin_email", &self.admin_email)
+            .field("hr_agent_id", &self.hr_agent_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for SignArgs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignArgs")
+            .field("agent_id", &self.agent_id)
+            .field("method", &self.method)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
 }

@@ -4,7 +4,8 @@ use std::net::TcpListener;
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
-use muster_domain::ports::{Clock, NonceStore};
+use muster_auth::keys::ServerKey;
+use muster_domain::ports::{Clock, NonceStore, OrganizationRepository};
 use muster_http::ServerOptions;
 use muster_persistence::{Database, DatabaseUrl, PoolOptions, run_migrations};
 
@@ -23,6 +24,12 @@ fn secret_key_setting() -> Option<String> {
         .filter(|v| !v.trim().is_empty())
 }
 
+/// The server key for `db` (D-12).
+async fn server_key(db: &Database) -> anyhow::Result<ServerKey> {
+    let has_data = OrganizationRepository::any_exists(db).await?;
+    load_server_key(secret_key_setting().as_deref(), db.url(), has_data)
+}
+
 /// Parses the URL, migrates, and opens the pool.
 async fn open_database(args: &DatabaseArgs) -> anyhow::Result<Database> {
     let url = DatabaseUrl::parse(&args.database_url).map_err(|e| anyhow!("{e}"))?;
@@ -38,7 +45,7 @@ async fn open_database(args: &DatabaseArgs) -> anyhow::Result<Database> {
 /// `muster serve`.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let db = open_database(&args.database).await?;
-    let key = load_server_key(secret_key_setting().as_deref(), db.url())?;
+    let key = server_key(&db).await?;
     let listener =
         TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
     let options = ServerOptions {
@@ -92,7 +99,7 @@ pub async fn migrate(args: DatabaseArgs) -> anyhow::Result<()> {
 /// `muster bootstrap`: prints exactly one JSON object on stdout.
 pub async fn bootstrap_command(args: BootstrapArgs) -> anyhow::Result<()> {
     let db = open_database(&args.database).await?;
-    let key = load_server_key(secret_key_setting().as_deref(), db.url())?;
+    let key = server_key(&db).await?;
     let input = BootstrapInput {
         org_name: args.org_name,
         admin_email: args.admin_email,

@@ -200,13 +200,21 @@ impl Agent {
 }
 
 /// An agent together with its signing secret, encrypted at rest. Only the
-/// authentication path reads this.
-#[derive(Debug, Clone, PartialEq)]
+/// authentication path reads this. Its `Debug` leaves out the secret.
+#[derive(Clone, PartialEq)]
 pub struct AgentCredentials {
     /// The agent.
     pub agent: Agent,
     /// The secret as stored: sealed by the server key, never plain text.
     pub encrypted_secret: Vec<u8>,
+}
+
+impl std::fmt::Debug for AgentCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentCredentials")
+            .field("agent", &self.agent)
+            .finish_non_exhaustive()
+    }
 }
 
 #[cfg(test)]

@@ -18,4 +18,4 @@ pub use ids::{AgentId, EventId, OrgId, TaskId, UserId};
 pub use organization::{OrgName, Organization};
 pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};
 pub use text::{Description, Reason, Title};
-pub use user::{Email, User, UserRole};
+pub use user::{Email, Password, User, UserRole};

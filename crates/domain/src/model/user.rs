@@ -58,8 +58,41 @@ impl Email {
     }
 }
 
-/// A human user of an organization.
-#[derive(Debug, Clone, PartialEq)]
+/// A password as typed, before hashing: 8..=128 characters (decision D-14). Its `Debug`
+/// never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Password(String);
+
+impl Password {
+    /// Checks the length.
+    ///
+    /// ```
+    /// use muster_domain::model::Password;
+    /// assert!(Password::new("correct horse").is_ok());
+    /// assert!(Password::new("short").is_err());
+    /// assert_eq!(format!("{:?}", Password::new("correct horse").unwrap()), "Password(***)");
+    /// ```
+    pub fn new(value: &str) -> Result<Self, ValidationError> {
+        if !(8..=128).contains(&value.chars().count()) {
+            return Err(ValidationError::new("password must be 8 to 128 characters"));
+        }
+        Ok(Self(value.to_owned()))
+    }
+
+    /// The password, for hashing or verifying only.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for Password {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Password(***)")
+    }
+}
+
+/// A human user of an organization. Its `Debug` leaves out the password hash.
+#[derive(Clone, PartialEq)]
 pub struct User {
     /// Identity.
     pub id: UserId,
@@ -75,6 +108,19 @@ pub struct User {
     pub password_hash: String,
     /// When it was created.
     pub created_at: OffsetDateTime,
+}
+
+impl std::fmt::Debug for User {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("User")
+            .field("id", &self.id)
+            .field("org_id", &self.org_id)
+            .field("email", &self.email)
+            .field("name", &self.name)
+            .field("role", &self.role)
+            .field("created_at", &self.created_at)
+            .finish_non_exhaustive()
+    }
 }
 
 #[cfg(test)]

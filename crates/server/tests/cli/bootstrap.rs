@@ -83,7 +83,7 @@ fn bootstrap_rejects_bad_input_with_one_line() {
         .args(["--admin-password", "short", "--database-url", &url])
         .output()
         .unwrap();
-    assert_one_clear_error(&out, "password must be 8 to 128 characters");
+    assert_one_clear_error(&out, "admin password must be 8 to 128 characters");
 }
 
 #[test]

@@ -83,3 +83,22 @@ fn invalid_secret_key() {
         "the key must never be echoed: {stderr}"
     );
 }
+
+#[test]
+fn a_lost_key_file_stops_the_server_instead_of_replacing_the_key() {
+    let scratch = Scratch::new();
+    let url = scratch.sqlite_url();
+    let out = muster()
+        .args(["bootstrap", "--org-name", "Acme", "--admin-email", "a@b.co"])
+        .args(["--admin-password", "correct horse", "--database-url", &url])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    std::fs::remove_file(scratch.0.join("data/secret.key")).unwrap();
+    let out = muster()
+        .args(["serve", "--bind", "127.0.0.1:0", "--database-url", &url])
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, "secret.key is missing");
+    assert!(!scratch.0.join("data/secret.key").exists());
+}
