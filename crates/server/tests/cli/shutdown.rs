@@ -19,6 +19,10 @@ impl Drop for Server {
 
 /// Starts `muster serve` on a free port and waits until it answers.
 fn start(scratch: &Scratch) -> Server {
+    start_with(scratch, &[], Stdio::null())
+}
+
+fn start_with(scratch: &Scratch, env: &[(&str, &str)], stderr: Stdio) -> Server {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -33,8 +37,9 @@ fn start(scratch: &Scratch) -> Server {
             "1",
         ])
         .args(["--database-url", &scratch.sqlite_url()])
+        .envs(env.iter().copied())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -45,11 +50,15 @@ fn start(scratch: &Scratch) -> Server {
     Server { child, port }
 }
 
-fn sigterm(server: &Server) {
+fn signal(server: &Server, name: &str) {
     let status = Command::new("kill")
-        .args(["-TERM", &server.child.id().to_string()])
+        .args([name, &server.child.id().to_string()])
         .status();
     assert!(status.unwrap().success());
+}
+
+fn sigterm(server: &Server) {
+    signal(server, "-TERM");
 }
 
 fn wait_exit(server: &mut Server) -> std::process::ExitStatus {
@@ -110,4 +119,51 @@ fn sigterm_when_idle_exits_zero() {
     let mut server = start(&scratch);
     sigterm(&server);
     assert!(wait_exit(&mut server).success());
+}
+
+#[test]
+fn sigint_exits_zero_too() {
+    let scratch = Scratch::new();
+    let mut server = start(&scratch);
+    signal(&server, "-INT");
+    assert!(wait_exit(&mut server).success());
+}
+
+#[test]
+fn json_logs_carry_a_request_id_per_request() {
+    let scratch = Scratch::new();
+    let env = [("MUSTER_LOG_FORMAT", "json"), ("MUSTER_LOG", "info")];
+    let mut server = start_with(&scratch, &env, Stdio::piped());
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    stream
+        .write_all(b"GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let request_id = answer
+        .lines()
+        .find_map(|line| line.strip_prefix("x-request-id: "))
+        .expect("x-request-id header")
+        .to_owned();
+    sigterm(&server);
+    assert!(wait_exit(&mut server).success());
+
+    let mut logs = String::new();
+    server
+        .child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut logs)
+        .unwrap();
+    let lines: Vec<serde_json::Value> = logs
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .collect();
+    let request_line = lines
+        .iter()
+        .find(|l| l["span"]["request_id"] == request_id.as_str())
+        .unwrap_or_else(|| panic!("no log line with request id {request_id}:\n{logs}"));
+    assert_eq!(request_line["span"]["http.route"], "/health");
+    assert_eq!(request_line["span"]["http.status_code"], 200);
 }
