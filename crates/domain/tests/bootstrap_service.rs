@@ -9,9 +9,12 @@ use std::sync::{Arc, Mutex};
 use common::{NOW, types};
 use futures_executor::block_on;
 use muster_domain::model::{
-    AgentHandle, AgentMode, AgentRole, AgentStatus, Email, EventSeverity, OrgName, UserRole,
+    AgentHandle, AgentMode, AgentRole, AgentSecret, AgentStatus, Email, EventSeverity, OrgName,
+    UserRole,
 };
-use muster_domain::ports::{MockOrganizationRepository, NewOrganization, RepositoryError};
+use muster_domain::ports::{
+    MockOrganizationRepository, MockSecretSealer, NewOrganization, RepositoryError, SealError,
+};
 use muster_domain::service::{BootstrapRequest, BootstrapService, ServiceError};
 
 type Created = Arc<Mutex<Vec<NewOrganization>>>;
@@ -22,7 +25,7 @@ fn request(org_name: &str, hr_handle: Option<&str>) -> BootstrapRequest {
         admin_email: Email::new("Admin@Acme.example").unwrap(),
         admin_password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into(),
         hr_handle: hr_handle.map(|h| AgentHandle::new(h).unwrap()),
-        hr_encrypted_secret: vec![1, 2, 3, 4],
+        hr_secret: AgentSecret::new("s3cret".into()),
     }
 }
 
@@ -41,9 +44,26 @@ fn service(
         outcome()
     });
     (
-        BootstrapService::new(Arc::new(orgs), common::clock(), common::ids()),
+        BootstrapService::new(
+            Arc::new(orgs),
+            Arc::new(sealer()),
+            common::clock(),
+            common::ids(),
+        ),
         created,
     )
+}
+
+/// A sealer that "seals" a secret as the agent's UUID bytes followed by the secret, so
+/// tests can see what was sealed for whom.
+fn sealer() -> MockSecretSealer {
+    let mut sealer = MockSecretSealer::new();
+    sealer.expect_seal().returning(|agent, secret| {
+        let mut output = agent.as_uuid().as_bytes().to_vec();
+        output.extend_from_slice(secret.expose().as_bytes());
+        Ok(output)
+    });
+    sealer
 }
 
 /// Bootstraps `req` as the first organization; returns the result and what was stored.
@@ -104,10 +124,11 @@ fn the_hr_agent_is_an_active_level_10_hr_worker_of_the_new_org() {
     assert_eq!(agent.status, AgentStatus::Active);
     assert_eq!(agent.mode, AgentMode::Worker);
     assert_eq!(agent.parent_id, None);
+    let mut expected = agent.id.as_uuid().as_bytes().to_vec();
+    expected.extend_from_slice(b"s3cret");
     assert_eq!(
-        hr.encrypted_secret,
-        [1, 2, 3, 4],
-        "the sealed secret is stored as given"
+        hr.encrypted_secret, expected,
+        "the secret is stored sealed, bound to the HR agent"
     );
 }
 
@@ -188,6 +209,27 @@ fn a_taken_handle_is_a_conflict() {
 #[test]
 fn storage_failures_are_reported() {
     let (service, _) = service(false, || Err(RepositoryError::Internal("disk full".into())));
+
+    let err = block_on(service.bootstrap(request("Acme Corp", None))).unwrap_err();
+
+    assert!(matches!(err, ServiceError::Internal(_)), "{err:?}");
+}
+
+#[test]
+fn a_sealing_failure_stores_nothing() {
+    let mut orgs = MockOrganizationRepository::new();
+    orgs.expect_any_exists().returning(|| Ok(false));
+    orgs.expect_create().never();
+    let mut sealer = MockSecretSealer::new();
+    sealer
+        .expect_seal()
+        .returning(|_, _| Err(SealError("no randomness".into())));
+    let service = BootstrapService::new(
+        Arc::new(orgs),
+        Arc::new(sealer),
+        common::clock(),
+        common::ids(),
+    );
 
     let err = block_on(service.bootstrap(request("Acme Corp", None))).unwrap_err();
 

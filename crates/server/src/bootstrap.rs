@@ -5,7 +5,7 @@ use std::sync::Arc;
 use anyhow::{Context, anyhow};
 use muster_auth::keys::{ServerKey, generate_agent_secret};
 use muster_auth::password::hash_password;
-use muster_domain::model::{AgentHandle, Email, OrgName, Password};
+use muster_domain::model::{AgentHandle, AgentSecret, Email, OrgName, Password};
 use muster_domain::service::{BootstrapRequest, BootstrapService, ServiceError};
 use muster_persistence::Database;
 use serde::Serialize;
@@ -79,14 +79,11 @@ pub async fn bootstrap(
         .await
         .context("password hashing stopped")?
         .map_err(|e| anyhow!("cannot hash the password: {e}"))?;
-    let secret = generate_agent_secret().map_err(|e| anyhow!("{e}"))?;
-    let hr_encrypted_secret = key
-        .secret_cipher()
-        .seal(secret.as_bytes())
-        .map_err(|e| anyhow!("cannot encrypt the agent secret: {e}"))?;
+    let secret = AgentSecret::new(generate_agent_secret().map_err(|e| anyhow!("{e}"))?);
 
     let service = BootstrapService::new(
         Arc::new(db.clone()),
+        Arc::new(key.secret_cipher()),
         Arc::new(SystemClock),
         Arc::new(UuidV7Ids),
     );
@@ -95,7 +92,7 @@ pub async fn bootstrap(
         admin_email,
         admin_password_hash,
         hr_handle,
-        hr_encrypted_secret,
+        hr_secret: secret.clone(),
     };
     let created = service.bootstrap(request).await.map_err(|e| match e {
         ServiceError::Conflict(message) => anyhow!("{message}: choose another --hr-agent-id"),
@@ -110,7 +107,7 @@ pub async fn bootstrap(
         hr_agent: HrAgent {
             id: created.hr_agent.agent.id.as_uuid(),
             agent_id: created.hr_agent.agent.handle.as_str().to_owned(),
-            secret,
+            secret: secret.expose().to_owned(),
         },
     })
 }

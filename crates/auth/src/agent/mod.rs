@@ -127,7 +127,7 @@ impl AgentAuthenticator {
         let agent = credentials.agent;
         let secret = self
             .cipher
-            .open(&credentials.encrypted_secret)
+            .open(&credentials.encrypted_secret, agent.id.as_uuid().as_bytes())
             .map_err(|err| {
                 AgentAuthError::Internal(format!(
                     "cannot open the secret of agent {}: {err}",

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use muster_domain::model::{AgentId, AgentSecret};
+use muster_domain::ports::{SealError, SecretSealer};
 use ring::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 
 use super::{KeyError, random_bytes};
@@ -37,8 +39,10 @@ pub enum CipherError {
 /// [`ServerKey`](super::ServerKey).
 ///
 /// A sealed value is `1` (format version) `||` 12-byte random nonce `||` ciphertext and
-/// 16-byte tag. The version byte is also the associated data, so it cannot be altered
-/// without detection. Random nonces are safe here: one key seals far fewer than 2^32
+/// 16-byte tag. The associated data is the version byte followed by a caller-chosen
+/// context (the owning agent's UUID for agent secrets), so neither the version nor the
+/// owner can be changed without detection: a sealed secret copied onto another agent's
+/// row does not open. Random nonces are safe here: one key seals far fewer than 2^32
 /// values. `Debug` output shows no key material.
 #[derive(Clone)]
 pub struct SecretCipher {
@@ -54,14 +58,14 @@ impl SecretCipher {
         })
     }
 
-    /// Encrypts `plaintext` under a fresh random nonce.
-    pub fn seal(&self, plaintext: &[u8]) -> Result<Vec<u8>, CipherError> {
+    /// Encrypts `plaintext` under a fresh random nonce, bound to `context`.
+    pub fn seal(&self, plaintext: &[u8], context: &[u8]) -> Result<Vec<u8>, CipherError> {
         let nonce: [u8; NONCE_LEN] = random_bytes().map_err(|_| CipherError::Random)?;
         let mut in_out = plaintext.to_vec();
         self.key
             .seal_in_place_append_tag(
                 Nonce::assume_unique_for_key(nonce),
-                Aad::from([FORMAT_V1]),
+                Aad::from(associated_data(FORMAT_V1, context)),
                 &mut in_out,
             )
             .map_err(|_| CipherError::Seal)?;
@@ -72,8 +76,8 @@ impl SecretCipher {
         Ok(sealed)
     }
 
-    /// Decrypts a value produced by [`seal`](Self::seal) with the same key.
-    pub fn open(&self, sealed: &[u8]) -> Result<Vec<u8>, CipherError> {
+    /// Decrypts a value produced by [`seal`](Self::seal) with the same key and context.
+    pub fn open(&self, sealed: &[u8], context: &[u8]) -> Result<Vec<u8>, CipherError> {
         let (&version, rest) = sealed.split_first().ok_or(CipherError::Truncated)?;
         if version != FORMAT_V1 {
             return Err(CipherError::UnknownVersion(version));
@@ -86,11 +90,30 @@ impl SecretCipher {
         let mut in_out = ciphertext.to_vec();
         let plaintext_len = self
             .key
-            .open_in_place(nonce, Aad::from([version]), &mut in_out)
+            .open_in_place(
+                nonce,
+                Aad::from(associated_data(version, context)),
+                &mut in_out,
+            )
             .map_err(|_| CipherError::Open)?
             .len();
         in_out.truncate(plaintext_len);
         Ok(in_out)
+    }
+}
+
+fn associated_data(version: u8, context: &[u8]) -> Vec<u8> {
+    let mut aad = Vec::with_capacity(1 + context.len());
+    aad.push(version);
+    aad.extend_from_slice(context);
+    aad
+}
+
+/// Agent secrets are sealed bound to the agent's UUID.
+impl SecretSealer for SecretCipher {
+    fn seal(&self, agent: AgentId, secret: &AgentSecret) -> Result<Vec<u8>, SealError> {
+        SecretCipher::seal(self, secret.expose().as_bytes(), agent.as_uuid().as_bytes())
+            .map_err(|e| SealError(e.to_string()))
     }
 }
 

@@ -199,6 +199,29 @@ impl Agent {
     }
 }
 
+/// An agent's signing secret in plain text, between its generation and its sealing or
+/// its one showing to the caller. Its `Debug` never shows it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct AgentSecret(String);
+
+impl AgentSecret {
+    /// Wraps a secret.
+    pub fn new(secret: String) -> Self {
+        Self(secret)
+    }
+
+    /// The secret, for sealing or showing once.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Debug for AgentSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AgentSecret(***)")
+    }
+}
+
 /// An agent together with its signing secret, encrypted at rest. Only the
 /// authentication path reads this. Its `Debug` leaves out the secret.
 #[derive(Clone, PartialEq)]

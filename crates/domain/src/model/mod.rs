@@ -11,7 +11,8 @@ mod user;
 
 pub use actor::{Actor, ActorKind};
 pub use agent::{
-    Agent, AgentCredentials, AgentHandle, AgentMode, AgentRole, AgentStatus, FeePct, Level,
+    Agent, AgentCredentials, AgentHandle, AgentMode, AgentRole, AgentSecret, AgentStatus, FeePct,
+    Level,
 };
 pub use event::{Event, EventSeverity, event_types};
 pub use ids::{AgentId, EventId, OrgId, TaskId, UserId};

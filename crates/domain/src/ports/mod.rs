@@ -8,6 +8,7 @@ mod events;
 mod nonces;
 mod organizations;
 mod runtime;
+mod secrets;
 mod tasks;
 
 pub use agents::AgentRepository;
@@ -16,6 +17,7 @@ pub use events::{EventFilter, EventLog, EventPage};
 pub use nonces::{NonceOutcome, NonceStore};
 pub use organizations::{NewOrganization, OrganizationRepository};
 pub use runtime::{Clock, IdGenerator};
+pub use secrets::{SealError, SecretSealer};
 pub use tasks::{TaskFilter, TaskRepository};
 
 #[cfg(any(test, feature = "mocks"))]
@@ -28,5 +30,7 @@ pub use nonces::MockNonceStore;
 pub use organizations::MockOrganizationRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use runtime::{MockClock, MockIdGenerator};
+#[cfg(any(test, feature = "mocks"))]
+pub use secrets::MockSecretSealer;
 #[cfg(any(test, feature = "mocks"))]
 pub use tasks::MockTaskRepository;

@@ -4,13 +4,13 @@ use serde_json::{Map, json};
 
 use super::{Happening, ServiceError, record};
 use crate::model::{
-    Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Email,
-    EventSeverity, FeePct, Level, OrgId, OrgName, Organization, User, UserId, UserRole,
+    Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentRole, AgentSecret, AgentStatus,
+    Email, EventSeverity, FeePct, Level, OrgId, OrgName, Organization, User, UserId, UserRole,
     event_types,
 };
-use crate::ports::{Clock, IdGenerator, NewOrganization, OrganizationRepository};
+use crate::ports::{Clock, IdGenerator, NewOrganization, OrganizationRepository, SecretSealer};
 
-/// Input of `muster bootstrap`, validated; secrets arrive already protected.
+/// Input of `muster bootstrap`, validated; the password arrives already hashed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BootstrapRequest {
     /// Name of the new organization.
@@ -21,14 +21,15 @@ pub struct BootstrapRequest {
     pub admin_password_hash: String,
     /// `agentId` of the HR agent; defaults to `hr-<org slug>`.
     pub hr_handle: Option<AgentHandle>,
-    /// The HR agent's signing secret, sealed with the server key.
-    pub hr_encrypted_secret: Vec<u8>,
+    /// The HR agent's new signing secret; sealed for storage by the service.
+    pub hr_secret: AgentSecret,
 }
 
 /// Creating an organization with its first admin user and HR agent.
 #[derive(Clone)]
 pub struct BootstrapService {
     orgs: Arc<dyn OrganizationRepository>,
+    sealer: Arc<dyn SecretSealer>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
 }
@@ -43,10 +44,16 @@ impl BootstrapService {
     /// Wires the service to its ports.
     pub fn new(
         orgs: Arc<dyn OrganizationRepository>,
+        sealer: Arc<dyn SecretSealer>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
     ) -> Self {
-        Self { orgs, clock, ids }
+        Self {
+            orgs,
+            sealer,
+            clock,
+            ids,
+        }
     }
 
     /// Creates the organization, an `admin` user and an active HR agent (role `hr`,
@@ -89,6 +96,10 @@ impl BootstrapService {
             metadata: Map::new(),
             created_at: now,
         };
+        let encrypted_secret = self
+            .sealer
+            .seal(agent.id, &req.hr_secret)
+            .map_err(|e| ServiceError::Internal(e.to_string()))?;
         let events = vec![
             record(
                 self.ids.as_ref(),
@@ -127,7 +138,7 @@ impl BootstrapService {
             admin,
             hr_agent: AgentCredentials {
                 agent,
-                encrypted_secret: req.hr_encrypted_secret,
+                encrypted_secret,
             },
             events,
         };

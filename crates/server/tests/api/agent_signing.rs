@@ -14,7 +14,28 @@ api_tests!(
     unknown_agent_is_401_invalid_signature,
     raw_body_with_spaces_is_verified_as_sent,
     raw_query_is_verified_as_sent,
+    a_sealed_secret_copied_from_another_agent_does_not_open,
 );
+
+/// Sealed secrets are bound to their agent: someone with write access to the database
+/// who copies the HR agent's sealed secret onto another agent's row gains nothing. The
+/// request fails as a server error (the row is corrupt), never as a success.
+async fn a_sealed_secret_copied_from_another_agent_does_not_open(app: &TestApp) {
+    let hr = &app.org.hr;
+    let copy = app.worker(&app.org).await;
+    let sql = format!(
+        "UPDATE agents SET encrypted_secret = \
+         (SELECT encrypted_secret FROM agents WHERE agent_id = '{}') WHERE agent_id = '{}'",
+        hr.handle, copy.handle
+    );
+    app.db().execute(&sql).await;
+    // `copy` signs with the HR agent's secret (add_agent gives it the same one), so only
+    // the binding of the sealed value to its row can refuse it.
+    let reply = app.get(&copy, "/tasks").await;
+    assert_error_exact(&reply, 500, "Internal server error");
+    // The HR agent itself is unaffected.
+    assert_eq!(app.get(hr, "/tasks").await.status.as_u16(), 200);
+}
 
 async fn wrong_signature_is_401(app: &TestApp) {
     let hr = &app.org.hr;

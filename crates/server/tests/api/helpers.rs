@@ -9,8 +9,8 @@ use actix_web::dev::ServerHandle;
 use muster_auth::keys::ServerKey;
 use muster_auth::signing::{canonical_message, sign};
 use muster_http::ServerOptions;
-use muster_persistence::Engine;
 use muster_persistence::testing::TestDatabase;
+use muster_persistence::{DatabaseUrl, Engine};
 use muster_server::app::Application;
 use muster_server::bootstrap::{BootstrapInput, bootstrap};
 use reqwest::{Method, RequestBuilder, StatusCode};
@@ -53,6 +53,8 @@ pub struct TestApp {
     /// A second organization, for isolation checks.
     pub other: Org,
     handle: ServerHandle,
+    /// The server key, to seal the secrets of agents added by SQL.
+    key: ServerKey,
     // Last: the database outlives the server handle.
     db: TestDatabase,
 }
@@ -126,6 +128,7 @@ pub async fn spawn_app(engine: Engine) -> Option<TestApp> {
         org,
         other,
         handle,
+        key,
         db,
     })
 }
@@ -298,6 +301,18 @@ impl TestApp {
         level: u8,
     ) -> Agent {
         let uuid = Uuid::now_v7();
+        // The new agent shares the HR agent's secret, sealed for itself: a sealed secret
+        // is bound to its agent and would not open on another row.
+        let sealed = self
+            .key
+            .secret_cipher()
+            .seal(org.hr.secret.as_bytes(), uuid.as_bytes())
+            .unwrap();
+        let hex = hex::encode(&sealed);
+        let blob = match self.db.url {
+            DatabaseUrl::Postgres(_) => format!("'\\x{hex}'::bytea"),
+            DatabaseUrl::Sqlite(_) => format!("X'{hex}'"),
+        };
         let sql = format!(
             "INSERT INTO agents (id, org_id, agent_id, name, level, model, role, mode, status, \
              parent_id, current_balance, budget_period_limit, budget_period_spent, \
@@ -306,7 +321,7 @@ impl TestApp {
              SELECT '{uuid}', org_id, '{handle}', '{handle}', {level}, model, '{role}', '{mode}', \
              '{status}', NULL, current_balance, budget_period_limit, budget_period_spent, \
              budget_period_start, management_fee_pct, reputation_score, metadata, \
-             encrypted_secret, created_at, updated_at \
+             {blob}, created_at, updated_at \
              FROM agents WHERE agent_id = '{hr}'",
             hr = org.hr.handle,
         );

@@ -65,7 +65,9 @@ fn agent(status: AgentStatus) -> Agent {
 fn credentials(status: AgentStatus) -> AgentCredentials {
     AgentCredentials {
         agent: agent(status),
-        encrypted_secret: cipher().seal(SECRET.as_bytes()).unwrap(),
+        encrypted_secret: cipher()
+            .seal(SECRET.as_bytes(), agent_id().as_uuid().as_bytes())
+            .unwrap(),
     }
 }
 

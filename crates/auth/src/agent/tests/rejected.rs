@@ -226,7 +226,9 @@ async fn a_nonce_store_failure_is_a_server_error() {
 async fn an_undecryptable_secret_is_an_internal_error() {
     let mut stored = credentials(AgentStatus::Active);
     let other_cipher = ServerKey::from_bytes([1; 32]).unwrap().secret_cipher();
-    stored.encrypted_secret = other_cipher.seal(SECRET.as_bytes()).unwrap();
+    stored.encrypted_secret = other_cipher
+        .seal(SECRET.as_bytes(), agent_id().as_uuid().as_bytes())
+        .unwrap();
     let auth = authenticator(agents_finding(Some(stored)), nonces_untouched(), at(NOW));
     let err = auth
         .authenticate(&Request::signed().borrow())

@@ -1,6 +1,8 @@
 use super::*;
 use crate::keys::ServerKey;
 
+const CONTEXT: &[u8] = b"01936f7e-8a4b-7c3d-9e2f-1a2b3c4d5e6f";
+
 fn cipher(fill: u8) -> SecretCipher {
     SecretCipher::from_key(&[fill; 32]).unwrap()
 }
@@ -9,15 +11,15 @@ fn cipher(fill: u8) -> SecretCipher {
 fn round_trip() {
     let cipher = cipher(7);
     for plaintext in [&b""[..], b"x", &[0xab; 64], &[0; 1000]] {
-        let sealed = cipher.seal(plaintext).unwrap();
-        assert_eq!(cipher.open(&sealed).unwrap(), plaintext);
+        let sealed = cipher.seal(plaintext, CONTEXT).unwrap();
+        assert_eq!(cipher.open(&sealed, CONTEXT).unwrap(), plaintext);
     }
 }
 
 #[test]
 fn layout_is_version_nonce_ciphertext_tag() {
     let plaintext = [b'f'; 64];
-    let sealed = cipher(7).seal(&plaintext).unwrap();
+    let sealed = cipher(7).seal(&plaintext, CONTEXT).unwrap();
     assert_eq!(sealed[0], 1);
     assert_eq!(sealed.len(), 1 + 12 + 64 + 16);
 }
@@ -25,8 +27,8 @@ fn layout_is_version_nonce_ciphertext_tag() {
 #[test]
 fn two_seals_of_the_same_plaintext_differ() {
     let cipher = cipher(7);
-    let first = cipher.seal(b"secret").unwrap();
-    let second = cipher.seal(b"secret").unwrap();
+    let first = cipher.seal(b"secret", CONTEXT).unwrap();
+    let second = cipher.seal(b"secret", CONTEXT).unwrap();
     assert_ne!(first, second);
     assert_ne!(first[1..13], second[1..13], "nonces must differ");
 }
@@ -34,12 +36,12 @@ fn two_seals_of_the_same_plaintext_differ() {
 #[test]
 fn any_altered_byte_is_detected() {
     let cipher = cipher(7);
-    let sealed = cipher.seal(b"secret").unwrap();
+    let sealed = cipher.seal(b"secret", CONTEXT).unwrap();
     for index in 1..sealed.len() {
         let mut altered = sealed.clone();
         altered[index] ^= 0x01;
         assert_eq!(
-            cipher.open(&altered),
+            cipher.open(&altered, CONTEXT),
             Err(CipherError::Open),
             "byte {index}"
         );
@@ -49,36 +51,53 @@ fn any_altered_byte_is_detected() {
 #[test]
 fn altered_version_is_rejected() {
     let cipher = cipher(7);
-    let mut sealed = cipher.seal(b"secret").unwrap();
+    let mut sealed = cipher.seal(b"secret", CONTEXT).unwrap();
     sealed[0] = 2;
-    assert_eq!(cipher.open(&sealed), Err(CipherError::UnknownVersion(2)));
+    assert_eq!(
+        cipher.open(&sealed, CONTEXT),
+        Err(CipherError::UnknownVersion(2))
+    );
 }
 
 #[test]
 fn truncated_values_are_rejected() {
     let cipher = cipher(7);
-    let sealed = cipher.seal(b"").unwrap();
+    let sealed = cipher.seal(b"", CONTEXT).unwrap();
     assert_eq!(sealed.len(), 1 + 12 + 16);
     for len in 0..sealed.len() {
-        assert!(cipher.open(&sealed[..len]).is_err(), "length {len}");
+        assert!(
+            cipher.open(&sealed[..len], CONTEXT).is_err(),
+            "length {len}"
+        );
     }
-    assert_eq!(cipher.open(&[]), Err(CipherError::Truncated));
-    assert_eq!(cipher.open(&sealed[..28]), Err(CipherError::Truncated));
+    assert_eq!(cipher.open(&[], CONTEXT), Err(CipherError::Truncated));
+    assert_eq!(
+        cipher.open(&sealed[..28], CONTEXT),
+        Err(CipherError::Truncated)
+    );
 }
 
 #[test]
 fn wrong_key_fails() {
-    let sealed = cipher(7).seal(b"secret").unwrap();
-    assert_eq!(cipher(8).open(&sealed), Err(CipherError::Open));
+    let sealed = cipher(7).seal(b"secret", CONTEXT).unwrap();
+    assert_eq!(cipher(8).open(&sealed, CONTEXT), Err(CipherError::Open));
 
     let first = ServerKey::generate().unwrap().secret_cipher();
     let second = ServerKey::generate().unwrap().secret_cipher();
-    let sealed = first.seal(b"secret").unwrap();
-    assert_eq!(second.open(&sealed), Err(CipherError::Open));
+    let sealed = first.seal(b"secret", CONTEXT).unwrap();
+    assert_eq!(second.open(&sealed, CONTEXT), Err(CipherError::Open));
 }
 
 #[test]
 fn debug_shows_no_key() {
     let shown = format!("{:?}", cipher(0xab));
     assert_eq!(shown, r#"SecretCipher { algorithm: "AES-256-GCM", .. }"#);
+}
+
+#[test]
+fn another_context_does_not_open() {
+    let cipher = cipher(7);
+    let sealed = cipher.seal(b"secret", b"agent-a").unwrap();
+    assert_eq!(cipher.open(&sealed, b"agent-a").unwrap(), b"secret");
+    assert_eq!(cipher.open(&sealed, b"agent-b"), Err(CipherError::Open));
 }

@@ -85,8 +85,11 @@ fn hex_round_trip() {
     let again = ServerKey::parse(&hex).unwrap();
     assert_eq!(again.bytes, key.bytes);
     assert_eq!(again.jwt_signing_key(), key.jwt_signing_key());
-    let sealed = key.secret_cipher().seal(b"secret").unwrap();
-    assert_eq!(again.secret_cipher().open(&sealed).unwrap(), b"secret");
+    let sealed = key.secret_cipher().seal(b"secret", b"ctx").unwrap();
+    assert_eq!(
+        again.secret_cipher().open(&sealed, b"ctx").unwrap(),
+        b"secret"
+    );
 }
 
 #[test]
