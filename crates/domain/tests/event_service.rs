@@ -171,3 +171,35 @@ fn get_of_a_missing_event_is_not_found() {
         "{err:?}"
     );
 }
+
+#[test]
+fn type_filters_that_no_event_can_match_are_refused_before_the_port() {
+    let mut log = MockEventLog::new();
+    log.expect_list().never();
+    let service = EventService::new(Arc::new(log));
+    let query = EventQuery { page: 1, limit: 10 };
+    let cases = [
+        (
+            EventFilter {
+                event_type: Some("a\0b".into()),
+                ..EventFilter::default()
+            },
+            "type must not contain the NUL character",
+        ),
+        (
+            EventFilter {
+                entity_type: Some("x".repeat(101)),
+                ..EventFilter::default()
+            },
+            "entityType must be at most 100 characters",
+        ),
+    ];
+    for (filter, message) in cases {
+        let err =
+            block_on(service.list(&agent_actor(AgentMode::Worker), &filter, query)).unwrap_err();
+        assert!(
+            matches!(&err, ServiceError::Validation(m) if m == message),
+            "{err:?}"
+        );
+    }
+}

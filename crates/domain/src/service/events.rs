@@ -3,6 +3,7 @@ use std::sync::Arc;
 use super::ServiceError;
 use crate::model::{Actor, Event, EventId};
 use crate::ports::{EventFilter, EventLog, EventPage};
+use crate::validation::{max_chars, no_nul};
 
 /// A page request for `GET /events`: `page` from 1, `limit` 1..=200.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,6 +62,17 @@ impl EventService {
                 "limit must be between 1 and {}",
                 EventQuery::MAX_LIMIT
             )));
+        }
+        for (field, value) in [
+            ("type", &filter.event_type),
+            ("entityType", &filter.entity_type),
+        ] {
+            if let Some(value) = value {
+                // Type names are short dotted words: refuse what no event can match and
+                // what PostgreSQL cannot even compare (U+0000).
+                max_chars(field, value, 100)?;
+                no_nul(field, value)?;
+            }
         }
         let offset = u64::from(query.page - 1) * u64::from(query.limit);
         Ok(self

@@ -45,12 +45,6 @@ impl ListEventsQuery {
         {
             return Err(ApiError::bad_request("startDate must not be after endDate"));
         }
-        for (field, value) in [
-            ("type", &self.event_type),
-            ("entityType", &self.entity_type),
-        ] {
-            check_name_filter(field, value.as_deref())?;
-        }
         Ok(EventFilter {
             event_type: self.event_type.clone(),
             actor_id: self.actor_id,
@@ -68,20 +62,6 @@ impl ListEventsQuery {
             page: self.page.unwrap_or(1),
             limit: self.limit.unwrap_or(EventQuery::DEFAULT_LIMIT),
         }
-    }
-}
-
-/// Type names are short dotted words; refuse what no stored event can match and what
-/// PostgreSQL cannot even compare (U+0000), rather than failing in the database.
-fn check_name_filter(field: &str, value: Option<&str>) -> Result<(), ApiError> {
-    match value {
-        Some(v) if v.contains('\0') => Err(ApiError::bad_request(format!(
-            "{field} must not contain the NUL character"
-        ))),
-        Some(v) if v.chars().count() > 100 => Err(ApiError::bad_request(format!(
-            "{field} must be at most 100 characters"
-        ))),
-        _ => Ok(()),
     }
 }
 
