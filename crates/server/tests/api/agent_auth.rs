@@ -224,16 +224,7 @@ async fn forged_request_does_not_burn_its_nonce(app: &TestApp) {
     assert_error_exact(&list_with(app, &good).await, 401, "nonce already used");
 
     // A signed request refused for the agent's status does not burn it either.
-    let suspended = app
-        .add_agent(
-            &app.org,
-            &unique_handle("s"),
-            "worker",
-            "suspended",
-            "worker",
-            2,
-        )
-        .await;
+    let suspended = app.add_agent(&app.org, "worker", "suspended").await;
     let nonce = new_nonce();
     let headers = get_tasks_headers(&suspended, &now_secs().to_string(), &nonce);
     assert_error_exact(&list_with(app, &headers).await, 401, "agent is not active");
@@ -273,16 +264,7 @@ async fn nonce_syntax_is_checked(app: &TestApp) {
 
 async fn non_active_agents_are_401(app: &TestApp) {
     for status in ["suspended", "revoked", "pending"] {
-        let agent = app
-            .add_agent(
-                &app.org,
-                &unique_handle(status),
-                "worker",
-                status,
-                "worker",
-                4,
-            )
-            .await;
+        let agent = app.add_agent(&app.org, "worker", status).await;
         assert_error_exact(&app.get(&agent, "/tasks").await, 401, "agent is not active");
         let reply = app
             .post(&agent, "/tasks", r#"{"title":"from a non-active agent"}"#)
@@ -290,15 +272,6 @@ async fn non_active_agents_are_401(app: &TestApp) {
         assert_error_exact(&reply, 401, "agent is not active");
     }
     assert_eq!(task_count(app).await, 0);
-    let active = app
-        .add_agent(
-            &app.org,
-            &unique_handle("active"),
-            "worker",
-            "active",
-            "worker",
-            4,
-        )
-        .await;
+    let active = app.add_agent(&app.org, "worker", "active").await;
     assert_eq!(app.get(&active, "/tasks").await.status.as_u16(), 200);
 }

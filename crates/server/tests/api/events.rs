@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::helpers::{Agent, Reply, TestApp, assert_error, str_of};
+use crate::helpers::{assert_bad_queries, keys_of};
 
 api_tests!(
     list_has_default_meta_and_newest_first,
@@ -39,13 +40,7 @@ async fn list_has_default_meta_and_newest_first(app: &TestApp) {
     let hr = &app.org.hr;
     let start = app.get(hr, "/events").await;
     let initial = total(&start);
-    let keys: Vec<&str> = start
-        .body
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys: Vec<&str> = keys_of(&start.body);
     assert_eq!(keys, ["data", "meta"]);
     assert_eq!(
         start.body["meta"],
@@ -262,16 +257,7 @@ async fn invalid_list_queries_are_400(app: &TestApp) {
         ("foo=1", "property foo should not exist"),
         ("cursor=abc", "property cursor should not exist"),
     ];
-    for (query, message) in cases {
-        let reply = app.get(hr, &format!("/events?{query}")).await;
-        assert_eq!(
-            reply.status.as_u16(),
-            400,
-            "GET /events?{query}: {}",
-            reply.text
-        );
-        assert_error(&reply, 400, message);
-    }
+    assert_bad_queries(app, hr, "/events", &cases).await;
     for query in ["limit=200", "limit=1", "page=1000", "page=4294967295"] {
         let reply = app.get(hr, &format!("/events?{query}")).await;
         assert_eq!(

@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::events::total;
+use crate::helpers::keys_of;
 use crate::helpers::{
     Reply, TestApp, assert_error, assert_error_exact, assert_timestamp, send, str_of,
 };
@@ -22,21 +23,10 @@ async fn event_is_read_wrapped_with_every_field(app: &TestApp) {
     let listed = app.events_of(hr, &id).await.remove(0);
     let event_id = str_of(&listed, "id");
     let reply = app.get(hr, &format!("/events/{event_id}")).await;
-    let keys: Vec<&str> = reply
-        .body
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys: Vec<&str> = keys_of(&reply.body);
     assert_eq!(keys, ["data"]);
     let event = reply.data();
-    let mut fields: Vec<&str> = event
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let mut fields: Vec<&str> = keys_of(event);
     fields.sort_unstable();
     assert_eq!(
         fields,

@@ -19,7 +19,10 @@ use uuid::Uuid;
 
 mod reply;
 
-pub use reply::{Reply, assert_error, assert_error_exact, assert_timestamp, send, str_of};
+pub use reply::{
+    Reply, assert_bad_queries, assert_error, assert_error_exact, assert_timestamp, keys_of, send,
+    str_of,
+};
 
 /// An agent the tests can sign as.
 #[derive(Debug, Clone)]
@@ -289,17 +292,11 @@ impl TestApp {
         reply.list().clone()
     }
 
-    /// Inserts an agent into `org` as a copy of its HR agent (so it shares that secret)
-    /// with a new id, the given handle and attributes.
-    pub async fn add_agent(
-        &self,
-        org: &Org,
-        handle: &str,
-        mode: &str,
-        status: &str,
-        role: &str,
-        level: u8,
-    ) -> Agent {
+    /// Inserts a level-5 `worker`-role agent into `org` as a copy of its HR agent (so it
+    /// shares that secret) with a new id and handle and the given mode and status.
+    pub async fn add_agent(&self, org: &Org, mode: &str, status: &str) -> Agent {
+        let (role, level) = ("worker", 5);
+        let handle = unique_handle(&format!("{mode}-{status}"));
         let uuid = Uuid::now_v7();
         // The new agent shares the HR agent's secret, sealed for itself: a sealed secret
         // is bound to its agent and would not open on another row.
@@ -328,21 +325,13 @@ impl TestApp {
         self.db.execute(&sql).await;
         Agent {
             uuid,
-            handle: handle.to_owned(),
+            handle,
             secret: org.hr.secret.clone(),
         }
     }
 
     /// An active worker agent (mode worker, role worker, level 5) in `org`.
     pub async fn worker(&self, org: &Org) -> Agent {
-        self.add_agent(
-            org,
-            &unique_handle("worker"),
-            "worker",
-            "active",
-            "worker",
-            5,
-        )
-        .await
+        self.add_agent(org, "worker", "active").await
     }
 }

@@ -5,9 +5,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::helpers::{
-    TestApp, assert_error, assert_error_exact, assert_timestamp, send, str_of, unique_handle,
-};
+use crate::helpers::{TestApp, assert_error, assert_error_exact, assert_timestamp, send, str_of};
 
 api_tests!(
     created_task_is_answered_in_full,
@@ -306,8 +304,7 @@ async fn body_over_one_mib_is_413(app: &TestApp) {
 async fn assignee_must_be_an_active_executing_agent_of_the_org(app: &TestApp) {
     let hr = &app.org.hr;
     let add = |mode: &'static str, status: &'static str| async move {
-        app.add_agent(&app.org, &unique_handle(mode), mode, status, "worker", 3)
-            .await
+        app.add_agent(&app.org, mode, status).await
     };
     let suspended = add("worker", "suspended").await;
     let revoked = add("worker", "revoked").await;
@@ -376,31 +373,13 @@ async fn parent_task_must_be_in_the_org(app: &TestApp) {
 }
 
 async fn observers_cannot_create_but_orchestrators_can(app: &TestApp) {
-    let observer = app
-        .add_agent(
-            &app.org,
-            &unique_handle("obs"),
-            "observer",
-            "active",
-            "worker",
-            9,
-        )
-        .await;
+    let observer = app.add_agent(&app.org, "observer", "active").await;
     let before = task_and_created_event_counts(app).await;
     let reply = app.post(&observer, "/tasks", r#"{"title":"nope"}"#).await;
     assert_error_exact(&reply, 403, "observer agents are read-only");
     assert_eq!(task_and_created_event_counts(app).await, before);
 
-    let orchestrator = app
-        .add_agent(
-            &app.org,
-            &unique_handle("orc"),
-            "orchestrator",
-            "active",
-            "worker",
-            5,
-        )
-        .await;
+    let orchestrator = app.add_agent(&app.org, "orchestrator", "active").await;
     let task = app
         .create_task(&orchestrator, &json!({ "title": "coordinated" }))
         .await;

@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::helpers::{Reply, TestApp, assert_error, assert_error_exact, str_of};
+use crate::helpers::{assert_bad_queries, keys_of};
 
 api_tests!(
     task_is_read_wrapped,
@@ -36,27 +37,12 @@ async fn task_is_read_wrapped(app: &TestApp) {
         .await;
     let id = str_of(&created, "id");
     let reply = app.get(hr, &format!("/tasks/{id}")).await;
-    let keys: Vec<&str> = reply
-        .body
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let keys: Vec<&str> = keys_of(&reply.body);
     assert_eq!(keys, ["data"], "a task is wrapped as {{data}}");
     assert_eq!(reply.data(), &created);
 
     // Any agent of the organization reads it, read-only ones included.
-    let observer = app
-        .add_agent(
-            &app.org,
-            &crate::helpers::unique_handle("obs"),
-            "observer",
-            "active",
-            "worker",
-            1,
-        )
-        .await;
+    let observer = app.add_agent(&app.org, "observer", "active").await;
     assert_eq!(
         app.get(&observer, &format!("/tasks/{id}")).await.data(),
         &created
@@ -184,16 +170,7 @@ async fn invalid_list_queries_are_400(app: &TestApp) {
         ("cursor=abc", "cursor"),
         ("status=todo&status=done", "status"),
     ];
-    for (query, message) in cases {
-        let reply = app.get(hr, &format!("/tasks?{query}")).await;
-        assert_eq!(
-            reply.status.as_u16(),
-            400,
-            "GET /tasks?{query}: {}",
-            reply.text
-        );
-        assert_error(&reply, 400, message);
-    }
+    assert_bad_queries(app, hr, "/tasks", &cases).await;
     for query in ["limit=1", "limit=500"] {
         let reply = app.get(hr, &format!("/tasks?{query}")).await;
         assert_eq!(reply.list().len(), 1, "GET /tasks?{query}");

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::helpers::{TestApp, assert_error, assert_error_exact, str_of, unique_handle};
+use crate::helpers::{TestApp, assert_error, assert_error_exact, str_of};
 
 api_tests!(
     task_moves_through_the_workflow,
@@ -248,16 +248,7 @@ async fn approval_required_task_cannot_be_transitioned_to_done(app: &TestApp) {
 }
 
 async fn orchestrators_cannot_start_work_but_can_cancel(app: &TestApp) {
-    let orchestrator = app
-        .add_agent(
-            &app.org,
-            &unique_handle("orc"),
-            "orchestrator",
-            "active",
-            "worker",
-            6,
-        )
-        .await;
+    let orchestrator = app.add_agent(&app.org, "orchestrator", "active").await;
     let id = app.task_titled(&app.org.hr, "coordinate").await;
     let before = snapshot(app, &id).await;
     let reply = app
@@ -273,16 +264,7 @@ async fn orchestrators_cannot_start_work_but_can_cancel(app: &TestApp) {
 }
 
 async fn observers_cannot_transition(app: &TestApp) {
-    let observer = app
-        .add_agent(
-            &app.org,
-            &unique_handle("obs"),
-            "observer",
-            "active",
-            "worker",
-            10,
-        )
-        .await;
+    let observer = app.add_agent(&app.org, "observer", "active").await;
     let id = app.task_titled(&app.org.hr, "watch only").await;
     let before = snapshot(app, &id).await;
     for to in ["in_progress", "cancelled", "backlog"] {

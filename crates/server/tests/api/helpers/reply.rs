@@ -140,3 +140,33 @@ pub fn assert_timestamp(value: &Value, key: &str) {
         "{key} = {text:?} is not RFC 3339 UTC with milliseconds"
     );
 }
+
+/// The keys of a JSON object (in order: `serde_json` keeps them sorted).
+#[track_caller]
+pub fn keys_of(value: &Value) -> Vec<&str> {
+    value
+        .as_object()
+        .unwrap_or_else(|| panic!("not an object: {value}"))
+        .keys()
+        .map(String::as_str)
+        .collect()
+}
+
+/// Each `(query, message part)` on `GET {path}?{query}` answers 400 naming the problem.
+pub async fn assert_bad_queries(
+    app: &crate::helpers::TestApp,
+    agent: &crate::helpers::Agent,
+    path: &str,
+    cases: &[(&str, &str)],
+) {
+    for (query, message) in cases {
+        let reply = app.get(agent, &format!("{path}?{query}")).await;
+        assert_eq!(
+            reply.status.as_u16(),
+            400,
+            "GET {path}?{query}: {}",
+            reply.text
+        );
+        assert_error(&reply, 400, message);
+    }
+}
