@@ -14,9 +14,9 @@ use diesel::pg::{Pg, PgValue};
 use diesel::serialize::{self, IsNull, Output, ToSql};
 use diesel::sql_types::{Jsonb, Text, Timestamptz};
 use diesel::sqlite::{Sqlite, SqliteValue};
+use muster_domain::model::instant;
+use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
-use time::macros::format_description;
-use time::{OffsetDateTime, UtcOffset};
 use uuid::Uuid;
 
 /// UUID: `uuid` on PostgreSQL, TEXT on SQLite.
@@ -87,7 +87,7 @@ impl FromSql<PortableUuid, Sqlite> for DbUuid {
 impl ToSql<PortableTimestamp, Pg> for DbTime {
     fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
         // Same precision as the SQLite text form, so both engines store the same instant.
-        let at = self.0.replace_millisecond(self.0.millisecond())?;
+        let at = instant::to_millis(self.0);
         <OffsetDateTime as ToSql<Timestamptz, Pg>>::to_sql(&at, &mut out.reborrow())
     }
 }
@@ -100,7 +100,7 @@ impl FromSql<PortableTimestamp, Pg> for DbTime {
 
 impl ToSql<PortableTimestamp, Sqlite> for DbTime {
     fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Sqlite>) -> serialize::Result {
-        out.set_value(format_sqlite_time(self.0)?);
+        out.set_value(instant::format_millis(self.0)?);
         Ok(IsNull::No)
     }
 }
@@ -110,14 +110,6 @@ impl FromSql<PortableTimestamp, Sqlite> for DbTime {
         let text = <String as FromSql<Text, Sqlite>>::from_sql(value)?;
         Ok(Self(OffsetDateTime::parse(&text, &Rfc3339)?))
     }
-}
-
-/// Fixed-width UTC text with milliseconds; sub-millisecond digits are dropped, which is
-/// the precision every Muster timestamp has (decision D-6).
-fn format_sqlite_time(at: OffsetDateTime) -> Result<String, time::error::Format> {
-    let format =
-        format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
-    at.to_offset(UtcOffset::UTC).format(&format)
 }
 
 impl ToSql<PortableJson, Pg> for DbJson {
@@ -143,23 +135,5 @@ impl FromSql<PortableJson, Sqlite> for DbJson {
     fn from_sql(value: SqliteValue<'_, '_, '_>) -> deserialize::Result<Self> {
         let text = <String as FromSql<Text, Sqlite>>::from_sql(value)?;
         Ok(Self(serde_json::from_str(&text)?))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use time::macros::datetime;
-
-    use super::*;
-
-    #[test]
-    fn sqlite_time_text_is_fixed_width_utc_with_milliseconds() {
-        let at = datetime!(2026-11-22 01:02:03.456789 +02:00);
-        assert_eq!(format_sqlite_time(at).unwrap(), "2026-11-21T23:02:03.456Z");
-        let whole = datetime!(2026-01-02 03:04:05 UTC);
-        assert_eq!(
-            format_sqlite_time(whole).unwrap(),
-            "2026-01-02T03:04:05.000Z"
-        );
     }
 }

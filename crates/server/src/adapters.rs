@@ -1,5 +1,6 @@
 //! The tiny adapters of the clock and id ports.
 
+use muster_domain::model::instant;
 use muster_domain::ports::{Clock, IdGenerator};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -10,9 +11,7 @@ pub struct SystemClock;
 
 impl Clock for SystemClock {
     fn now(&self) -> OffsetDateTime {
-        let now = OffsetDateTime::now_utc();
-        // Setting the millisecond clears the finer digits.
-        now.replace_millisecond(now.millisecond()).unwrap_or(now)
+        instant::to_millis(OffsetDateTime::now_utc())
     }
 }
 

@@ -4,6 +4,7 @@ mod actor;
 mod agent;
 mod event;
 mod ids;
+pub mod instant;
 mod organization;
 mod task;
 mod text;

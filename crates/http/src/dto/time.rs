@@ -5,15 +5,13 @@ use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 use time::{Date, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 
+use muster_domain::model::instant;
+
 use crate::ApiError;
 
 /// Formats `at` as `2026-11-22T01:02:03.456Z`.
 pub fn format(at: OffsetDateTime) -> String {
-    let format =
-        format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
-    at.to_offset(UtcOffset::UTC)
-        .format(&format)
-        .unwrap_or_else(|_| at.to_string())
+    instant::format_millis(at).unwrap_or_else(|_| at.to_string())
 }
 
 /// Serde helper for `OffsetDateTime` fields.
@@ -63,8 +61,7 @@ pub fn parse(field: &str, value: &str, edge: DayEdge) -> Result<OffsetDateTime, 
         .checked_to_offset(UtcOffset::UTC)
         .filter(|at| (1..=9999).contains(&at.year()))
         .ok_or_else(invalid)?;
-    at.replace_millisecond(at.millisecond())
-        .map_err(|_| invalid())
+    Ok(instant::to_millis(at))
 }
 
 #[cfg(test)]
