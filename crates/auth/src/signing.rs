@@ -4,6 +4,7 @@
 //! bytes of the agent's secret string exactly as it was handed out (64 lowercase hex
 //! characters; the key is those 64 ASCII bytes, not the 32 bytes they encode).
 
+use muster_domain::ports::MessageSigner;
 use ring::hmac;
 
 /// Builds the canonical message: `METHOD`, `PATH` (the request target as sent, with its
@@ -49,6 +50,16 @@ pub fn sign(secret: &str, message: &[u8]) -> String {
 /// that is not hex, or does not decode to exactly 32 bytes, is rejected.
 pub fn verify(secret: &str, message: &[u8], signature_hex: &str) -> bool {
     verify_with_key(secret.as_bytes(), message, signature_hex)
+}
+
+/// The HMAC-SHA256 adapter of the domain's [`MessageSigner`] port.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HmacSha256;
+
+impl MessageSigner for HmacSha256 {
+    fn sign_hex(&self, key: &[u8], message: &[u8]) -> String {
+        sign_with_key(key, message)
+    }
 }
 
 /// [`sign`] with a raw key.

@@ -13,9 +13,12 @@ use muster_domain::model::{
     UserRole,
 };
 use muster_domain::ports::{
-    MockOrganizationRepository, MockSecretSealer, NewOrganization, RepositoryError, SealError,
+    MockSecretSealer, MockTransaction, MockUnitOfWork, Outcome, RepositoryError, SealError,
+    UniqueKey,
 };
-use muster_domain::service::{BootstrapRequest, BootstrapService, ServiceError};
+use muster_domain::service::{
+    BootstrapRequest, BootstrapService, Conflict, NewOrganization, ServiceError,
+};
 
 type Created = Arc<Mutex<Vec<NewOrganization>>>;
 
@@ -29,28 +32,99 @@ fn request(org_name: &str, hr_handle: Option<&str>) -> BootstrapRequest {
     }
 }
 
-/// A service over a repository where organizations already exist when `others_exist`;
-/// `create` answers `outcome` and records what it was given.
+/// Expects one bootstrap's writes, in order, on `tx`: organization, admin, HR agent
+/// (answering `agent_outcome`), events. Records what was written into `created`.
+fn expect_writes(
+    tx: &mut MockTransaction,
+    created: &Created,
+    agent_outcome: impl Fn() -> Result<(), RepositoryError> + Send + 'static,
+) {
+    let mut seq = mockall::Sequence::new();
+    let sink = Arc::clone(created);
+    tx.expect_insert_organization()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(move |org| {
+            let mut stored = sink.lock().unwrap();
+            stored.push(NewOrganization {
+                organization: org.clone(),
+                admin: placeholder_admin(org.id),
+                hr_agent: placeholder_agent(),
+                events: Vec::new(),
+            });
+            Ok(())
+        });
+    let sink = Arc::clone(created);
+    tx.expect_insert_user()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(move |user| {
+            sink.lock().unwrap().last_mut().unwrap().admin = user.clone();
+            Ok(())
+        });
+    let sink = Arc::clone(created);
+    tx.expect_insert_agent()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(move |agent| {
+            sink.lock().unwrap().last_mut().unwrap().hr_agent = agent.clone();
+            agent_outcome()
+        });
+    let sink = Arc::clone(created);
+    tx.expect_append_events()
+        .times(..=1)
+        .in_sequence(&mut seq)
+        .returning(move |events| {
+            sink.lock().unwrap().last_mut().unwrap().events = events.to_vec();
+            Ok(())
+        });
+}
+
+fn placeholder_admin(org_id: muster_domain::model::OrgId) -> muster_domain::model::User {
+    muster_domain::model::User {
+        id: muster_domain::model::UserId::from_uuid(uuid::Uuid::nil()),
+        org_id,
+        name: String::new(),
+        email: Email::new("placeholder@example.com").unwrap(),
+        role: UserRole::Viewer,
+        password_hash: String::new(),
+        created_at: NOW,
+    }
+}
+
+fn placeholder_agent() -> muster_domain::model::AgentCredentials {
+    muster_domain::model::AgentCredentials {
+        agent: common::sample_agent(
+            muster_domain::model::AgentId::from_uuid(uuid::Uuid::nil()),
+            AgentMode::Worker,
+            AgentStatus::Pending,
+        ),
+        encrypted_secret: Vec::new(),
+    }
+}
+
+/// A service over a store where organizations already exist when `others_exist`; the
+/// HR agent's insert answers `outcome`, and everything written is recorded.
 fn service(
     others_exist: bool,
     outcome: impl Fn() -> Result<(), RepositoryError> + Send + 'static,
-) -> (BootstrapService, Created) {
-    let mut orgs = MockOrganizationRepository::new();
-    orgs.expect_any_exists().returning(move || Ok(others_exist));
+) -> (BootstrapService, Created, Arc<MockUnitOfWork>) {
+    let mut tx = MockTransaction::new();
+    tx.expect_any_organization()
+        .times(1)
+        .returning(move || Ok(others_exist));
     let created: Created = Arc::default();
-    let sink = Arc::clone(&created);
-    orgs.expect_create().times(1).returning(move |new| {
-        sink.lock().unwrap().push(new.clone());
-        outcome()
-    });
+    expect_writes(&mut tx, &created, outcome);
+    let uow = Arc::new(MockUnitOfWork::new(tx));
     (
         BootstrapService::new(
-            Arc::new(orgs),
+            uow.clone(),
             Arc::new(sealer()),
             common::clock(),
             common::ids(),
         ),
         created,
+        uow,
     )
 }
 
@@ -68,8 +142,9 @@ fn sealer() -> MockSecretSealer {
 
 /// Bootstraps `req` as the first organization; returns the result and what was stored.
 fn bootstrap(req: BootstrapRequest) -> (NewOrganization, NewOrganization) {
-    let (service, created) = service(false, || Ok(()));
+    let (service, created, uow) = service(false, || Ok(()));
     let result = block_on(service.bootstrap(req)).unwrap();
+    assert_eq!(uow.outcomes(), [Outcome::Committed]);
     let stored = created.lock().unwrap().pop().unwrap();
     (result, stored)
 }
@@ -86,7 +161,7 @@ fn the_first_organization_becomes_the_default() {
 
 #[test]
 fn later_organizations_are_not_the_default() {
-    let (service, created) = service(true, || Ok(()));
+    let (service, created, _) = service(true, || Ok(()));
 
     let result = block_on(service.bootstrap(request("Beta", None))).unwrap();
 
@@ -191,41 +266,108 @@ fn user_created_and_agent_registered_are_written_with_the_organization() {
 }
 
 #[test]
-fn a_taken_handle_is_a_conflict() {
-    let (service, _) = service(false, || {
-        Err(RepositoryError::Conflict(
-            "agentId hr-acme-corp is taken".into(),
-        ))
+fn a_taken_handle_is_a_conflict_naming_it() {
+    let (service, _, uow) = service(false, || {
+        Err(RepositoryError::Duplicate(UniqueKey::AgentHandle))
     });
 
     let err = block_on(service.bootstrap(request("Acme Corp", None))).unwrap_err();
 
     assert!(
-        matches!(&err, ServiceError::Conflict(m) if m == "agentId hr-acme-corp is taken"),
+        matches!(&err, ServiceError::Conflict(Conflict::HandleTaken { handle }) if handle == "hr-acme-corp"),
         "{err:?}"
     );
+    assert_eq!(err.to_string(), "agentId hr-acme-corp is taken");
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
+}
+
+#[test]
+fn another_conflict_is_not_reported_as_a_taken_handle() {
+    let mut tx = MockTransaction::new();
+    tx.expect_any_organization().returning(|| Ok(false));
+    tx.expect_insert_organization().returning(|_| Ok(()));
+    tx.expect_insert_user()
+        .times(1)
+        .returning(|_| Err(RepositoryError::Duplicate(UniqueKey::UserEmail)));
+    tx.expect_insert_agent().never();
+    let uow = Arc::new(MockUnitOfWork::new(tx));
+    let service = BootstrapService::new(
+        uow.clone(),
+        Arc::new(sealer()),
+        common::clock(),
+        common::ids(),
+    );
+
+    let err = block_on(service.bootstrap(request("Acme Corp", None))).unwrap_err();
+
+    assert!(
+        matches!(
+            err,
+            ServiceError::Conflict(Conflict::Duplicate(UniqueKey::UserEmail))
+        ),
+        "{err:?}"
+    );
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
+}
+
+#[test]
+fn losing_the_race_for_the_default_retries_as_a_regular_organization() {
+    // Two bootstraps of an empty deployment ran side by side; the other one committed
+    // its default organization first. Ours is retried once, and is then not the default.
+    let mut tx = MockTransaction::new();
+    let mut seq = mockall::Sequence::new();
+    tx.expect_any_organization()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(|| Ok(false));
+    tx.expect_insert_organization()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(|org| {
+            assert!(org.is_default);
+            Err(RepositoryError::Duplicate(UniqueKey::DefaultOrganization))
+        });
+    tx.expect_any_organization()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(|| Ok(true));
+    let created: Created = Arc::default();
+    expect_writes(&mut tx, &created, || Ok(()));
+    let uow = Arc::new(MockUnitOfWork::new(tx));
+    let service = BootstrapService::new(
+        uow.clone(),
+        Arc::new(sealer()),
+        common::clock(),
+        common::ids(),
+    );
+
+    let result = block_on(service.bootstrap(request("Acme Corp", None))).unwrap();
+
+    assert!(!result.organization.is_default);
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack, Outcome::Committed]);
+    let stored = created.lock().unwrap().pop().unwrap();
+    assert_eq!(stored, result);
 }
 
 #[test]
 fn storage_failures_are_reported() {
-    let (service, _) = service(false, || Err(RepositoryError::Internal("disk full".into())));
+    let (service, _, uow) = service(false, || Err(RepositoryError::internal("disk full")));
 
     let err = block_on(service.bootstrap(request("Acme Corp", None))).unwrap_err();
 
     assert!(matches!(err, ServiceError::Internal(_)), "{err:?}");
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
 }
 
 #[test]
 fn a_sealing_failure_stores_nothing() {
-    let mut orgs = MockOrganizationRepository::new();
-    orgs.expect_any_exists().returning(|| Ok(false));
-    orgs.expect_create().never();
     let mut sealer = MockSecretSealer::new();
     sealer
         .expect_seal()
         .returning(|_, _| Err(SealError("no randomness".into())));
+    let uow = Arc::new(MockUnitOfWork::new(MockTransaction::new()));
     let service = BootstrapService::new(
-        Arc::new(orgs),
+        uow.clone(),
         Arc::new(sealer),
         common::clock(),
         common::ids(),
@@ -234,4 +376,5 @@ fn a_sealing_failure_stores_nothing() {
     let err = block_on(service.bootstrap(request("Acme Corp", None))).unwrap_err();
 
     assert!(matches!(err, ServiceError::Internal(_)), "{err:?}");
+    assert!(uow.outcomes().is_empty(), "no transaction was opened");
 }

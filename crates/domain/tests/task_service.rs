@@ -14,31 +14,46 @@ use futures_executor::block_on;
 use muster_domain::model::{
     Actor, AgentId, AgentMode, AgentStatus, Event, EventSeverity, OrgId, Task, TaskStatus, UserRole,
 };
-use muster_domain::ports::{MockAgentRepository, MockTaskRepository, TaskFilter};
-use muster_domain::service::{NewTask, ServiceError, TaskService};
+use muster_domain::ports::{
+    Lock, MockTaskRepository, MockTransaction, MockUnitOfWork, Outcome, RepositoryError,
+    TaskFilter, UniqueKey,
+};
+use muster_domain::service::{Conflict, Entity, NewTask, NotFound, ServiceError, TaskService};
 use serde_json::json;
 use uuid::Uuid;
 
+/// What one unit of work stored: the task, then the events.
 type Inserted = Arc<Mutex<Vec<(Task, Vec<Event>)>>>;
 
-fn service(tasks: MockTaskRepository, agents: MockAgentRepository) -> TaskService {
-    TaskService::new(
-        Arc::new(tasks),
-        Arc::new(agents),
-        common::clock(),
-        common::ids(),
-    )
+fn service(tasks: MockTaskRepository, uow: &Arc<MockUnitOfWork>) -> TaskService {
+    TaskService::new(Arc::new(tasks), uow.clone(), common::clock(), common::ids())
 }
 
-/// Expects exactly one `insert` and records what it was given.
-fn expect_one_insert(tasks: &mut MockTaskRepository) -> Inserted {
+/// A service whose transaction is `tx` (no repository reads expected).
+fn service_on(tx: MockTransaction) -> (TaskService, Arc<MockUnitOfWork>) {
+    let uow = Arc::new(MockUnitOfWork::new(tx));
+    (service(MockTaskRepository::new(), &uow), uow)
+}
+
+/// Expects exactly one task insert followed by one append of its events, in the same
+/// transaction, and records what they were given.
+fn expect_one_insert(tx: &mut MockTransaction) -> Inserted {
     let inserted: Inserted = Arc::default();
+    let mut seq = mockall::Sequence::new();
     let sink = Arc::clone(&inserted);
-    tasks
-        .expect_insert()
+    tx.expect_insert_task()
         .times(1)
-        .returning(move |task, events| {
-            sink.lock().unwrap().push((task.clone(), events.to_vec()));
+        .in_sequence(&mut seq)
+        .returning(move |task| {
+            sink.lock().unwrap().push((task.clone(), Vec::new()));
+            Ok(())
+        });
+    let sink = Arc::clone(&inserted);
+    tx.expect_append_events()
+        .times(1)
+        .in_sequence(&mut seq)
+        .returning(move |events| {
+            sink.lock().unwrap()[0].1 = events.to_vec();
             Ok(())
         });
     inserted
@@ -48,33 +63,36 @@ fn assignee_id() -> AgentId {
     AgentId::from_uuid(Uuid::from_u128(0xa5))
 }
 
-/// Creates a task assigned to an agent stored with `mode` and `status`; the insert must
-/// not happen.
+/// Creates a task assigned to an agent stored with `mode` and `status`; nothing may be
+/// written, and the unit of work must roll back.
 fn create_with_assignee(stored: Option<(AgentMode, AgentStatus)>) -> ServiceError {
-    let mut tasks = MockTaskRepository::new();
-    tasks.expect_insert().never();
-    let mut agents = MockAgentRepository::new();
-    agents
-        .expect_get()
-        .withf(|o, id| *o == org() && *id == assignee_id())
+    let mut tx = MockTransaction::new();
+    tx.expect_insert_task().never();
+    tx.expect_append_events().never();
+    tx.expect_agent()
+        .withf(|o, id, lock| *o == org() && *id == assignee_id() && *lock == Lock::Share)
         .times(1)
-        .returning(move |_, id| Ok(stored.map(|(mode, status)| sample_agent(id, mode, status))));
+        .returning(move |_, id, _| Ok(stored.map(|(mode, status)| sample_agent(id, mode, status))));
     let new = NewTask {
         assignee_id: Some(assignee_id()),
         ..new_task("Assigned")
     };
-    block_on(service(tasks, agents).create(&agent_actor(AgentMode::Worker), new)).unwrap_err()
+    let (service, uow) = service_on(tx);
+    let err = block_on(service.create(&agent_actor(AgentMode::Worker), new)).unwrap_err();
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
+    err
 }
 
 #[test]
 fn create_stores_a_todo_task_at_version_1_with_one_created_event() {
-    let mut tasks = MockTaskRepository::new();
-    let inserted = expect_one_insert(&mut tasks);
+    let mut tx = MockTransaction::new();
+    let inserted = expect_one_insert(&mut tx);
     let actor = agent_actor(AgentMode::Worker);
+    let (service, uow) = service_on(tx);
 
-    let task =
-        block_on(service(tasks, MockAgentRepository::new()).create(&actor, new_task("Ship")))
-            .unwrap();
+    let task = block_on(service.create(&actor, new_task("Ship"))).unwrap();
+
+    assert_eq!(uow.outcomes(), [Outcome::Committed]);
 
     assert_eq!(task.status, TaskStatus::Todo);
     assert_eq!(task.version, 1);
@@ -106,14 +124,12 @@ fn create_stores_a_todo_task_at_version_1_with_one_created_event() {
 
 #[test]
 fn create_by_a_user_has_no_agent_creator_but_records_the_user() {
-    let mut tasks = MockTaskRepository::new();
-    let inserted = expect_one_insert(&mut tasks);
+    let mut tx = MockTransaction::new();
+    let inserted = expect_one_insert(&mut tx);
+    let (service, _) = service_on(tx);
 
-    let task = block_on(
-        service(tasks, MockAgentRepository::new())
-            .create(&user_actor(UserRole::Operator), new_task("From a human")),
-    )
-    .unwrap();
+    let task = block_on(service.create(&user_actor(UserRole::Operator), new_task("From a human")))
+        .unwrap();
 
     assert_eq!(task.creator_id, None);
     assert_eq!(task.status, TaskStatus::Todo);
@@ -123,13 +139,11 @@ fn create_by_a_user_has_no_agent_creator_but_records_the_user() {
 
 #[test]
 fn create_by_the_system_has_no_creator_and_no_event_actor() {
-    let mut tasks = MockTaskRepository::new();
-    let inserted = expect_one_insert(&mut tasks);
+    let mut tx = MockTransaction::new();
+    let inserted = expect_one_insert(&mut tx);
+    let (service, _) = service_on(tx);
 
-    let task = block_on(
-        service(tasks, MockAgentRepository::new()).create(&system_actor(), new_task("Swept")),
-    )
-    .unwrap();
+    let task = block_on(service.create(&system_actor(), new_task("Swept"))).unwrap();
 
     assert_eq!(task.creator_id, None);
     assert_eq!(inserted.lock().unwrap()[0].1[0].actor_id, None);
@@ -141,28 +155,17 @@ fn read_only_actors_cannot_create() {
         agent_actor(AgentMode::Observer),
         user_actor(UserRole::Viewer),
     ] {
-        // Lookups may or may not happen; whatever they find, nothing is stored.
-        let mut tasks = MockTaskRepository::new();
-        tasks.expect_insert().never();
-        tasks
-            .expect_get()
-            .returning(|_, id| Ok(Some(sample_task(id, TaskStatus::Todo))));
-        let mut agents = MockAgentRepository::new();
-        agents.expect_get().returning(|_, id| {
-            Ok(Some(sample_agent(
-                id,
-                AgentMode::Worker,
-                AgentStatus::Active,
-            )))
-        });
+        // Refused before any transaction: nothing is read or written.
+        let (service, uow) = service_on(MockTransaction::new());
         let new = NewTask {
             assignee_id: Some(assignee_id()),
             parent_task_id: Some(task_id(1)),
             ..new_task("Nope")
         };
 
-        let err = block_on(service(tasks, agents).create(&actor, new)).unwrap_err();
+        let err = block_on(service.create(&actor, new)).unwrap_err();
 
+        assert!(uow.outcomes().is_empty(), "no transaction was opened");
         assert!(
             matches!(err, ServiceError::Forbidden(_)),
             "{actor:?}: {err:?}"
@@ -172,14 +175,11 @@ fn read_only_actors_cannot_create() {
 
 #[test]
 fn create_with_an_active_worker_assignee_looks_it_up_in_the_actor_org() {
-    let mut tasks = MockTaskRepository::new();
-    let inserted = expect_one_insert(&mut tasks);
-    let mut agents = MockAgentRepository::new();
-    agents
-        .expect_get()
-        .withf(|o, id| *o == org() && *id == assignee_id())
+    let mut tx = MockTransaction::new();
+    tx.expect_agent()
+        .withf(|o, id, lock| *o == org() && *id == assignee_id() && *lock == Lock::Share)
         .times(1)
-        .returning(|_, id| {
+        .returning(|_, id, _| {
             Ok(Some(sample_agent(
                 id,
                 AgentMode::Worker,
@@ -191,8 +191,10 @@ fn create_with_an_active_worker_assignee_looks_it_up_in_the_actor_org() {
         ..new_task("Assigned")
     };
 
-    let task =
-        block_on(service(tasks, agents).create(&agent_actor(AgentMode::Worker), new)).unwrap();
+    let inserted = expect_one_insert(&mut tx);
+    let (service, _) = service_on(tx);
+
+    let task = block_on(service.create(&agent_actor(AgentMode::Worker), new)).unwrap();
 
     assert_eq!(task.assignee_id, Some(assignee_id()));
     let events = &inserted.lock().unwrap()[0].1;
@@ -205,7 +207,14 @@ fn create_with_an_active_worker_assignee_looks_it_up_in_the_actor_org() {
 #[test]
 fn create_with_an_unknown_assignee_is_not_found() {
     let err = create_with_assignee(None);
-    assert!(matches!(&err, ServiceError::NotFound(m) if m.contains(&assignee_id().to_string())));
+    assert!(
+        matches!(&err, ServiceError::NotFound(nf) if *nf == NotFound::new(Entity::Agent, assignee_id())),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!("Agent {} not found", assignee_id())
+    );
 }
 
 #[test]
@@ -217,7 +226,7 @@ fn create_with_an_inactive_assignee_is_a_conflict() {
     ] {
         let err = create_with_assignee(Some((AgentMode::Worker, status)));
         assert!(
-            matches!(err, ServiceError::Conflict(_)),
+            matches!(err, ServiceError::Conflict(Conflict::AssigneeNotActive { agent }) if agent == assignee_id()),
             "{status:?}: {err:?}"
         );
     }
@@ -228,7 +237,7 @@ fn create_with_an_orchestrator_or_observer_assignee_is_a_conflict() {
     for mode in [AgentMode::Orchestrator, AgentMode::Observer] {
         let err = create_with_assignee(Some((mode, AgentStatus::Active)));
         assert!(
-            matches!(err, ServiceError::Conflict(_)),
+            matches!(err, ServiceError::Conflict(Conflict::AssigneeDoesNotExecute { mode: m, .. }) if m == mode),
             "{mode:?}: {err:?}"
         );
     }
@@ -236,44 +245,47 @@ fn create_with_an_orchestrator_or_observer_assignee_is_a_conflict() {
 
 #[test]
 fn create_under_an_unknown_parent_is_not_found() {
-    let mut tasks = MockTaskRepository::new();
-    tasks
-        .expect_get()
-        .withf(|o, id| *o == org() && *id == task_id(1))
+    let mut tx = MockTransaction::new();
+    tx.expect_task()
+        .withf(|o, id, lock| *o == org() && *id == task_id(1) && *lock == Lock::Share)
         .times(1)
-        .returning(|_, _| Ok(None));
-    tasks.expect_insert().never();
+        .returning(|_, _, _| Ok(None));
+    tx.expect_insert_task().never();
+    tx.expect_append_events().never();
     let new = NewTask {
         parent_task_id: Some(task_id(1)),
         ..new_task("Child")
     };
+    let (service, uow) = service_on(tx);
 
-    let err = block_on(
-        service(tasks, MockAgentRepository::new()).create(&agent_actor(AgentMode::Worker), new),
-    )
-    .unwrap_err();
+    let err = block_on(service.create(&agent_actor(AgentMode::Worker), new)).unwrap_err();
 
-    assert!(matches!(&err, ServiceError::NotFound(m) if m.contains(&task_id(1).to_string())));
+    assert!(
+        matches!(&err, ServiceError::NotFound(nf) if *nf == NotFound::new(Entity::ParentTask, task_id(1))),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        format!("Parent task {} not found", task_id(1))
+    );
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
 }
 
 #[test]
 fn create_under_an_existing_parent_keeps_the_link() {
-    let mut tasks = MockTaskRepository::new();
-    tasks
-        .expect_get()
-        .withf(|o, id| *o == org() && *id == task_id(1))
+    let mut tx = MockTransaction::new();
+    tx.expect_task()
+        .withf(|o, id, lock| *o == org() && *id == task_id(1) && *lock == Lock::Share)
         .times(1)
-        .returning(|_, id| Ok(Some(sample_task(id, TaskStatus::InProgress))));
-    let inserted = expect_one_insert(&mut tasks);
+        .returning(|_, id, _| Ok(Some(sample_task(id, TaskStatus::InProgress))));
+    let inserted = expect_one_insert(&mut tx);
     let new = NewTask {
         parent_task_id: Some(task_id(1)),
         ..new_task("Child")
     };
+    let (service, _) = service_on(tx);
 
-    let task = block_on(
-        service(tasks, MockAgentRepository::new()).create(&agent_actor(AgentMode::Worker), new),
-    )
-    .unwrap();
+    let task = block_on(service.create(&agent_actor(AgentMode::Worker), new)).unwrap();
 
     assert_eq!(task.parent_task_id, Some(task_id(1)));
     assert_eq!(
@@ -291,11 +303,9 @@ fn get_returns_the_task_of_the_actor_org() {
         .times(1)
         .returning(|_, id| Ok(Some(sample_task(id, TaskStatus::Review))));
 
-    let task = block_on(
-        service(tasks, MockAgentRepository::new())
-            .get(&agent_actor(AgentMode::Observer), task_id(2)),
-    )
-    .unwrap();
+    let uow = Arc::new(MockUnitOfWork::new(MockTransaction::new()));
+    let task =
+        block_on(service(tasks, &uow).get(&agent_actor(AgentMode::Observer), task_id(2))).unwrap();
 
     assert_eq!(task, sample_task(task_id(2), TaskStatus::Review));
 }
@@ -305,16 +315,12 @@ fn get_of_a_missing_task_is_not_found() {
     let mut tasks = MockTaskRepository::new();
     tasks.expect_get().returning(|_, _| Ok(None));
 
-    let err = block_on(
-        service(tasks, MockAgentRepository::new()).get(&agent_actor(AgentMode::Worker), task_id(3)),
-    )
-    .unwrap_err();
+    let uow = Arc::new(MockUnitOfWork::new(MockTransaction::new()));
+    let err = block_on(service(tasks, &uow).get(&agent_actor(AgentMode::Worker), task_id(3)))
+        .unwrap_err();
 
-    let expected = format!("Task {} not found", task_id(3).as_uuid());
-    assert!(
-        matches!(&err, ServiceError::NotFound(m) if *m == expected),
-        "{err:?}"
-    );
+    assert!(matches!(err, ServiceError::NotFound(_)), "{err:?}");
+    assert_eq!(err.to_string(), format!("Task {} not found", task_id(3)));
 }
 
 /// Lists with `limit` while the repository holds `stored` matching rows; checks that the
@@ -346,13 +352,8 @@ fn list_page(limit: u32, stored: u128) -> muster_domain::service::TaskPage {
         });
     let actor: Actor = agent_actor(AgentMode::Worker);
 
-    block_on(service(tasks, MockAgentRepository::new()).list(
-        &actor,
-        &filter,
-        Some(task_id(50)),
-        limit,
-    ))
-    .unwrap()
+    let uow = Arc::new(MockUnitOfWork::new(MockTransaction::new()));
+    block_on(service(tasks, &uow).list(&actor, &filter, Some(task_id(50)), limit)).unwrap()
 }
 
 #[test]
@@ -378,4 +379,42 @@ fn list_of_fewer_rows_than_the_page_has_no_cursor() {
 
     assert_eq!(page.tasks.len(), 2);
     assert_eq!(page.next_cursor, None);
+}
+
+#[test]
+fn a_failed_write_rolls_the_whole_creation_back() {
+    // The task row was written, then appending its event failed: the unit of work must
+    // end in a rollback and the caller must see the storage failure.
+    let mut tx = MockTransaction::new();
+    tx.expect_insert_task().times(1).returning(|_| Ok(()));
+    tx.expect_append_events()
+        .times(1)
+        .returning(|_| Err(RepositoryError::internal("disk full")));
+    let (service, uow) = service_on(tx);
+
+    let err =
+        block_on(service.create(&agent_actor(AgentMode::Worker), new_task("Lost"))).unwrap_err();
+
+    assert!(matches!(err, ServiceError::Internal(_)), "{err:?}");
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
+}
+
+#[test]
+fn a_taken_unique_value_is_a_typed_conflict() {
+    let mut tx = MockTransaction::new();
+    tx.expect_insert_task().times(1).returning(|_| {
+        Err(RepositoryError::Duplicate(UniqueKey::Other(
+            "tasks_pkey".into(),
+        )))
+    });
+    let (service, uow) = service_on(tx);
+
+    let err =
+        block_on(service.create(&agent_actor(AgentMode::Worker), new_task("Twice"))).unwrap_err();
+
+    assert!(
+        matches!(&err, ServiceError::Conflict(Conflict::Duplicate(UniqueKey::Other(name))) if name == "tasks_pkey"),
+        "{err:?}"
+    );
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
 }

@@ -11,51 +11,64 @@ use futures_executor::block_on;
 use muster_domain::model::{
     Actor, AgentMode, Event, EventSeverity, Reason, Task, TaskStatus, UserRole,
 };
-use muster_domain::ports::{MockAgentRepository, MockTaskRepository, RepositoryError};
-use muster_domain::service::{ServiceError, TaskService};
+use muster_domain::ports::{
+    Lock, MockTaskRepository, MockTransaction, MockUnitOfWork, Outcome, RepositoryError,
+};
+use muster_domain::rules::transition::TransitionError;
+use muster_domain::service::{Conflict, Entity, ServiceError, TaskService};
 use serde_json::json;
 
 use TaskStatus::{Backlog, Blocked, Cancelled, Done, InProgress, Review, Todo};
 
-/// What `update` was given: the new task, the expected version and the events.
+/// What the transaction was given: the new task, the expected version and the events.
 type Updated = Arc<Mutex<Vec<(Task, i64, Vec<Event>)>>>;
 
-/// A service whose repository holds `stored` (or nothing) under [`task_id`]`(1)`; the
-/// stored task is only found when looked up in the actor's org (whether a refused request
-/// reads it at all is left open). `update` answers
-/// `update_result` and records its arguments; `None` means it must not be called.
-fn service(stored: Option<Task>, update_result: Option<bool>) -> (TaskService, Updated) {
-    let mut tasks = MockTaskRepository::new();
-    tasks
-        .expect_get()
-        .withf(|o, id| *o == org() && *id == task_id(1))
-        .times(..=1)
-        .returning(move |_, _| Ok(stored.clone()));
+/// A service whose transaction holds `stored` (or nothing) under [`task_id`]`(1)`, found
+/// only when locked for update in the actor's org. `update_task` answers
+/// `update_result` and records its arguments; `None` means nothing may be written. The
+/// events are appended after a successful update, in the same transaction.
+fn service(
+    stored: Option<Task>,
+    update_result: Option<bool>,
+) -> (TaskService, Updated, Arc<MockUnitOfWork>) {
+    let mut tx = MockTransaction::new();
+    tx.expect_task()
+        .withf(|o, id, lock| *o == org() && *id == task_id(1) && *lock == Lock::Update)
+        .times(1)
+        .returning(move |_, _, _| Ok(stored.clone()));
     let updated: Updated = Arc::default();
-    match update_result {
-        Some(result) => {
-            let sink = Arc::clone(&updated);
-            tasks
-                .expect_update()
-                .times(1)
-                .returning(move |task, expected, events| {
-                    sink.lock()
-                        .unwrap()
-                        .push((task.clone(), expected, events.to_vec()));
-                    Ok(result)
-                });
-        }
-        None => {
-            tasks.expect_update().never();
-        }
+    if let Some(result) = update_result {
+        let mut seq = mockall::Sequence::new();
+        let sink = Arc::clone(&updated);
+        tx.expect_update_task()
+            .times(1)
+            .in_sequence(&mut seq)
+            .returning(move |task, expected| {
+                sink.lock()
+                    .unwrap()
+                    .push((task.clone(), expected, Vec::new()));
+                Ok(result)
+            });
+        let sink = Arc::clone(&updated);
+        tx.expect_append_events()
+            .times(usize::from(result))
+            .in_sequence(&mut seq)
+            .returning(move |events| {
+                sink.lock().unwrap()[0].2 = events.to_vec();
+                Ok(())
+            });
+    } else {
+        tx.expect_update_task().never();
+        tx.expect_append_events().never();
     }
+    let uow = Arc::new(MockUnitOfWork::new(tx));
     let service = TaskService::new(
-        Arc::new(tasks),
-        Arc::new(MockAgentRepository::new()),
+        Arc::new(MockTaskRepository::new()),
+        uow.clone(),
         common::clock(),
         common::ids(),
     );
-    (service, updated)
+    (service, updated, uow)
 }
 
 fn task(status: TaskStatus) -> Task {
@@ -70,15 +83,18 @@ fn reason(text: &str) -> Reason {
     Reason::new(text.into()).unwrap()
 }
 
-/// Runs a refused transition of a stored task: `update` must not be called.
+/// Runs a refused transition of a stored task: nothing may be written, and the unit of
+/// work rolls back.
 fn refused(actor: &Actor, stored: Task, to: TaskStatus) -> ServiceError {
-    let (service, _) = service(Some(stored), None);
-    block_on(service.transition(actor, task_id(1), to, None)).unwrap_err()
+    let (service, _, uow) = service(Some(stored), None);
+    let err = block_on(service.transition(actor, task_id(1), to, None)).unwrap_err();
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
+    err
 }
 
 /// Runs an accepted transition; returns the result and the single `update` call.
 fn accepted(actor: &Actor, from: TaskStatus, to: TaskStatus) -> (Task, (Task, i64, Vec<Event>)) {
-    let (service, updated) = service(Some(task(from)), Some(true));
+    let (service, updated, _) = service(Some(task(from)), Some(true));
     let result =
         block_on(service.transition(actor, task_id(1), to, Some(reason("because")))).unwrap();
     let call = updated.lock().unwrap().pop().unwrap();
@@ -87,7 +103,7 @@ fn accepted(actor: &Actor, from: TaskStatus, to: TaskStatus) -> (Task, (Task, i6
 
 #[test]
 fn allowed_move_updates_status_and_version_with_the_old_version_as_guard() {
-    let (service, updated) = service(Some(task(Todo)), Some(true));
+    let (service, updated, _) = service(Some(task(Todo)), Some(true));
 
     let moved = block_on(service.transition(&worker(), task_id(1), InProgress, Some(reason("go"))))
         .unwrap();
@@ -187,7 +203,7 @@ fn every_allowed_move_succeeds_with_the_matching_events() {
 
 #[test]
 fn a_missing_reason_is_recorded_as_null() {
-    let (service, updated) = service(Some(task(InProgress)), Some(true));
+    let (service, updated, _) = service(Some(task(InProgress)), Some(true));
 
     block_on(service.transition(&worker(), task_id(1), Review, None)).unwrap();
 
@@ -203,9 +219,16 @@ fn a_move_outside_the_table_is_a_conflict_naming_both_states() {
     let err = refused(&worker(), task(Todo), Done);
 
     assert!(
-        matches!(&err, ServiceError::Conflict(m) if m == "Invalid transition: todo -> done"),
+        matches!(
+            err,
+            ServiceError::Transition(TransitionError::NotAllowed {
+                from: Todo,
+                to: Done
+            })
+        ),
         "{err:?}"
     );
+    assert_eq!(err.to_string(), "Invalid transition: todo -> done");
 }
 
 #[test]
@@ -214,7 +237,10 @@ fn terminal_tasks_cannot_move() {
         for to in [Todo, InProgress, Review] {
             let err = refused(&worker(), task(from), to);
             assert!(
-                matches!(err, ServiceError::Conflict(_)),
+                matches!(
+                    err,
+                    ServiceError::Transition(TransitionError::NotAllowed { .. })
+                ),
                 "{from:?} -> {to:?}: {err:?}"
             );
         }
@@ -227,10 +253,8 @@ fn staying_in_the_same_status_is_a_conflict() {
         let err = refused(&worker(), task(status), status);
 
         let expected = format!("Invalid transition: {0} -> {0}", status.as_str());
-        assert!(
-            matches!(&err, ServiceError::Conflict(m) if *m == expected),
-            "{err:?}"
-        );
+        assert!(matches!(err, ServiceError::Transition(_)), "{err:?}");
+        assert_eq!(err.to_string(), expected);
     }
 }
 
@@ -245,15 +269,19 @@ fn a_task_requiring_approval_cannot_be_transitioned_to_done() {
         let err = refused(&worker(), stored, Done);
 
         assert!(
-            matches!(&err, ServiceError::Forbidden(m) if m == "Task requires approval"),
+            matches!(
+                err,
+                ServiceError::Transition(TransitionError::ApprovalRequired)
+            ),
             "{from:?}: {err:?}"
         );
+        assert_eq!(err.to_string(), "Task requires approval");
     }
 }
 
 #[test]
 fn a_task_requiring_approval_still_moves_to_other_states() {
-    let (service, _) = service(
+    let (service, _, _) = service(
         Some(Task {
             approval_required: true,
             ..task(InProgress)
@@ -306,27 +334,39 @@ fn read_only_actors_cannot_transition() {
 
 #[test]
 fn a_lost_race_on_update_is_a_conflict() {
-    let (service, updated) = service(Some(task(Todo)), Some(false));
+    let (service, updated, _) = service(Some(task(Todo)), Some(false));
 
     let err = block_on(service.transition(&worker(), task_id(1), InProgress, None)).unwrap_err();
 
-    assert!(matches!(err, ServiceError::Conflict(_)), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            ServiceError::Conflict(Conflict::ChangedConcurrently {
+                entity: Entity::Task
+            })
+        ),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "Task was changed by another request; reload it and retry"
+    );
     assert_eq!(updated.lock().unwrap().len(), 1);
 }
 
 #[test]
-fn a_storage_failure_on_update_is_reported() {
-    let mut tasks = MockTaskRepository::new();
-    tasks
-        .expect_get()
-        .returning(|_, id| Ok(Some(sample_task(id, Todo))));
-    tasks
-        .expect_update()
+fn a_storage_failure_on_update_is_reported_and_rolls_back() {
+    let mut tx = MockTransaction::new();
+    tx.expect_task()
+        .returning(|_, id, _| Ok(Some(sample_task(id, Todo))));
+    tx.expect_update_task()
         .times(1)
-        .returning(|_, _, _| Err(RepositoryError::Unavailable("db down".into())));
+        .returning(|_, _| Err(RepositoryError::unavailable("db down")));
+    tx.expect_append_events().never();
+    let uow = Arc::new(MockUnitOfWork::new(tx));
     let service = TaskService::new(
-        Arc::new(tasks),
-        Arc::new(MockAgentRepository::new()),
+        Arc::new(MockTaskRepository::new()),
+        uow.clone(),
         common::clock(),
         common::ids(),
     );
@@ -334,17 +374,41 @@ fn a_storage_failure_on_update_is_reported() {
     let err = block_on(service.transition(&worker(), task_id(1), InProgress, None)).unwrap_err();
 
     assert!(matches!(err, ServiceError::Unavailable(_)), "{err:?}");
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
+}
+
+#[test]
+fn a_failed_event_append_rolls_back_the_status_change() {
+    let (service, uow) = {
+        let mut tx = MockTransaction::new();
+        tx.expect_task()
+            .returning(|_, id, _| Ok(Some(sample_task(id, InProgress))));
+        tx.expect_update_task().times(1).returning(|_, _| Ok(true));
+        tx.expect_append_events()
+            .times(1)
+            .returning(|_| Err(RepositoryError::internal("disk full")));
+        let uow = Arc::new(MockUnitOfWork::new(tx));
+        let service = TaskService::new(
+            Arc::new(MockTaskRepository::new()),
+            uow.clone(),
+            common::clock(),
+            common::ids(),
+        );
+        (service, uow)
+    };
+
+    let err = block_on(service.transition(&worker(), task_id(1), Done, None)).unwrap_err();
+
+    assert!(matches!(err, ServiceError::Internal(_)), "{err:?}");
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
 }
 
 #[test]
 fn a_missing_task_is_not_found() {
-    let (service, _) = service(None, None);
+    let (service, _, _) = service(None, None);
 
     let err = block_on(service.transition(&worker(), task_id(1), InProgress, None)).unwrap_err();
 
-    let expected = format!("Task {} not found", task_id(1).as_uuid());
-    assert!(
-        matches!(&err, ServiceError::NotFound(m) if *m == expected),
-        "{err:?}"
-    );
+    assert!(matches!(err, ServiceError::NotFound(_)), "{err:?}");
+    assert_eq!(err.to_string(), format!("Task {} not found", task_id(1)));
 }

@@ -5,6 +5,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use muster_auth::agent::AgentAuthError;
 use muster_domain::ports::RepositoryError;
+use muster_domain::rules::transition::TransitionError;
 use muster_domain::service::ServiceError;
 use serde::Serialize;
 
@@ -49,15 +50,15 @@ impl ApiError {
         Self::new(StatusCode::NOT_FOUND, message)
     }
 
-    /// 500, logging `cause`; the caller sees no detail.
-    pub fn internal(cause: &dyn std::fmt::Display) -> Self {
-        tracing::error!(error = %cause, "internal error");
+    /// 500, logging `cause` with its chain of sources; the caller sees no detail.
+    pub fn internal(cause: &(dyn std::error::Error + 'static)) -> Self {
+        tracing::error!(error = %Chain(cause), "internal error");
         Self::new(StatusCode::INTERNAL_SERVER_ERROR, "Internal server error")
     }
 
-    /// 503, logging `cause`.
-    pub fn unavailable(cause: &dyn std::fmt::Display) -> Self {
-        tracing::warn!(error = %cause, "dependency unavailable");
+    /// 503, logging `cause` with its chain of sources.
+    pub fn unavailable(cause: &(dyn std::error::Error + 'static)) -> Self {
+        tracing::warn!(error = %Chain(cause), "dependency unavailable");
         Self::new(
             StatusCode::SERVICE_UNAVAILABLE,
             "Service temporarily unavailable; retry later",
@@ -67,6 +68,21 @@ impl ApiError {
     /// The sentence shown to the caller.
     pub fn message(&self) -> &str {
         &self.message
+    }
+}
+
+/// An error and its sources, `: `-separated, for one log field.
+struct Chain<'a>(&'a (dyn std::error::Error + 'static));
+
+impl std::fmt::Display for Chain<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut source = self.0.source();
+        while let Some(cause) = source {
+            write!(f, ": {cause}")?;
+            source = cause.source();
+        }
+        Ok(())
     }
 }
 
@@ -86,14 +102,17 @@ impl ResponseError for ApiError {
 
 impl From<ServiceError> for ApiError {
     fn from(err: ServiceError) -> Self {
-        match err {
-            ServiceError::Validation(m) => Self::bad_request(m),
-            ServiceError::NotFound(m) => Self::not_found(m),
-            ServiceError::Forbidden(m) => Self::new(StatusCode::FORBIDDEN, m),
-            ServiceError::Conflict(m) => Self::new(StatusCode::CONFLICT, m),
-            ServiceError::Unavailable(cause) => Self::unavailable(&cause),
-            ServiceError::Internal(cause) => Self::internal(&cause),
-        }
+        let status = match &err {
+            ServiceError::Invalid(_) => StatusCode::BAD_REQUEST,
+            ServiceError::NotFound(_) => StatusCode::NOT_FOUND,
+            ServiceError::Forbidden(_)
+            | ServiceError::Transition(TransitionError::ApprovalRequired) => StatusCode::FORBIDDEN,
+            ServiceError::Transition(TransitionError::NotAllowed { .. })
+            | ServiceError::Conflict(_) => StatusCode::CONFLICT,
+            ServiceError::Unavailable(_) => return Self::unavailable(&err),
+            ServiceError::Internal(_) => return Self::internal(&err),
+        };
+        Self::new(status, err.to_string())
     }
 }
 

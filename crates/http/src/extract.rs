@@ -23,6 +23,11 @@ pub struct Authenticated {
     pub body: Bytes,
 }
 
+/// The server was built without its [`AppState`]: a wiring bug.
+#[derive(Debug, thiserror::Error)]
+#[error("application state is not configured")]
+struct MissingState;
+
 impl FromRequest for Authenticated {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
@@ -34,7 +39,7 @@ impl FromRequest for Authenticated {
             let body = read_body(&req, payload).await?;
             let state = req
                 .app_data::<Data<AppState>>()
-                .ok_or_else(|| ApiError::internal(&"application state is not configured"))?;
+                .ok_or_else(|| ApiError::internal(&MissingState))?;
             let header = |name: &'static str| -> Result<Option<&str>, ApiError> {
                 req.headers()
                     .get(name)

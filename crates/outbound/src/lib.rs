@@ -1,31 +1,34 @@
 //! Muster's outbound webhooks. For now: the signature every delivery carries, so that
 //! receivers can be written against it. Delivery itself (a hyper client with an SSRF
-//! guard, retries from the outbox) comes with the webhooks issue.
+//! guard, retries from the stored events) comes with the webhooks issue.
 
-use ring::hmac;
+use muster_domain::ports::MessageSigner;
 
 /// The `X-Service-Signature` value of a delivery: `sha256=<lowercase hex HMAC-SHA256 of
-/// the raw body keyed with the hook secret>`.
+/// the raw body keyed with the UTF-8 bytes of the hook secret>`, computed through the
+/// domain's [`MessageSigner`] port.
 ///
 /// ```
-/// let sig = muster_outbound::delivery_signature("whsec-test-secret", b"{}");
+/// use muster_auth::signing::HmacSha256;
+/// let sig = muster_outbound::delivery_signature(&HmacSha256, "whsec-test-secret", b"{}");
 /// assert!(sig.starts_with("sha256=") && sig.len() == 7 + 64);
 /// ```
-pub fn delivery_signature(secret: &str, body: &[u8]) -> String {
-    let key = hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes());
-    format!("sha256={}", hex::encode(hmac::sign(&key, body).as_ref()))
+pub fn delivery_signature(signer: &dyn MessageSigner, secret: &str, body: &[u8]) -> String {
+    format!("sha256={}", signer.sign_hex(secret.as_bytes(), body))
 }
 
 #[cfg(test)]
 mod tests {
+    use muster_auth::signing::HmacSha256;
+
     use super::*;
 
-    /// The outbound vector of spec/signing-vectors.md.
+    /// A fixed vector, so that receivers can check their verification against it.
     #[test]
     fn reproduces_the_documented_vector() {
         let body = br#"{"event":"task.created","timestamp":"2026-11-22T01:02:03.456Z","data":{"id":"01936f7e-8a4b-7c3d-9e2f-1a2b3c4d5e6f"}}"#;
         assert_eq!(
-            delivery_signature("whsec-test-secret", body),
+            delivery_signature(&HmacSha256, "whsec-test-secret", body),
             "sha256=783d7a76bd6bebb1324a7f8cfcf2b25b4148e8a1f2420f8f9c03bf55b172a144"
         );
     }

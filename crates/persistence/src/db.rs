@@ -1,5 +1,4 @@
-//! The connection pool for either engine, and the macros that run one query body on
-//! whichever engine is configured.
+//! The connection pool for either engine.
 
 use std::time::Duration;
 
@@ -12,8 +11,8 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncC
 use futures_util::FutureExt;
 use muster_domain::ports::RepositoryError;
 
-use crate::error::from_diesel;
-use crate::macros::with_conn;
+use crate::conn::{PooledConn, on_conn};
+use crate::error::{from_diesel, from_pool};
 use crate::url::DatabaseUrl;
 
 /// The SQLite connection type: a synchronous connection run on blocking threads.
@@ -186,14 +185,18 @@ impl Database {
 
     /// Runs `SELECT 1`: does the database answer?
     pub async fn ping(&self) -> Result<(), RepositoryError> {
-        with_conn!(self, conn, _Db => {
-            diesel::sql_query("SELECT 1").execute(conn).await.map_err(from_diesel)?;
-        });
+        let mut pooled = self.pooled().await?;
+        on_conn!(pooled.conn(), c => diesel::sql_query("SELECT 1").execute(c).await)
+            .map_err(from_diesel)?;
         Ok(())
     }
 
-    pub(crate) fn pool(&self) -> &Pool {
-        &self.pool
+    /// A connection from the pool.
+    pub(crate) async fn pooled(&self) -> Result<PooledConn, RepositoryError> {
+        Ok(match &self.pool {
+            Pool::Postgres(pool) => PooledConn::Pg(pool.get().await.map_err(from_pool)?),
+            Pool::Sqlite(pool) => PooledConn::Sqlite(pool.get().await.map_err(from_pool)?),
+        })
     }
 }
 
@@ -206,5 +209,5 @@ where
 {
     tokio::spawn(write)
         .await
-        .map_err(|e| RepositoryError::Internal(format!("database write task failed: {e}")))?
+        .map_err(RepositoryError::internal)?
 }

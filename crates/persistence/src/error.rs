@@ -1,53 +1,104 @@
-//! Driver errors in the domain's terms.
+//! Driver errors in the domain's terms: which unique key, or which kind of failure, with
+//! the driver's error kept as the source.
 
 use diesel::result::{DatabaseErrorKind, Error as DieselError};
-use muster_domain::ports::RepositoryError;
+use muster_domain::ports::{RepositoryError, UniqueKey};
 
-/// Maps a Diesel error. Unique violations become conflicts; a lost connection is
-/// "unavailable"; everything else is internal.
+/// Maps a Diesel error. Unique violations name the key they broke; a lost connection,
+/// a serialization failure or a still-locked SQLite file is "unavailable"; everything
+/// else is internal.
 pub(crate) fn from_diesel(err: DieselError) -> RepositoryError {
-    match err {
+    match &err {
         DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, info) => {
-            RepositoryError::Conflict(conflict_message(info.constraint_name(), info.message()))
+            RepositoryError::Duplicate(unique_key(info.constraint_name(), info.message()))
         }
         DieselError::DatabaseError(
             DatabaseErrorKind::ClosedConnection | DatabaseErrorKind::SerializationFailure,
-            info,
-        ) => RepositoryError::Unavailable(info.message().to_owned()),
+            _,
+        )
+        | DieselError::BrokenTransactionManager => RepositoryError::unavailable(err),
         // SQLite still locked after busy_timeout: contention, worth a retry.
         DieselError::DatabaseError(_, info) if info.message().contains("database is locked") => {
-            RepositoryError::Unavailable(info.message().to_owned())
+            RepositoryError::unavailable(err)
         }
-        DieselError::BrokenTransactionManager => {
-            RepositoryError::Unavailable("broken transaction manager".into())
-        }
-        other => RepositoryError::Internal(other.to_string()),
+        _ => RepositoryError::internal(err),
     }
 }
 
-/// A sentence for the caller; the engines name the constraint differently, so match both.
-fn conflict_message(constraint: Option<&str>, message: &str) -> String {
-    let names_agent_id =
-        constraint.is_some_and(|c| c.contains("agent_id")) || message.contains("agents.agent_id");
-    if names_agent_id {
-        "agentId is already taken".into()
-    } else if constraint.is_some_and(|c| c.contains("email")) || message.contains("users.email") {
-        "email is already in use in this organization".into()
+/// Which unique key a violation broke. PostgreSQL names the constraint
+/// (`agents_agent_id_key`); SQLite names the columns in its message
+/// (`UNIQUE constraint failed: agents.agent_id`).
+fn unique_key(constraint: Option<&str>, message: &str) -> UniqueKey {
+    let names = |pg: &str, sqlite: &str| constraint == Some(pg) || message.ends_with(sqlite);
+    if names("agents_agent_id_key", "agents.agent_id") {
+        UniqueKey::AgentHandle
+    } else if names("users_org_id_email_key", "users.org_id, users.email") {
+        UniqueKey::UserEmail
+    } else if names("organizations_one_default", "organizations.is_default") {
+        UniqueKey::DefaultOrganization
     } else {
-        "a record with the same unique values already exists".into()
+        UniqueKey::Other(constraint.unwrap_or(message).to_owned())
     }
 }
 
 /// Maps a pool error (timeout, connection refused).
 #[allow(clippy::needless_pass_by_value)] // used as `map_err(from_pool)`
-pub(crate) fn from_pool<E: std::fmt::Display>(
+pub(crate) fn from_pool<E: std::error::Error + Send + Sync + 'static>(
     err: deadpool::managed::PoolError<E>,
 ) -> RepositoryError {
-    RepositoryError::Unavailable(err.to_string())
+    RepositoryError::unavailable(err)
 }
 
 /// A stored value that the domain rejects: data was written by something else or the
 /// schema drifted. Never the caller's fault.
-pub(crate) fn corrupt(what: &str, detail: impl std::fmt::Display) -> RepositoryError {
-    RepositoryError::Internal(format!("stored {what} is invalid: {detail}"))
+pub(crate) fn corrupt(what: &'static str, detail: impl std::fmt::Display) -> RepositoryError {
+    RepositoryError::Corrupt {
+        what,
+        source: detail.to_string().into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_engines_name_the_same_keys() {
+        let cases = [
+            (Some("agents_agent_id_key"), "", UniqueKey::AgentHandle),
+            (
+                None,
+                "UNIQUE constraint failed: agents.agent_id",
+                UniqueKey::AgentHandle,
+            ),
+            (Some("users_org_id_email_key"), "", UniqueKey::UserEmail),
+            (
+                None,
+                "UNIQUE constraint failed: users.org_id, users.email",
+                UniqueKey::UserEmail,
+            ),
+            (
+                Some("organizations_one_default"),
+                "",
+                UniqueKey::DefaultOrganization,
+            ),
+            (
+                None,
+                "UNIQUE constraint failed: organizations.is_default",
+                UniqueKey::DefaultOrganization,
+            ),
+            (
+                Some("tasks_pkey"),
+                "",
+                UniqueKey::Other("tasks_pkey".into()),
+            ),
+        ];
+        for (constraint, message, expected) in cases {
+            assert_eq!(
+                unique_key(constraint, message),
+                expected,
+                "{constraint:?} {message}"
+            );
+        }
+    }
 }

@@ -2,18 +2,19 @@
 //! embedded SQLite file, through one schema and one set of queries.
 //!
 //! [`Database::connect`] picks the engine from the URL ([`DatabaseUrl`]);
-//! [`run_migrations`] applies the embedded migrations of that engine. Each state change
-//! and its audit events are written in one transaction.
+//! [`run_migrations`] applies the embedded migrations of that engine. Every change runs
+//! through the domain's `UnitOfWork` port as one transaction, with its audit events.
 
-mod macros;
-
+mod conn;
 mod db;
 mod error;
 mod migrate;
+mod queries;
 mod repos;
 mod rows;
 mod schema;
 mod types;
+mod unit_of_work;
 mod url;
 
 #[cfg(feature = "test-support")]

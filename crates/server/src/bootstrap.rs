@@ -6,7 +6,7 @@ use anyhow::{Context, anyhow};
 use muster_auth::keys::{ServerKey, generate_agent_secret};
 use muster_auth::password::hash_password;
 use muster_domain::model::{AgentHandle, AgentSecret, Email, OrgName, Password};
-use muster_domain::service::{BootstrapRequest, BootstrapService, ServiceError};
+use muster_domain::service::{BootstrapRequest, BootstrapService, Conflict, ServiceError};
 use muster_persistence::Database;
 use serde::Serialize;
 use uuid::Uuid;
@@ -95,8 +95,10 @@ pub async fn bootstrap(
         hr_secret: secret.clone(),
     };
     let created = service.bootstrap(request).await.map_err(|e| match e {
-        ServiceError::Conflict(message) => anyhow!("{message}: choose another --hr-agent-id"),
-        other => anyhow!("{other}"),
+        ServiceError::Conflict(conflict @ Conflict::HandleTaken { .. }) => {
+            anyhow!("{conflict}: choose another --hr-agent-id")
+        }
+        other => anyhow::Error::new(other),
     })?;
     Ok(BootstrapOutput {
         org_id: created.organization.id.as_uuid(),

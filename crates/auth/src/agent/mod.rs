@@ -12,7 +12,8 @@
 //! 4. `X-Agent-ID` names a stored agent and `X-Signature` is the HMAC of the canonical
 //!    message under its secret ([`AgentAuthError::InvalidSignature`] for either failure,
 //!    so callers cannot probe which agents exist);
-//! 5. the agent is active ([`AgentAuthError::AgentNotActive`]), checked only after the
+//! 5. the agent may act by domain policy ([`muster_domain::policy::agent_may_act`]: it is
+//!    active; else [`AgentAuthError::AgentNotActive`]), checked only after the
 //!    signature so that only the key holder learns the status;
 //! 6. the nonce is new for this agent ([`AgentAuthError::NonceReused`]). It is recorded
 //!    only now, so a forged request cannot burn a nonce.
@@ -27,6 +28,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use muster_domain::model::{Actor, ActorKind, AgentCredentials, AgentHandle};
+use muster_domain::policy;
 use muster_domain::ports::{AgentRepository, Clock, NonceOutcome, NonceStore};
 use time::{Duration, OffsetDateTime};
 
@@ -137,9 +139,7 @@ impl AgentAuthenticator {
         if !verify_with_key(&secret, &message, signature) {
             return Err(AgentAuthError::InvalidSignature);
         }
-        if !agent.is_active() {
-            return Err(AgentAuthError::AgentNotActive);
-        }
+        policy::agent_may_act(&agent).map_err(|_| AgentAuthError::AgentNotActive)?;
 
         let expires_at = nonce_expiry(now, sent_at)?;
         match self

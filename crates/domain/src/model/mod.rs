@@ -15,7 +15,7 @@ pub use agent::{
     Agent, AgentCredentials, AgentHandle, AgentMode, AgentRole, AgentSecret, AgentStatus, FeePct,
     Level,
 };
-pub use event::{Event, EventSeverity, event_types};
+pub use event::*;
 pub use ids::{AgentId, EventId, OrgId, TaskId, UserId};
 pub use organization::{OrgName, Organization};
 pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};

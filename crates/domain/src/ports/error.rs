@@ -1,13 +1,54 @@
-/// A storage failure, in terms a use case can act on.
+use std::error::Error as StdError;
+
+/// The cause of a storage failure, kept for logs (never shown to callers).
+pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
+
+/// A uniqueness rule of the store that a write broke. Persistence recognizes its own
+/// constraints and names them here; the domain decides how to word them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum UniqueKey {
+    /// An agent's `agentId` is taken (unique across the deployment, decision D-11).
+    AgentHandle,
+    /// A user's e-mail is taken in that organization.
+    UserEmail,
+    /// Another organization is already the default one.
+    DefaultOrganization,
+    /// A primary key or another unique value; holds the store's name for it.
+    Other(String),
+}
+
+/// A storage failure, in terms a use case can act on. The cause stays reachable through
+/// [`source`](std::error::Error::source) for logs.
 #[derive(Debug, thiserror::Error)]
 pub enum RepositoryError {
-    /// A uniqueness rule was broken (the message names what is duplicated).
-    #[error("{0}")]
-    Conflict(String),
+    /// A write broke a uniqueness rule; nothing of it was stored.
+    #[error("unique value already stored: {0:?}")]
+    Duplicate(UniqueKey),
     /// The store cannot be reached or is overloaded; retrying later may work.
-    #[error("storage unavailable: {0}")]
-    Unavailable(String),
-    /// Anything else; logged, never shown to callers.
-    #[error("storage failure: {0}")]
-    Internal(String),
+    #[error("storage unavailable")]
+    Unavailable(#[source] BoxError),
+    /// A stored value the domain refuses: written by something else, or a schema drift.
+    #[error("stored {what} is invalid")]
+    Corrupt {
+        /// Which value.
+        what: &'static str,
+        /// Why it was refused.
+        #[source]
+        source: BoxError,
+    },
+    /// Anything else.
+    #[error("storage failure")]
+    Internal(#[source] BoxError),
+}
+
+impl RepositoryError {
+    /// An [`Unavailable`](Self::Unavailable) error from any cause.
+    pub fn unavailable(cause: impl Into<BoxError>) -> Self {
+        Self::Unavailable(cause.into())
+    }
+
+    /// An [`Internal`](Self::Internal) error from any cause.
+    pub fn internal(cause: impl Into<BoxError>) -> Self {
+        Self::Internal(cause.into())
+    }
 }

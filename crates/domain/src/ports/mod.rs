@@ -1,6 +1,7 @@
 //! Ports: the traits through which use cases reach the outside world. Adapters live in
 //! other crates (`muster-persistence`, ...). With the `mocks` feature each trait has a
-//! `mockall` mock named `Mock<Trait>`.
+//! `mockall` mock named `Mock<Trait>`, and [`MockUnitOfWork`] runs a use case against a
+//! [`MockTransaction`].
 
 mod agents;
 mod error;
@@ -9,16 +10,20 @@ mod nonces;
 mod organizations;
 mod runtime;
 mod secrets;
+mod signing;
 mod tasks;
+mod transaction;
 
 pub use agents::AgentRepository;
-pub use error::RepositoryError;
+pub use error::{BoxError, RepositoryError, UniqueKey};
 pub use events::{EventFilter, EventLog, EventPage};
 pub use nonces::{NonceOutcome, NonceStore};
-pub use organizations::{NewOrganization, OrganizationRepository};
+pub use organizations::OrganizationRepository;
 pub use runtime::{Clock, IdGenerator};
 pub use secrets::{SealError, SecretSealer};
+pub use signing::MessageSigner;
 pub use tasks::{TaskFilter, TaskRepository};
+pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact};
 
 #[cfg(any(test, feature = "mocks"))]
 pub use agents::MockAgentRepository;
@@ -33,4 +38,8 @@ pub use runtime::{MockClock, MockIdGenerator};
 #[cfg(any(test, feature = "mocks"))]
 pub use secrets::MockSecretSealer;
 #[cfg(any(test, feature = "mocks"))]
+pub use signing::MockMessageSigner;
+#[cfg(any(test, feature = "mocks"))]
 pub use tasks::MockTaskRepository;
+#[cfg(any(test, feature = "mocks"))]
+pub use transaction::{MockTransaction, MockUnitOfWork, Outcome};

@@ -1,14 +1,16 @@
 use std::sync::Arc;
 
-use serde_json::{Map, json};
+use serde_json::Map;
 
-use super::{Happening, ServiceError, record};
+use super::{Conflict, ServiceError};
 use crate::model::{
-    Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentRole, AgentSecret, AgentStatus,
-    Email, EventSeverity, FeePct, Level, OrgId, OrgName, Organization, User, UserId, UserRole,
-    event_types,
+    Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentRegistered, AgentRole,
+    AgentSecret, AgentStatus, AuditEvent, Email, Event, EventId, FeePct, Level, OrgId, OrgName,
+    Organization, User, UserCreated, UserId, UserRole,
 };
-use crate::ports::{Clock, IdGenerator, NewOrganization, OrganizationRepository, SecretSealer};
+use crate::ports::{
+    Clock, IdGenerator, RepositoryError, SecretSealer, Transaction, UniqueKey, UnitOfWork, transact,
+};
 
 /// Input of `muster bootstrap`, validated; the password arrives already hashed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,10 +27,23 @@ pub struct BootstrapRequest {
     pub hr_secret: AgentSecret,
 }
 
+/// Everything `muster bootstrap` creates, written together.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewOrganization {
+    /// The organization.
+    pub organization: Organization,
+    /// Its first admin user.
+    pub admin: User,
+    /// Its HR agent, with the sealed secret.
+    pub hr_agent: AgentCredentials,
+    /// The audit events of the above.
+    pub events: Vec<Event>,
+}
+
 /// Creating an organization with its first admin user and HR agent.
 #[derive(Clone)]
 pub struct BootstrapService {
-    orgs: Arc<dyn OrganizationRepository>,
+    uow: Arc<dyn UnitOfWork>,
     sealer: Arc<dyn SecretSealer>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
@@ -43,13 +58,13 @@ impl std::fmt::Debug for BootstrapService {
 impl BootstrapService {
     /// Wires the service to its ports.
     pub fn new(
-        orgs: Arc<dyn OrganizationRepository>,
+        uow: Arc<dyn UnitOfWork>,
         sealer: Arc<dyn SecretSealer>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
     ) -> Self {
         Self {
-            orgs,
+            uow,
             sealer,
             clock,
             ids,
@@ -57,12 +72,27 @@ impl BootstrapService {
     }
 
     /// Creates the organization, an `admin` user and an active HR agent (role `hr`,
-    /// level 10) in one change. The first organization ever created becomes the
-    /// default one (decision D-14). A taken HR `agentId` answers a conflict.
+    /// level 10) in one transaction. The first organization ever created becomes the
+    /// default one (decision D-14). A taken HR `agentId` answers
+    /// [`Conflict::HandleTaken`].
     pub async fn bootstrap(&self, req: BootstrapRequest) -> Result<NewOrganization, ServiceError> {
+        let new = self.prepare(req)?;
+        match store(self.uow.as_ref(), new.clone()).await {
+            // Another bootstrap made the first organization between our check and our
+            // insert (PostgreSQL runs them side by side). Now there is one: try again,
+            // as a non-default organization.
+            Err(ServiceError::Conflict(Conflict::Duplicate(UniqueKey::DefaultOrganization))) => {
+                store(self.uow.as_ref(), new).await
+            }
+            other => other,
+        }
+    }
+
+    /// Builds the rows and their events; whether the organization is the default one is
+    /// decided inside the transaction.
+    fn prepare(&self, req: BootstrapRequest) -> Result<NewOrganization, ServiceError> {
         let now = self.clock.now();
         let org_id = OrgId::from_uuid(self.ids.new_id());
-        let is_default = !self.orgs.any_exists().await?;
         let handle = match req.hr_handle {
             Some(handle) => handle,
             None => AgentHandle::new(&default_hr_handle(&req.org_name))?,
@@ -99,40 +129,37 @@ impl BootstrapService {
         let encrypted_secret = self
             .sealer
             .seal(agent.id, &req.hr_secret)
-            .map_err(|e| ServiceError::Internal(e.to_string()))?;
-        let events = vec![
-            record(
-                self.ids.as_ref(),
+            .map_err(ServiceError::internal)?;
+        let user_created = AuditEvent::UserCreated(UserCreated {
+            email: admin.email.as_str().to_owned(),
+            role: admin.role,
+        });
+        let agent_registered = AuditEvent::AgentRegistered(AgentRegistered {
+            agent_id: agent.handle.as_str().to_owned(),
+            role: agent.role,
+            level: agent.level,
+        });
+        let events = [
+            (admin.id.as_uuid(), user_created),
+            (agent.id.as_uuid(), agent_registered),
+        ]
+        .iter()
+        .map(|(entity, what)| {
+            Event::record(
+                EventId::from_uuid(self.ids.new_id()),
                 org_id,
                 None,
+                *entity,
                 now,
-                Happening {
-                    event_type: event_types::USER_CREATED,
-                    entity_type: "user",
-                    entity_id: admin.id.as_uuid(),
-                    severity: EventSeverity::Info,
-                    payload: json!({ "email": admin.email.as_str(), "role": admin.role.as_str() }),
-                },
-            ),
-            record(
-                self.ids.as_ref(),
-                org_id,
-                None,
-                now,
-                Happening {
-                    event_type: event_types::AGENT_REGISTERED,
-                    entity_type: "agent",
-                    entity_id: agent.id.as_uuid(),
-                    severity: EventSeverity::Info,
-                    payload: json!({ "agentId": agent.handle.as_str(), "role": "hr", "level": 10 }),
-                },
-            ),
-        ];
-        let new = NewOrganization {
+                what,
+            )
+        })
+        .collect();
+        Ok(NewOrganization {
             organization: Organization {
                 id: org_id,
                 name: req.org_name,
-                is_default,
+                is_default: false,
                 created_at: now,
             },
             admin,
@@ -141,10 +168,41 @@ impl BootstrapService {
                 encrypted_secret,
             },
             events,
-        };
-        self.orgs.create(&new).await?;
-        Ok(new)
+        })
     }
+}
+
+/// Writes `new` in one transaction, making it the default organization when it is the
+/// first.
+async fn store(
+    uow: &dyn UnitOfWork,
+    mut new: NewOrganization,
+) -> Result<NewOrganization, ServiceError> {
+    transact(uow, move |tx| {
+        Box::pin(async move {
+            new.organization.is_default = !tx.any_organization().await?;
+            write(tx, &new).await?;
+            Ok(new)
+        })
+    })
+    .await
+}
+
+async fn write(tx: &mut dyn Transaction, new: &NewOrganization) -> Result<(), ServiceError> {
+    tx.insert_organization(&new.organization).await?;
+    tx.insert_user(&new.admin).await?;
+    tx.insert_agent(&new.hr_agent)
+        .await
+        .map_err(|err| match err {
+            RepositoryError::Duplicate(UniqueKey::AgentHandle) => {
+                ServiceError::from(Conflict::HandleTaken {
+                    handle: new.hr_agent.agent.handle.as_str().to_owned(),
+                })
+            }
+            other => other.into(),
+        })?;
+    tx.append_events(&new.events).await?;
+    Ok(())
 }
 
 /// `hr-<slug>`, cut to fit the 100-character limit of an `agentId`.

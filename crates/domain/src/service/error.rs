@@ -1,59 +1,144 @@
+use std::fmt;
+
+use uuid::Uuid;
+
 use crate::ValidationError;
+use crate::model::{AgentId, AgentMode};
 use crate::policy::Forbidden;
-use crate::ports::RepositoryError;
+use crate::ports::{BoxError, RepositoryError, UniqueKey};
 use crate::rules::transition::TransitionError;
 
-/// Why a use case did not happen. Each variant carries one human sentence for the caller;
-/// `Internal` carries the cause for the log only.
+/// Why a use case did not happen. Each variant names the field, rule or conflict; the
+/// inbound adapter (HTTP, CLI) picks the status, and `Display` is the sentence for the
+/// caller. [`Unavailable`](Self::Unavailable) and [`Internal`](Self::Internal) keep
+/// their cause in [`source`](std::error::Error::source) for logs only.
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {
-    /// Bad input (400).
-    #[error("{0}")]
-    Validation(String),
+    /// A value breaks a limit (400); the message names the field.
+    #[error(transparent)]
+    Invalid(#[from] ValidationError),
     /// Missing, or in another organization (404).
-    #[error("{0}")]
-    NotFound(String),
-    /// Authenticated but not allowed (403).
-    #[error("{0}")]
-    Forbidden(String),
-    /// Breaks a rule of the current state (409).
-    #[error("{0}")]
-    Conflict(String),
-    /// Storage temporarily unreachable (503).
-    #[error("{0}")]
-    Unavailable(String),
-    /// A bug or an unexpected failure (500); the text is for logs.
-    #[error("{0}")]
-    Internal(String),
+    #[error(transparent)]
+    NotFound(#[from] NotFound),
+    /// The actor may not do this (403); the variant names the rule.
+    #[error(transparent)]
+    Forbidden(#[from] Forbidden),
+    /// The task workflow refuses the move.
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
+    /// The current state refuses the change (409).
+    #[error(transparent)]
+    Conflict(#[from] Conflict),
+    /// Storage is temporarily unreachable (503).
+    #[error("storage unavailable")]
+    Unavailable(#[source] RepositoryError),
+    /// A bug or an unexpected failure (500).
+    #[error("internal failure")]
+    Internal(#[source] BoxError),
 }
 
-impl From<ValidationError> for ServiceError {
-    fn from(err: ValidationError) -> Self {
-        Self::Validation(err.message().to_owned())
-    }
-}
-
-impl From<Forbidden> for ServiceError {
-    fn from(err: Forbidden) -> Self {
-        Self::Forbidden(err.0)
-    }
-}
-
-impl From<TransitionError> for ServiceError {
-    fn from(err: TransitionError) -> Self {
-        match err {
-            TransitionError::NotAllowed { .. } => Self::Conflict(err.to_string()),
-            TransitionError::ApprovalRequired => Self::Forbidden(err.to_string()),
-        }
+impl ServiceError {
+    /// An [`Internal`](Self::Internal) error from any cause.
+    pub fn internal(cause: impl Into<BoxError>) -> Self {
+        Self::Internal(cause.into())
     }
 }
 
 impl From<RepositoryError> for ServiceError {
     fn from(err: RepositoryError) -> Self {
         match err {
-            RepositoryError::Conflict(message) => Self::Conflict(message),
-            RepositoryError::Unavailable(message) => Self::Unavailable(message),
-            RepositoryError::Internal(message) => Self::Internal(message),
+            RepositoryError::Duplicate(key) => Self::Conflict(Conflict::Duplicate(key)),
+            RepositoryError::Unavailable(_) => Self::Unavailable(err),
+            RepositoryError::Corrupt { .. } | RepositoryError::Internal(_) => {
+                Self::Internal(Box::new(err))
+            }
         }
+    }
+}
+
+/// The kinds of things a caller can look up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Entity {
+    /// A task.
+    Task,
+    /// The parent named by a new sub-task.
+    ParentTask,
+    /// An agent.
+    Agent,
+    /// An audit event.
+    Event,
+}
+
+impl fmt::Display for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Task => "Task",
+            Self::ParentTask => "Parent task",
+            Self::Agent => "Agent",
+            Self::Event => "Event",
+        })
+    }
+}
+
+/// A lookup that found nothing in the caller's organization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("{entity} {id} not found")]
+pub struct NotFound {
+    /// What was looked for.
+    pub entity: Entity,
+    /// Its id.
+    pub id: Uuid,
+}
+
+impl NotFound {
+    /// `entity` with `id` was not found.
+    pub fn new(entity: Entity, id: impl Into<Uuid>) -> Self {
+        Self {
+            entity,
+            id: id.into(),
+        }
+    }
+}
+
+/// A change the current state does not allow (409).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Conflict {
+    /// An assignee must be active (decision D-34).
+    #[error("Agent {agent} is not active and cannot be assigned")]
+    AssigneeNotActive {
+        /// The agent.
+        agent: AgentId,
+    },
+    /// Orchestrators and observers never execute tasks (decisions D-34, D-55).
+    #[error("Agent {agent} is an {} and does not execute tasks", mode.as_str())]
+    AssigneeDoesNotExecute {
+        /// The agent.
+        agent: AgentId,
+        /// Its mode.
+        mode: AgentMode,
+    },
+    /// Another request changed the entity between our read and our write.
+    #[error("{entity} was changed by another request; reload it and retry")]
+    ChangedConcurrently {
+        /// What changed.
+        entity: Entity,
+    },
+    /// The `agentId` asked for is taken (decision D-11).
+    #[error("agentId {handle} is taken")]
+    HandleTaken {
+        /// The handle.
+        handle: String,
+    },
+    /// A value that must be unique is already stored.
+    #[error("{}", duplicate_message(.0))]
+    Duplicate(UniqueKey),
+}
+
+fn duplicate_message(key: &UniqueKey) -> &'static str {
+    match key {
+        UniqueKey::AgentHandle => "agentId is already taken",
+        UniqueKey::UserEmail => "email is already in use in this organization",
+        UniqueKey::DefaultOrganization => "another organization is already the default",
+        UniqueKey::Other(_) => "a record with the same unique values already exists",
     }
 }

@@ -1,6 +1,7 @@
 use std::sync::Arc;
 
-use super::ServiceError;
+use super::{Entity, NotFound, ServiceError};
+use crate::ValidationError;
 use crate::model::{Actor, Event, EventId};
 use crate::ports::{EventFilter, EventLog, EventPage};
 use crate::validation::{max_chars, no_nul};
@@ -44,7 +45,7 @@ impl EventService {
         self.events
             .get(actor.org_id, id)
             .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("Event {id} not found")))
+            .ok_or_else(|| NotFound::new(Entity::Event, id).into())
     }
 
     /// A page of the actor's organization's events, newest first.
@@ -55,13 +56,14 @@ impl EventService {
         query: EventQuery,
     ) -> Result<EventPage, ServiceError> {
         if query.page == 0 {
-            return Err(ServiceError::Validation("page must be at least 1".into()));
+            return Err(ValidationError::new("page must be at least 1").into());
         }
         if query.limit == 0 || query.limit > EventQuery::MAX_LIMIT {
-            return Err(ServiceError::Validation(format!(
+            return Err(ValidationError::new(format!(
                 "limit must be between 1 and {}",
                 EventQuery::MAX_LIMIT
-            )));
+            ))
+            .into());
         }
         for (field, value) in [
             ("type", &filter.event_type),

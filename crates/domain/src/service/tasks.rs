@@ -1,15 +1,17 @@
 use std::sync::Arc;
 
-use serde_json::json;
 use time::OffsetDateTime;
 
-use super::{Happening, ServiceError, record};
+use super::{Conflict, Entity, NotFound, ServiceError};
+use crate::ValidationError;
 use crate::model::{
-    Actor, AgentId, AgentMode, Description, EventSeverity, Metadata, Reason, Tags, Task, TaskId,
-    TaskPriority, TaskStatus, Title, event_types,
+    Actor, AgentId, AgentMode, AuditEvent, Description, Event, EventId, Metadata, OrgId, Reason,
+    Tags, Task, TaskCreated, TaskId, TaskPriority, TaskStatus, TaskTransitioned, Title,
 };
 use crate::policy;
-use crate::ports::{AgentRepository, Clock, IdGenerator, TaskFilter, TaskRepository};
+use crate::ports::{
+    Clock, IdGenerator, Lock, TaskFilter, TaskRepository, Transaction, UnitOfWork, transact,
+};
 use crate::rules::transition::check_transition;
 
 /// A task to create, already validated field by field.
@@ -48,7 +50,7 @@ pub struct TaskPage {
 #[derive(Clone)]
 pub struct TaskService {
     tasks: Arc<dyn TaskRepository>,
-    agents: Arc<dyn AgentRepository>,
+    uow: Arc<dyn UnitOfWork>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
 }
@@ -65,35 +67,26 @@ impl TaskService {
     /// Largest page size of `GET /tasks` (decision D-7).
     pub const MAX_PAGE_SIZE: u32 = 500;
 
-    /// Wires the service to its ports.
+    /// Wires the service to its ports: `tasks` for reads, `uow` for changes.
     pub fn new(
         tasks: Arc<dyn TaskRepository>,
-        agents: Arc<dyn AgentRepository>,
+        uow: Arc<dyn UnitOfWork>,
         clock: Arc<dyn Clock>,
         ids: Arc<dyn IdGenerator>,
     ) -> Self {
         Self {
             tasks,
-            agents,
+            uow,
             clock,
             ids,
         }
     }
 
     /// Creates a task in status `todo` in the actor's organization, with a
-    /// `task.created` event.
+    /// `task.created` event. The assignee and parent checks and the writes are one
+    /// transaction, so an assignee suspended meanwhile is never assigned.
     pub async fn create(&self, actor: &Actor, new: NewTask) -> Result<Task, ServiceError> {
         policy::may_write(actor)?;
-        if let Some(assignee) = new.assignee_id {
-            self.check_assignable(actor, assignee).await?;
-        }
-        if let Some(parent) = new.parent_task_id
-            && self.tasks.get(actor.org_id, parent).await?.is_none()
-        {
-            return Err(ServiceError::NotFound(format!(
-                "Parent task {parent} not found"
-            )));
-        }
         let now = self.clock.now();
         let task = Task {
             id: TaskId::from_uuid(self.ids.new_id()),
@@ -113,27 +106,30 @@ impl TaskService {
             updated_at: now,
             version: 1,
         };
-        let event = record(
-            self.ids.as_ref(),
-            actor.org_id,
-            actor.actor_id(),
-            now,
-            Happening {
-                event_type: event_types::TASK_CREATED,
-                entity_type: "task",
-                entity_id: task.id.as_uuid(),
-                severity: EventSeverity::Info,
-                payload: json!({
-                    "title": task.title.as_str(),
-                    "status": task.status.as_str(),
-                    "priority": task.priority.as_str(),
-                    "assigneeId": task.assignee_id,
-                    "parentTaskId": task.parent_task_id,
-                }),
-            },
-        );
-        self.tasks.insert(&task, &[event]).await?;
-        Ok(task)
+        let created = AuditEvent::TaskCreated(TaskCreated {
+            title: task.title.as_str().to_owned(),
+            status: task.status,
+            priority: task.priority,
+            assignee_id: task.assignee_id,
+            parent_task_id: task.parent_task_id,
+        });
+        let event = self.event(actor, task.id, now, &created);
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move {
+                if let Some(assignee) = task.assignee_id {
+                    check_assignable(tx, task.org_id, assignee).await?;
+                }
+                if let Some(parent) = task.parent_task_id
+                    && tx.task(task.org_id, parent, Lock::Share).await?.is_none()
+                {
+                    return Err(NotFound::new(Entity::ParentTask, parent).into());
+                }
+                tx.insert_task(&task).await?;
+                tx.append_events(&[event]).await?;
+                Ok(task)
+            })
+        })
+        .await
     }
 
     /// The task, if it is in the actor's organization.
@@ -141,7 +137,7 @@ impl TaskService {
         self.tasks
             .get(actor.org_id, id)
             .await?
-            .ok_or_else(|| not_found(id))
+            .ok_or_else(|| NotFound::new(Entity::Task, id).into())
     }
 
     /// Tasks of the actor's organization, newest first. `limit` is the page size;
@@ -154,10 +150,11 @@ impl TaskService {
         limit: u32,
     ) -> Result<TaskPage, ServiceError> {
         if !(1..=Self::MAX_PAGE_SIZE).contains(&limit) {
-            return Err(ServiceError::Validation(format!(
+            return Err(ValidationError::new(format!(
                 "limit must be between 1 and {}",
                 Self::MAX_PAGE_SIZE
-            )));
+            ))
+            .into());
         }
         let mut tasks = self
             .tasks
@@ -175,7 +172,8 @@ impl TaskService {
 
     /// Moves a task to `to` if the transition table, the approval rule and the actor's
     /// permissions allow it. Writes `task.transitioned`, plus `task.done` or
-    /// `task.cancelled` when the task closes.
+    /// `task.cancelled` when the task closes. The task is read locked, so concurrent
+    /// moves of one task run one after the other and each sees the other's result.
     pub async fn transition(
         &self,
         actor: &Actor,
@@ -183,77 +181,90 @@ impl TaskService {
         to: TaskStatus,
         reason: Option<Reason>,
     ) -> Result<Task, ServiceError> {
-        let current = self.get(actor, id).await?;
-        policy::may_transition(actor, to)?;
-        check_transition(&current, to)?;
+        let service = self.clone();
+        let actor = actor.clone();
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move {
+                let current = tx
+                    .task(actor.org_id, id, Lock::Update)
+                    .await?
+                    .ok_or(NotFound::new(Entity::Task, id))?;
+                policy::may_transition(&actor, to)?;
+                check_transition(&current, to)?;
 
-        let now = self.clock.now();
-        let mut task = current.clone();
-        task.status = to;
-        task.updated_at = now;
-        task.version += 1;
+                let now = service.clock.now();
+                let mut task = current.clone();
+                task.status = to;
+                task.updated_at = now;
+                task.version += 1;
 
-        let reason_text = reason.as_ref().map(Reason::as_str);
-        let payload =
-            json!({ "from": current.status.as_str(), "to": to.as_str(), "reason": reason_text });
-        let mut happenings = vec![Happening {
-            event_type: event_types::TASK_TRANSITIONED,
-            entity_type: "task",
-            entity_id: id.as_uuid(),
-            severity: EventSeverity::Info,
-            payload: payload.clone(),
-        }];
-        let closing = match to {
-            TaskStatus::Done => Some(event_types::TASK_DONE),
-            TaskStatus::Cancelled => Some(event_types::TASK_CANCELLED),
-            _ => None,
-        };
-        if let Some(event_type) = closing {
-            happenings.push(Happening {
-                event_type,
-                entity_type: "task",
-                entity_id: id.as_uuid(),
-                severity: EventSeverity::Info,
-                payload,
-            });
-        }
-        let events: Vec<_> = happenings
-            .into_iter()
-            .map(|h| record(self.ids.as_ref(), actor.org_id, actor.actor_id(), now, h))
-            .collect();
+                let moved = TaskTransitioned {
+                    from: current.status,
+                    to,
+                    reason: reason.as_ref().map(|r| r.as_str().to_owned()),
+                };
+                let mut events = vec![service.event(
+                    &actor,
+                    id,
+                    now,
+                    &AuditEvent::TaskTransitioned(moved.clone()),
+                )];
+                let closing = match to {
+                    TaskStatus::Done => Some(AuditEvent::TaskDone(moved)),
+                    TaskStatus::Cancelled => Some(AuditEvent::TaskCancelled(moved)),
+                    _ => None,
+                };
+                if let Some(closing) = closing {
+                    events.push(service.event(&actor, id, now, &closing));
+                }
 
-        if self.tasks.update(&task, current.version, &events).await? {
-            Ok(task)
-        } else {
-            Err(ServiceError::Conflict(
-                "Task was changed by another request; reload it and retry".into(),
-            ))
-        }
+                if !tx.update_task(&task, current.version).await? {
+                    return Err(Conflict::ChangedConcurrently {
+                        entity: Entity::Task,
+                    }
+                    .into());
+                }
+                tx.append_events(&events).await?;
+                Ok(task)
+            })
+        })
+        .await
     }
 
-    /// An assignee must be an active agent of the organization that executes work
-    /// (decision D-34).
-    async fn check_assignable(&self, actor: &Actor, id: AgentId) -> Result<(), ServiceError> {
-        let agent = self
-            .agents
-            .get(actor.org_id, id)
-            .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("Agent {id} not found")))?;
-        if !agent.is_active() {
-            return Err(ServiceError::Conflict(format!(
-                "Agent {id} is not active and cannot be assigned"
-            )));
-        }
-        if matches!(agent.mode, AgentMode::Orchestrator | AgentMode::Observer) {
-            return Err(ServiceError::Conflict(format!(
-                "Agent {id} is an {} and does not execute tasks",
-                agent.mode.as_str()
-            )));
-        }
-        Ok(())
+    /// The audit record of `what`, done by `actor` to the task `task` at `at`.
+    fn event(&self, actor: &Actor, task: TaskId, at: OffsetDateTime, what: &AuditEvent) -> Event {
+        Event::record(
+            EventId::from_uuid(self.ids.new_id()),
+            actor.org_id,
+            actor.actor_id(),
+            task.as_uuid(),
+            at,
+            what,
+        )
     }
 }
 
-fn not_found(id: TaskId) -> ServiceError {
-    ServiceError::NotFound(format!("Task {id} not found"))
+/// An assignee must be an active agent of the organization that executes work
+/// (decision D-34). The agent row is share-locked: it cannot be suspended until the
+/// task is stored.
+async fn check_assignable(
+    tx: &mut dyn Transaction,
+    org: OrgId,
+    id: AgentId,
+) -> Result<(), ServiceError> {
+    let agent = tx
+        .agent(org, id, Lock::Share)
+        .await?
+        .ok_or(NotFound::new(Entity::Agent, id))?;
+    if policy::agent_may_act(&agent).is_err() {
+        return Err(Conflict::AssigneeNotActive { agent: id }.into());
+    }
+    if matches!(agent.mode, AgentMode::Orchestrator | AgentMode::Observer) {
+        return Err(Conflict::AssigneeDoesNotExecute {
+            agent: id,
+            mode: agent.mode,
+        }
+        .into());
+    }
+    Ok(())
 }

@@ -1,6 +1,4 @@
 use async_trait::async_trait;
-use diesel::prelude::*;
-use diesel_async::RunQueryDsl;
 use muster_domain::model::AgentId;
 use muster_domain::ports::{NonceOutcome, NonceStore, RepositoryError};
 use time::OffsetDateTime;
@@ -8,10 +6,7 @@ use time::OffsetDateTime;
 use crate::Database;
 use crate::db::detached;
 use crate::error::from_diesel;
-use crate::macros::{transaction, with_conn};
-use crate::rows::db_uuid;
-use crate::schema::nonces;
-use crate::types::DbTime;
+use crate::queries::nonces;
 
 #[async_trait]
 impl NonceStore for Database {
@@ -23,41 +18,26 @@ impl NonceStore for Database {
         expires_at: OffsetDateTime,
     ) -> Result<NonceOutcome, RepositoryError> {
         let db = self.clone();
-        let agent = db_uuid(agent.as_uuid());
         let nonce = nonce.to_owned();
         detached(async move {
-            transaction!(db, conn => {
-                // An expired record of the same nonce no longer counts as a use.
-                diesel::delete(
-                    nonces::table
-                        .filter(nonces::agent_id.eq(agent))
-                        .filter(nonces::nonce.eq(&nonce))
-                        .filter(nonces::expires_at.lt(DbTime(now))),
-                )
-                .execute(conn)
-                .await?;
-                let inserted = diesel::insert_into(nonces::table)
-                    .values((
-                        nonces::agent_id.eq(agent),
-                        nonces::nonce.eq(&nonce),
-                        nonces::expires_at.eq(DbTime(expires_at)),
-                    ))
-                    .on_conflict_do_nothing()
-                    .execute(conn)
-                    .await?;
-                Ok(if inserted == 1 { NonceOutcome::Fresh } else { NonceOutcome::Replayed })
+            let mut pooled = db.pooled().await?;
+            let fresh = nonces::remember(&mut pooled.conn(), agent, &nonce, now, expires_at)
+                .await
+                .map_err(from_diesel)?;
+            Ok(if fresh {
+                NonceOutcome::Fresh
+            } else {
+                NonceOutcome::Replayed
             })
         })
         .await
     }
 
     async fn purge_expired(&self, now: OffsetDateTime) -> Result<u64, RepositoryError> {
-        let deleted = with_conn!(self, conn, _Db => {
-            diesel::delete(nonces::table.filter(nonces::expires_at.lt(DbTime(now))))
-                .execute(conn)
-                .await
-                .map_err(from_diesel)?
-        });
+        let mut pooled = self.pooled().await?;
+        let deleted = nonces::purge_expired(&mut pooled.conn(), now)
+            .await
+            .map_err(from_diesel)?;
         Ok(deleted as u64)
     }
 }

@@ -97,3 +97,49 @@ impl TryFrom<AgentRow> for AgentCredentials {
         })
     }
 }
+
+/// The fields of an agent that change after registration (never its ids, handle,
+/// secret or creation time).
+#[derive(Debug, Clone, AsChangeset)]
+#[diesel(table_name = agents, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_null = true)]
+pub(crate) struct AgentChanges {
+    pub name: String,
+    pub level: i32,
+    pub model: Option<String>,
+    pub role: String,
+    pub mode: String,
+    pub status: String,
+    pub parent_id: Option<DbUuid>,
+    pub current_balance: i64,
+    pub budget_period_limit: Option<i64>,
+    pub budget_period_spent: i64,
+    pub budget_period_start: DbTime,
+    pub management_fee_pct: i32,
+    pub reputation_score: i32,
+    pub metadata: DbJson,
+    pub updated_at: DbTime,
+}
+
+impl AgentChanges {
+    /// The mutable fields of `agent`, stamped `at`.
+    pub(crate) fn new(agent: &Agent, at: time::OffsetDateTime) -> Self {
+        Self {
+            name: agent.name.clone(),
+            level: i32::from(agent.level.get()),
+            model: agent.model.clone(),
+            role: agent.role.as_str().to_owned(),
+            mode: agent.mode.as_str().to_owned(),
+            status: agent.status.as_str().to_owned(),
+            parent_id: agent.parent_id.map(|id| DbUuid(id.as_uuid())),
+            current_balance: agent.current_balance,
+            budget_period_limit: agent.budget_period_limit,
+            budget_period_spent: agent.budget_period_spent,
+            budget_period_start: DbTime(agent.budget_period_start),
+            management_fee_pct: i32::from(agent.management_fee_pct.get()),
+            reputation_score: agent.reputation_score,
+            metadata: DbJson(serde_json::Value::Object(agent.metadata.clone())),
+            updated_at: DbTime(at),
+        }
+    }
+}

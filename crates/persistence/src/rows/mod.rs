@@ -7,7 +7,7 @@ mod organization;
 mod task;
 mod user;
 
-pub(crate) use agent::AgentRow;
+pub(crate) use agent::{AgentChanges, AgentRow};
 pub(crate) use event::EventRow;
 pub(crate) use organization::OrganizationRow;
 pub(crate) use task::TaskRow;

@@ -2,8 +2,9 @@
 //! newest first, offset paging with a total independent of the page; and the audit log
 //! is append-only even for raw SQL.
 
+use crate::writes::Writes;
 use muster_domain::model::{Event, EventId, EventSeverity};
-use muster_domain::ports::{EventFilter, EventLog, TaskRepository};
+use muster_domain::ports::{EventFilter, EventLog};
 use muster_persistence::{Database, Engine};
 use serde_json::json;
 use time::Duration;

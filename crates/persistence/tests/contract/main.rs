@@ -49,3 +49,7 @@ mod schema;
 mod support;
 #[cfg(test)]
 mod tasks;
+#[cfg(test)]
+mod unit_of_work;
+#[cfg(test)]
+mod writes;

@@ -1,10 +1,12 @@
 //! `OrganizationRepository`: create (atomic, with admin, HR agent and events), get,
 //! `any_exists`.
 
+use crate::writes::Writes;
 use muster_domain::model::OrgId;
 use muster_domain::ports::{
-    AgentRepository, EventFilter, EventLog, OrganizationRepository, RepositoryError,
+    AgentRepository, EventFilter, EventLog, OrganizationRepository, UniqueKey,
 };
+use muster_domain::service::{Conflict, ServiceError};
 use muster_persistence::Database;
 
 use crate::support::{new_id, new_organization, raw_users, seed_org, unique_handle};
@@ -59,10 +61,13 @@ async fn taken_hr_handle_conflicts_and_persists_nothing(db: &Database) {
         .create(&second)
         .await
         .expect_err("duplicate agentId must be refused");
-    match err {
-        RepositoryError::Conflict(message) => assert_eq!(message, "agentId is already taken"),
-        other => panic!("expected a conflict, got {other:?}"),
-    }
+    assert!(
+        matches!(
+            err,
+            ServiceError::Conflict(Conflict::Duplicate(UniqueKey::AgentHandle))
+        ),
+        "got {err:?}"
+    );
 
     let org = second.organization.id;
     assert_eq!(OrganizationRepository::get(db, org).await.unwrap(), None);
@@ -114,7 +119,13 @@ async fn second_default_organization_is_rejected(db: &Database) {
         .create(&second)
         .await
         .expect_err("a second default must be refused");
-    assert!(matches!(err, RepositoryError::Conflict(_)), "got {err:?}");
+    assert!(
+        matches!(
+            err,
+            ServiceError::Conflict(Conflict::Duplicate(UniqueKey::DefaultOrganization))
+        ),
+        "got {err:?}"
+    );
     assert_eq!(
         OrganizationRepository::get(db, second.organization.id)
             .await

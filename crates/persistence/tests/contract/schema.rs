@@ -2,6 +2,7 @@
 //! through the ports, every column with a value and, where nullable, without one.
 //! Timestamps come back equal at millisecond precision.
 
+use crate::writes::Writes;
 use muster_domain::model::{
     AgentId, Description, Event, EventSeverity, Metadata, OrgId, Reason, Tags, Task, TaskId, Title,
 };

@@ -9,7 +9,10 @@ use muster_domain::model::{
     EventId, EventSeverity, FeePct, Level, Metadata, OrgId, OrgName, Organization, Tags, Task,
     TaskId, TaskPriority, TaskStatus, Title, User, UserId, UserRole, event_types,
 };
-use muster_domain::ports::{NewOrganization, OrganizationRepository};
+use muster_domain::ports::OrganizationRepository;
+use muster_domain::service::NewOrganization;
+
+use crate::writes::Writes;
 use muster_persistence::{Database, DatabaseUrl};
 use serde_json::json;
 use time::{Duration, OffsetDateTime};

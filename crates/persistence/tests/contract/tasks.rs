@@ -3,8 +3,10 @@
 
 mod updates;
 
+use crate::writes::Writes;
 use muster_domain::model::{AgentId, Event, OrgId, Task, TaskId, TaskStatus, Title};
-use muster_domain::ports::{EventLog, RepositoryError, TaskFilter, TaskRepository};
+use muster_domain::ports::{EventLog, TaskFilter, TaskRepository};
+use muster_domain::service::{Conflict, ServiceError};
 use muster_persistence::Database;
 
 use crate::support::{Seed, event, full_task, new_id, seed_org, task};
@@ -69,7 +71,10 @@ async fn insert_is_atomic(db: &Database) {
         .insert(&new, &[fresh.clone(), duplicate])
         .await
         .expect_err("event id is taken");
-    assert!(matches!(err, RepositoryError::Conflict(_)), "got {err:?}");
+    assert!(
+        matches!(err, ServiceError::Conflict(Conflict::Duplicate(_))),
+        "got {err:?}"
+    );
     assert_eq!(get_task(db, &seed, new.id).await, None);
     assert_eq!(EventLog::get(db, seed.org, fresh.id).await.unwrap(), None);
     assert_eq!(
@@ -87,7 +92,10 @@ async fn insert_of_a_taken_id_conflicts(db: &Database) {
         ..first.clone()
     };
     let err = db.insert(&again, &[]).await.expect_err("id is taken");
-    assert!(matches!(err, RepositoryError::Conflict(_)), "got {err:?}");
+    assert!(
+        matches!(err, ServiceError::Conflict(Conflict::Duplicate(_))),
+        "got {err:?}"
+    );
     assert_eq!(get_task(db, &seed, first.id).await, Some(first));
 }
 

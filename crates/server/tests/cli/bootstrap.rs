@@ -58,7 +58,10 @@ fn bootstrap_again_adds_an_organization_and_refuses_a_taken_hr_id() {
     assert_eq!(b["hrAgent"]["agentId"], "hr-globex");
 
     let again = bootstrap(&url, "Initech", Some("hr-one"));
-    assert_one_clear_error(&again, "agentId is already taken");
+    assert_one_clear_error(
+        &again,
+        "agentId hr-one is taken: choose another --hr-agent-id",
+    );
     assert!(again.stdout.is_empty());
 }
 

@@ -190,7 +190,7 @@ async fn an_agent_store_failure_is_a_server_error() {
     let mut agents = MockAgentRepository::new();
     agents
         .expect_find_credentials()
-        .returning(|_| Err(RepositoryError::Unavailable("pool exhausted".to_owned())));
+        .returning(|_| Err(RepositoryError::unavailable("pool exhausted")));
     let auth = authenticator(agents, nonces_untouched(), at(NOW));
     let err = auth
         .authenticate(&Request::signed().borrow())
@@ -207,7 +207,7 @@ async fn a_nonce_store_failure_is_a_server_error() {
     nonces
         .expect_remember()
         .times(1)
-        .returning(|_, _, _, _| Err(RepositoryError::Internal("disk full".to_owned())));
+        .returning(|_, _, _, _| Err(RepositoryError::internal("disk full")));
     let auth = authenticator(
         agents_finding(Some(credentials(AgentStatus::Active))),
         nonces,

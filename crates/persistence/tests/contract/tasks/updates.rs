@@ -1,8 +1,9 @@
 //! `TaskRepository::update`: optimistic version check, events appended in the same
 //! transaction, tenant scoping, concurrent writers, abandoned writes.
 
+use crate::writes::Writes;
 use muster_domain::model::{Description, Event, Task, TaskPriority, TaskStatus, Title};
-use muster_domain::ports::{EventLog, TaskFilter, TaskRepository};
+use muster_domain::ports::{EventLog, TaskFilter};
 use muster_persistence::Database;
 use time::Duration;
 

@@ -3,6 +3,12 @@ use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+mod audit;
+mod payloads;
+
+pub use audit::{AuditEvent, event_types};
+pub use payloads::*;
+
 use super::{EventId, OrgId};
 
 /// How serious an audit event is.
@@ -36,22 +42,6 @@ impl EventSeverity {
     }
 }
 
-/// The dotted event type names this crate emits (decision D-70 lists them all).
-pub mod event_types {
-    /// A task was created.
-    pub const TASK_CREATED: &str = "task.created";
-    /// A task moved from one status to another.
-    pub const TASK_TRANSITIONED: &str = "task.transitioned";
-    /// A task reached `done` (written together with `task.transitioned`).
-    pub const TASK_DONE: &str = "task.done";
-    /// A task was cancelled (written together with `task.transitioned`).
-    pub const TASK_CANCELLED: &str = "task.cancelled";
-    /// An agent was registered.
-    pub const AGENT_REGISTERED: &str = "agent.registered";
-    /// A user was created.
-    pub const USER_CREATED: &str = "user.created";
-}
-
 /// An immutable audit record of something that happened in an organization.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Event {
@@ -73,4 +63,30 @@ pub struct Event {
     pub payload: Value,
     /// When it happened.
     pub created_at: OffsetDateTime,
+}
+
+impl Event {
+    /// The stored record of `what`, about the entity `entity_id`, done by `actor_id` (the
+    /// UUID of an agent or user; `None` for the service itself) at `at`. Every write path
+    /// builds its events here, so type, entity kind, severity and payload always agree.
+    pub fn record(
+        id: EventId,
+        org_id: OrgId,
+        actor_id: Option<Uuid>,
+        entity_id: Uuid,
+        at: OffsetDateTime,
+        what: &AuditEvent,
+    ) -> Self {
+        Self {
+            id,
+            org_id,
+            event_type: what.event_type().to_owned(),
+            actor_id,
+            entity_type: what.entity_type().to_owned(),
+            entity_id,
+            severity: what.severity(),
+            payload: what.payload(),
+            created_at: at,
+        }
+    }
 }

@@ -1,0 +1,151 @@
+use serde::Serialize;
+
+use crate::model::{AgentId, AgentMode, AgentRole, Level, TaskId};
+
+/// `agent.registered`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentRegistered {
+    /// The new agent's `agentId` (its handle).
+    pub agent_id: String,
+    /// Its role.
+    pub role: AgentRole,
+    /// Its level.
+    pub level: Level,
+}
+
+/// `agent.spawned`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentSpawned {
+    /// The child's `agentId` (its handle).
+    pub agent_id: String,
+    /// The spawning agent.
+    pub parent_id: AgentId,
+    /// The child's level.
+    pub level: Level,
+    /// The child's mode.
+    pub mode: AgentMode,
+}
+
+/// `agent.activated`, `agent.rejected`, `agent.revoked`, `agent.suspended` and
+/// `agent.unsuspended`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentStatusChanged {
+    /// The agent's `agentId` (its handle).
+    pub agent_id: String,
+    /// Why, when the caller said.
+    pub reason: Option<String>,
+}
+
+/// `agent.updated`: which fields changed (camelCase names).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentUpdated {
+    /// The changed fields.
+    pub fields: Vec<String>,
+}
+
+/// `agent.demoted`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentDemoted {
+    /// Level before.
+    pub from_level: Level,
+    /// Level after.
+    pub to_level: Level,
+}
+
+/// `agent.budget_updated`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentBudgetUpdated {
+    /// The new period limit; `None` for no limit.
+    pub budget_period_limit: Option<i64>,
+}
+
+/// `agent.capability_added`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentCapabilityAdded {
+    /// The capability, lower-cased.
+    pub capability: String,
+    /// `basic`, `standard` or `expert`.
+    pub proficiency: String,
+}
+
+/// `agent.capability_updated`.
+pub type AgentCapabilityUpdated = AgentCapabilityAdded;
+
+/// `agent.capability_removed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentCapabilityRemoved {
+    /// The capability, lower-cased.
+    pub capability: String,
+}
+
+/// `reputation.changed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReputationChanged {
+    /// The reputation event type, such as `task_completed` or `quality_bonus`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The nominal amount (negative for penalties).
+    pub amount: i32,
+    /// Score before (0..=100).
+    pub score_before: i32,
+    /// Score after, clamped to 0..=100.
+    pub score_after: i32,
+    /// Why.
+    pub reason: Option<String>,
+    /// The task it is about, if any.
+    pub task_id: Option<TaskId>,
+}
+
+/// `credits.transferred` (recorded on the sender).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreditsTransferred {
+    /// The transfer.
+    pub transfer_id: uuid::Uuid,
+    /// The sender.
+    pub from_agent_id: AgentId,
+    /// The receiver.
+    pub to_agent_id: AgentId,
+    /// How many credits.
+    pub amount: i64,
+    /// Why.
+    pub reason: Option<String>,
+}
+
+/// `credits.granted`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreditsGranted {
+    /// How many credits.
+    pub amount: i64,
+    /// Why.
+    pub reason: Option<String>,
+    /// The balance afterwards.
+    pub balance_after: i64,
+}
+
+/// `credits.spent`.
+pub type CreditsSpent = CreditsGranted;
+
+/// `credits.earned`: a completion reward, or a management fee taken from a child's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreditsEarned {
+    /// How many credits.
+    pub amount: i64,
+    /// The finished task.
+    pub task_id: TaskId,
+    /// `reward` or `management_fee`.
+    pub source: String,
+    /// The balance afterwards.
+    pub balance_after: i64,
+}

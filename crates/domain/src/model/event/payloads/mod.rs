@@ -1,0 +1,12 @@
+//! The payload of each audit event type, serialized with camelCase keys. Ids of the
+//! entity an event is about are not repeated here: they are the event's `entityId`.
+
+mod agents;
+mod hooks;
+mod people;
+mod tasks;
+
+pub use agents::*;
+pub use hooks::*;
+pub use people::*;
+pub use tasks::*;

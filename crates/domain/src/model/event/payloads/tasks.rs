@@ -1,0 +1,116 @@
+use serde::Serialize;
+
+use crate::model::{AgentId, TaskId, TaskPriority, TaskStatus};
+
+/// `task.created`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskCreated {
+    /// The title.
+    pub title: String,
+    /// The first status (`todo`).
+    pub status: TaskStatus,
+    /// The priority.
+    pub priority: TaskPriority,
+    /// The assignee, if assigned at creation.
+    pub assignee_id: Option<AgentId>,
+    /// The parent task, for a sub-task.
+    pub parent_task_id: Option<TaskId>,
+}
+
+/// `task.updated`: which fields changed (camelCase names), not their values.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskUpdated {
+    /// The changed fields, such as `["title", "priority"]`.
+    pub fields: Vec<String>,
+}
+
+/// `task.transitioned`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskTransitioned {
+    /// The status before.
+    pub from: TaskStatus,
+    /// The status after.
+    pub to: TaskStatus,
+    /// Why, as given by the caller.
+    pub reason: Option<String>,
+}
+
+/// `task.done` and `task.cancelled`: the closing move, as in `task.transitioned`.
+pub type TaskClosed = TaskTransitioned;
+
+/// `task.assigned`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskAssigned {
+    /// The new assignee.
+    pub assignee_id: AgentId,
+    /// The one before, if any.
+    pub previous_assignee_id: Option<AgentId>,
+}
+
+/// `task.approved`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskApproved {
+    /// Who approved (agent or user UUID).
+    pub approved_by: uuid::Uuid,
+}
+
+/// `task.commented`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskCommented {
+    /// The new comment.
+    pub comment_id: uuid::Uuid,
+    /// The comment it answers, if any.
+    pub parent_comment_id: Option<uuid::Uuid>,
+}
+
+/// `task.escalated`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskEscalated {
+    /// The stored escalation.
+    pub escalation_id: uuid::Uuid,
+    /// Why: a caller's reason, or a sweep code such as `SLA_BREACH`.
+    pub reason: String,
+    /// The assignee before.
+    pub from_agent_id: Option<AgentId>,
+    /// The new assignee.
+    pub to_agent_id: AgentId,
+}
+
+/// `task.dependency_added`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskDependencyAdded {
+    /// The dependency record.
+    pub dependency_id: uuid::Uuid,
+    /// The task depended on.
+    pub depends_on_task_id: TaskId,
+    /// Whether it blocks progress until done.
+    pub blocking: bool,
+}
+
+/// `task.dependency_removed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskDependencyRemoved {
+    /// The dependency record.
+    pub dependency_id: uuid::Uuid,
+    /// The task that was depended on.
+    pub depends_on_task_id: TaskId,
+}
+
+/// `template.created`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateCreated {
+    /// The template's unique name.
+    pub name: String,
+    /// The task it was made from, if any.
+    pub created_from_task_id: Option<TaskId>,
+}

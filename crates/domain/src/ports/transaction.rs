@@ -1,0 +1,236 @@
+//! One use case, one transaction: the [`UnitOfWork`] port runs a piece of work against a
+//! [`Transaction`] and commits everything it wrote, or nothing.
+
+use std::any::Any;
+use std::future::Future;
+use std::pin::Pin;
+
+use async_trait::async_trait;
+use time::OffsetDateTime;
+
+use super::RepositoryError;
+use crate::model::{
+    Agent, AgentCredentials, AgentId, Event, OrgId, Organization, Task, TaskId, User,
+};
+use crate::service::ServiceError;
+
+/// A boxed future borrowing the transaction for `'t`.
+pub type TxFuture<'t, T> = Pin<Box<dyn Future<Output = T> + Send + 't>>;
+
+/// The value a piece of work hands back, type-erased so that [`UnitOfWork`] stays
+/// object-safe; [`transact`] restores the type.
+pub type WorkOutput = Box<dyn Any + Send>;
+
+/// A piece of work to run in one transaction.
+pub type Work = Box<
+    dyn for<'t> FnOnce(&'t mut dyn Transaction) -> TxFuture<'t, Result<WorkOutput, ServiceError>>
+        + Send,
+>;
+
+/// How a read inside a transaction holds the row it read until the commit, so that the
+/// rule decided on it still holds when the change is written. (SQLite needs neither:
+/// its write transactions run one at a time.)
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lock {
+    /// Others may read the row, nobody may change it (PostgreSQL `FOR SHARE`).
+    Share,
+    /// The caller will change the row; concurrent lockers wait (PostgreSQL `FOR UPDATE`).
+    Update,
+}
+
+/// Runs work as ONE database transaction on whichever engine is configured: reads that
+/// lock what a rule depends on, writes to several aggregates, and the audit events, all
+/// committed together when the work returns `Ok`, all rolled back when it returns `Err`
+/// or the store fails. Adapters run the work to completion even when the caller goes
+/// away, so a change is never left half-driven.
+#[async_trait]
+pub trait UnitOfWork: Send + Sync {
+    /// Runs `work` in a new transaction. Use [`transact`] for a typed result.
+    async fn run(&self, work: Work) -> Result<WorkOutput, ServiceError>;
+}
+
+/// Runs `work` through `uow` in one transaction and returns its value.
+///
+/// ```
+/// use muster_domain::model::{OrgId, TaskId};
+/// use muster_domain::ports::{Lock, UnitOfWork, transact};
+/// use muster_domain::service::{Entity, NotFound, ServiceError};
+///
+/// /// Reads a task's title inside a transaction, holding the row until the commit.
+/// async fn title_of(uow: &dyn UnitOfWork, org: OrgId, id: TaskId) -> Result<String, ServiceError> {
+///     transact(uow, move |tx| {
+///         Box::pin(async move {
+///             let task = tx
+///                 .task(org, id, Lock::Share)
+///                 .await?
+///                 .ok_or(NotFound::new(Entity::Task, id))?;
+///             Ok(task.title.as_str().to_owned())
+///         })
+///     })
+///     .await
+/// }
+/// ```
+pub async fn transact<T, F>(uow: &dyn UnitOfWork, work: F) -> Result<T, ServiceError>
+where
+    T: Send + 'static,
+    F: for<'t> FnOnce(&'t mut dyn Transaction) -> TxFuture<'t, Result<T, ServiceError>>
+        + Send
+        + 'static,
+{
+    let output = uow
+        .run(erase(move |tx| {
+            Box::pin(async move { work(tx).await.map(|value| Box::new(value) as WorkOutput) })
+        }))
+        .await?;
+    output
+        .downcast::<T>()
+        .map(|value| *value)
+        .map_err(|_| ServiceError::internal("a unit of work returned a value of another type"))
+}
+
+/// Gives the closure its higher-ranked signature (the borrow of the transaction).
+fn erase<F>(work: F) -> Work
+where
+    F: for<'t> FnOnce(&'t mut dyn Transaction) -> TxFuture<'t, Result<WorkOutput, ServiceError>>
+        + Send
+        + 'static,
+{
+    Box::new(work)
+}
+
+/// What a use case may read and write inside its transaction. Every method is scoped
+/// to one organization except where it says otherwise; a row of another organization
+/// is a missing row.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait Transaction: Send {
+    /// Whether any organization exists yet (across the deployment).
+    async fn any_organization(&mut self) -> Result<bool, RepositoryError>;
+
+    /// Stores a new organization.
+    async fn insert_organization(&mut self, org: &Organization) -> Result<(), RepositoryError>;
+
+    /// Stores a new user; a taken e-mail in the organization is
+    /// [`UniqueKey::UserEmail`](super::UniqueKey::UserEmail).
+    async fn insert_user(&mut self, user: &User) -> Result<(), RepositoryError>;
+
+    /// The agent with `id` in `org`, held with `lock` until the end of the transaction.
+    async fn agent(
+        &mut self,
+        org: OrgId,
+        id: AgentId,
+        lock: Lock,
+    ) -> Result<Option<Agent>, RepositoryError>;
+
+    /// Stores a new agent with its sealed secret; a taken handle is
+    /// [`UniqueKey::AgentHandle`](super::UniqueKey::AgentHandle).
+    async fn insert_agent(&mut self, agent: &AgentCredentials) -> Result<(), RepositoryError>;
+
+    /// Replaces the stored agent's mutable fields with those of `agent`, stamped `at`.
+    /// Returns `false` when no such agent exists in its organization.
+    async fn update_agent(
+        &mut self,
+        agent: &Agent,
+        at: OffsetDateTime,
+    ) -> Result<bool, RepositoryError>;
+
+    /// The task with `id` in `org`, held with `lock` until the end of the transaction.
+    async fn task(
+        &mut self,
+        org: OrgId,
+        id: TaskId,
+        lock: Lock,
+    ) -> Result<Option<Task>, RepositoryError>;
+
+    /// Stores a new task.
+    async fn insert_task(&mut self, task: &Task) -> Result<(), RepositoryError>;
+
+    /// Replaces the stored task with `task` (whose `version` is already bumped) only if
+    /// the stored version is still `expected_version`; `false` when it is not (or the
+    /// task is gone).
+    async fn update_task(
+        &mut self,
+        task: &Task,
+        expected_version: i64,
+    ) -> Result<bool, RepositoryError>;
+
+    /// Appends audit events, in order, in one statement.
+    async fn append_events(&mut self, events: &[Event]) -> Result<(), RepositoryError>;
+}
+
+#[cfg(any(test, feature = "mocks"))]
+pub use scripted::{MockUnitOfWork, Outcome};
+
+#[cfg(any(test, feature = "mocks"))]
+mod scripted {
+    use std::sync::{Mutex, PoisonError};
+
+    use async_trait::async_trait;
+
+    use super::{MockTransaction, UnitOfWork, Work, WorkOutput};
+    use crate::service::ServiceError;
+
+    /// How a run of [`MockUnitOfWork`] ended.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Outcome {
+        /// The work returned `Ok`: an adapter would commit.
+        Committed,
+        /// The work returned `Err`: an adapter would roll back.
+        RolledBack,
+    }
+
+    /// A [`UnitOfWork`] for unit tests: runs the work against one [`MockTransaction`]
+    /// (whose expectations describe the reads and writes the use case must make) and
+    /// records whether each run would have committed.
+    #[derive(Debug)]
+    pub struct MockUnitOfWork {
+        tx: Mutex<Option<MockTransaction>>,
+        outcomes: Mutex<Vec<Outcome>>,
+    }
+
+    impl MockUnitOfWork {
+        /// Runs every unit of work against `tx`.
+        pub fn new(tx: MockTransaction) -> Self {
+            Self {
+                tx: Mutex::new(Some(tx)),
+                outcomes: Mutex::default(),
+            }
+        }
+
+        /// How each run ended, in order.
+        pub fn outcomes(&self) -> Vec<Outcome> {
+            self.outcomes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone()
+        }
+    }
+
+    #[async_trait]
+    impl UnitOfWork for MockUnitOfWork {
+        async fn run(&self, work: Work) -> Result<WorkOutput, ServiceError> {
+            let taken = self
+                .tx
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            let Some(mut tx) = taken else {
+                return Err(ServiceError::internal(
+                    "MockUnitOfWork runs one unit of work at a time",
+                ));
+            };
+            let result = work(&mut tx).await;
+            *self.tx.lock().unwrap_or_else(PoisonError::into_inner) = Some(tx);
+            let outcome = if result.is_ok() {
+                Outcome::Committed
+            } else {
+                Outcome::RolledBack
+            };
+            self.outcomes
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(outcome);
+            result
+        }
+    }
+}

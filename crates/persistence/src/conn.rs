@@ -1,0 +1,63 @@
+//! A connection to either engine, so that query functions are written once and compose
+//! inside one transaction.
+
+use deadpool::managed::Object;
+use diesel_async::AsyncPgConnection;
+use diesel_async::pooled_connection::AsyncDieselConnectionManager;
+
+use crate::db::SqliteConn;
+
+/// A borrowed connection (or transaction) on one of the two engines. Query functions in
+/// [`crate::queries`] take `&mut Conn` and work the same inside a unit of work or on a
+/// plain pooled connection.
+pub(crate) enum Conn<'c> {
+    Pg(&'c mut AsyncPgConnection),
+    Sqlite(&'c mut SqliteConn),
+}
+
+/// A connection checked out of the pool; returned to it on drop.
+// It lives on the stack of one query or transaction: boxing the larger variant would cost
+// an allocation per request for no gain.
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum PooledConn {
+    Pg(Object<AsyncDieselConnectionManager<AsyncPgConnection>>),
+    Sqlite(Object<AsyncDieselConnectionManager<SqliteConn>>),
+}
+
+impl PooledConn {
+    /// Borrows the connection for queries.
+    pub(crate) fn conn(&mut self) -> Conn<'_> {
+        match self {
+            Self::Pg(object) => Conn::Pg(object),
+            Self::Sqlite(object) => Conn::Sqlite(object),
+        }
+    }
+}
+
+/// Runs `$body` with `$c` bound to the engine's connection, compiling it once per engine
+/// (so each query is type-checked for both). With `$backend`, that name is the engine's
+/// backend type inside the body, for `into_boxed::<$backend>()`. Branch by hand instead
+/// where the SQL differs (row locks, say).
+macro_rules! on_conn {
+    ($conn:expr, $c:ident => $body:expr) => {
+        on_conn!($conn, $c, _Backend => $body)
+    };
+    ($conn:expr, $c:ident, $backend:ident => $body:expr) => {
+        match $conn {
+            $crate::conn::Conn::Pg(inner) => {
+                #[allow(dead_code)]
+                type $backend = diesel::pg::Pg;
+                let $c: &mut diesel_async::AsyncPgConnection = inner;
+                $body
+            }
+            $crate::conn::Conn::Sqlite(inner) => {
+                #[allow(dead_code)]
+                type $backend = diesel::sqlite::Sqlite;
+                let $c: &mut $crate::db::SqliteConn = inner;
+                $body
+            }
+        }
+    };
+}
+
+pub(crate) use on_conn;

@@ -1,0 +1,73 @@
+use diesel::prelude::*;
+use diesel::result::QueryResult;
+use diesel_async::RunQueryDsl;
+use muster_domain::model::{AgentHandle, AgentId, OrgId};
+use muster_domain::ports::Lock;
+
+use crate::conn::{Conn, on_conn};
+use crate::rows::{AgentChanges, AgentRow, db_uuid};
+use crate::schema::agents;
+
+/// The agent `id` of `org`, locked as asked (PostgreSQL).
+pub(crate) async fn find(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    id: AgentId,
+    lock: Option<Lock>,
+) -> QueryResult<Option<AgentRow>> {
+    macro_rules! query {
+        () => {
+            agents::table
+                .filter(agents::org_id.eq(db_uuid(org)))
+                .filter(agents::id.eq(db_uuid(id)))
+                .select(AgentRow::as_select())
+        };
+    }
+    match conn {
+        Conn::Pg(c) => match lock {
+            None => query!().first(*c).await.optional(),
+            Some(Lock::Share) => query!().for_share().first(*c).await.optional(),
+            Some(Lock::Update) => query!().for_update().first(*c).await.optional(),
+        },
+        Conn::Sqlite(c) => query!().first(*c).await.optional(),
+    }
+}
+
+/// The agent whose `agentId` is `handle`, in any organization (handles are unique).
+pub(crate) async fn find_by_handle(
+    conn: &mut Conn<'_>,
+    handle: &AgentHandle,
+) -> QueryResult<Option<AgentRow>> {
+    on_conn!(conn, c => {
+        agents::table
+            .filter(agents::agent_id.eq(handle.as_str()))
+            .select(AgentRow::as_select())
+            .first(c)
+            .await
+            .optional()
+    })
+}
+
+/// Stores a new agent.
+pub(crate) async fn insert(conn: &mut Conn<'_>, row: &AgentRow) -> QueryResult<()> {
+    let query = diesel::insert_into(agents::table).values(row);
+    on_conn!(conn, c => query.execute(c).await)?;
+    Ok(())
+}
+
+/// Writes `changes` to the agent `id` of `org`; whether it exists.
+pub(crate) async fn update(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    id: AgentId,
+    changes: &AgentChanges,
+) -> QueryResult<bool> {
+    let query = diesel::update(
+        agents::table
+            .filter(agents::org_id.eq(db_uuid(org)))
+            .filter(agents::id.eq(db_uuid(id))),
+    )
+    .set(changes);
+    let rows = on_conn!(conn, c => query.execute(c).await)?;
+    Ok(rows == 1)
+}

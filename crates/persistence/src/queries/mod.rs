@@ -1,0 +1,10 @@
+//! Query pieces: plain async functions over a [`Conn`](crate::conn::Conn), one module
+//! per table. The same function serves a read on a pooled connection and a step of a
+//! unit of work; errors stay Diesel's until the port boundary maps them.
+
+pub(crate) mod agents;
+pub(crate) mod events;
+pub(crate) mod nonces;
+pub(crate) mod organizations;
+pub(crate) mod tasks;
+pub(crate) mod users;

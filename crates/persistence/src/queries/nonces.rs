@@ -1,0 +1,47 @@
+use diesel::prelude::*;
+use diesel::query_dsl::methods::FilterDsl;
+use diesel::result::QueryResult;
+use diesel::upsert::excluded;
+use diesel_async::RunQueryDsl;
+use muster_domain::model::AgentId;
+use time::OffsetDateTime;
+
+use crate::conn::{Conn, on_conn};
+use crate::rows::db_uuid;
+use crate::schema::nonces;
+use crate::types::DbTime;
+
+/// Records `nonce` for `agent` until `expires_at` unless an unexpired record of it
+/// exists; whether it was recorded. One statement, so the check and the record are
+/// atomic without a transaction: a fresh nonce inserts, an expired one is overwritten,
+/// a live one changes nothing.
+pub(crate) async fn remember(
+    conn: &mut Conn<'_>,
+    agent: AgentId,
+    nonce: &str,
+    now: OffsetDateTime,
+    expires_at: OffsetDateTime,
+) -> QueryResult<bool> {
+    let upsert = diesel::insert_into(nonces::table)
+        .values((
+            nonces::agent_id.eq(db_uuid(agent)),
+            nonces::nonce.eq(nonce),
+            nonces::expires_at.eq(DbTime(expires_at)),
+        ))
+        .on_conflict((nonces::agent_id, nonces::nonce))
+        .do_update()
+        .set(nonces::expires_at.eq(excluded(nonces::expires_at)));
+    // `ON CONFLICT ... DO UPDATE ... WHERE`: only an expired record is overwritten.
+    let query = FilterDsl::filter(upsert, nonces::expires_at.lt(DbTime(now)));
+    let written = on_conn!(conn, c => query.execute(c).await)?;
+    Ok(written == 1)
+}
+
+/// Deletes every record that expired before `now`; how many.
+pub(crate) async fn purge_expired(conn: &mut Conn<'_>, now: OffsetDateTime) -> QueryResult<usize> {
+    let query = diesel::delete(QueryDsl::filter(
+        nonces::table,
+        nonces::expires_at.lt(DbTime(now)),
+    ));
+    on_conn!(conn, c => query.execute(c).await)
+}

@@ -1,0 +1,203 @@
+//! `UnitOfWork`: one use case, one transaction, on both engines. A failure after
+//! successful writes leaves nothing behind (events included), and read-check-write use
+//! cases running in parallel neither exceed a limit nor lose an update.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use muster_domain::model::{AgentId, OrgId, Task};
+use muster_domain::ports::{
+    AgentRepository, EventFilter, EventLog, Lock, TaskRepository, UniqueKey, transact,
+};
+use muster_domain::service::{Conflict, Entity, ServiceError};
+use muster_persistence::Database;
+
+use crate::support::{event, now_ms, seed_org, task};
+
+contract_tests!(
+    a_failed_last_write_leaves_nothing_behind,
+    a_refusal_after_writes_leaves_nothing_behind,
+    parallel_read_check_writes_respect_the_limit_and_lose_no_update,
+);
+
+/// Events of `org` about `task`.
+async fn events_of(db: &Database, org: OrgId, task: &Task) -> u64 {
+    let filter = EventFilter {
+        entity_id: Some(task.id.as_uuid()),
+        ..EventFilter::default()
+    };
+    EventLog::list(db, org, &filter, 0, 200)
+        .await
+        .unwrap()
+        .total
+}
+
+/// Two writes succeed (a task, its event, a second task), then the third write breaks
+/// the primary key: the store refuses it and the whole unit rolls back.
+async fn a_failed_last_write_leaves_nothing_behind(db: &Database) {
+    let seed = seed_org(db).await;
+    let (first, second) = (task(seed.org), task(seed.org));
+    let clash = Task {
+        id: first.id,
+        ..task(seed.org)
+    };
+    let created = event(seed.org, "task.created", now_ms());
+    let created = muster_domain::model::Event {
+        entity_id: first.id.as_uuid(),
+        ..created
+    };
+    let writes = (first.clone(), second.clone(), clash, created);
+
+    let err = transact(db, move |tx| {
+        Box::pin(async move {
+            let (first, second, clash, created) = writes;
+            tx.insert_task(&first).await?;
+            tx.append_events(&[created]).await?;
+            tx.insert_task(&second).await?;
+            tx.insert_task(&clash).await?;
+            Ok(())
+        })
+    })
+    .await
+    .expect_err("the duplicate id must be refused");
+
+    assert!(
+        matches!(
+            err,
+            ServiceError::Conflict(Conflict::Duplicate(UniqueKey::Other(_)))
+        ),
+        "got {err:?}"
+    );
+    for task in [&first, &second] {
+        assert_eq!(
+            TaskRepository::get(db, seed.org, task.id).await.unwrap(),
+            None
+        );
+    }
+    assert_eq!(
+        events_of(db, seed.org, &first).await,
+        0,
+        "the event went too"
+    );
+}
+
+/// The store accepted every write, but the use case then refused (a rule failed): the
+/// writes are rolled back all the same.
+async fn a_refusal_after_writes_leaves_nothing_behind(db: &Database) {
+    let seed = seed_org(db).await;
+    let written = task(seed.org);
+    let created = muster_domain::model::Event {
+        entity_id: written.id.as_uuid(),
+        ..event(seed.org, "task.created", now_ms())
+    };
+    let moved = written.clone();
+
+    let err = transact(db, move |tx| {
+        Box::pin(async move {
+            tx.insert_task(&moved).await?;
+            tx.append_events(&[created]).await?;
+            Err::<(), _>(ServiceError::from(Conflict::ChangedConcurrently {
+                entity: Entity::Task,
+            }))
+        })
+    })
+    .await
+    .expect_err("the work refused");
+
+    assert!(matches!(err, ServiceError::Conflict(_)), "got {err:?}");
+    assert_eq!(
+        TaskRepository::get(db, seed.org, written.id).await.unwrap(),
+        None
+    );
+    assert_eq!(events_of(db, seed.org, &written).await, 0);
+}
+
+/// How many parallel use cases, and how many of them the limit lets through.
+const PARALLEL: usize = 32;
+const LIMIT: u16 = 20;
+
+/// Raises the agent's balance by one if it is below `ceiling`: a read (locked), a check,
+/// a write and its event, as one use case.
+async fn raise_below(
+    db: &Database,
+    org: OrgId,
+    agent: AgentId,
+    ceiling: i64,
+) -> Result<(), ServiceError> {
+    transact(db, move |tx| {
+        Box::pin(async move {
+            let mut stored = tx
+                .agent(org, agent, Lock::Update)
+                .await?
+                .ok_or_else(|| ServiceError::internal("the agent vanished"))?;
+            if stored.current_balance >= ceiling {
+                return Err(ServiceError::internal("limit reached"));
+            }
+            // Give the other use cases every chance to interleave between read and write.
+            tokio::task::yield_now().await;
+            stored.current_balance += 1;
+            let at = now_ms();
+            assert!(tx.update_agent(&stored, at).await?);
+            let raised = muster_domain::model::Event {
+                entity_type: "agent".into(),
+                entity_id: agent.as_uuid(),
+                ..event(org, "credits.granted", at)
+            };
+            tx.append_events(&[raised]).await?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+/// 32 use cases read the same row, check it against a limit and write it back, all at
+/// once: exactly `LIMIT` get through, the balance ends exactly `LIMIT` higher (no update
+/// lost, the limit never exceeded), and each success left exactly one event.
+async fn parallel_read_check_writes_respect_the_limit_and_lose_no_update(db: &Database) {
+    let seed = seed_org(db).await;
+    let start = AgentRepository::get(db, seed.org, seed.hr)
+        .await
+        .unwrap()
+        .unwrap()
+        .current_balance;
+    let ceiling = start + i64::from(LIMIT);
+    let passed = Arc::new(AtomicUsize::new(0));
+
+    let runs: Vec<_> = (0..PARALLEL)
+        .map(|_| {
+            let (db, passed) = (db.clone(), Arc::clone(&passed));
+            let (org, agent) = (seed.org, seed.hr);
+            tokio::spawn(async move {
+                match raise_below(&db, org, agent, ceiling).await {
+                    Ok(()) => {
+                        passed.fetch_add(1, Ordering::SeqCst);
+                    }
+                    Err(ServiceError::Internal(cause)) if cause.to_string() == "limit reached" => {}
+                    Err(other) => panic!("unexpected failure: {other:?}"),
+                }
+            })
+        })
+        .collect();
+    for run in runs {
+        run.await.unwrap();
+    }
+
+    let end = AgentRepository::get(db, seed.org, seed.hr)
+        .await
+        .unwrap()
+        .unwrap()
+        .current_balance;
+    assert_eq!(passed.load(Ordering::SeqCst), usize::from(LIMIT));
+    assert_eq!(end, ceiling, "no update lost, limit not exceeded");
+    let filter = EventFilter {
+        event_type: Some("credits.granted".into()),
+        entity_id: Some(seed.hr.as_uuid()),
+        ..EventFilter::default()
+    };
+    let events = EventLog::list(db, seed.org, &filter, 0, 200).await.unwrap();
+    assert_eq!(
+        events.total,
+        u64::from(LIMIT),
+        "one event per success, none for refusals"
+    );
+}

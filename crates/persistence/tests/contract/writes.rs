@@ -1,0 +1,70 @@
+//! The writes the contract tests need, each one unit of work through the domain's
+//! `UnitOfWork` port, the way the use cases write.
+
+use muster_domain::model::{Event, Task};
+use muster_domain::ports::transact;
+use muster_domain::service::{NewOrganization, ServiceError};
+use muster_persistence::Database;
+
+/// Unit-of-work writes on [`Database`], named after what they store.
+pub trait Writes {
+    /// Stores `task` and `events` in one transaction.
+    async fn insert(&self, task: &Task, events: &[Event]) -> Result<(), ServiceError>;
+    /// Replaces `task` if its stored version is `expected` and appends `events`, in one
+    /// transaction; whether the version matched (nothing is written when not).
+    async fn update(
+        &self,
+        task: &Task,
+        expected: i64,
+        events: &[Event],
+    ) -> Result<bool, ServiceError>;
+    /// Stores an organization with its admin, HR agent and events in one transaction.
+    async fn create(&self, new: &NewOrganization) -> Result<(), ServiceError>;
+}
+
+impl Writes for Database {
+    async fn insert(&self, task: &Task, events: &[Event]) -> Result<(), ServiceError> {
+        let (task, events) = (task.clone(), events.to_vec());
+        transact(self, move |tx| {
+            Box::pin(async move {
+                tx.insert_task(&task).await?;
+                tx.append_events(&events).await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn update(
+        &self,
+        task: &Task,
+        expected: i64,
+        events: &[Event],
+    ) -> Result<bool, ServiceError> {
+        let (task, events) = (task.clone(), events.to_vec());
+        transact(self, move |tx| {
+            Box::pin(async move {
+                if !tx.update_task(&task, expected).await? {
+                    return Ok(false);
+                }
+                tx.append_events(&events).await?;
+                Ok(true)
+            })
+        })
+        .await
+    }
+
+    async fn create(&self, new: &NewOrganization) -> Result<(), ServiceError> {
+        let new = new.clone();
+        transact(self, move |tx| {
+            Box::pin(async move {
+                tx.insert_organization(&new.organization).await?;
+                tx.insert_user(&new.admin).await?;
+                tx.insert_agent(&new.hr_agent).await?;
+                tx.append_events(&new.events).await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+}
