@@ -1,0 +1,282 @@
+//! `cargo xtask bench`: throughput and latency of a release `muster serve` on each
+//! database engine, driven by a built-in load generator (see docs/benchmarks.md).
+//!
+//! Per engine: a fresh database, `muster bootstrap`, `muster serve` on a free port,
+//! seeded tasks, then each scenario in turn (`health` first: the others are compared
+//! with it). The server, the scratch folder and the PostgreSQL database are removed at
+//! the end whatever happens: they are guards dropped on every path, Ctrl-C included.
+
+mod client;
+mod database;
+mod load;
+mod report;
+mod scenario;
+mod seed;
+mod server;
+mod sign;
+
+use std::future::Future;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use clap::{Args, ValueEnum};
+
+use database::{BenchDatabase, Engine};
+use load::LoadPlan;
+use report::{EngineReport, RunInfo, ScenarioRow, planned_note};
+use scenario::Scenario;
+use seed::{AGENTS_WANTED, AgentSeed, create_tasks, seed_agents};
+use server::{Server, bootstrap, build_release, clock_ticks_per_second, generate_secret_key};
+
+/// `cargo xtask bench` options.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Database engine(s) to measure.
+    #[arg(long, value_enum, default_value_t = EngineChoice::Both)]
+    engine: EngineChoice,
+    /// Measured seconds per scenario (after a warm-up).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    duration: u64,
+    /// Concurrent keep-alive connections (virtual clients).
+    #[arg(long, value_name = "N", default_value_t = 32,
+          value_parser = clap::value_parser!(u16).range(1..=4096))]
+    connections: u16,
+    /// Scenario to run, repeatable (default: all): health, get-task, list-tasks,
+    /// create-task, transition, list-events, mixed. `health` always runs first.
+    #[arg(long = "scenario", value_name = "NAME", value_parser = Scenario::parse)]
+    scenarios: Vec<Scenario>,
+    /// Rewrite docs/benchmarks.md with the results (the analysis section is kept).
+    #[arg(long)]
+    record: bool,
+    /// Tasks to seed (fewer for a quick smoke run).
+    #[arg(long, hide = true, default_value_t = 10_000)]
+    tasks: usize,
+    /// Benchmark this `muster` binary instead of building the working tree's (to compare
+    /// builds, or while the tree does not build).
+    #[arg(long, hide = true, value_name = "PATH")]
+    binary: Option<PathBuf>,
+    /// Unmeasured warm-up seconds before each scenario.
+    #[arg(long, hide = true, default_value_t = 2)]
+    warmup: u64,
+}
+
+/// `--engine`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum EngineChoice {
+    Sqlite,
+    Postgres,
+    Both,
+}
+
+impl EngineChoice {
+    fn engines(self) -> Vec<Engine> {
+        match self {
+            Self::Sqlite => vec![Engine::Sqlite],
+            Self::Postgres => vec![Engine::Postgres],
+            Self::Both => vec![Engine::Sqlite, Engine::Postgres],
+        }
+    }
+}
+
+/// Runs the benchmark; `Ok(false)` when it ran but some scenario had errors.
+pub fn run(args: &BenchArgs) -> anyhow::Result<bool> {
+    let root = workspace_root();
+    let engines = args.engine.engines();
+    if engines.contains(&Engine::Postgres) {
+        crate::ci::ensure_postgres().map_err(anyhow::Error::msg)?;
+    }
+    if cfg!(debug_assertions) && std::env::var_os(OPTIMIZED).is_none() {
+        // `cargo xtask` runs a debug build, whose HTTP client and HMAC cost several
+        // times what the server spends per request: the load generator would be what is
+        // measured. Run the same command again from the optimized build.
+        return rerun_optimized(&build_release(&root)?);
+    }
+    // Gathered before anything is written, so `+dirty` describes the code measured.
+    let info = RunInfo::gather(&root, command_line());
+    let binary = match &args.binary {
+        Some(path) => path.clone(),
+        None => build_release(&root)?,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let scenarios = scenarios_to_run(&args.scenarios);
+    let mut reports = Vec::new();
+    for engine in engines {
+        eprintln!("xtask: benchmarking {engine}");
+        let report = runtime.block_on(interruptible(bench_engine(
+            engine, args, &binary, &scenarios,
+        )))?;
+        println!("\n## {engine}\n\n{}", report.markdown());
+        reports.push(report);
+    }
+    println!("{}", planned_note());
+    if args.record {
+        let path = root.join("docs").join("benchmarks.md");
+        report::record(&path, &info, &reports)?;
+        eprintln!("xtask: wrote {}", path.display());
+    }
+    let clean = !reports.iter().any(EngineReport::has_errors);
+    if !clean {
+        eprintln!("xtask: some scenarios had errors (see above)");
+    }
+    Ok(clean)
+}
+
+/// Everything on one engine. Locals are dropped in reverse order, on success, error or
+/// cancellation alike: first the server (SIGTERM), then the database and scratch folder.
+async fn bench_engine(
+    engine: Engine,
+    args: &BenchArgs,
+    binary: &Path,
+    scenarios: &[Scenario],
+) -> anyhow::Result<EngineReport> {
+    let db = BenchDatabase::create(engine)?;
+    let key = generate_secret_key()?;
+    let bootstrapped = bootstrap(binary, &db.url, &key)?;
+    let mut server = Server::start(binary, &db.url, &key, db.work_dir())?;
+    let ready = server.wait_ready().await?;
+    eprintln!("xtask: {engine}: ready in {} ms", ready.as_millis());
+
+    let agents = Arc::new(
+        seed_agents(&AgentSeed {
+            database_url: &db.url,
+            secret_key: &key,
+            bootstrap: &bootstrapped,
+            wanted: AGENTS_WANTED,
+        })
+        .await?,
+    );
+    let seeding = Instant::now();
+    let task_ids = Arc::new(create_tasks(server.addr, &agents, args.tasks, false).await?);
+    let seeded = (task_ids.len(), seeding.elapsed());
+    eprintln!(
+        "xtask: {engine}: seeded {} tasks in {:.1} s",
+        seeded.0,
+        seeded.1.as_secs_f64()
+    );
+
+    let connections = usize::from(args.connections);
+    let ticks_per_second = clock_ticks_per_second();
+    let mut rows = Vec::new();
+    for &scenario in scenarios {
+        // Fresh tasks per scenario, one per worker, so that no two workers move the same
+        // task and every scenario starts from the same state.
+        let own_tasks = if scenario.needs_own_tasks() {
+            create_tasks(server.addr, &agents, connections, true).await?
+        } else {
+            Vec::new()
+        };
+        eprintln!(
+            "xtask: {engine}: {scenario} ({} s warm-up + {} s)",
+            args.warmup, args.duration
+        );
+        let outcome = load::run(LoadPlan {
+            addr: server.addr,
+            pid: server.pid(),
+            scenario,
+            connections,
+            warmup: Duration::from_secs(args.warmup),
+            duration: Duration::from_secs(args.duration),
+            agents: Arc::clone(&agents),
+            task_ids: Arc::clone(&task_ids),
+            own_tasks,
+        })
+        .await?;
+        if outcome.errors > 0 {
+            eprintln!(
+                "xtask: {engine}: {scenario}: {} errors; first ones:",
+                outcome.errors
+            );
+            for sample in &outcome.error_samples {
+                eprintln!("  {sample}");
+            }
+            let tail = server.log_tail(10);
+            if !tail.is_empty() {
+                eprintln!("xtask: server log tail:\n{tail}");
+            }
+        }
+        server.ensure_running()?;
+        rows.push(ScenarioRow::new(scenario, &outcome, ticks_per_second));
+    }
+    Ok(EngineReport {
+        engine,
+        ready,
+        seeded,
+        agents: agents.len(),
+        connections,
+        peak_rss_kib: server::peak_rss_kib(server.pid()).unwrap_or(0),
+        rows,
+    })
+}
+
+/// Runs `work` unless Ctrl-C comes first; then `work` is dropped, and with it the guards
+/// that stop the server and remove the database.
+async fn interruptible<T>(work: impl Future<Output = anyhow::Result<T>>) -> anyhow::Result<T> {
+    tokio::select! {
+        result = work => result,
+        _ = tokio::signal::ctrl_c() => anyhow::bail!("interrupted"),
+    }
+}
+
+/// The asked scenarios in their canonical order, without repeats, `health` first.
+fn scenarios_to_run(asked: &[Scenario]) -> Vec<Scenario> {
+    Scenario::ALL
+        .into_iter()
+        .filter(|s| asked.is_empty() || *s == Scenario::Health || asked.contains(s))
+        .collect()
+}
+
+/// The workspace, whichever folder cargo was started from.
+/// Set for the optimized re-run of the command.
+const OPTIMIZED: &str = "MUSTER_XTASK_OPTIMIZED";
+
+/// Runs this command again with the release `xtask` built beside `muster`.
+fn rerun_optimized(muster: &Path) -> anyhow::Result<bool> {
+    let xtask = muster.with_file_name("xtask");
+    anyhow::ensure!(xtask.is_file(), "{} was not built", xtask.display());
+    let status = std::process::Command::new(&xtask)
+        .args(std::env::args_os().skip(1))
+        .env(OPTIMIZED, "1")
+        .status()
+        .map_err(|e| anyhow::anyhow!("cannot run {}: {e}", xtask.display()))?;
+    Ok(status.success())
+}
+
+fn workspace_root() -> PathBuf {
+    let xtask = Path::new(env!("CARGO_MANIFEST_DIR"));
+    xtask.parent().unwrap_or(xtask).to_path_buf()
+}
+
+/// The command as typed, for the record.
+fn command_line() -> String {
+    let mut words = vec!["cargo".to_owned(), "xtask".to_owned()];
+    for arg in std::env::args().skip(1) {
+        let plain = !arg.is_empty()
+            && arg
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_=./:,".contains(c));
+        words.push(if plain {
+            arg
+        } else {
+            format!("'{}'", arg.replace('\'', r"'\''"))
+        });
+    }
+    words.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn health_always_runs_first() {
+        assert_eq!(scenarios_to_run(&[]), Scenario::ALL.to_vec());
+        assert_eq!(
+            scenarios_to_run(&[Scenario::Mixed, Scenario::GetTask, Scenario::Mixed]),
+            vec![Scenario::Health, Scenario::GetTask, Scenario::Mixed]
+        );
+    }
+}

@@ -1,0 +1,272 @@
+//! Turning measurements into Markdown: the tables printed per engine, and
+//! docs/benchmarks.md with `--record`.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::Context;
+
+use super::database::Engine;
+use super::load::LoadOutcome;
+use super::scenario::{PLANNED, Scenario};
+
+/// Everything in docs/benchmarks.md after this line is kept when the file is rewritten.
+const ANALYSIS_MARKER: &str = "<!-- analysis -->";
+
+/// One line of a table.
+#[derive(Debug, Clone)]
+pub struct ScenarioRow {
+    /// Which scenario.
+    pub scenario: Scenario,
+    /// Requests per second.
+    pub rps: f64,
+    /// Latency percentiles 50, 90, 99 and the maximum, ms.
+    pub latency_ms: [f64; 4],
+    /// Failed answers and transport errors.
+    pub errors: u64,
+    /// Largest server resident set during the run, MiB.
+    pub peak_rss_mib: f64,
+    /// Server CPU seconds per 1,000 requests.
+    pub cpu_per_1k: f64,
+}
+
+impl ScenarioRow {
+    /// Summarizes one run of `scenario`; `ticks_per_second` is `CLK_TCK`.
+    pub fn new(scenario: Scenario, outcome: &LoadOutcome, ticks_per_second: u64) -> Self {
+        let requests = outcome.latencies_us.len() as u64;
+        let cpu_seconds = as_f64(outcome.cpu_ticks) / as_f64(ticks_per_second.max(1));
+        let at = |p: f64| percentile_ms(&outcome.latencies_us, p);
+        Self {
+            scenario,
+            rps: as_f64(requests) / outcome.measured.as_secs_f64().max(f64::EPSILON),
+            latency_ms: [at(50.0), at(90.0), at(99.0), at(100.0)],
+            errors: outcome.errors,
+            peak_rss_mib: as_f64(outcome.peak_rss_kib) / 1024.0,
+            cpu_per_1k: if requests == 0 {
+                0.0
+            } else {
+                cpu_seconds * 1000.0 / as_f64(requests)
+            },
+        }
+    }
+}
+
+/// Everything measured on one engine.
+#[derive(Debug, Clone)]
+pub struct EngineReport {
+    /// Which engine.
+    pub engine: Engine,
+    /// From spawning `muster serve` to its first 200 on `GET /ready`.
+    pub ready: Duration,
+    /// Tasks seeded, and how long that took.
+    pub seeded: (usize, Duration),
+    /// Agents the load was signed with.
+    pub agents: usize,
+    /// Virtual clients.
+    pub connections: usize,
+    /// Server `VmHWM` at the end, KiB.
+    pub peak_rss_kib: u64,
+    /// One per scenario, `health` first.
+    pub rows: Vec<ScenarioRow>,
+}
+
+impl EngineReport {
+    /// Whether any scenario had errors.
+    pub fn has_errors(&self) -> bool {
+        self.rows.iter().any(|r| r.errors > 0)
+    }
+
+    /// The engine's section: a summary line and the table.
+    pub fn markdown(&self) -> String {
+        let (tasks, seed_time) = self.seeded;
+        let mut out = format!(
+            "Ready in {} ms; seeded {tasks} tasks in {:.1} s ({:.0} tasks/s); \
+             {} connection(s) signing as {} agent(s); server peak RSS {:.1} MiB.\n\n",
+            self.ready.as_millis(),
+            seed_time.as_secs_f64(),
+            as_f64(tasks as u64) / seed_time.as_secs_f64().max(f64::EPSILON),
+            self.connections,
+            self.agents,
+            as_f64(self.peak_rss_kib) / 1024.0,
+        );
+        out.push_str(
+            "| scenario | req/s | vs health | p50 ms | p90 ms | p99 ms | max ms | errors | peak RSS MiB | CPU s / 1k req |\n\
+             |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+        );
+        let health = self
+            .rows
+            .iter()
+            .find(|r| r.scenario == Scenario::Health)
+            .map(|r| r.rps);
+        for row in &self.rows {
+            let ratio = health
+                .filter(|h| *h > 0.0)
+                .map_or_else(|| "–".to_owned(), |h| format!("{:.2}×", row.rps / h));
+            let [p50, p90, p99, max] = row.latency_ms;
+            let _ = writeln!(
+                out,
+                "| {} | {:.0} | {ratio} | {p50:.2} | {p90:.2} | {p99:.2} | {max:.2} | {} | {:.1} | {:.3} |",
+                row.scenario, row.rps, row.errors, row.peak_rss_mib, row.cpu_per_1k
+            );
+        }
+        out
+    }
+}
+
+/// The line naming the scenarios that cannot run yet.
+pub fn planned_note() -> String {
+    let planned: Vec<String> = PLANNED
+        .iter()
+        .map(|(name, why)| format!("`{name}` ({why})"))
+        .collect();
+    format!("Not yet available: {}.\n", planned.join(", "))
+}
+
+/// Nearest-rank percentile of sorted microseconds, in milliseconds.
+fn percentile_ms(sorted_us: &[u32], p: f64) -> f64 {
+    if sorted_us.is_empty() {
+        return 0.0;
+    }
+    let rank = (p / 100.0 * as_f64(sorted_us.len() as u64)).ceil();
+    // `rank` is in 0..=len, so the conversion back cannot lose anything.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let index = (rank as usize).clamp(1, sorted_us.len()) - 1;
+    f64::from(sorted_us[index]) / 1000.0
+}
+
+/// Counts become floats only for display and rates, where 52 bits are plenty.
+#[allow(clippy::cast_precision_loss)]
+fn as_f64(n: u64) -> f64 {
+    n as f64
+}
+
+/// Where, when and from what the numbers came.
+#[derive(Debug, Clone)]
+pub struct RunInfo {
+    /// Cores and CPU model.
+    pub machine: String,
+    /// UTC date and time.
+    pub date: String,
+    /// Short commit, `+dirty` when the tree has changes.
+    pub commit: String,
+    /// The command line as typed.
+    pub command: String,
+}
+
+impl RunInfo {
+    /// Gathers the facts about this machine and checkout.
+    pub fn gather(root: &Path, command: String) -> Self {
+        let cores = std::thread::available_parallelism().map_or(0, std::num::NonZero::get);
+        let model = std::fs::read_to_string("/proc/cpuinfo")
+            .ok()
+            .and_then(|text| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix("model name"))
+                    .and_then(|rest| rest.split_once(':'))
+                    .map(|(_, model)| model.trim().to_owned())
+            })
+            .unwrap_or_else(|| "unknown CPU".to_owned());
+        let format = time::macros::format_description!("[year]-[month]-[day] [hour]:[minute] UTC");
+        let date = time::OffsetDateTime::now_utc()
+            .format(format)
+            .unwrap_or_default();
+        let git = |args: &[&str]| {
+            Command::new("git")
+                .args(args)
+                .current_dir(root)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        };
+        let mut commit = git(&["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into());
+        if git(&["status", "--porcelain"]).is_some_and(|s| !s.is_empty()) {
+            commit.push_str("+dirty");
+        }
+        Self {
+            machine: format!("{cores} cores, {model}"),
+            date,
+            commit,
+            command,
+        }
+    }
+}
+
+/// Rewrites `path` with this run's numbers, keeping the analysis below the marker.
+pub fn record(path: &Path, info: &RunInfo, reports: &[EngineReport]) -> anyhow::Result<()> {
+    let previous = std::fs::read_to_string(path).unwrap_or_default();
+    let analysis = previous
+        .split_once(ANALYSIS_MARKER)
+        .map_or("\n\n## Analysis\n\n_To be written._\n", |(_, after)| after);
+    let mut out = String::from(
+        "# Benchmarks\n\n\
+         Written by `cargo xtask bench --record`: everything above the analysis marker is \
+         replaced on every recorded run; the analysis below it is kept.\n\n",
+    );
+    let _ = write!(
+        out,
+        "- Machine: {}\n- Date: {}\n- Commit: `{}`\n- Command: `{}`\n\n",
+        info.machine, info.date, info.commit, info.command
+    );
+    out.push_str(
+        "How it measures: a release build of `muster serve` on a fresh database; one keep-alive \
+         HTTP/1.1 connection per virtual client, each sending its next request when the \
+         previous answer is read, every agent request signed with a fresh nonce. Each scenario \
+         has an unmeasured warm-up; latencies are from sending a request to reading its whole \
+         answer. The load generator runs on the same machine and competes for its cores. \
+         `vs health` compares throughput with unsigned `GET /health` of the same run; CPU is \
+         the `muster` process's user + system time (PostgreSQL's own processes are not \
+         counted); peak RSS is the largest `VmRSS` sampled every 100 ms; errors count non-2xx answers and transport errors, \
+         warm-up included.\n\n",
+    );
+    for report in reports {
+        let _ = write!(out, "## {}\n\n{}\n", report.engine, report.markdown());
+    }
+    out.push_str(&planned_note());
+    out.push('\n');
+    out.push_str(ANALYSIS_MARKER);
+    out.push_str(analysis);
+    if let Some(folder) = path.parent() {
+        std::fs::create_dir_all(folder)?;
+    }
+    std::fs::write(path, out).with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_percentiles() {
+        let us: Vec<u32> = (1..=100).map(|n| n * 1000).collect();
+        assert!((percentile_ms(&us, 50.0) - 50.0).abs() < 1e-9);
+        assert!((percentile_ms(&us, 99.0) - 99.0).abs() < 1e-9);
+        assert!((percentile_ms(&us, 100.0) - 100.0).abs() < 1e-9);
+        assert!((percentile_ms(&[7000], 90.0) - 7.0).abs() < 1e-9);
+        assert!(percentile_ms(&[], 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn recording_keeps_the_analysis() {
+        let dir = std::env::temp_dir().join(format!("xtask-report-{}", uuid::Uuid::now_v7()));
+        let path = dir.join("benchmarks.md");
+        let info = RunInfo {
+            machine: "2 cores, Test CPU".into(),
+            date: "2030-01-01 00:00 UTC".into(),
+            commit: "abc1234".into(),
+            command: "cargo xtask bench --record".into(),
+        };
+        record(&path, &info, &[]).unwrap();
+        let first = std::fs::read_to_string(&path).unwrap();
+        assert!(first.contains("_To be written._"));
+        let edited = first.replace("_To be written._", "SQLite wins.");
+        std::fs::write(&path, edited).unwrap();
+        record(&path, &info, &[]).unwrap();
+        let second = std::fs::read_to_string(&path).unwrap();
+        assert!(second.contains("SQLite wins.") && !second.contains("_To be written._"));
+        assert_eq!(second.matches(ANALYSIS_MARKER).count(), 1);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

@@ -1,0 +1,275 @@
+//! The scenarios: what each virtual client sends next.
+//!
+//! A scenario is a mix of operations; an operation builds one request and, when the
+//! server accepted it, updates the worker's own state. Adding a scenario (`comments`,
+//! `login` once their endpoints exist) is a variant of each enum plus one match arm each:
+//! move its name from [`PLANNED`] to [`Scenario::ALL`].
+
+use std::fmt;
+
+use super::client::Call;
+
+/// A named load pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scenario {
+    /// `GET /health`, unsigned: the ceiling of the HTTP stack.
+    Health,
+    /// `GET /tasks/:id` over the seeded tasks.
+    GetTask,
+    /// `GET /tasks?status=todo&limit=50`.
+    ListTasks,
+    /// `POST /tasks`.
+    CreateTask,
+    /// `POST /tasks/:id/transition`, each worker on its own task.
+    Transition,
+    /// `GET /events?limit=50`.
+    ListEvents,
+    /// 70 % reads, 30 % writes.
+    Mixed,
+}
+
+/// Scenarios asked for that the API cannot serve yet, with the reason shown.
+pub const PLANNED: [(&str, &str); 2] = [
+    ("comments", "task comments have no endpoint yet"),
+    ("login", "user login has no endpoint yet"),
+];
+
+impl Scenario {
+    /// Every scenario, in the order they run; `health` is first because every other one
+    /// is compared with it.
+    pub const ALL: [Self; 7] = [
+        Self::Health,
+        Self::GetTask,
+        Self::ListTasks,
+        Self::CreateTask,
+        Self::Transition,
+        Self::ListEvents,
+        Self::Mixed,
+    ];
+
+    /// The name on the command line and in the tables.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Health => "health",
+            Self::GetTask => "get-task",
+            Self::ListTasks => "list-tasks",
+            Self::CreateTask => "create-task",
+            Self::Transition => "transition",
+            Self::ListEvents => "list-events",
+            Self::Mixed => "mixed",
+        }
+    }
+
+    /// Parses a `--scenario` value; a planned one gets a message saying why it cannot run.
+    pub fn parse(name: &str) -> Result<Self, String> {
+        if let Some(found) = Self::ALL.into_iter().find(|s| s.name() == name) {
+            return Ok(found);
+        }
+        if let Some((_, why)) = PLANNED.iter().find(|(planned, _)| *planned == name) {
+            return Err(format!("scenario `{name}` is not yet available: {why}"));
+        }
+        let names: Vec<&str> = Self::ALL.iter().map(|s| s.name()).collect();
+        Err(format!(
+            "unknown scenario `{name}`; expected one of {}",
+            names.join(", ")
+        ))
+    }
+
+    /// Whether each worker needs a task of its own in `in_progress` before the run.
+    pub const fn needs_own_tasks(self) -> bool {
+        matches!(self, Self::Transition | Self::Mixed)
+    }
+
+    /// The next operation of a worker running this scenario.
+    fn pick(self, rng: &mut Rng) -> Op {
+        match self {
+            Self::Health => Op::Health,
+            Self::GetTask => Op::GetTask,
+            Self::ListTasks => Op::ListTasks,
+            Self::CreateTask => Op::CreateTask,
+            Self::Transition => Op::Transition,
+            Self::ListEvents => Op::ListEvents,
+            // Reads split evenly over 70 %, writes over 30 %.
+            Self::Mixed => match rng.below(100) {
+                0..=23 => Op::GetTask,
+                24..=46 => Op::ListTasks,
+                47..=69 => Op::ListEvents,
+                70..=84 => Op::CreateTask,
+                _ => Op::Transition,
+            },
+        }
+    }
+}
+
+impl fmt::Display for Scenario {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One kind of request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Op {
+    Health,
+    GetTask,
+    ListTasks,
+    ListEvents,
+    CreateTask,
+    Transition,
+}
+
+/// A worker's own task for transitions: it alternates `in_progress` <-> `blocked`, both
+/// legal moves of the workflow table (crates/domain/src/rules/transition.rs), so the
+/// worker never asks for a refused one and no other worker touches it (no 409s).
+#[derive(Debug, Clone)]
+pub struct OwnTask {
+    /// Task id.
+    pub id: String,
+    /// Whether it is `blocked` now (else `in_progress`).
+    pub blocked: bool,
+}
+
+/// Everything a worker picks its requests from.
+#[derive(Debug)]
+pub struct WorkerState {
+    rng: Rng,
+    task_ids: std::sync::Arc<Vec<String>>,
+    own_task: Option<OwnTask>,
+    created: u64,
+    worker: usize,
+}
+
+impl WorkerState {
+    /// State of worker number `worker`.
+    pub fn new(
+        worker: usize,
+        task_ids: std::sync::Arc<Vec<String>>,
+        own_task: Option<OwnTask>,
+    ) -> Self {
+        Self {
+            rng: Rng::new(worker as u64),
+            task_ids,
+            own_task,
+            created: 0,
+            worker,
+        }
+    }
+
+    /// The next request of `scenario`, and which operation it is.
+    pub fn next_call(&mut self, scenario: Scenario) -> (Op, Call) {
+        let mut op = scenario.pick(&mut self.rng);
+        // Without a task of its own (not prepared) a worker cannot transition; it
+        // creates instead so that the write share of the mix stays the same.
+        if op == Op::Transition && self.own_task.is_none() {
+            op = Op::CreateTask;
+        }
+        let call = match op {
+            Op::Health => Call::public_get("/health"),
+            Op::GetTask => {
+                let count = self.task_ids.len() as u64;
+                let id = usize::try_from(self.rng.below(count.max(1)))
+                    .ok()
+                    .and_then(|i| self.task_ids.get(i));
+                Call::get(format!("/tasks/{}", id.map_or("none", String::as_str)))
+            }
+            Op::ListTasks => Call::get("/tasks?status=todo&limit=50".to_owned()),
+            Op::ListEvents => Call::get("/events?limit=50".to_owned()),
+            Op::CreateTask => {
+                self.created += 1;
+                Call::post("/tasks".to_owned(), create_body(self.worker, self.created))
+            }
+            Op::Transition => {
+                let (id, blocked) = self
+                    .own_task
+                    .as_ref()
+                    .map_or(("none", false), |t| (t.id.as_str(), t.blocked));
+                let to = if blocked { "in_progress" } else { "blocked" };
+                Call::post(
+                    format!("/tasks/{id}/transition"),
+                    format!(r#"{{"status":"{to}","reason":"bench"}}"#),
+                )
+            }
+        };
+        (op, call)
+    }
+
+    /// Records that the server accepted `op`.
+    pub fn accepted(&mut self, op: Op) {
+        if op == Op::Transition
+            && let Some(task) = self.own_task.as_mut()
+        {
+            task.blocked = !task.blocked;
+        }
+    }
+}
+
+/// A small task body, like the ones agents send.
+pub fn create_body(worker: usize, n: u64) -> String {
+    format!(r#"{{"title":"Bench task {worker}-{n}","priority":"normal","tags":["bench"]}}"#)
+}
+
+/// splitmix64: enough randomness to spread reads over the seeded ids, with no dependency.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator seeded from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03)
+    }
+
+    /// The next number in `0..bound` (`bound` > 0; the tiny modulo bias is irrelevant here).
+    pub fn below(&mut self, bound: u64) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        (z ^ (z >> 31)) % bound.max(1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_planned_ones_are_explained() {
+        for scenario in Scenario::ALL {
+            assert_eq!(Scenario::parse(scenario.name()), Ok(scenario));
+        }
+        assert!(
+            Scenario::parse("comments")
+                .unwrap_err()
+                .contains("not yet available")
+        );
+        assert!(
+            Scenario::parse("nope")
+                .unwrap_err()
+                .contains("unknown scenario")
+        );
+    }
+
+    #[test]
+    fn mixed_is_about_70_percent_reads() {
+        let mut rng = Rng::new(7);
+        let reads = (0..10_000)
+            .map(|_| Scenario::Mixed.pick(&mut rng))
+            .filter(|op| matches!(op, Op::GetTask | Op::ListTasks | Op::ListEvents))
+            .count();
+        assert!((6_700..7_300).contains(&reads), "{reads}");
+    }
+
+    #[test]
+    fn transitions_alternate_between_legal_states() {
+        let own = OwnTask {
+            id: "t".into(),
+            blocked: false,
+        };
+        let mut state = WorkerState::new(0, std::sync::Arc::new(vec![]), Some(own));
+        let (op, first) = state.next_call(Scenario::Transition);
+        assert!(String::from_utf8_lossy(&first.body).contains(r#""blocked""#));
+        state.accepted(op);
+        let (_, second) = state.next_call(Scenario::Transition);
+        assert!(String::from_utf8_lossy(&second.body).contains(r#""in_progress""#));
+    }
+}

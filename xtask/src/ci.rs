@@ -1,0 +1,78 @@
+//! `cargo xtask ci`: formatting check, clippy with `-D warnings`, and the whole test
+//! suite, whose database tests run on BOTH engines (SQLite and PostgreSQL). `CI` is set for
+//! the test run so that an unreachable PostgreSQL fails the run instead of skipping tests.
+
+use std::net::{SocketAddr, TcpStream};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+pub fn ci() -> Result<(), String> {
+    let started = Instant::now();
+    cargo(&["fmt", "--all", "--", "--check"])?;
+    cargo(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--all-features",
+        "--",
+        "-D",
+        "warnings",
+    ])?;
+    ensure_postgres()?;
+    cargo_with_env(
+        &["test", "--workspace", "--all-features"],
+        &[("CI", "true")],
+    )?;
+    eprintln!("xtask: ci passed in {} s", started.elapsed().as_secs());
+    Ok(())
+}
+
+fn cargo(args: &[&str]) -> Result<(), String> {
+    cargo_with_env(args, &[])
+}
+
+fn cargo_with_env(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    eprintln!("xtask: cargo {}", args.join(" "));
+    let status = Command::new(cargo)
+        .args(args)
+        .envs(env.iter().copied())
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+    }
+}
+
+/// The PostgreSQL tests need a server on 127.0.0.1:5432 (or `MUSTER_TEST_DATABASE_URL`).
+/// When the default one is down and this machine has Debian's cluster tools, start it.
+pub fn ensure_postgres() -> Result<(), String> {
+    if std::env::var_os("MUSTER_TEST_DATABASE_URL").is_some() || postgres_answers() {
+        return Ok(());
+    }
+    eprintln!("xtask: PostgreSQL is not answering on 127.0.0.1:5432; trying to start it");
+    let versions = std::fs::read_dir("/etc/postgresql").map_err(|_| {
+        "PostgreSQL is down and no cluster is installed under /etc/postgresql".to_owned()
+    })?;
+    for version in versions.flatten() {
+        let version = version.file_name().to_string_lossy().into_owned();
+        let _ = Command::new("pg_ctlcluster")
+            .args(["--skip-systemctl-redirect", &version, "main", "start"])
+            .status();
+    }
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        if postgres_answers() {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    Err("PostgreSQL did not come up on 127.0.0.1:5432".to_owned())
+}
+
+fn postgres_answers() -> bool {
+    let addr = SocketAddr::from(([127, 0, 0, 1], 5432));
+    TcpStream::connect_timeout(&addr, Duration::from_secs(2)).is_ok()
+}
