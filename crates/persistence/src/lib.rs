@@ -9,6 +9,7 @@ mod conn;
 mod db;
 mod error;
 mod migrate;
+mod nonce_batch;
 mod queries;
 mod repos;
 mod rows;
@@ -22,4 +23,5 @@ pub mod testing;
 
 pub use db::{ConnectError, Database, Engine, PoolOptions};
 pub use migrate::{MigrateError, run_migrations};
+pub use nonce_batch::NonceBatcher;
 pub use url::{DatabaseUrl, UrlError};

@@ -9,7 +9,7 @@ use muster_auth::agent::AgentAuthenticator;
 use muster_auth::keys::ServerKey;
 use muster_domain::service::{EventService, TaskService};
 use muster_http::{AppState, Readiness, ServerOptions};
-use muster_persistence::Database;
+use muster_persistence::{Database, NonceBatcher};
 
 use crate::adapters::{SystemClock, UuidV7Ids};
 
@@ -23,7 +23,8 @@ impl Readiness for DatabaseReadiness {
     }
 }
 
-/// Builds the HTTP state from a database and the server key.
+/// Builds the HTTP state from a database and the server key. Starts the nonce writer on
+/// the current Tokio runtime.
 pub fn app_state(db: &Database, key: &ServerKey) -> AppState {
     let db = Arc::new(db.clone());
     let clock = Arc::new(SystemClock);
@@ -33,7 +34,8 @@ pub fn app_state(db: &Database, key: &ServerKey) -> AppState {
         events: EventService::new(db.clone()),
         agent_auth: Arc::new(AgentAuthenticator::new(
             db.clone(),
-            db.clone(),
+            // Signed requests record their nonces in batches (group commit).
+            Arc::new(NonceBatcher::spawn(Database::clone(&db))),
             clock,
             key.secret_cipher(),
         )),

@@ -18,9 +18,11 @@
 //! 6. the nonce is new for this agent ([`AgentAuthError::NonceReused`]). It is recorded
 //!    only now, so a forged request cannot burn a nonce.
 
+mod cache;
 mod error;
 mod headers;
 
+pub use cache::CREDENTIAL_TTL;
 pub use error::AgentAuthError;
 
 use std::fmt;
@@ -32,6 +34,7 @@ use muster_domain::policy;
 use muster_domain::ports::{AgentRepository, Clock, NonceOutcome, NonceStore};
 use time::{Duration, OffsetDateTime};
 
+use self::cache::{CredentialCache, OpenedCredentials};
 use crate::keys::SecretCipher;
 use crate::signing::{canonical_message, verify_with_key};
 
@@ -81,6 +84,7 @@ pub struct AgentAuthenticator {
     nonces: Arc<dyn NonceStore>,
     clock: Arc<dyn Clock>,
     cipher: SecretCipher,
+    cache: CredentialCache,
 }
 
 impl fmt::Debug for AgentAuthenticator {
@@ -91,17 +95,31 @@ impl fmt::Debug for AgentAuthenticator {
 
 impl AgentAuthenticator {
     /// Wires the authenticator to its ports; `cipher` opens the stored agent secrets.
+    /// An agent's opened credentials are reused for [`CREDENTIAL_TTL`].
     pub fn new(
         agents: Arc<dyn AgentRepository>,
         nonces: Arc<dyn NonceStore>,
         clock: Arc<dyn Clock>,
         cipher: SecretCipher,
     ) -> Self {
+        Self::with_credential_ttl(agents, nonces, clock, cipher, CREDENTIAL_TTL)
+    }
+
+    /// Like [`new`](Self::new) with another time-to-live for cached credentials (zero
+    /// reads the agent on every request).
+    pub fn with_credential_ttl(
+        agents: Arc<dyn AgentRepository>,
+        nonces: Arc<dyn NonceStore>,
+        clock: Arc<dyn Clock>,
+        cipher: SecretCipher,
+        ttl: std::time::Duration,
+    ) -> Self {
         Self {
             agents,
             nonces,
             clock,
             cipher,
+            cache: CredentialCache::new(ttl),
         }
     }
 
@@ -122,24 +140,15 @@ impl AgentAuthenticator {
         headers::check_nonce(nonce)?;
 
         let message = canonical_message(req.method, req.path_and_query, timestamp, nonce, req.body);
-        let Some(credentials) = self.find_credentials(agent_id).await? else {
+        let Some(opened) = self.opened_credentials(agent_id).await? else {
             black_box(verify_with_key(DUMMY_KEY, &message, signature));
             return Err(AgentAuthError::InvalidSignature);
         };
-        let agent = credentials.agent;
-        let secret = self
-            .cipher
-            .open(&credentials.encrypted_secret, agent.id.as_uuid().as_bytes())
-            .map_err(|err| {
-                AgentAuthError::Internal(format!(
-                    "cannot open the secret of agent {}: {err}",
-                    agent.id
-                ))
-            })?;
-        if !verify_with_key(&secret, &message, signature) {
+        if !verify_with_key(&opened.secret, &message, signature) {
             return Err(AgentAuthError::InvalidSignature);
         }
-        policy::agent_may_act(&agent).map_err(|_| AgentAuthError::AgentNotActive)?;
+        let agent = &opened.agent;
+        policy::agent_may_act(agent).map_err(|_| AgentAuthError::AgentNotActive)?;
 
         let expires_at = nonce_expiry(now, sent_at)?;
         match self
@@ -160,16 +169,38 @@ impl AgentAuthenticator {
         }
     }
 
-    /// The stored credentials of the agent named `agent_id`; `None` when the text is
-    /// not a valid handle or no agent has it.
-    async fn find_credentials(
+    /// The agent named `agent_id` with its secret opened, from the cache or else from
+    /// storage; `None` when the text is not a valid handle or no agent has it (misses
+    /// are not cached, so a new agent can sign at once).
+    async fn opened_credentials(
         &self,
         agent_id: &str,
-    ) -> Result<Option<AgentCredentials>, AgentAuthError> {
+    ) -> Result<Option<Arc<OpenedCredentials>>, AgentAuthError> {
+        if let Some(cached) = self.cache.get(agent_id) {
+            return Ok(Some(cached));
+        }
         let Ok(handle) = AgentHandle::new(agent_id) else {
             return Ok(None);
         };
-        Ok(self.agents.find_credentials(&handle).await?)
+        let Some(AgentCredentials {
+            agent,
+            encrypted_secret,
+        }) = self.agents.find_credentials(&handle).await?
+        else {
+            return Ok(None);
+        };
+        let secret = self
+            .cipher
+            .open(&encrypted_secret, agent.id.as_uuid().as_bytes())
+            .map_err(|err| {
+                AgentAuthError::Internal(format!(
+                    "cannot open the secret of agent {}: {err}",
+                    agent.id
+                ))
+            })?;
+        let opened = Arc::new(OpenedCredentials { agent, secret });
+        self.cache.put(agent_id, Arc::clone(&opened));
+        Ok(Some(opened))
     }
 }
 

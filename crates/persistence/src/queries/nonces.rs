@@ -45,3 +45,51 @@ pub(crate) async fn purge_expired(conn: &mut Conn<'_>, now: OffsetDateTime) -> Q
     ));
     on_conn!(conn, c => query.execute(c).await)
 }
+
+/// One nonce to record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NonceEntry {
+    pub agent: AgentId,
+    pub nonce: String,
+    pub expires_at: OffsetDateTime,
+}
+
+/// [`remember`] for many distinct nonces in ONE PostgreSQL statement; the indexes (into
+/// `entries`) of those that were recorded. `now` is the earliest request time of the
+/// batch, so no record is taken for expired before it is.
+pub(crate) async fn remember_all_pg(
+    conn: &mut diesel_async::AsyncPgConnection,
+    entries: &[NonceEntry],
+    now: OffsetDateTime,
+) -> QueryResult<Vec<usize>> {
+    let values: Vec<_> = entries
+        .iter()
+        .map(|e| {
+            (
+                nonces::agent_id.eq(db_uuid(e.agent)),
+                nonces::nonce.eq(e.nonce.as_str()),
+                nonces::expires_at.eq(DbTime(e.expires_at)),
+            )
+        })
+        .collect();
+    let upsert = diesel::insert_into(nonces::table)
+        .values(values)
+        .on_conflict((nonces::agent_id, nonces::nonce))
+        .do_update()
+        .set(nonces::expires_at.eq(excluded(nonces::expires_at)));
+    let written: Vec<(crate::types::DbUuid, String)> =
+        FilterDsl::filter(upsert, nonces::expires_at.lt(DbTime(now)))
+            .returning((nonces::agent_id, nonces::nonce))
+            .get_results(conn)
+            .await?;
+    Ok(entries
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| {
+            written
+                .iter()
+                .any(|(agent, nonce)| agent.0 == e.agent.as_uuid() && *nonce == e.nonce)
+        })
+        .map(|(i, _)| i)
+        .collect())
+}

@@ -40,6 +40,8 @@ mod agents;
 #[cfg(test)]
 mod events;
 #[cfg(test)]
+mod nonce_batch;
+#[cfg(test)]
 mod nonces;
 #[cfg(test)]
 mod organizations;

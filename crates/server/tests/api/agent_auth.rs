@@ -1,6 +1,9 @@
 //! Agent HMAC signing on the wire (interface "Authentication 1", decision D-10): every
 //! refusal is a 401 with the short reason, and a forged request changes nothing.
 
+use std::time::Duration;
+
+use muster_auth::agent::CREDENTIAL_TTL;
 use reqwest::Method;
 
 use crate::helpers::{
@@ -17,6 +20,7 @@ api_tests!(
     forged_request_does_not_burn_its_nonce,
     nonce_syntax_is_checked,
     non_active_agents_are_401,
+    a_suspension_is_seen_within_the_credential_ttl,
 );
 
 /// Takes one header out.
@@ -233,7 +237,33 @@ async fn forged_request_does_not_burn_its_nonce(app: &TestApp) {
         suspended.uuid
     );
     app.db().execute(&activate).await;
+    wait_for_credential_cache().await;
     assert_eq!(list_with(app, &headers).await.status.as_u16(), 200);
+}
+
+/// Waits until the authenticator has forgotten what it read of every agent.
+async fn wait_for_credential_cache() {
+    tokio::time::sleep(CREDENTIAL_TTL + Duration::from_millis(100)).await;
+}
+
+/// Credentials are cached briefly, but a suspension (or revocation) is seen within
+/// `CREDENTIAL_TTL` (one second): after it, the agent's signed requests are refused.
+async fn a_suspension_is_seen_within_the_credential_ttl(app: &TestApp) {
+    let worker = app.worker(&app.org).await;
+    assert_eq!(app.get(&worker, "/tasks").await.status.as_u16(), 200);
+    for status in ["suspended", "revoked"] {
+        let change = format!(
+            "UPDATE agents SET status = '{status}' WHERE id = '{}'",
+            worker.uuid
+        );
+        app.db().execute(&change).await;
+        wait_for_credential_cache().await;
+        assert_error_exact(
+            &app.get(&worker, "/tasks").await,
+            401,
+            "agent is not active",
+        );
+    }
 }
 
 async fn nonce_syntax_is_checked(app: &TestApp) {
