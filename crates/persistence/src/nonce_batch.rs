@@ -5,8 +5,6 @@
 //! it for as long as it is remembered.
 
 use std::collections::HashSet;
-use std::future::Future;
-use std::pin::Pin;
 
 use async_trait::async_trait;
 use muster_domain::model::AgentId;
@@ -15,8 +13,7 @@ use time::OffsetDateTime;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::Database;
-use crate::conn::{Conn, PooledConn};
-use crate::db::SqliteConn;
+use crate::conn::PooledConn;
 use crate::error::from_diesel;
 use crate::queries::nonces::{self, NonceEntry};
 
@@ -154,9 +151,12 @@ async fn record(
         PooledConn::Pg(conn) => nonces::remember_all_pg(conn, entries, now)
             .await
             .map_err(from_diesel)?,
-        PooledConn::Sqlite(conn) => record_sqlite(conn, entries, now)
-            .await
-            .map_err(from_diesel)?,
+        PooledConn::Sqlite(conn) => {
+            let entries = entries.to_vec();
+            conn.spawn_blocking(move |sync| nonces::remember_all_sqlite(sync, &entries, now))
+                .await
+                .map_err(from_diesel)?
+        }
     };
     Ok(fresh.into_iter().collect())
 }
@@ -164,26 +164,4 @@ async fn record(
 /// The cause of `err`, for the copies handed to each waiting request.
 fn source_text(err: &RepositoryError) -> String {
     std::error::Error::source(err).map_or_else(String::new, ToString::to_string)
-}
-
-/// A boxed, `Send` future (see `unit_of_work::Running` for why it is named).
-type Recording<'c> =
-    Pin<Box<dyn Future<Output = Result<Vec<usize>, diesel::result::Error>> + Send + 'c>>;
-
-/// Records `entries` one by one in one SQLite transaction.
-fn record_sqlite<'c>(
-    conn: &'c mut SqliteConn,
-    entries: &'c [NonceEntry],
-    now: OffsetDateTime,
-) -> Recording<'c> {
-    Box::pin(conn.immediate_transaction(async move |c| {
-        let mut conn = Conn::Sqlite(c);
-        let mut fresh = Vec::with_capacity(entries.len());
-        for (i, e) in entries.iter().enumerate() {
-            if nonces::remember(&mut conn, e.agent, &e.nonce, now, e.expires_at).await? {
-                fresh.push(i);
-            }
-        }
-        Ok(fresh)
-    }))
 }
