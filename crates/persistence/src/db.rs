@@ -1,6 +1,5 @@
 //! The connection pool for either engine.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use deadpool::Runtime;
@@ -25,7 +24,14 @@ pub(crate) type SqliteConn = SyncConnectionWrapper<SqliteConnection>;
 #[derive(Clone)]
 pub(crate) enum Pool {
     Postgres(DeadPool<AsyncPgConnection>),
-    Sqlite(DeadPool<SqliteConn>),
+    /// SQLite runs one write transaction at a time, so writes get a pool of their own
+    /// with ONE connection: writers queue for it in order (the pool's wait queue is
+    /// fair) instead of polling the file lock in `busy_timeout` sleeps, which grow to
+    /// 100 ms each and made the tail latency; and readers never hold up a writer.
+    Sqlite {
+        readers: DeadPool<SqliteConn>,
+        writer: DeadPool<SqliteConn>,
+    },
 }
 
 /// Which engine a [`Database`] talks to.
@@ -90,10 +96,6 @@ pub enum ConnectError {
 pub struct Database {
     pool: Pool,
     url: DatabaseUrl,
-    /// SQLite only: whose turn it is to write. SQLite runs one write transaction at a
-    /// time; writers that wait here queue in order instead of polling the file lock in
-    /// `busy_timeout` sleeps (which grow to 100 ms each and made the tail latency).
-    write_turn: Option<Arc<tokio::sync::Mutex<()>>>,
 }
 
 impl std::fmt::Debug for Database {
@@ -110,6 +112,28 @@ impl std::fmt::Debug for Database {
 /// of failing at once.
 const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
      PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;";
+
+/// Most SQLite reading connections. SQLite works in the server's own threads: more
+/// concurrent readers than this only add page caches (2 MiB each) and thread hand-offs.
+const SQLITE_MAX_READERS: usize = 4;
+
+/// A connection manager for the SQLite file at `path`, with the pragmas set on every
+/// connection it opens.
+fn sqlite_manager(path: &std::path::Path) -> AsyncDieselConnectionManager<SqliteConn> {
+    let mut config = ManagerConfig::<SqliteConn>::default();
+    config.recycling_method = RecyclingMethod::Fast;
+    config.custom_setup = Box::new(|file| {
+        async move {
+            let mut conn = SqliteConn::establish(file).await?;
+            conn.batch_execute(SQLITE_PRAGMAS)
+                .await
+                .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+            Ok(conn)
+        }
+        .boxed()
+    });
+    AsyncDieselConnectionManager::<SqliteConn>::new_with_config(path.to_string_lossy(), config)
+}
 
 /// The same sizing and timeouts for either engine's pool. Both managers recycle
 /// connections the `Fast` way: a connection with an open transaction (or, on
@@ -156,34 +180,23 @@ impl Database {
                         source,
                     })?;
                 }
-                let mut config = ManagerConfig::<SqliteConn>::default();
-                config.recycling_method = RecyclingMethod::Fast;
-                config.custom_setup = Box::new(|file| {
-                    async move {
-                        let mut conn = SqliteConn::establish(file).await?;
-                        conn.batch_execute(SQLITE_PRAGMAS)
-                            .await
-                            .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
-                        Ok(conn)
-                    }
-                    .boxed()
-                });
-                let manager = AsyncDieselConnectionManager::<SqliteConn>::new_with_config(
-                    path.to_string_lossy(),
-                    config,
-                );
-                let pool = build_pool(manager, options).map_err(pool_err)?;
-                Pool::Sqlite(pool)
+                let readers = PoolOptions {
+                    max_size: options.max_size.min(SQLITE_MAX_READERS),
+                    ..options
+                };
+                let writer = PoolOptions {
+                    max_size: 1,
+                    ..options
+                };
+                Pool::Sqlite {
+                    readers: build_pool(sqlite_manager(path), readers).map_err(pool_err)?,
+                    writer: build_pool(sqlite_manager(path), writer).map_err(pool_err)?,
+                }
             }
-        };
-        let write_turn = match pool {
-            Pool::Sqlite(_) => Some(Arc::default()),
-            Pool::Postgres(_) => None,
         };
         let db = Self {
             pool,
             url: url.clone(),
-            write_turn,
         };
         db.ping().await.map_err(|e| ConnectError::Unreachable {
             url: shown,
@@ -196,7 +209,7 @@ impl Database {
     pub fn engine(&self) -> Engine {
         match self.pool {
             Pool::Postgres(_) => Engine::Postgres,
-            Pool::Sqlite(_) => Engine::Sqlite,
+            Pool::Sqlite { .. } => Engine::Sqlite,
         }
     }
 
@@ -213,21 +226,25 @@ impl Database {
         Ok(())
     }
 
-    /// Waits for this process's turn to write (SQLite; PostgreSQL needs none): hold the
-    /// guard for the whole write transaction.
-    pub(crate) async fn write_turn(&self) -> Option<tokio::sync::OwnedMutexGuard<()>> {
-        match &self.write_turn {
-            Some(turn) => Some(Arc::clone(turn).lock_owned().await),
-            None => None,
-        }
-    }
-
     /// A connection from the pool.
     pub(crate) async fn pooled(&self) -> Result<PooledConn, RepositoryError> {
         Ok(match &self.pool {
             Pool::Postgres(pool) => PooledConn::Pg(pool.get().await.map_err(from_pool)?),
-            Pool::Sqlite(pool) => PooledConn::Sqlite(pool.get().await.map_err(from_pool)?),
+            Pool::Sqlite { readers, .. } => {
+                PooledConn::Sqlite(readers.get().await.map_err(from_pool)?)
+            }
         })
+    }
+
+    /// A connection to write with: on SQLite the one writer connection (waiting for
+    /// it is waiting for this process's turn to write), on PostgreSQL any.
+    pub(crate) async fn pooled_for_write(&self) -> Result<PooledConn, RepositoryError> {
+        match &self.pool {
+            Pool::Sqlite { writer, .. } => {
+                Ok(PooledConn::Sqlite(writer.get().await.map_err(from_pool)?))
+            }
+            Pool::Postgres(_) => self.pooled().await,
+        }
     }
 }
 

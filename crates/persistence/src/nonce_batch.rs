@@ -145,8 +145,7 @@ async fn record(
     entries: &[NonceEntry],
     now: OffsetDateTime,
 ) -> Result<HashSet<usize>, RepositoryError> {
-    let _turn = db.write_turn().await;
-    let mut pooled = db.pooled().await?;
+    let mut pooled = db.pooled_for_write().await?;
     let fresh = match &mut pooled {
         PooledConn::Pg(conn) => nonces::remember_all_pg(conn, entries, now)
             .await

@@ -37,14 +37,13 @@ impl From<diesel::result::Error> for Abort {
 impl UnitOfWork for Database {
     /// Runs `work` in one transaction on its own task, so that a caller that goes away
     /// (a client disconnecting) never leaves a transaction half-driven on a pooled
-    /// connection. On SQLite, units of work first wait for their turn to write (in
-    /// order, in process), then start with `BEGIN IMMEDIATE`, taking the file's write
-    /// lock up front so that a read-then-write never fails on lock upgrade.
+    /// connection. On SQLite, units of work wait in order for the one writer connection,
+    /// then start with `BEGIN IMMEDIATE`, taking the file's write lock up front so that
+    /// a read-then-write never fails on lock upgrade.
     async fn run(&self, work: Work) -> Result<WorkOutput, ServiceError> {
         let db = self.clone();
         let task = tokio::spawn(async move {
-            let _turn = db.write_turn().await;
-            let mut pooled = db.pooled().await?;
+            let mut pooled = db.pooled_for_write().await?;
             let outcome = match &mut pooled {
                 PooledConn::Pg(conn) => on_postgres(conn, work).await,
                 PooledConn::Sqlite(conn) => on_sqlite(conn, work).await,

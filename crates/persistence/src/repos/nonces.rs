@@ -20,8 +20,7 @@ impl NonceStore for Database {
         let db = self.clone();
         let nonce = nonce.to_owned();
         detached(async move {
-            let _turn = db.write_turn().await;
-            let mut pooled = db.pooled().await?;
+            let mut pooled = db.pooled_for_write().await?;
             let fresh = nonces::remember(&mut pooled.conn(), agent, &nonce, now, expires_at)
                 .await
                 .map_err(from_diesel)?;
@@ -35,8 +34,7 @@ impl NonceStore for Database {
     }
 
     async fn purge_expired(&self, now: OffsetDateTime) -> Result<u64, RepositoryError> {
-        let _turn = self.write_turn().await;
-        let mut pooled = self.pooled().await?;
+        let mut pooled = self.pooled_for_write().await?;
         let deleted = nonces::purge_expired(&mut pooled.conn(), now)
             .await
             .map_err(from_diesel)?;
