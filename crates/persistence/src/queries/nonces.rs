@@ -111,14 +111,14 @@ pub(crate) async fn remember_all_pg(
             .returning((nonces::agent_id, nonces::nonce))
             .get_results(conn)
             .await?;
+    let written: std::collections::HashSet<(uuid::Uuid, String)> = written
+        .into_iter()
+        .map(|(agent, nonce)| (agent.0, nonce))
+        .collect();
     Ok(entries
         .iter()
         .enumerate()
-        .filter(|(_, e)| {
-            written
-                .iter()
-                .any(|(agent, nonce)| agent.0 == e.agent.as_uuid() && *nonce == e.nonce)
-        })
+        .filter(|(_, e)| written.contains(&(e.agent.as_uuid(), e.nonce.clone())))
         .map(|(i, _)| i)
         .collect())
 }
