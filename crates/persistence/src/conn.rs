@@ -60,4 +60,24 @@ macro_rules! on_conn {
     };
 }
 
-pub(crate) use on_conn;
+/// Loads the first row of `$query` (an expression, built once per arm) on `$conn`,
+/// holding it with `$lock` (an `Option<Lock>`) on PostgreSQL: `FOR SHARE` or
+/// `FOR UPDATE`. SQLite has no row locks; its write transactions run one at a time.
+macro_rules! first_locked {
+    ($conn:expr, $lock:expr, $query:expr) => {
+        match $conn {
+            $crate::conn::Conn::Pg(c) => match $lock {
+                None => $query.first(*c).await.optional(),
+                Some(muster_domain::ports::Lock::Share) => {
+                    $query.for_share().first(*c).await.optional()
+                }
+                Some(muster_domain::ports::Lock::Update) => {
+                    $query.for_update().first(*c).await.optional()
+                }
+            },
+            $crate::conn::Conn::Sqlite(c) => $query.first(*c).await.optional(),
+        }
+    };
+}
+
+pub(crate) use {first_locked, on_conn};

@@ -8,7 +8,6 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, bail};
-use ring::rand::{SecureRandom, SystemRandom};
 
 use super::client::{Call, Client};
 use super::sign::Credentials;
@@ -70,11 +69,8 @@ fn cargo(root: &Path, args: &[&str]) -> anyhow::Result<()> {
 
 /// A new server key: 32 random bytes as 64 hex characters (`MUSTER_SECRET_KEY`).
 pub fn generate_secret_key() -> anyhow::Result<String> {
-    let mut bytes = [0_u8; 32];
-    SystemRandom::new()
-        .fill(&mut bytes)
-        .map_err(|_| anyhow::anyhow!("no system randomness"))?;
-    Ok(hex::encode(bytes))
+    let key = muster_auth::keys::ServerKey::generate().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(key.to_hex())
 }
 
 /// What `muster bootstrap` made.

@@ -6,7 +6,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use ring::hmac;
+use muster_auth::signing;
 
 /// What an agent signs with: its `agentId` handle and its secret string.
 #[derive(Clone)]
@@ -60,8 +60,8 @@ pub fn sign_now(credentials: &Credentials, method: &str, target: &str, body: &[u
     }
 }
 
-/// Lowercase hex HMAC-SHA256, keyed with the secret's UTF-8 bytes, of
-/// `METHOD + target + timestamp + nonce + body` with no separators.
+/// The `X-Signature` of a request: the same canonical message and HMAC the server
+/// verifies with (`muster_auth::signing`).
 pub fn signature(
     secret: &str,
     method: &str,
@@ -70,18 +70,10 @@ pub fn signature(
     nonce: &str,
     body: &[u8],
 ) -> String {
-    let key = hmac::Key::new(hmac::HMAC_SHA256, secret.as_bytes());
-    let mut context = hmac::Context::with_key(&key);
-    for part in [
-        method.as_bytes(),
-        target.as_bytes(),
-        timestamp.as_bytes(),
-        nonce.as_bytes(),
-        body,
-    ] {
-        context.update(part);
-    }
-    hex::encode(context.sign().as_ref())
+    signing::sign(
+        secret,
+        &signing::canonical_message(method, target, timestamp, nonce, body),
+    )
 }
 
 #[cfg(test)]

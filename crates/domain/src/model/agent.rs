@@ -192,13 +192,6 @@ pub struct Agent {
     pub created_at: OffsetDateTime,
 }
 
-impl Agent {
-    /// Whether this agent may authenticate and act.
-    pub fn is_active(&self) -> bool {
-        self.status == AgentStatus::Active
-    }
-}
-
 /// An agent's signing secret in plain text, between its generation and its sealing or
 /// its one showing to the caller. Its `Debug` never shows it.
 #[derive(Clone, PartialEq, Eq)]

@@ -4,7 +4,7 @@ use diesel_async::RunQueryDsl;
 use muster_domain::model::{AgentHandle, AgentId, OrgId};
 use muster_domain::ports::Lock;
 
-use crate::conn::{Conn, on_conn};
+use crate::conn::{Conn, first_locked, on_conn};
 use crate::rows::{AgentChanges, AgentRow, db_uuid};
 use crate::schema::agents;
 
@@ -15,22 +15,14 @@ pub(crate) async fn find(
     id: AgentId,
     lock: Option<Lock>,
 ) -> QueryResult<Option<AgentRow>> {
-    macro_rules! query {
-        () => {
-            agents::table
-                .filter(agents::org_id.eq(db_uuid(org)))
-                .filter(agents::id.eq(db_uuid(id)))
-                .select(AgentRow::as_select())
-        };
-    }
-    match conn {
-        Conn::Pg(c) => match lock {
-            None => query!().first(*c).await.optional(),
-            Some(Lock::Share) => query!().for_share().first(*c).await.optional(),
-            Some(Lock::Update) => query!().for_update().first(*c).await.optional(),
-        },
-        Conn::Sqlite(c) => query!().first(*c).await.optional(),
-    }
+    first_locked!(
+        conn,
+        lock,
+        agents::table
+            .filter(agents::org_id.eq(db_uuid(org)))
+            .filter(agents::id.eq(db_uuid(id)))
+            .select(AgentRow::as_select())
+    )
 }
 
 /// The agent whose `agentId` is `handle`, in any organization (handles are unique).

@@ -4,7 +4,7 @@ use diesel_async::RunQueryDsl;
 use muster_domain::model::{OrgId, TaskId};
 use muster_domain::ports::{Lock, TaskFilter};
 
-use crate::conn::{Conn, on_conn};
+use crate::conn::{Conn, first_locked, on_conn};
 use crate::rows::{TaskRow, db_uuid};
 use crate::schema::tasks;
 
@@ -16,22 +16,14 @@ pub(crate) async fn find(
     id: TaskId,
     lock: Option<Lock>,
 ) -> QueryResult<Option<TaskRow>> {
-    macro_rules! query {
-        () => {
-            tasks::table
-                .filter(tasks::org_id.eq(db_uuid(org)))
-                .filter(tasks::id.eq(db_uuid(id)))
-                .select(TaskRow::as_select())
-        };
-    }
-    match conn {
-        Conn::Pg(c) => match lock {
-            None => query!().first(*c).await.optional(),
-            Some(Lock::Share) => query!().for_share().first(*c).await.optional(),
-            Some(Lock::Update) => query!().for_update().first(*c).await.optional(),
-        },
-        Conn::Sqlite(c) => query!().first(*c).await.optional(),
-    }
+    first_locked!(
+        conn,
+        lock,
+        tasks::table
+            .filter(tasks::org_id.eq(db_uuid(org)))
+            .filter(tasks::id.eq(db_uuid(id)))
+            .select(TaskRow::as_select())
+    )
 }
 
 /// Tasks of `org` matching `filter`, newest first, strictly older than `before`.

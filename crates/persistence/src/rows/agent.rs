@@ -37,27 +37,29 @@ pub(crate) struct AgentRow {
 impl From<&AgentCredentials> for AgentRow {
     fn from(creds: &AgentCredentials) -> Self {
         let agent = &creds.agent;
+        // The mutable fields are converted in one place: AgentChanges.
+        let fields = AgentChanges::new(agent, agent.created_at);
         Self {
             id: DbUuid(agent.id.as_uuid()),
             org_id: DbUuid(agent.org_id.as_uuid()),
             agent_id: agent.handle.as_str().to_owned(),
-            name: agent.name.clone(),
-            level: i32::from(agent.level.get()),
-            model: agent.model.clone(),
-            role: agent.role.as_str().to_owned(),
-            mode: agent.mode.as_str().to_owned(),
-            status: agent.status.as_str().to_owned(),
-            parent_id: agent.parent_id.map(|id| DbUuid(id.as_uuid())),
-            current_balance: agent.current_balance,
-            budget_period_limit: agent.budget_period_limit,
-            budget_period_spent: agent.budget_period_spent,
-            budget_period_start: DbTime(agent.budget_period_start),
-            management_fee_pct: i32::from(agent.management_fee_pct.get()),
-            reputation_score: agent.reputation_score,
-            metadata: DbJson(serde_json::Value::Object(agent.metadata.clone())),
+            name: fields.name,
+            level: fields.level,
+            model: fields.model,
+            role: fields.role,
+            mode: fields.mode,
+            status: fields.status,
+            parent_id: fields.parent_id,
+            current_balance: fields.current_balance,
+            budget_period_limit: fields.budget_period_limit,
+            budget_period_spent: fields.budget_period_spent,
+            budget_period_start: fields.budget_period_start,
+            management_fee_pct: fields.management_fee_pct,
+            reputation_score: fields.reputation_score,
+            metadata: fields.metadata,
             encrypted_secret: creds.encrypted_secret.clone(),
             created_at: DbTime(agent.created_at),
-            updated_at: DbTime(agent.created_at),
+            updated_at: fields.updated_at,
         }
     }
 }
