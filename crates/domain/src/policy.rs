@@ -120,6 +120,7 @@ mod tests {
             kind: ActorKind::User {
                 id: UserId::from_uuid(Uuid::nil()),
                 role,
+                key: None,
             },
         }
     }

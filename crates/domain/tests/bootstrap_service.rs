@@ -81,15 +81,15 @@ fn expect_writes(
 }
 
 fn placeholder_admin(org_id: muster_domain::model::OrgId) -> muster_domain::model::User {
-    muster_domain::model::User {
-        id: muster_domain::model::UserId::from_uuid(uuid::Uuid::nil()),
+    muster_domain::model::User::new(
+        muster_domain::model::UserId::from_uuid(uuid::Uuid::nil()),
         org_id,
-        name: String::new(),
-        email: Email::new("placeholder@example.com").unwrap(),
-        role: UserRole::Viewer,
-        password_hash: String::new(),
-        created_at: NOW,
-    }
+        Email::new("placeholder@example.com").unwrap(),
+        String::new(),
+        UserRole::Viewer,
+        String::new(),
+        NOW,
+    )
 }
 
 fn placeholder_agent() -> muster_domain::model::AgentCredentials {

@@ -1,6 +1,6 @@
 use uuid::Uuid;
 
-use super::{AgentId, AgentMode, AgentRole, Level, OrgId, UserId, UserRole};
+use super::{AgentId, AgentMode, AgentRole, ApiKeyId, ApiKeyScope, Level, OrgId, UserId, UserRole};
 
 /// Who is calling, as established by authentication.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -16,15 +16,27 @@ pub enum ActorKind {
         /// Its level.
         level: Level,
     },
-    /// A human user.
+    /// A human user, signed in (access token) or through one of their API keys.
     User {
         /// The user's UUID.
         id: UserId,
         /// Their role.
         role: UserRole,
+        /// The API key the request came with, which limits the user to its scope
+        /// (decision D-17); `None` for a signed-in user.
+        key: Option<KeyAccess>,
     },
     /// The service itself (background sweeps, bootstrap).
     System,
+}
+
+/// An API key a user's request came with: the user's powers, limited by its scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KeyAccess {
+    /// The key.
+    pub id: ApiKeyId,
+    /// Its strongest scope (each scope includes the weaker ones).
+    pub scope: ApiKeyScope,
 }
 
 /// The caller of a use case, always bound to one organization.
@@ -50,6 +62,14 @@ impl Actor {
     pub fn agent_id(&self) -> Option<AgentId> {
         match self.kind {
             ActorKind::Agent { id, .. } => Some(id),
+            _ => None,
+        }
+    }
+
+    /// The user's UUID when the caller is a human user (signed in or through a key).
+    pub fn user_id(&self) -> Option<UserId> {
+        match self.kind {
+            ActorKind::User { id, .. } => Some(id),
             _ => None,
         }
     }

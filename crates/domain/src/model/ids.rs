@@ -62,3 +62,16 @@ id_type!(
     /// Identifies a human user.
     UserId
 );
+id_type!(
+    /// Identifies an API key.
+    ApiKeyId
+);
+id_type!(
+    /// Identifies one refresh token.
+    RefreshTokenId
+);
+id_type!(
+    /// Identifies a login: every refresh token rotated from one login shares it, so that
+    /// reuse of a rotated token can end the whole login (decision D-13).
+    LoginFamilyId
+);

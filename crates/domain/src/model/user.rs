@@ -92,7 +92,8 @@ impl std::fmt::Debug for Password {
     }
 }
 
-/// A human user of an organization. Its `Debug` leaves out the password hash.
+/// A human user of an organization. Its `Debug` leaves out the password hash and the
+/// sealed second-factor secrets.
 #[derive(Clone, PartialEq)]
 pub struct User {
     /// Identity.
@@ -107,8 +108,43 @@ pub struct User {
     pub role: UserRole,
     /// Argon2id PHC string; never the password itself.
     pub password_hash: String,
+    /// Whether the address was verified (by an identity provider).
+    pub email_verified: bool,
+    /// Time-based one-time passwords (decision D-15).
+    pub totp: TotpSettings,
+    /// Consecutive failed logins and the lock they caused (decision D-14).
+    pub throttle: LoginThrottle,
+    /// Last successful login.
+    pub last_login_at: Option<OffsetDateTime>,
     /// When it was created.
     pub created_at: OffsetDateTime,
+}
+
+impl User {
+    /// A new user with no login history and no second factor.
+    pub fn new(
+        id: UserId,
+        org_id: OrgId,
+        email: Email,
+        name: String,
+        role: UserRole,
+        password_hash: String,
+        created_at: OffsetDateTime,
+    ) -> Self {
+        Self {
+            id,
+            org_id,
+            email,
+            name,
+            role,
+            password_hash,
+            email_verified: false,
+            totp: TotpSettings::default(),
+            throttle: LoginThrottle::default(),
+            last_login_at: None,
+            created_at,
+        }
+    }
 }
 
 impl std::fmt::Debug for User {
@@ -119,9 +155,43 @@ impl std::fmt::Debug for User {
             .field("email", &self.email)
             .field("name", &self.name)
             .field("role", &self.role)
+            .field("totp_enabled", &self.totp.enabled)
             .field("created_at", &self.created_at)
             .finish_non_exhaustive()
     }
+}
+
+/// A user's second factor (decision D-15). Secrets are sealed for storage by the
+/// credential adapter, bound to the user, and never leave it in the clear.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct TotpSettings {
+    /// Whether logins need a code.
+    pub enabled: bool,
+    /// The sealed secret in use, when enabled.
+    pub secret: Option<Vec<u8>>,
+    /// The sealed secret of a setup not yet verified.
+    pub pending_secret: Option<Vec<u8>>,
+    /// The last time step accepted: a code of that step or before is not accepted again.
+    pub last_step: Option<i64>,
+}
+
+impl std::fmt::Debug for TotpSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TotpSettings")
+            .field("enabled", &self.enabled)
+            .field("last_step", &self.last_step)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Consecutive failed logins of an account and, once too many, until when it is locked
+/// (decision D-14).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoginThrottle {
+    /// Failures since the last success or lock.
+    pub failures: u32,
+    /// Logins are refused until then.
+    pub locked_until: Option<OffsetDateTime>,
 }
 
 #[cfg(test)]

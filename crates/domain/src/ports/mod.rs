@@ -4,6 +4,7 @@
 //! [`MockTransaction`].
 
 mod agents;
+mod credentials;
 mod error;
 mod events;
 mod nonces;
@@ -13,8 +14,13 @@ mod secrets;
 mod signing;
 mod tasks;
 mod transaction;
+mod users;
 
 pub use agents::AgentRepository;
+pub use credentials::{
+    ExternalIdentity, IdentityProvider, NewTotpSecret, PasswordHasher, ProviderError, SecretKind,
+    TokenMinter, TotpAuthority,
+};
 pub use error::{BoxError, RepositoryError, UniqueKey};
 pub use events::{EventFilter, EventLog, EventPage};
 pub use nonces::{NonceOutcome, NonceStore};
@@ -23,10 +29,15 @@ pub use runtime::{Clock, IdGenerator};
 pub use secrets::{SealError, SecretSealer};
 pub use signing::MessageSigner;
 pub use tasks::{TaskFilter, TaskRepository};
+pub use users::UserRepository;
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact};
 
 #[cfg(any(test, feature = "mocks"))]
 pub use agents::MockAgentRepository;
+#[cfg(any(test, feature = "mocks"))]
+pub use credentials::{
+    MockIdentityProvider, MockPasswordHasher, MockTokenMinter, MockTotpAuthority,
+};
 #[cfg(any(test, feature = "mocks"))]
 pub use events::MockEventLog;
 #[cfg(any(test, feature = "mocks"))]
@@ -43,3 +54,5 @@ pub use signing::MockMessageSigner;
 pub use tasks::MockTaskRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use transaction::{MockTransaction, MockUnitOfWork, Outcome};
+#[cfg(any(test, feature = "mocks"))]
+pub use users::MockUserRepository;

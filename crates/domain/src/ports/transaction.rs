@@ -10,7 +10,8 @@ use time::OffsetDateTime;
 
 use super::RepositoryError;
 use crate::model::{
-    Agent, AgentCredentials, AgentId, Event, OrgId, Organization, Task, TaskId, User,
+    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Email, Event, LoginFamilyId, OAuthState,
+    OrgId, Organization, RefreshToken, RefreshTokenId, Task, TaskId, TokenHash, User, UserId,
 };
 use crate::service::ServiceError;
 
@@ -113,6 +114,101 @@ pub trait Transaction: Send {
     /// Stores a new user; a taken e-mail in the organization is
     /// [`UniqueKey::UserEmail`](super::UniqueKey::UserEmail).
     async fn insert_user(&mut self, user: &User) -> Result<(), RepositoryError>;
+
+    /// The deployment's default organization (decision D-14), if any.
+    async fn default_organization(&mut self) -> Result<Option<Organization>, RepositoryError>;
+
+    /// The user with `id` in `org`, held with `lock` until the end of the transaction.
+    async fn user(
+        &mut self,
+        org: OrgId,
+        id: UserId,
+        lock: Lock,
+    ) -> Result<Option<User>, RepositoryError>;
+
+    /// The user of `org` with that (normalized) e-mail, held with `lock`.
+    async fn user_by_email(
+        &mut self,
+        org: OrgId,
+        email: &Email,
+        lock: Lock,
+    ) -> Result<Option<User>, RepositoryError>;
+
+    /// Replaces the stored user's mutable fields (e-mail, name, role, password hash,
+    /// `email_verified`, second factor, throttle, last login) with those of `user`,
+    /// stamped `at`. `false` when no such user exists in its organization; a taken e-mail
+    /// is [`UniqueKey::UserEmail`](super::UniqueKey::UserEmail).
+    async fn update_user(&mut self, user: &User, at: OffsetDateTime)
+    -> Result<bool, RepositoryError>;
+
+    /// Stores a new refresh token.
+    async fn insert_refresh_token(&mut self, token: &RefreshToken) -> Result<(), RepositoryError>;
+
+    /// The refresh token whose hash is `hash`, held with `lock`. Found by its secret, so
+    /// not scoped to an organization.
+    async fn refresh_token_by_hash(
+        &mut self,
+        hash: &TokenHash,
+        lock: Lock,
+    ) -> Result<Option<RefreshToken>, RepositoryError>;
+
+    /// Marks the refresh token `id` as replaced by a successor at `at`.
+    async fn mark_refresh_token_replaced(
+        &mut self,
+        id: RefreshTokenId,
+        at: OffsetDateTime,
+    ) -> Result<(), RepositoryError>;
+
+    /// Revokes every not yet revoked token of the login `family`; how many.
+    async fn revoke_login_family(
+        &mut self,
+        family: LoginFamilyId,
+        at: OffsetDateTime,
+    ) -> Result<u64, RepositoryError>;
+
+    /// Revokes every not yet revoked refresh token of `user`; how many.
+    async fn revoke_user_refresh_tokens(
+        &mut self,
+        user: UserId,
+        at: OffsetDateTime,
+    ) -> Result<u64, RepositoryError>;
+
+    /// Replaces all recovery codes of `user` with `hashes` (none removes them).
+    async fn replace_recovery_codes(
+        &mut self,
+        user: UserId,
+        hashes: &[TokenHash],
+    ) -> Result<(), RepositoryError>;
+
+    /// Uses up the unused recovery code `hash` of `user` at `at`; `false` when the user
+    /// has no such unused code.
+    async fn use_recovery_code(
+        &mut self,
+        user: UserId,
+        hash: &TokenHash,
+        at: OffsetDateTime,
+    ) -> Result<bool, RepositoryError>;
+
+    /// Stores a new API key.
+    async fn insert_api_key(&mut self, key: &ApiKey) -> Result<(), RepositoryError>;
+
+    /// Deletes the key `id` if `user` of `org` owns it; the deleted key, or `None`.
+    async fn delete_api_key(
+        &mut self,
+        org: OrgId,
+        user: UserId,
+        id: ApiKeyId,
+    ) -> Result<Option<ApiKey>, RepositoryError>;
+
+    /// Stores a started identity-provider sign-in.
+    async fn insert_oauth_state(&mut self, state: &OAuthState) -> Result<(), RepositoryError>;
+
+    /// Removes and answers the started sign-in whose state hashes to `hash`, so each
+    /// state is accepted once.
+    async fn take_oauth_state(
+        &mut self,
+        hash: &TokenHash,
+    ) -> Result<Option<OAuthState>, RepositoryError>;
 
     /// The agent with `id` in `org`, held with `lock` until the end of the transaction.
     async fn agent(

@@ -97,15 +97,15 @@ impl BootstrapService {
             Some(handle) => handle,
             None => AgentHandle::new(&default_hr_handle(&req.org_name))?,
         };
-        let admin = User {
-            id: UserId::from_uuid(self.ids.new_id()),
+        let admin = User::new(
+            UserId::from_uuid(self.ids.new_id()),
             org_id,
-            name: "Administrator".into(),
-            email: req.admin_email,
-            role: UserRole::Admin,
-            password_hash: req.admin_password_hash,
-            created_at: now,
-        };
+            req.admin_email,
+            "Administrator".into(),
+            UserRole::Admin,
+            req.admin_password_hash,
+            now,
+        );
         let agent = Agent {
             id: AgentId::from_uuid(self.ids.new_id()),
             org_id,

@@ -58,6 +58,7 @@ pub fn user_actor(role: UserRole) -> Actor {
         kind: ActorKind::User {
             id: actor_user_id(),
             role,
+            key: None,
         },
     }
 }
