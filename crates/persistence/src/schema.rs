@@ -33,6 +33,14 @@ diesel::table! {
         password_hash -> Text,
         created_at -> PortableTimestamp,
         updated_at -> PortableTimestamp,
+        email_verified -> Bool,
+        totp_enabled -> Bool,
+        totp_secret -> Nullable<Binary>,
+        totp_pending_secret -> Nullable<Binary>,
+        totp_last_step -> Nullable<BigInt>,
+        failed_logins -> Integer,
+        locked_until -> Nullable<PortableTimestamp>,
+        last_login_at -> Nullable<PortableTimestamp>,
     }
 }
 
@@ -117,9 +125,83 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    refresh_tokens (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        user_id -> PortableUuid,
+        family_id -> PortableUuid,
+        token_hash -> Binary,
+        created_at -> PortableTimestamp,
+        expires_at -> PortableTimestamp,
+        replaced_at -> Nullable<PortableTimestamp>,
+        revoked_at -> Nullable<PortableTimestamp>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    recovery_codes (user_id, code_hash) {
+        user_id -> PortableUuid,
+        code_hash -> Binary,
+        used_at -> Nullable<PortableTimestamp>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableJson, PortableTimestamp, PortableUuid};
+
+    api_keys (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        user_id -> PortableUuid,
+        name -> Text,
+        key_prefix -> Text,
+        key_hash -> Binary,
+        scopes -> PortableJson,
+        last_used_at -> Nullable<PortableTimestamp>,
+        expires_at -> Nullable<PortableTimestamp>,
+        created_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::PortableTimestamp;
+
+    oauth_states (state_hash) {
+        state_hash -> Binary,
+        code_verifier -> Text,
+        created_at -> PortableTimestamp,
+        expires_at -> PortableTimestamp,
+    }
+}
+
 joinable!(users -> organizations (org_id));
 joinable!(tasks -> organizations (org_id));
 joinable!(events -> organizations (org_id));
 joinable!(nonces -> agents (agent_id));
+joinable!(refresh_tokens -> organizations (org_id));
+joinable!(refresh_tokens -> users (user_id));
+joinable!(recovery_codes -> users (user_id));
+joinable!(api_keys -> organizations (org_id));
+joinable!(api_keys -> users (user_id));
 
-allow_tables_to_appear_in_same_query!(organizations, users, agents, tasks, events, nonces);
+allow_tables_to_appear_in_same_query!(
+    organizations,
+    users,
+    agents,
+    tasks,
+    events,
+    nonces,
+    refresh_tokens,
+    recovery_codes,
+    api_keys,
+    oauth_states,
+);

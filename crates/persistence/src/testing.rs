@@ -69,6 +69,40 @@ impl TestDatabase {
         }
     }
 
+    /// The bytes of the one column `value` of the first row `sql` selects (a sealed
+    /// secret, say), for tests that must read what no port exposes.
+    ///
+    /// # Panics
+    /// When the query fails or selects no row.
+    #[allow(clippy::panic)] // test support: a panic fails the test
+    pub async fn blob(&self, sql: &str) -> Vec<u8> {
+        #[derive(diesel::QueryableByName)]
+        struct Blob {
+            #[diesel(sql_type = diesel::sql_types::Binary)]
+            value: Vec<u8>,
+        }
+        let query = diesel::sql_query(sql);
+        let rows: Result<Vec<Blob>, _> = match &self.url {
+            DatabaseUrl::Postgres(url) => match AsyncPgConnection::establish(url).await {
+                Ok(mut conn) => diesel_async::RunQueryDsl::load(query, &mut conn).await,
+                Err(err) => panic!("cannot connect to the test database: {err}"),
+            },
+            DatabaseUrl::Sqlite(path) => {
+                match crate::db::SqliteConn::establish(&path.to_string_lossy()).await {
+                    Ok(mut conn) => diesel_async::RunQueryDsl::load(query, &mut conn).await,
+                    Err(err) => panic!("cannot open the test database: {err}"),
+                }
+            }
+        };
+        match rows {
+            Ok(rows) => match rows.into_iter().next() {
+                Some(row) => row.value,
+                None => panic!("test SQL selected nothing: {sql}"),
+            },
+            Err(err) => panic!("test SQL failed: {err}\n{sql}"),
+        }
+    }
+
     async fn sqlite() -> Self {
         let folder = std::env::temp_dir().join(format!("muster-test-{}", uuid::Uuid::now_v7()));
         let url = DatabaseUrl::Sqlite(folder.join("muster.db"));

@@ -8,7 +8,8 @@ use std::pin::Pin;
 use async_trait::async_trait;
 use diesel_async::{AsyncConnection, AsyncPgConnection};
 use muster_domain::model::{
-    Agent, AgentCredentials, AgentId, Event, OrgId, Organization, Task, TaskId, User,
+    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Email, Event, LoginFamilyId, OAuthState,
+    OrgId, Organization, RefreshToken, RefreshTokenId, Task, TaskId, TokenHash, User, UserId,
 };
 use muster_domain::ports::{Lock, RepositoryError, Transaction, UnitOfWork, Work, WorkOutput};
 use muster_domain::service::ServiceError;
@@ -18,8 +19,14 @@ use crate::Database;
 use crate::conn::{Conn, PooledConn};
 use crate::db::SqliteConn;
 use crate::error::from_diesel;
-use crate::queries::{agents, events, organizations, tasks, users};
-use crate::rows::{AgentChanges, AgentRow, EventRow, OrganizationRow, TaskRow, UserRow};
+use crate::queries::{
+    agents, api_keys, events, oauth_states, organizations, recovery_codes, refresh_tokens, tasks,
+    users,
+};
+use crate::rows::{
+    AgentChanges, AgentRow, ApiKeyRow, EventRow, OAuthStateRow, OrganizationRow, RefreshTokenRow,
+    TaskRow, UserChanges, UserRow,
+};
 
 /// Why a transaction ended without a commit: the store failed, or the work refused.
 enum Abort {
@@ -96,6 +103,152 @@ impl Transaction for DbTransaction<'_> {
         users::insert(&mut self.0, &UserRow::from(user))
             .await
             .map_err(from_diesel)
+    }
+
+    async fn default_organization(&mut self) -> Result<Option<Organization>, RepositoryError> {
+        let row = organizations::find_default(&mut self.0)
+            .await
+            .map_err(from_diesel)?;
+        row.map(Organization::try_from).transpose()
+    }
+
+    async fn user(
+        &mut self,
+        org: OrgId,
+        id: UserId,
+        lock: Lock,
+    ) -> Result<Option<User>, RepositoryError> {
+        let row = users::find(&mut self.0, org, id, Some(lock))
+            .await
+            .map_err(from_diesel)?;
+        row.map(User::try_from).transpose()
+    }
+
+    async fn user_by_email(
+        &mut self,
+        org: OrgId,
+        email: &Email,
+        lock: Lock,
+    ) -> Result<Option<User>, RepositoryError> {
+        let row = users::find_by_email(&mut self.0, org, email, Some(lock))
+            .await
+            .map_err(from_diesel)?;
+        row.map(User::try_from).transpose()
+    }
+
+    async fn update_user(
+        &mut self,
+        user: &User,
+        at: OffsetDateTime,
+    ) -> Result<bool, RepositoryError> {
+        let changes = UserChanges::new(user, at);
+        users::update(&mut self.0, user.org_id, user.id, &changes)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn insert_refresh_token(&mut self, token: &RefreshToken) -> Result<(), RepositoryError> {
+        refresh_tokens::insert(&mut self.0, &RefreshTokenRow::from(token))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn refresh_token_by_hash(
+        &mut self,
+        hash: &TokenHash,
+        lock: Lock,
+    ) -> Result<Option<RefreshToken>, RepositoryError> {
+        let row = refresh_tokens::find_by_hash(&mut self.0, hash, Some(lock))
+            .await
+            .map_err(from_diesel)?;
+        row.map(RefreshToken::try_from).transpose()
+    }
+
+    async fn mark_refresh_token_replaced(
+        &mut self,
+        id: RefreshTokenId,
+        at: OffsetDateTime,
+    ) -> Result<(), RepositoryError> {
+        refresh_tokens::mark_replaced(&mut self.0, id, at)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn revoke_login_family(
+        &mut self,
+        family: LoginFamilyId,
+        at: OffsetDateTime,
+    ) -> Result<u64, RepositoryError> {
+        let revoked = refresh_tokens::revoke_family(&mut self.0, family, at)
+            .await
+            .map_err(from_diesel)?;
+        Ok(revoked as u64)
+    }
+
+    async fn revoke_user_refresh_tokens(
+        &mut self,
+        user: UserId,
+        at: OffsetDateTime,
+    ) -> Result<u64, RepositoryError> {
+        let revoked = refresh_tokens::revoke_of_user(&mut self.0, user, at)
+            .await
+            .map_err(from_diesel)?;
+        Ok(revoked as u64)
+    }
+
+    async fn replace_recovery_codes(
+        &mut self,
+        user: UserId,
+        hashes: &[TokenHash],
+    ) -> Result<(), RepositoryError> {
+        recovery_codes::replace(&mut self.0, user, hashes)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn use_recovery_code(
+        &mut self,
+        user: UserId,
+        hash: &TokenHash,
+        at: OffsetDateTime,
+    ) -> Result<bool, RepositoryError> {
+        recovery_codes::use_once(&mut self.0, user, hash, at)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn insert_api_key(&mut self, key: &ApiKey) -> Result<(), RepositoryError> {
+        api_keys::insert(&mut self.0, &ApiKeyRow::from(key))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn delete_api_key(
+        &mut self,
+        org: OrgId,
+        user: UserId,
+        id: ApiKeyId,
+    ) -> Result<Option<ApiKey>, RepositoryError> {
+        let row = api_keys::delete(&mut self.0, org, user, id)
+            .await
+            .map_err(from_diesel)?;
+        row.map(ApiKey::try_from).transpose()
+    }
+
+    async fn insert_oauth_state(&mut self, state: &OAuthState) -> Result<(), RepositoryError> {
+        oauth_states::insert(&mut self.0, &OAuthStateRow::from(state))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn take_oauth_state(
+        &mut self,
+        hash: &TokenHash,
+    ) -> Result<Option<OAuthState>, RepositoryError> {
+        let row = oauth_states::take(&mut self.0, hash)
+            .await
+            .map_err(from_diesel)?;
+        row.map(OAuthState::try_from).transpose()
     }
 
     async fn agent(

@@ -3,8 +3,12 @@
 //! unit of work; errors stay Diesel's until the port boundary maps them.
 
 pub(crate) mod agents;
+pub(crate) mod api_keys;
 pub(crate) mod events;
 pub(crate) mod nonces;
+pub(crate) mod oauth_states;
 pub(crate) mod organizations;
+pub(crate) mod recovery_codes;
+pub(crate) mod refresh_tokens;
 pub(crate) mod tasks;
 pub(crate) mod users;

@@ -20,6 +20,18 @@ pub(crate) async fn find(conn: &mut Conn<'_>, id: OrgId) -> QueryResult<Option<O
     })
 }
 
+/// The default organization (decision D-14), if any.
+pub(crate) async fn find_default(conn: &mut Conn<'_>) -> QueryResult<Option<OrganizationRow>> {
+    on_conn!(conn, c => {
+        organizations::table
+            .filter(organizations::is_default.eq(true))
+            .select(OrganizationRow::as_select())
+            .first(c)
+            .await
+            .optional()
+    })
+}
+
 /// Whether any organization exists.
 pub(crate) async fn any(conn: &mut Conn<'_>) -> QueryResult<bool> {
     let query = organizations::table.select(organizations::id);

@@ -5,3 +5,4 @@ mod events;
 mod nonces;
 mod organizations;
 mod tasks;
+mod users;

@@ -16,6 +16,14 @@ impl OrganizationRepository for Database {
         row.map(Organization::try_from).transpose()
     }
 
+    async fn default_organization(&self) -> Result<Option<Organization>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let row = organizations::find_default(&mut pooled.conn())
+            .await
+            .map_err(from_diesel)?;
+        row.map(Organization::try_from).transpose()
+    }
+
     async fn any_exists(&self) -> Result<bool, RepositoryError> {
         let mut pooled = self.pooled().await?;
         organizations::any(&mut pooled.conn())

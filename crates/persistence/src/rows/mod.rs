@@ -2,19 +2,38 @@
 //! and the conversions to and from the domain model.
 
 mod agent;
+mod api_key;
 mod event;
+mod oauth_state;
 mod organization;
+mod recovery_code;
+mod refresh_token;
 mod task;
 mod user;
 
 pub(crate) use agent::{AgentChanges, AgentRow};
+pub(crate) use api_key::ApiKeyRow;
 pub(crate) use event::EventRow;
+pub(crate) use oauth_state::OAuthStateRow;
 pub(crate) use organization::OrganizationRow;
+pub(crate) use recovery_code::RecoveryCodeRow;
+pub(crate) use refresh_token::RefreshTokenRow;
 pub(crate) use task::TaskRow;
-pub(crate) use user::UserRow;
+pub(crate) use user::{UserChanges, UserRow};
 
+use muster_domain::model::TokenHash;
+use muster_domain::ports::RepositoryError;
+
+use crate::error::corrupt;
 use crate::types::DbUuid;
 
 pub(crate) fn db_uuid(id: impl Into<uuid::Uuid>) -> DbUuid {
     DbUuid(id.into())
+}
+
+/// A stored SHA-256 hash (`what` names the column for the error): exactly 32 bytes.
+pub(crate) fn token_hash(what: &'static str, bytes: &[u8]) -> Result<TokenHash, RepositoryError> {
+    <[u8; 32]>::try_from(bytes)
+        .map(TokenHash)
+        .map_err(|_| corrupt(what, format!("{} bytes, not 32", bytes.len())))
 }

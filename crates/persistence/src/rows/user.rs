@@ -1,6 +1,9 @@
 use diesel::prelude::*;
-use muster_domain::model::User;
+use muster_domain::model::{Email, LoginThrottle, OrgId, TotpSettings, User, UserId, UserRole};
+use muster_domain::ports::RepositoryError;
+use time::OffsetDateTime;
 
+use crate::error::corrupt;
 use crate::schema::users;
 use crate::types::{DbTime, DbUuid};
 
@@ -13,21 +16,110 @@ pub(crate) struct UserRow {
     pub name: String,
     pub role: String,
     pub password_hash: String,
+    pub email_verified: bool,
+    pub totp_enabled: bool,
+    pub totp_secret: Option<Vec<u8>>,
+    pub totp_pending_secret: Option<Vec<u8>>,
+    pub totp_last_step: Option<i64>,
+    pub failed_logins: i32,
+    pub locked_until: Option<DbTime>,
+    pub last_login_at: Option<DbTime>,
     pub created_at: DbTime,
     pub updated_at: DbTime,
 }
 
 impl From<&User> for UserRow {
     fn from(user: &User) -> Self {
+        // The mutable fields are converted in one place: UserChanges.
+        let fields = UserChanges::new(user, user.created_at);
         Self {
             id: DbUuid(user.id.as_uuid()),
             org_id: DbUuid(user.org_id.as_uuid()),
+            email: fields.email,
+            name: fields.name,
+            role: fields.role,
+            password_hash: fields.password_hash,
+            email_verified: fields.email_verified,
+            totp_enabled: fields.totp_enabled,
+            totp_secret: fields.totp_secret,
+            totp_pending_secret: fields.totp_pending_secret,
+            totp_last_step: fields.totp_last_step,
+            failed_logins: fields.failed_logins,
+            locked_until: fields.locked_until,
+            last_login_at: fields.last_login_at,
+            created_at: DbTime(user.created_at),
+            updated_at: fields.updated_at,
+        }
+    }
+}
+
+impl TryFrom<UserRow> for User {
+    type Error = RepositoryError;
+
+    fn try_from(row: UserRow) -> Result<Self, Self::Error> {
+        Ok(Self {
+            id: UserId::from_uuid(row.id.0),
+            org_id: OrgId::from_uuid(row.org_id.0),
+            email: Email::new(&row.email).map_err(|e| corrupt("user email", e))?,
+            name: row.name,
+            role: UserRole::parse(&row.role).ok_or_else(|| corrupt("user role", &row.role))?,
+            password_hash: row.password_hash,
+            email_verified: row.email_verified,
+            totp: TotpSettings {
+                enabled: row.totp_enabled,
+                secret: row.totp_secret,
+                pending_secret: row.totp_pending_secret,
+                last_step: row.totp_last_step,
+            },
+            throttle: LoginThrottle {
+                failures: u32::try_from(row.failed_logins)
+                    .map_err(|e| corrupt("failed logins", e))?,
+                locked_until: row.locked_until.map(|t| t.0),
+            },
+            last_login_at: row.last_login_at.map(|t| t.0),
+            created_at: row.created_at.0,
+        })
+    }
+}
+
+/// The fields of a user that change after creation (never its ids or creation time).
+#[derive(Debug, Clone, AsChangeset)]
+#[diesel(table_name = users, check_for_backend(diesel::pg::Pg, diesel::sqlite::Sqlite))]
+#[diesel(treat_none_as_null = true)]
+pub(crate) struct UserChanges {
+    pub email: String,
+    pub name: String,
+    pub role: String,
+    pub password_hash: String,
+    pub email_verified: bool,
+    pub totp_enabled: bool,
+    pub totp_secret: Option<Vec<u8>>,
+    pub totp_pending_secret: Option<Vec<u8>>,
+    pub totp_last_step: Option<i64>,
+    pub failed_logins: i32,
+    pub locked_until: Option<DbTime>,
+    pub last_login_at: Option<DbTime>,
+    pub updated_at: DbTime,
+}
+
+impl UserChanges {
+    /// The mutable fields of `user`, stamped `at`.
+    pub(crate) fn new(user: &User, at: OffsetDateTime) -> Self {
+        Self {
             email: user.email.as_str().to_owned(),
             name: user.name.clone(),
             role: user.role.as_str().to_owned(),
             password_hash: user.password_hash.clone(),
-            created_at: DbTime(user.created_at),
-            updated_at: DbTime(user.created_at),
+            email_verified: user.email_verified,
+            totp_enabled: user.totp.enabled,
+            totp_secret: user.totp.secret.clone(),
+            totp_pending_secret: user.totp.pending_secret.clone(),
+            totp_last_step: user.totp.last_step,
+            // More failures than this never happen: the account locks long before.
+            failed_logins: i32::try_from(user.throttle.failures).unwrap_or(i32::MAX),
+            locked_until: user.throttle.locked_until.map(DbTime),
+            last_login_at: user.last_login_at.map(DbTime),
+            updated_at: DbTime(at),
         }
     }
 }

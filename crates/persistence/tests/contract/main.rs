@@ -38,6 +38,10 @@ macro_rules! contract_tests {
 #[cfg(test)]
 mod agents;
 #[cfg(test)]
+mod api_keys;
+#[cfg(test)]
+mod credentials;
+#[cfg(test)]
 mod events;
 #[cfg(test)]
 mod nonce_batch;
@@ -53,5 +57,7 @@ mod support;
 mod tasks;
 #[cfg(test)]
 mod unit_of_work;
+#[cfg(test)]
+mod users;
 #[cfg(test)]
 mod writes;

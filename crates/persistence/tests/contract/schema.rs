@@ -1,6 +1,9 @@
 //! `schema.rs` against the migrations: a row of every table is written and read back
 //! through the ports, every column with a value and, where nullable, without one.
-//! Timestamps come back equal at millisecond precision.
+//! Timestamps come back equal at millisecond precision. The user columns and the
+//! credential tables are in [`credentials`].
+
+mod credentials;
 
 use crate::writes::Writes;
 use muster_domain::model::{
@@ -8,6 +11,7 @@ use muster_domain::model::{
 };
 use muster_domain::ports::{
     AgentRepository, EventLog, NonceOutcome, NonceStore, OrganizationRepository, TaskRepository,
+    UserRepository,
 };
 use muster_persistence::Database;
 use serde_json::json;
@@ -59,6 +63,8 @@ async fn users_round_trip(db: &Database) {
     assert_eq!(user.name, admin.name);
     assert_eq!(user.role, "admin");
     assert_eq!(user.password_hash, admin.password_hash);
+    let stored = UserRepository::user(db, seed.org, admin.id).await.unwrap();
+    assert_eq!(stored.as_ref(), Some(admin));
 }
 
 async fn agents_round_trip(db: &Database) {

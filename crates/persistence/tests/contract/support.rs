@@ -1,6 +1,9 @@
 //! Fixtures shared by the contract tests: seeded organizations, tasks and events built
 //! with millisecond timestamps and UUID v7 ids, and a raw connection for what no port
-//! exposes (the users table, tampering with the audit log).
+//! exposes (the users table as stored, tampering with the audit log). Users and their
+//! credentials are in [`credentials`].
+
+pub mod credentials;
 
 use diesel::QueryableByName;
 use diesel::sql_types::Text;
@@ -63,15 +66,15 @@ pub fn new_organization(
 ) -> NewOrganization {
     let now = now_ms();
     let org_id = OrgId::from_uuid(new_id());
-    let admin = User {
-        id: UserId::from_uuid(new_id()),
+    let admin = User::new(
+        UserId::from_uuid(new_id()),
         org_id,
-        email: Email::new(&format!("admin-{}@example.com", new_id().simple())).expect("email"),
-        name: "Administrator".into(),
-        role: UserRole::Admin,
-        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into(),
-        created_at: now,
-    };
+        Email::new(&format!("admin-{}@example.com", new_id().simple())).expect("email"),
+        "Administrator".into(),
+        UserRole::Admin,
+        "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into(),
+        now,
+    );
     let metadata = json!({
         "team": "people",
         "limits": { "daily": 5, "ratio": 0.25, "tags": ["a", "b"], "none": null },
@@ -243,7 +246,7 @@ pub async fn raw_execute(db: &Database, sql: &str) -> Result<usize, diesel::resu
     }
 }
 
-/// A `users` row as text (no port reads users back).
+/// A `users` row as text, read past the ports.
 #[derive(Debug, Clone, PartialEq, Eq, QueryableByName)]
 pub struct UserText {
     #[diesel(sql_type = Text)]

@@ -1,10 +1,11 @@
 //! The writes the contract tests need, each one unit of work through the domain's
 //! `UnitOfWork` port, the way the use cases write.
 
-use muster_domain::model::{Event, Task};
+use muster_domain::model::{ApiKey, Event, RefreshToken, Task, User};
 use muster_domain::ports::transact;
 use muster_domain::service::{NewOrganization, ServiceError};
 use muster_persistence::Database;
+use time::OffsetDateTime;
 
 /// Unit-of-work writes on [`Database`], named after what they store.
 pub trait Writes {
@@ -20,6 +21,14 @@ pub trait Writes {
     ) -> Result<bool, ServiceError>;
     /// Stores an organization with its admin, HR agent and events in one transaction.
     async fn create(&self, new: &NewOrganization) -> Result<(), ServiceError>;
+    /// Stores `user` in one transaction.
+    async fn insert_user(&self, user: &User) -> Result<(), ServiceError>;
+    /// Replaces the stored `user`'s mutable fields, stamped `at`; whether it exists.
+    async fn update_user(&self, user: &User, at: OffsetDateTime) -> Result<bool, ServiceError>;
+    /// Stores `key` in one transaction.
+    async fn insert_api_key(&self, key: &ApiKey) -> Result<(), ServiceError>;
+    /// Stores `tokens` in one transaction.
+    async fn insert_refresh_tokens(&self, tokens: &[RefreshToken]) -> Result<(), ServiceError>;
 }
 
 impl Writes for Database {
@@ -62,6 +71,43 @@ impl Writes for Database {
                 tx.insert_user(&new.admin).await?;
                 tx.insert_agent(&new.hr_agent).await?;
                 tx.append_events(&new.events).await?;
+                Ok(())
+            })
+        })
+        .await
+    }
+
+    async fn insert_user(&self, user: &User) -> Result<(), ServiceError> {
+        let user = user.clone();
+        transact(self, move |tx| {
+            Box::pin(async move { Ok(tx.insert_user(&user).await?) })
+        })
+        .await
+    }
+
+    async fn update_user(&self, user: &User, at: OffsetDateTime) -> Result<bool, ServiceError> {
+        let user = user.clone();
+        transact(self, move |tx| {
+            Box::pin(async move { Ok(tx.update_user(&user, at).await?) })
+        })
+        .await
+    }
+
+    async fn insert_api_key(&self, key: &ApiKey) -> Result<(), ServiceError> {
+        let key = key.clone();
+        transact(self, move |tx| {
+            Box::pin(async move { Ok(tx.insert_api_key(&key).await?) })
+        })
+        .await
+    }
+
+    async fn insert_refresh_tokens(&self, tokens: &[RefreshToken]) -> Result<(), ServiceError> {
+        let tokens = tokens.to_vec();
+        transact(self, move |tx| {
+            Box::pin(async move {
+                for token in &tokens {
+                    tx.insert_refresh_token(token).await?;
+                }
                 Ok(())
             })
         })

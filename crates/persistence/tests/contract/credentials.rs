@@ -1,0 +1,221 @@
+//! The credential `Transaction` methods: refresh tokens (found by hash, rotated, revoked
+//! by login family or by user), recovery codes (replaced, used once) and started
+//! identity-provider sign-ins (taken once).
+
+use crate::writes::Writes;
+use muster_domain::model::{OAuthState, RefreshToken, TokenHash, User, UserId};
+use muster_domain::ports::{Lock, transact};
+use muster_persistence::Database;
+use time::{Duration, OffsetDateTime};
+
+use crate::support::credentials::{full_user, new_family, oauth_state, refresh_token, unique_hash};
+use crate::support::{at_minute, seed_org};
+
+contract_tests!(
+    refresh_token_is_found_by_hash_and_marked_replaced,
+    revoking_a_login_family_revokes_only_that_family,
+    revoking_a_users_tokens_revokes_only_that_user,
+    recovery_codes_are_replaced_and_used_once,
+    an_oauth_state_is_taken_once,
+);
+
+/// A user stored in a fresh organization.
+async fn stored_user(db: &Database) -> User {
+    let seed = seed_org(db).await;
+    let user = full_user(seed.org);
+    db.insert_user(&user).await.unwrap();
+    user
+}
+
+/// The refresh token whose hash is `hash`, read in a transaction (locked for update).
+async fn token(db: &Database, hash: TokenHash) -> Option<RefreshToken> {
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.refresh_token_by_hash(&hash, Lock::Update).await?) })
+    })
+    .await
+    .unwrap()
+}
+
+async fn refresh_token_is_found_by_hash_and_marked_replaced(db: &Database) {
+    let user = stored_user(db).await;
+    let written = refresh_token(&user, new_family());
+    db.insert_refresh_tokens(std::slice::from_ref(&written))
+        .await
+        .unwrap();
+    assert_eq!(token(db, written.token_hash).await, Some(written.clone()));
+    assert_eq!(token(db, unique_hash()).await, None);
+
+    let at = at_minute(3);
+    let id = written.id;
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.mark_refresh_token_replaced(id, at).await?) })
+    })
+    .await
+    .unwrap();
+    let replaced = RefreshToken {
+        replaced_at: Some(at),
+        ..written
+    };
+    assert_eq!(token(db, replaced.token_hash).await, Some(replaced));
+}
+
+/// Revokes the login `family`'s tokens, or `user`'s, at `at`; how many.
+async fn revoke(db: &Database, what: Revoke, at: OffsetDateTime) -> u64 {
+    transact(db, move |tx| {
+        Box::pin(async move {
+            Ok(match what {
+                Revoke::Family(family) => tx.revoke_login_family(family, at).await?,
+                Revoke::User(user) => tx.revoke_user_refresh_tokens(user, at).await?,
+            })
+        })
+    })
+    .await
+    .unwrap()
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Revoke {
+    Family(muster_domain::model::LoginFamilyId),
+    User(UserId),
+}
+
+async fn revoking_a_login_family_revokes_only_that_family(db: &Database) {
+    let user = stored_user(db).await;
+    let (family, other_family) = (new_family(), new_family());
+    let earlier = at_minute(-60);
+    let rotated = RefreshToken {
+        replaced_at: Some(at_minute(-61)),
+        ..refresh_token(&user, family)
+    };
+    let revoked = RefreshToken {
+        revoked_at: Some(earlier),
+        ..refresh_token(&user, family)
+    };
+    let live = refresh_token(&user, family);
+    let other = refresh_token(&user, other_family);
+    let all = [
+        rotated.clone(),
+        revoked.clone(),
+        live.clone(),
+        other.clone(),
+    ];
+    db.insert_refresh_tokens(&all).await.unwrap();
+
+    let at = at_minute(0);
+    assert_eq!(revoke(db, Revoke::Family(family), at).await, 2);
+    for expected in [&rotated, &live] {
+        let stored = token(db, expected.token_hash).await.unwrap();
+        assert_eq!(stored.revoked_at, Some(at));
+        assert_eq!(stored.replaced_at, expected.replaced_at);
+    }
+    // An earlier revocation keeps its time; the other login is untouched.
+    assert_eq!(token(db, revoked.token_hash).await, Some(revoked));
+    assert_eq!(token(db, other.token_hash).await, Some(other));
+    assert_eq!(revoke(db, Revoke::Family(family), at_minute(1)).await, 0);
+}
+
+async fn revoking_a_users_tokens_revokes_only_that_user(db: &Database) {
+    let user = stored_user(db).await;
+    let colleague = full_user(user.org_id);
+    db.insert_user(&colleague).await.unwrap();
+    let mine = [
+        refresh_token(&user, new_family()),
+        refresh_token(&user, new_family()),
+    ];
+    let theirs = refresh_token(&colleague, new_family());
+    db.insert_refresh_tokens(&mine).await.unwrap();
+    db.insert_refresh_tokens(std::slice::from_ref(&theirs))
+        .await
+        .unwrap();
+
+    let at = at_minute(5);
+    assert_eq!(revoke(db, Revoke::User(user.id), at).await, 2);
+    for token_of_mine in &mine {
+        let stored = token(db, token_of_mine.token_hash).await.unwrap();
+        assert_eq!(stored.revoked_at, Some(at));
+    }
+    assert_eq!(token(db, theirs.token_hash).await, Some(theirs));
+    assert_eq!(revoke(db, Revoke::User(user.id), at_minute(6)).await, 0);
+}
+
+/// Replaces `user`'s recovery codes with `hashes`.
+async fn replace_codes(db: &Database, user: UserId, hashes: &[TokenHash]) {
+    let hashes = hashes.to_vec();
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.replace_recovery_codes(user, &hashes).await?) })
+    })
+    .await
+    .unwrap();
+}
+
+/// Uses `user`'s recovery code `hash`; whether it was unused.
+async fn use_code(db: &Database, user: UserId, hash: TokenHash) -> bool {
+    let at = at_minute(0);
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.use_recovery_code(user, &hash, at).await?) })
+    })
+    .await
+    .unwrap()
+}
+
+async fn recovery_codes_are_replaced_and_used_once(db: &Database) {
+    let user = stored_user(db).await;
+    let colleague = full_user(user.org_id);
+    db.insert_user(&colleague).await.unwrap();
+    let (a, b, c) = (unique_hash(), unique_hash(), unique_hash());
+    replace_codes(db, user.id, &[a, b]).await;
+    replace_codes(db, colleague.id, &[c]).await;
+
+    assert!(use_code(db, user.id, a).await);
+    assert!(!use_code(db, user.id, a).await, "a code is used once");
+    assert!(!use_code(db, user.id, unique_hash()).await, "unknown code");
+    assert!(!use_code(db, user.id, c).await, "another user's code");
+
+    // New codes replace all the old ones, used or not.
+    let d = unique_hash();
+    replace_codes(db, user.id, &[d]).await;
+    assert!(!use_code(db, user.id, b).await, "replaced");
+    assert!(use_code(db, user.id, d).await);
+    replace_codes(db, user.id, &[]).await;
+    replace_codes(db, user.id, &[a]).await;
+    assert!(
+        use_code(db, user.id, a).await,
+        "a replaced code is a new code"
+    );
+    // The colleague's codes were never touched.
+    assert!(use_code(db, colleague.id, c).await);
+}
+
+/// Takes the started sign-in whose state hashes to `hash`.
+async fn take(db: &Database, hash: TokenHash) -> Option<OAuthState> {
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.take_oauth_state(&hash).await?) })
+    })
+    .await
+    .unwrap()
+}
+
+async fn an_oauth_state_is_taken_once(db: &Database) {
+    let (state, other) = (oauth_state(), oauth_state());
+    let written = [state.clone(), other.clone()];
+    transact(db, move |tx| {
+        Box::pin(async move {
+            for state in &written {
+                tx.insert_oauth_state(state).await?;
+            }
+            Ok(())
+        })
+    })
+    .await
+    .unwrap();
+
+    assert_eq!(take(db, state.state_hash).await, Some(state.clone()));
+    assert_eq!(take(db, state.state_hash).await, None, "taken once");
+    assert_eq!(take(db, unique_hash()).await, None);
+    let other_taken = take(db, other.state_hash).await.unwrap();
+    assert_eq!(other_taken.code_verifier, other.code_verifier);
+    assert_eq!(
+        other_taken.expires_at - other_taken.created_at,
+        Duration::minutes(10)
+    );
+}

@@ -1,0 +1,13 @@
+DROP TABLE oauth_states;
+DROP TABLE api_keys;
+DROP TABLE recovery_codes;
+DROP TABLE refresh_tokens;
+ALTER TABLE users
+    DROP COLUMN last_login_at,
+    DROP COLUMN locked_until,
+    DROP COLUMN failed_logins,
+    DROP COLUMN totp_last_step,
+    DROP COLUMN totp_pending_secret,
+    DROP COLUMN totp_secret,
+    DROP COLUMN totp_enabled,
+    DROP COLUMN email_verified;

@@ -1,0 +1,12 @@
+DROP TABLE oauth_states;
+DROP TABLE api_keys;
+DROP TABLE recovery_codes;
+DROP TABLE refresh_tokens;
+ALTER TABLE users DROP COLUMN last_login_at;
+ALTER TABLE users DROP COLUMN locked_until;
+ALTER TABLE users DROP COLUMN failed_logins;
+ALTER TABLE users DROP COLUMN totp_last_step;
+ALTER TABLE users DROP COLUMN totp_pending_secret;
+ALTER TABLE users DROP COLUMN totp_secret;
+ALTER TABLE users DROP COLUMN totp_enabled;
+ALTER TABLE users DROP COLUMN email_verified;
