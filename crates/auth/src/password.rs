@@ -2,9 +2,16 @@
 //!
 //! Both functions are deliberately slow (about 20 ms and 19 MiB of memory each). Async
 //! callers must run them on a blocking thread (`tokio::task::spawn_blocking`), never
-//! directly on an executor thread.
+//! directly on an executor thread; [`Argon2Hasher`], the adapter of the domain's
+//! [`PasswordHasher`] port, does so.
+
+use std::sync::OnceLock;
 
 use argon2::{Algorithm, Argon2, Params, PasswordHasher as _, PasswordVerifier as _, Version};
+use async_trait::async_trait;
+use muster_domain::ports::{BoxError, PasswordHasher};
+
+use crate::keys::random_bytes;
 
 /// Memory cost in KiB (19 MiB).
 const M_COST_KIB: u32 = 19_456;
@@ -47,9 +54,94 @@ pub fn verify_password(password: &str, phc: &str) -> bool {
         .is_ok()
 }
 
+/// The argon2id adapter of [`PasswordHasher`]: [`hash_password`] and
+/// [`verify_password`] on tokio's blocking threads (so it needs a tokio runtime).
+///
+/// `verify(password, None)`, asked when no user has the e-mail, verifies against a
+/// stand-in hash of a random password with the same parameters and answers `false`, so
+/// an unknown e-mail costs what a wrong password costs (decision D-14). The stand-in is
+/// computed once per process, on first need.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Argon2Hasher;
+
+impl Argon2Hasher {
+    /// The hasher.
+    pub const fn new() -> Self {
+        Self
+    }
+}
+
+#[async_trait]
+impl PasswordHasher for Argon2Hasher {
+    async fn hash(&self, password: &str) -> Result<String, BoxError> {
+        let password = password.to_owned();
+        Ok(tokio::task::spawn_blocking(move || hash_password(&password)).await??)
+    }
+
+    async fn verify(&self, password: &str, phc: Option<String>) -> Result<bool, BoxError> {
+        let password = password.to_owned();
+        let matches = tokio::task::spawn_blocking(move || -> Result<bool, PasswordError> {
+            let Some(phc) = phc else {
+                // Same work, answer ignored: the stand-in's password is unknowable.
+                std::hint::black_box(verify_password(&password, stand_in_hash()?));
+                return Ok(false);
+            };
+            Ok(verify_password(&password, &phc))
+        })
+        .await??;
+        Ok(matches)
+    }
+}
+
+/// The PHC string of a random password, computed once per process.
+fn stand_in_hash() -> Result<&'static str, PasswordError> {
+    static STAND_IN: OnceLock<String> = OnceLock::new();
+    if let Some(phc) = STAND_IN.get() {
+        return Ok(phc);
+    }
+    let password: [u8; 32] = random_bytes().map_err(|err| PasswordError::Hash(err.to_string()))?;
+    let phc = hash_password(&hex::encode(password))?;
+    // Another thread may have won the race; either hash serves.
+    Ok(STAND_IN.get_or_init(|| phc))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn hasher_round_trip() {
+        let hasher = Argon2Hasher::new();
+        let phc = hasher.hash("correct horse battery staple").await.unwrap();
+        assert!(phc.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"), "{phc}");
+        let right = hasher.verify("correct horse battery staple", Some(phc.clone()));
+        assert!(right.await.unwrap());
+        let wrong = hasher.verify("correct horse battery stapl", Some(phc));
+        assert!(!wrong.await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn hasher_refuses_unknown_users_and_garbage() {
+        let hasher = Argon2Hasher::new();
+        assert!(!hasher.verify("password", None).await.unwrap());
+        assert!(!hasher.verify("", None).await.unwrap());
+        assert!(
+            !hasher
+                .verify("password", Some("garbage".into()))
+                .await
+                .unwrap()
+        );
+    }
+
+    #[test]
+    fn stand_in_is_computed_once_with_the_usual_parameters() {
+        let first = stand_in_hash().unwrap();
+        assert!(
+            first.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
+            "{first}"
+        );
+        assert!(std::ptr::eq(first, stand_in_hash().unwrap()));
+    }
 
     #[test]
     fn round_trip() {

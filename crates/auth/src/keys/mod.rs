@@ -5,8 +5,9 @@
 //! labels, so a key used for one purpose never serves another:
 //!
 //! - [`ServerKey::secret_cipher`]: the AES-256-GCM [`SecretCipher`] sealing agent
-//!   secrets at rest;
-//! - [`ServerKey::jwt_signing_key`]: the HS256 key of access tokens.
+//!   secrets and TOTP secrets at rest;
+//! - [`ServerKey::jwt_signing_key`]: the HS256 key of access tokens
+//!   ([`TokenService`](crate::tokens::TokenService)).
 
 mod cipher;
 mod server_key;
@@ -14,6 +15,7 @@ mod server_key;
 pub use cipher::{CipherError, SecretCipher};
 pub use server_key::ServerKey;
 
+use ring::digest;
 use ring::rand::{SecureRandom, SystemRandom};
 
 /// A server key or fresh secret could not be produced.
@@ -50,6 +52,16 @@ pub(crate) fn random_bytes<const N: usize>() -> Result<[u8; N], KeyError> {
     Ok(bytes)
 }
 
+/// The SHA-256 digest of `data`.
+pub(crate) fn sha256(data: &[u8]) -> [u8; 32] {
+    let digest = digest::digest(&digest::SHA256, data);
+    let mut out = [0u8; 32];
+    for (byte, digest_byte) in out.iter_mut().zip(digest.as_ref()) {
+        *byte = *digest_byte;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,6 +74,14 @@ mod tests {
             secret
                 .bytes()
                 .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        );
+    }
+
+    #[test]
+    fn sha256_matches_the_fips_vector() {
+        assert_eq!(
+            hex::encode(sha256(b"abc")),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
         );
     }
 

@@ -76,13 +76,16 @@ impl ServerKey {
         hex::encode(self.bytes)
     }
 
-    /// The cipher that seals secrets at rest, keyed with the subkey labelled
+    /// The cipher that seals secrets at rest (agent secrets bound to the agent's UUID,
+    /// TOTP secrets bound to the user's UUID), keyed with the subkey labelled
     /// `muster/secret-encryption/v1`.
     pub fn secret_cipher(&self) -> SecretCipher {
         self.cipher.clone()
     }
 
-    /// The HS256 key of access tokens: the subkey labelled `muster/jwt-signing/v1`.
+    /// The HS256 key of access tokens: the subkey labelled `muster/jwt-signing/v1`. Hand
+    /// the whole `ServerKey` to [`TokenService`](crate::tokens::TokenService) rather than
+    /// using it directly.
     pub fn jwt_signing_key(&self) -> [u8; KEY_LEN] {
         self.jwt_signing_key
     }
