@@ -1,6 +1,17 @@
-//! Muster's outbound webhooks. For now: the signature every delivery carries, so that
-//! receivers can be written against it. Delivery itself (a hyper client with an SSRF
-//! guard, retries from the stored events) comes with the webhooks issue.
+//! Muster's outbound adapters: what the service asks of other servers.
+//!
+//! - [`delivery_signature`]: the signature every webhook delivery carries, so that
+//!   receivers can be written against it. Delivery itself (with an SSRF guard, retries
+//!   from the stored events) comes with the webhooks issue.
+//! - [`oauth`]: the domain's `IdentityProvider` port over OAuth 2.0 + PKCE (decision
+//!   D-16), Google by default.
+//! - [`http_client`]: the HTTP/1.1 client (rustls with the ring provider and Mozilla's
+//!   roots, or plain `http://`) they share, with a deadline and a body cap.
+
+pub mod http_client;
+pub mod oauth;
+
+pub use oauth::{HttpIdentityProvider, OAuthProviderConfig, OAuthSetupError};
 
 use muster_domain::ports::MessageSigner;
 
