@@ -1,7 +1,10 @@
 //! Who may do what. Handlers never decide permissions; use cases and authenticators ask
 //! here.
 
-use crate::model::{Actor, ActorKind, Agent, AgentMode, AgentStatus, TaskStatus, UserRole};
+use crate::model::{
+    Actor, ActorKind, Agent, AgentMode, AgentRole, AgentStatus, ApiKeyScope, KeyAccess, TaskStatus,
+    UserRole,
+};
 
 /// Why an actor is refused (answered as 403). The variant names the rule; `Display` is
 /// the sentence for the caller.
@@ -16,6 +19,26 @@ pub enum Forbidden {
     /// Orchestrators coordinate but never execute (decision D-55).
     #[error("orchestrator agents do not execute tasks")]
     OrchestratorDoesNotExecute,
+    /// The API key the request came with lacks a scope (decision D-17).
+    #[error("API key lacks the {} scope", .0.as_str())]
+    MissingScope(ApiKeyScope),
+    /// Agent administration needs an HR, founder or admin agent, or an admin user
+    /// (decision D-18).
+    #[error("this action needs the hr, founder or admin role")]
+    HrRoleRequired,
+    /// Founder and admin agents are registered only by founder or admin agents or by
+    /// admin users (decision D-18).
+    #[error("only founder or admin agents and admin users may create founder or admin agents")]
+    PrivilegedRoleRequired,
+    /// Account and API-key routes act on the signed-in user's own account.
+    #[error("this action needs a signed-in user")]
+    UserRequired,
+    /// Users are created in the creator's own organization only.
+    #[error("users can only be created in your own organization")]
+    OtherOrganization,
+    /// Nobody changes their own level or role (decision D-18).
+    #[error("you cannot change your own level or role")]
+    OwnRank,
 }
 
 /// An agent that may not act at all: only `active` agents authenticate (decision D-54).
@@ -38,8 +61,22 @@ pub fn agent_may_act(agent: &Agent) -> Result<(), AgentNotActive> {
     }
 }
 
-/// Observer agents and viewer users are read-only (decision D-55, D-14).
+/// Does the API key the actor came with (if any) carry `scope`? Agents and signed-in
+/// users carry no key and are limited only by their role (decision D-17).
+pub fn has_scope(actor: &Actor, scope: ApiKeyScope) -> Result<(), Forbidden> {
+    match actor.kind {
+        ActorKind::User {
+            key: Some(KeyAccess { scope: held, .. }),
+            ..
+        } if held < scope => Err(Forbidden::MissingScope(scope)),
+        _ => Ok(()),
+    }
+}
+
+/// Observer agents and viewer users are read-only (decision D-55, D-14), and an API key
+/// needs the `write` scope (decision D-17).
 pub fn may_write(actor: &Actor) -> Result<(), Forbidden> {
+    has_scope(actor, ApiKeyScope::Write)?;
     match actor.kind {
         ActorKind::Agent {
             mode: AgentMode::Observer,
@@ -51,6 +88,77 @@ pub fn may_write(actor: &Actor) -> Result<(), Forbidden> {
         } => Err(Forbidden::ViewerIsReadOnly),
         _ => Ok(()),
     }
+}
+
+/// May `actor` administer agents: register, change, revoke, suspend (decision D-18)?
+/// HR, founder and admin agents may; so may admin users, through an API key only with
+/// the `admin` scope. Read-only actors never may.
+pub fn may_administer_agents(actor: &Actor) -> Result<(), Forbidden> {
+    may_write(actor)?;
+    has_scope(actor, ApiKeyScope::Admin)?;
+    match actor.kind {
+        ActorKind::Agent {
+            role: AgentRole::Hr | AgentRole::Founder | AgentRole::Admin,
+            ..
+        }
+        | ActorKind::User {
+            role: UserRole::Admin,
+            ..
+        }
+        | ActorKind::System => Ok(()),
+        _ => Err(Forbidden::HrRoleRequired),
+    }
+}
+
+/// May `actor` give an agent the `role`? Founder and admin agents are made only by
+/// founder or admin agents and admin users (decision D-18).
+pub fn may_grant_agent_role(actor: &Actor, role: AgentRole) -> Result<(), Forbidden> {
+    may_administer_agents(actor)?;
+    if !matches!(role, AgentRole::Founder | AgentRole::Admin) {
+        return Ok(());
+    }
+    match actor.kind {
+        ActorKind::Agent {
+            role: AgentRole::Founder | AgentRole::Admin,
+            ..
+        }
+        | ActorKind::User {
+            role: UserRole::Admin,
+            ..
+        }
+        | ActorKind::System => Ok(()),
+        _ => Err(Forbidden::PrivilegedRoleRequired),
+    }
+}
+
+/// May `actor` change the level or role of the agent `target`? Never their own
+/// (decision D-18); otherwise as [`may_administer_agents`].
+pub fn may_change_rank(actor: &Actor, target: crate::model::AgentId) -> Result<(), Forbidden> {
+    may_administer_agents(actor)?;
+    if actor.agent_id() == Some(target) {
+        return Err(Forbidden::OwnRank);
+    }
+    Ok(())
+}
+
+/// The signed-in user acting, for routes about one's own account and keys.
+pub fn signed_in_user(actor: &Actor) -> Result<crate::model::UserId, Forbidden> {
+    match actor.kind {
+        ActorKind::User { id, key: None, .. } => Ok(id),
+        _ => Err(Forbidden::UserRequired),
+    }
+}
+
+/// Is `actor` an admin user, who may create users (decision D-14)? Signed-in admins
+/// may; through an API key, only with the `admin` scope.
+pub fn is_user_admin(actor: &Actor) -> bool {
+    matches!(
+        actor.kind,
+        ActorKind::User {
+            role: UserRole::Admin,
+            ..
+        }
+    ) && has_scope(actor, ApiKeyScope::Admin).is_ok()
 }
 
 /// May `actor` move a task to `to`? Orchestrators coordinate but never execute, so they
@@ -155,5 +263,134 @@ mod tests {
                 assert_eq!(verdict.unwrap_err().to_string(), "agent is not active");
             }
         }
+    }
+
+    fn with_key(role: UserRole, scope: ApiKeyScope) -> Actor {
+        let mut actor = user(role);
+        if let ActorKind::User { key, .. } = &mut actor.kind {
+            *key = Some(KeyAccess {
+                id: crate::model::ApiKeyId::from_uuid(Uuid::nil()),
+                scope,
+            });
+        }
+        actor
+    }
+
+    fn agent_with_role(role: AgentRole) -> Actor {
+        let mut actor = agent(AgentMode::Worker);
+        if let ActorKind::Agent { role: r, .. } = &mut actor.kind {
+            *r = role;
+        }
+        actor
+    }
+
+    #[test]
+    fn key_scopes_limit_writes() {
+        use ApiKeyScope::{Admin, Read, Write};
+        assert_eq!(
+            may_write(&with_key(UserRole::Admin, Read)),
+            Err(Forbidden::MissingScope(Write))
+        );
+        assert_eq!(may_write(&with_key(UserRole::Admin, Write)), Ok(()));
+        assert_eq!(may_write(&with_key(UserRole::Admin, Admin)), Ok(()));
+        // A key never lifts its user above their role.
+        assert_eq!(
+            may_write(&with_key(UserRole::Viewer, Admin)),
+            Err(Forbidden::ViewerIsReadOnly)
+        );
+        assert_eq!(
+            Forbidden::MissingScope(Write).to_string(),
+            "API key lacks the write scope"
+        );
+        for scope in ApiKeyScope::ALL {
+            assert_eq!(
+                has_scope(&with_key(UserRole::Operator, scope), Read),
+                Ok(())
+            );
+        }
+    }
+
+    #[test]
+    fn agent_administration_follows_d18() {
+        for role in [AgentRole::Hr, AgentRole::Founder, AgentRole::Admin] {
+            assert_eq!(
+                may_administer_agents(&agent_with_role(role)),
+                Ok(()),
+                "{role:?}"
+            );
+        }
+        assert_eq!(
+            may_administer_agents(&agent_with_role(AgentRole::Worker)),
+            Err(Forbidden::HrRoleRequired)
+        );
+        assert_eq!(may_administer_agents(&user(UserRole::Admin)), Ok(()));
+        for role in [UserRole::Operator, UserRole::Viewer] {
+            assert!(may_administer_agents(&user(role)).is_err(), "{role:?}");
+        }
+        // An admin user's key needs the admin scope.
+        assert_eq!(
+            may_administer_agents(&with_key(UserRole::Admin, ApiKeyScope::Write)),
+            Err(Forbidden::MissingScope(ApiKeyScope::Admin))
+        );
+        assert_eq!(
+            may_administer_agents(&with_key(UserRole::Admin, ApiKeyScope::Admin)),
+            Ok(())
+        );
+        // ...and an admin-scoped key of a user who is no longer admin grants nothing.
+        assert_eq!(
+            may_administer_agents(&with_key(UserRole::Operator, ApiKeyScope::Admin)),
+            Err(Forbidden::HrRoleRequired)
+        );
+        // An observer HR agent is still read-only.
+        let mut observer_hr = agent(AgentMode::Observer);
+        if let ActorKind::Agent { role, .. } = &mut observer_hr.kind {
+            *role = AgentRole::Hr;
+        }
+        assert_eq!(
+            may_administer_agents(&observer_hr),
+            Err(Forbidden::ObserverIsReadOnly)
+        );
+    }
+
+    #[test]
+    fn privileged_roles_need_privileged_granters() {
+        let hr = agent_with_role(AgentRole::Hr);
+        assert_eq!(may_grant_agent_role(&hr, AgentRole::Worker), Ok(()));
+        assert_eq!(may_grant_agent_role(&hr, AgentRole::Hr), Ok(()));
+        for role in [AgentRole::Founder, AgentRole::Admin] {
+            assert_eq!(
+                may_grant_agent_role(&hr, role),
+                Err(Forbidden::PrivilegedRoleRequired)
+            );
+            assert_eq!(
+                may_grant_agent_role(&agent_with_role(AgentRole::Founder), role),
+                Ok(())
+            );
+            assert_eq!(may_grant_agent_role(&user(UserRole::Admin), role), Ok(()));
+        }
+    }
+
+    #[test]
+    fn nobody_changes_their_own_rank() {
+        let hr = agent_with_role(AgentRole::Hr);
+        let own = hr.agent_id().unwrap();
+        assert_eq!(may_change_rank(&hr, own), Err(Forbidden::OwnRank));
+        let other = crate::model::AgentId::from_uuid(Uuid::from_u128(7));
+        assert_eq!(may_change_rank(&hr, other), Ok(()));
+    }
+
+    #[test]
+    fn only_admin_users_create_users() {
+        assert!(is_user_admin(&user(UserRole::Admin)));
+        assert!(!is_user_admin(&user(UserRole::Operator)));
+        assert!(!is_user_admin(&agent_with_role(AgentRole::Admin)));
+        assert!(!is_user_admin(&with_key(
+            UserRole::Admin,
+            ApiKeyScope::Write
+        )));
+        assert!(is_user_admin(&with_key(
+            UserRole::Admin,
+            ApiKeyScope::Admin
+        )));
     }
 }

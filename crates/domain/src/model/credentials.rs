@@ -46,7 +46,10 @@ impl fmt::Debug for TokenHash {
 
 /// What an API key may do on behalf of its user (decision D-17). Each scope includes the
 /// one before it: `read` < `write` < `admin`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum ApiKeyScope {
     /// `GET` and `HEAD` requests.
     Read,

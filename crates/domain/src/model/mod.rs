@@ -16,11 +16,11 @@ pub use agent::{
     Agent, AgentCredentials, AgentHandle, AgentMode, AgentRole, AgentSecret, AgentStatus, FeePct,
     Level,
 };
-pub use event::*;
 pub use credentials::{
     AccessGrant, AccessToken, ApiKey, ApiKeyName, ApiKeyScope, BearerSecret, LoginOutcome,
     OAuthState, RefreshToken, TokenHash, TokenPair,
 };
+pub use event::*;
 pub use ids::{AgentId, ApiKeyId, EventId, LoginFamilyId, OrgId, RefreshTokenId, TaskId, UserId};
 pub use organization::{OrgName, Organization};
 pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};

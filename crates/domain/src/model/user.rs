@@ -4,7 +4,7 @@ use super::{OrgId, UserId};
 use crate::ValidationError;
 
 /// What a human user may do (decision D-14).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum UserRole {
     /// Everything.

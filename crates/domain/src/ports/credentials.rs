@@ -35,8 +35,11 @@ pub enum SecretKind {
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 pub trait TokenMinter: Send + Sync {
     /// A signed access token for `grant`, issued at `now`.
-    fn access_token(&self, grant: &AccessGrant, now: OffsetDateTime)
-    -> Result<AccessToken, BoxError>;
+    fn access_token(
+        &self,
+        grant: &AccessGrant,
+        now: OffsetDateTime,
+    ) -> Result<AccessToken, BoxError>;
 
     /// A fresh random secret of `kind`.
     fn new_secret(&self, kind: SecretKind) -> Result<BearerSecret, BoxError>;

@@ -29,8 +29,8 @@ pub use runtime::{Clock, IdGenerator};
 pub use secrets::{SealError, SecretSealer};
 pub use signing::MessageSigner;
 pub use tasks::{TaskFilter, TaskRepository};
-pub use users::UserRepository;
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact};
+pub use users::UserRepository;
 
 #[cfg(any(test, feature = "mocks"))]
 pub use agents::MockAgentRepository;

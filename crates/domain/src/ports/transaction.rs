@@ -138,8 +138,11 @@ pub trait Transaction: Send {
     /// `email_verified`, second factor, throttle, last login) with those of `user`,
     /// stamped `at`. `false` when no such user exists in its organization; a taken e-mail
     /// is [`UniqueKey::UserEmail`](super::UniqueKey::UserEmail).
-    async fn update_user(&mut self, user: &User, at: OffsetDateTime)
-    -> Result<bool, RepositoryError>;
+    async fn update_user(
+        &mut self,
+        user: &User,
+        at: OffsetDateTime,
+    ) -> Result<bool, RepositoryError>;
 
     /// Stores a new refresh token.
     async fn insert_refresh_token(&mut self, token: &RefreshToken) -> Result<(), RepositoryError>;

@@ -13,8 +13,11 @@ pub trait UserRepository: Send + Sync {
     async fn user(&self, org: OrgId, id: UserId) -> Result<Option<User>, RepositoryError>;
 
     /// The user of `org` with that (normalized) e-mail, if any.
-    async fn user_by_email(&self, org: OrgId, email: &Email)
-    -> Result<Option<User>, RepositoryError>;
+    async fn user_by_email(
+        &self,
+        org: OrgId,
+        email: &Email,
+    ) -> Result<Option<User>, RepositoryError>;
 
     /// The API key whose hash is `hash`, with its owner as stored now. Keys are found by
     /// their secret, so this is the one lookup not scoped to an organization.

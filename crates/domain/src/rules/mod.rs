@@ -1,3 +1,4 @@
 //! Pure business rules, exhaustively unit-tested.
 
+pub mod login;
 pub mod transition;

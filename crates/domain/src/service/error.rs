@@ -29,6 +29,15 @@ pub enum ServiceError {
     /// The current state refuses the change (409).
     #[error(transparent)]
     Conflict(#[from] Conflict),
+    /// Credentials offered to a use case are wrong (401).
+    #[error(transparent)]
+    Unauthorized(#[from] Unauthorized),
+    /// Too many failed logins: the account is locked for a while (429, decision D-14).
+    #[error("Too many failed logins; try again in {retry_after_secs} seconds")]
+    Throttled {
+        /// Seconds until a login may succeed again.
+        retry_after_secs: u64,
+    },
     /// Storage is temporarily unreachable (503).
     #[error("storage unavailable")]
     Unavailable(#[source] RepositoryError),
@@ -67,6 +76,12 @@ pub enum Entity {
     Agent,
     /// An audit event.
     Event,
+    /// A human user.
+    User,
+    /// An API key.
+    ApiKey,
+    /// An organization.
+    Organization,
 }
 
 impl fmt::Display for Entity {
@@ -76,6 +91,9 @@ impl fmt::Display for Entity {
             Self::ParentTask => "Parent task",
             Self::Agent => "Agent",
             Self::Event => "Event",
+            Self::User => "User",
+            Self::ApiKey => "API key",
+            Self::Organization => "Organization",
         })
     }
 }
@@ -129,6 +147,15 @@ pub enum Conflict {
         /// The handle.
         handle: String,
     },
+    /// Two-factor authentication is on already; disable it before setting it up again.
+    #[error("two-factor authentication is already enabled")]
+    TwoFactorEnabled,
+    /// Two-factor authentication is not on.
+    #[error("two-factor authentication is not enabled")]
+    TwoFactorNotEnabled,
+    /// `/auth/totp/verify` before `/auth/totp/setup`.
+    #[error("two-factor setup has not been started; call /auth/totp/setup first")]
+    TwoFactorNotStarted,
     /// A value that must be unique is already stored.
     #[error("{}", duplicate_message(.0))]
     Duplicate(UniqueKey),
@@ -141,4 +168,25 @@ fn duplicate_message(key: &UniqueKey) -> &'static str {
         UniqueKey::DefaultOrganization => "another organization is already the default",
         UniqueKey::Other(_) => "a record with the same unique values already exists",
     }
+}
+
+/// Credentials offered to a use case that do not hold (401). Messages never say which
+/// part was wrong where that would help guessing (unknown e-mail vs. wrong password).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum Unauthorized {
+    /// Unknown e-mail, wrong password, or an organization that does not exist.
+    #[error("Invalid email or password")]
+    InvalidCredentials,
+    /// A second-factor or recovery code that does not match, or was used already.
+    #[error("Invalid two-factor code")]
+    InvalidTwoFactorCode,
+    /// A refresh token that is unknown, expired, revoked or already rotated.
+    #[error("Invalid or expired refresh token")]
+    InvalidRefreshToken,
+    /// The current password given to a security change is wrong.
+    #[error("Current password is incorrect")]
+    WrongPassword,
+    /// Creating users needs an admin user (the contract answers 401 here).
+    #[error("Only admin users may create users")]
+    AdminRequired,
 }

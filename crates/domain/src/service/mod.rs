@@ -2,12 +2,16 @@
 //! commits its whole change (state plus audit events) as one transaction through the
 //! [`UnitOfWork`](crate::ports::UnitOfWork) port.
 
+pub mod accounts;
+mod api_keys;
 mod bootstrap;
 mod error;
 mod events;
 mod tasks;
 
+pub use accounts::{AccountPorts, AccountService};
+pub use api_keys::{ApiKeyService, NewApiKey};
 pub use bootstrap::{BootstrapRequest, BootstrapService, NewOrganization};
-pub use error::{Conflict, Entity, NotFound, ServiceError};
+pub use error::{Conflict, Entity, NotFound, ServiceError, Unauthorized};
 pub use events::{EventQuery, EventService};
 pub use tasks::{NewTask, TaskPage, TaskService};
