@@ -4,6 +4,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use muster_auth::agent::AgentAuthError;
+use muster_auth::bearer::BearerAuthError;
 use muster_domain::ports::RepositoryError;
 use muster_domain::rules::transition::TransitionError;
 use muster_domain::service::ServiceError;
@@ -16,6 +17,8 @@ use serde::Serialize;
 pub struct ApiError {
     status: StatusCode,
     message: String,
+    /// Seconds for a `Retry-After` header (429).
+    retry_after: Option<u64>,
 }
 
 #[derive(Serialize)]
@@ -32,6 +35,7 @@ impl ApiError {
         Self {
             status,
             message: message.into(),
+            retry_after: None,
         }
     }
 
@@ -92,7 +96,11 @@ impl ResponseError for ApiError {
     }
 
     fn error_response(&self) -> HttpResponse {
-        HttpResponse::build(self.status).json(ErrorBody {
+        let mut response = HttpResponse::build(self.status);
+        if let Some(secs) = self.retry_after {
+            response.insert_header((actix_web::http::header::RETRY_AFTER, secs.to_string()));
+        }
+        response.json(ErrorBody {
             status_code: self.status.as_u16(),
             message: &self.message,
             error: self.status.canonical_reason().unwrap_or("Error"),
@@ -109,6 +117,12 @@ impl From<ServiceError> for ApiError {
             | ServiceError::Transition(TransitionError::ApprovalRequired) => StatusCode::FORBIDDEN,
             ServiceError::Transition(TransitionError::NotAllowed { .. })
             | ServiceError::Conflict(_) => StatusCode::CONFLICT,
+            ServiceError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ServiceError::Throttled { retry_after_secs } => {
+                let mut throttled = Self::new(StatusCode::TOO_MANY_REQUESTS, err.to_string());
+                throttled.retry_after = Some(*retry_after_secs);
+                return throttled;
+            }
             ServiceError::Unavailable(_) => return Self::unavailable(&err),
             ServiceError::Internal(_) => return Self::internal(&err),
         };
@@ -127,6 +141,16 @@ impl From<AgentAuthError> for ApiError {
             Self::unavailable(&err)
         } else {
             Self::internal(&err)
+        }
+    }
+}
+
+impl From<BearerAuthError> for ApiError {
+    fn from(err: BearerAuthError) -> Self {
+        match &err {
+            BearerAuthError::Storage(RepositoryError::Unavailable(_)) => Self::unavailable(&err),
+            BearerAuthError::Storage(_) => Self::internal(&err),
+            _ => Self::unauthorized(err.to_string()),
         }
     }
 }

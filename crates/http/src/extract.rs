@@ -1,20 +1,32 @@
-//! The `Authenticated` extractor: reads the body once, verifies the caller's credentials
-//! over it, and hands both to the handler.
+//! The credential dispatcher: reads the body once, finds which credential scheme the
+//! request carries (agent HMAC headers, a user access token, an API key, or none),
+//! verifies it over the body, and hands the caller's [`Actor`] and the body to the
+//! handler. Two schemes on one request, or a malformed `Authorization`, is a 401.
 
 use actix_web::dev::Payload;
+use actix_web::http::header::AUTHORIZATION;
 use actix_web::web::{Bytes, Data};
 use actix_web::{FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use muster_auth::agent::{
     AGENT_ID_HEADER, NONCE_HEADER, SIGNATURE_HEADER, SignedRequest, TIMESTAMP_HEADER,
 };
+use muster_auth::bearer::BearerAuthenticator;
 use muster_domain::model::Actor;
 
 use crate::body::read_body;
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::state::{AppState, AuthMode};
 
-/// A request whose caller proved who it is, with the raw body that was verified.
+const SIGNING_HEADERS: [&str; 4] = [
+    AGENT_ID_HEADER,
+    TIMESTAMP_HEADER,
+    NONCE_HEADER,
+    SIGNATURE_HEADER,
+];
+
+/// A request whose caller proved who it is with any scheme (or, in auth mode `none`,
+/// the synthetic owner), with the raw body that was verified.
 #[derive(Debug)]
 pub struct Authenticated {
     /// The caller, bound to its organization.
@@ -23,10 +35,88 @@ pub struct Authenticated {
     pub body: Bytes,
 }
 
+/// A request of a signed-in user: an access token, never an agent signature or an API
+/// key (the `/auth` and `/api-keys` routes, decision D-17). In auth mode `none` a
+/// request without credentials is the synthetic owner.
+#[derive(Debug)]
+pub struct SignedInUser {
+    /// The user, bound to their organization.
+    pub actor: Actor,
+    /// The raw body.
+    pub body: Bytes,
+}
+
+/// The raw body of a public route (no credentials read), within the size limit.
+#[derive(Debug)]
+pub struct RawBody(pub Bytes);
+
+impl FromRequest for RawBody {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        let payload = payload.take();
+        Box::pin(async move { Ok(Self(read_body(&req, payload).await?)) })
+    }
+}
+
+/// The credential a request carries.
+enum Presented<'a> {
+    Signature,
+    Bearer(&'a str),
+    Nothing,
+}
+
 /// The server was built without its [`AppState`]: a wiring bug.
 #[derive(Debug, thiserror::Error)]
 #[error("application state is not configured")]
 struct MissingState;
+
+fn state(req: &HttpRequest) -> Result<&Data<AppState>, ApiError> {
+    req.app_data::<Data<AppState>>()
+        .ok_or_else(|| ApiError::internal(&MissingState))
+}
+
+fn presented(req: &HttpRequest) -> Result<Presented<'_>, ApiError> {
+    let signed = SIGNING_HEADERS
+        .iter()
+        .any(|name| req.headers().contains_key(*name));
+    let Some(authorization) = req.headers().get(AUTHORIZATION) else {
+        return Ok(if signed {
+            Presented::Signature
+        } else {
+            Presented::Nothing
+        });
+    };
+    if signed {
+        return Err(ApiError::unauthorized(
+            "use one credential scheme per request: agent signature headers or Authorization",
+        ));
+    }
+    let malformed = || ApiError::unauthorized("Authorization must be `Bearer <token>`");
+    let value = authorization.to_str().map_err(|_| malformed())?;
+    let (scheme, token) = value.split_once(' ').ok_or_else(malformed)?;
+    let token = token.trim();
+    if !scheme.eq_ignore_ascii_case("bearer") || token.is_empty() || token.contains(' ') {
+        return Err(malformed());
+    }
+    Ok(Presented::Bearer(token))
+}
+
+fn missing_credentials() -> ApiError {
+    ApiError::unauthorized(
+        "missing credentials: sign the request as an agent or send Authorization: Bearer <token>",
+    )
+}
+
+/// The synthetic owner, when the deployment runs in auth mode `none`.
+fn anonymous_actor(state: &AppState) -> Option<Actor> {
+    match &state.auth_mode {
+        AuthMode::None { owner } => Some(owner.clone()),
+        AuthMode::Local { .. } | AuthMode::Full => None,
+    }
+}
 
 impl FromRequest for Authenticated {
     type Error = ApiError;
@@ -37,34 +127,71 @@ impl FromRequest for Authenticated {
         let payload = payload.take();
         Box::pin(async move {
             let body = read_body(&req, payload).await?;
-            let state = req
-                .app_data::<Data<AppState>>()
-                .ok_or_else(|| ApiError::internal(&MissingState))?;
-            let header = |name: &'static str| -> Result<Option<&str>, ApiError> {
-                req.headers()
-                    .get(name)
-                    .map(|v| {
-                        v.to_str()
-                            .map_err(|_| ApiError::unauthorized(format!("invalid {name} header")))
-                    })
-                    .transpose()
+            let state = state(&req)?;
+            let actor = match presented(&req)? {
+                Presented::Signature => verify_signature(&req, state, &body).await?,
+                Presented::Bearer(key) if BearerAuthenticator::is_api_key(key) => {
+                    state.bearer_auth.api_key(key).await?
+                }
+                Presented::Bearer(token) => state.bearer_auth.access_token(token)?,
+                Presented::Nothing => anonymous_actor(state).ok_or_else(missing_credentials)?,
             };
-            // The request target exactly as sent: path plus `?query`, undecoded.
-            let target = req
-                .uri()
-                .path_and_query()
-                .map_or_else(|| req.path(), |pq| pq.as_str());
-            let signed = SignedRequest {
-                agent_id: header(AGENT_ID_HEADER)?,
-                timestamp: header(TIMESTAMP_HEADER)?,
-                nonce: header(NONCE_HEADER)?,
-                signature: header(SIGNATURE_HEADER)?,
-                method: req.method().as_str(),
-                path_and_query: target,
-                body: &body,
-            };
-            let actor = state.agent_auth.authenticate(&signed).await?;
             Ok(Self { actor, body })
         })
     }
+}
+
+impl FromRequest for SignedInUser {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        let payload = payload.take();
+        Box::pin(async move {
+            let body = read_body(&req, payload).await?;
+            let state = state(&req)?;
+            let needs_token = || ApiError::unauthorized("this route needs a user access token");
+            let actor = match presented(&req)? {
+                Presented::Bearer(key) if BearerAuthenticator::is_api_key(key) => {
+                    return Err(needs_token());
+                }
+                Presented::Bearer(token) => state.bearer_auth.access_token(token)?,
+                Presented::Signature => return Err(needs_token()),
+                Presented::Nothing => anonymous_actor(state).ok_or_else(needs_token)?,
+            };
+            Ok(Self { actor, body })
+        })
+    }
+}
+
+async fn verify_signature(
+    req: &HttpRequest,
+    state: &AppState,
+    body: &Bytes,
+) -> Result<Actor, ApiError> {
+    let header = |name: &'static str| -> Result<Option<&str>, ApiError> {
+        req.headers()
+            .get(name)
+            .map(|v| {
+                v.to_str()
+                    .map_err(|_| ApiError::unauthorized(format!("invalid {name} header")))
+            })
+            .transpose()
+    };
+    // The request target exactly as sent: path plus `?query`, undecoded.
+    let target = req
+        .uri()
+        .path_and_query()
+        .map_or_else(|| req.path(), |pq| pq.as_str());
+    let signed = SignedRequest {
+        agent_id: header(AGENT_ID_HEADER)?,
+        timestamp: header(TIMESTAMP_HEADER)?,
+        nonce: header(NONCE_HEADER)?,
+        signature: header(SIGNATURE_HEADER)?,
+        method: req.method().as_str(),
+        path_and_query: target,
+        body,
+    };
+    Ok(state.agent_auth.authenticate(&signed).await?)
 }

@@ -22,8 +22,8 @@ use tracing_actix_web::{RequestId, TracingLogger};
 
 pub use body::{MAX_BODY_BYTES, parse_json, parse_query};
 pub use error::ApiError;
-pub use extract::Authenticated;
-pub use state::{AppState, Readiness};
+pub use extract::{Authenticated, RawBody, SignedInUser};
+pub use state::{AppState, AuthMode, OAuthSettings, Readiness};
 
 /// How the server runs.
 #[derive(Debug, Clone, Copy)]

@@ -1,16 +1,66 @@
-//! What handlers share: the use cases and the credential checker.
+//! What handlers share: the use cases, the credential checkers and the auth mode.
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use muster_auth::agent::AgentAuthenticator;
-use muster_domain::service::{EventService, TaskService};
+use muster_auth::bearer::BearerAuthenticator;
+use muster_domain::model::{Actor, User};
+use muster_domain::ports::IdentityProvider;
+use muster_domain::service::{AccountService, ApiKeyService, EventService, TaskService};
 
 /// Answers whether the service's dependencies (the database) respond, for `GET /ready`.
 #[async_trait]
 pub trait Readiness: Send + Sync {
     /// `Err` with a reason when not ready.
     async fn check(&self) -> Result<(), String>;
+}
+
+/// How requests without credentials are treated (decision D-20). Supplied credentials
+/// are verified in every mode.
+#[derive(Clone)]
+pub enum AuthMode {
+    /// A request without credentials acts as the synthetic owner.
+    None {
+        /// The owner, an admin user of the default organization.
+        owner: Actor,
+    },
+    /// `POST /auth/login {password}` with the deployment's password signs in the owner.
+    Local {
+        /// The synthetic owner.
+        owner: Box<User>,
+        /// Argon2 PHC hash of the deployment's password.
+        password_hash: String,
+    },
+    /// Agent signatures, user logins and API keys only.
+    Full,
+}
+
+impl std::fmt::Debug for AuthMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::None { .. } => "AuthMode::None",
+            Self::Local { .. } => "AuthMode::Local",
+            Self::Full => "AuthMode::Full",
+        })
+    }
+}
+
+/// The sign-in redirect flow (decision D-16), when configured.
+#[derive(Clone)]
+pub struct OAuthSettings {
+    /// The identity provider.
+    pub provider: Arc<dyn IdentityProvider>,
+    /// Where the browser goes after the callback: `{frontend_url}/auth/callback?...`.
+    pub frontend_url: String,
+}
+
+impl std::fmt::Debug for OAuthSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OAuthSettings")
+            .field("frontend_url", &self.frontend_url)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The application state every handler receives.
@@ -20,8 +70,18 @@ pub struct AppState {
     pub tasks: TaskService,
     /// Audit log use cases.
     pub events: EventService,
+    /// Human users' accounts.
+    pub accounts: AccountService,
+    /// API keys.
+    pub api_keys: ApiKeyService,
     /// Verifies signed agent requests.
     pub agent_auth: Arc<AgentAuthenticator>,
+    /// Verifies access tokens and API keys.
+    pub bearer_auth: Arc<BearerAuthenticator>,
+    /// What a request without credentials gets.
+    pub auth_mode: AuthMode,
+    /// The sign-in redirect flow; `None` answers its routes 404.
+    pub oauth: Option<OAuthSettings>,
     /// Dependency check for `/ready`.
     pub readiness: Arc<dyn Readiness>,
 }

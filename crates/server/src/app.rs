@@ -4,14 +4,24 @@ use std::net::TcpListener;
 use std::sync::Arc;
 
 use actix_web::dev::Server;
+use anyhow::Context;
 use async_trait::async_trait;
 use muster_auth::agent::AgentAuthenticator;
+use muster_auth::bearer::BearerAuthenticator;
 use muster_auth::keys::ServerKey;
-use muster_domain::service::{EventService, TaskService};
-use muster_http::{AppState, Readiness, ServerOptions};
+use muster_auth::password::{Argon2Hasher, hash_password};
+use muster_auth::tokens::TokenService;
+use muster_auth::totp::TotpService;
+use muster_domain::model::{Actor, ActorKind, OrgId};
+use muster_domain::service::{
+    AccountPorts, AccountService, ApiKeyService, EventService, TaskService,
+};
+use muster_http::{AppState, AuthMode, OAuthSettings, Readiness, ServerOptions};
+use muster_outbound::oauth::HttpIdentityProvider;
 use muster_persistence::{Database, NonceBatcher};
 
 use crate::adapters::{SystemClock, UuidV7Ids};
+use crate::auth_settings::{AuthModeSetting, AuthSettings, LocalPassword};
 
 /// `/ready` asks the database.
 struct DatabaseReadiness(Database);
@@ -23,23 +33,105 @@ impl Readiness for DatabaseReadiness {
     }
 }
 
-/// Builds the HTTP state from a database and the server key. Starts the nonce writer on
-/// the current Tokio runtime.
-pub fn app_state(db: &Database, key: &ServerKey) -> AppState {
+/// Builds the HTTP state from a database, the server key and the user-authentication
+/// settings. Starts the nonce writer on the current Tokio runtime; in auth modes `none`
+/// and `local` makes sure the synthetic owner exists.
+pub async fn app_state(
+    db: &Database,
+    key: &ServerKey,
+    auth: &AuthSettings,
+) -> anyhow::Result<AppState> {
     let db = Arc::new(db.clone());
     let clock = Arc::new(SystemClock);
     let ids = Arc::new(UuidV7Ids);
-    AppState {
+    let tokens = Arc::new(TokenService::new(key));
+    let accounts = AccountService::new(AccountPorts {
+        uow: db.clone(),
+        users: db.clone(),
+        orgs: db.clone(),
+        hasher: Arc::new(Argon2Hasher::new()),
+        tokens: tokens.clone(),
+        totp: Arc::new(TotpService::from_server_key(key)),
+        clock: clock.clone(),
+        ids: ids.clone(),
+    })
+    .with_default_org(auth.default_org.map(OrgId::from_uuid));
+    let auth_mode = auth_mode(&accounts, auth).await?;
+    let oauth = match &auth.oauth {
+        Some(setting) => Some(OAuthSettings {
+            provider: Arc::new(
+                HttpIdentityProvider::new(setting.provider.clone())
+                    .context("cannot set up the identity provider client")?,
+            ),
+            frontend_url: setting.frontend_url.clone(),
+        }),
+        None => None,
+    };
+    Ok(AppState {
         tasks: TaskService::new(db.clone(), db.clone(), clock.clone(), ids.clone()),
         events: EventService::new(db.clone()),
+        accounts,
+        api_keys: ApiKeyService::new(db.clone(), db.clone(), tokens.clone(), clock.clone(), ids),
         agent_auth: Arc::new(AgentAuthenticator::new(
             db.clone(),
             // Signed requests record their nonces in batches (group commit).
             Arc::new(NonceBatcher::spawn(Database::clone(&db))),
-            clock,
+            clock.clone(),
             key.secret_cipher(),
         )),
+        bearer_auth: Arc::new(BearerAuthenticator::new(tokens, db.clone(), clock)),
+        auth_mode,
+        oauth,
         readiness: Arc::new(DatabaseReadiness(Database::clone(&db))),
+    })
+}
+
+/// The auth mode with its synthetic owner (created when missing).
+async fn auth_mode(accounts: &AccountService, auth: &AuthSettings) -> anyhow::Result<AuthMode> {
+    match auth.mode {
+        AuthModeSetting::Full => Ok(AuthMode::Full),
+        AuthModeSetting::None => {
+            let owner = accounts
+                .ensure_owner()
+                .await
+                .context("cannot create the owner")?;
+            tracing::warn!(
+                "auth mode is `none`: every request without credentials acts as the owner \
+                 (an admin). Do not expose this service."
+            );
+            Ok(AuthMode::None {
+                owner: Actor {
+                    org_id: owner.org_id,
+                    kind: ActorKind::User {
+                        id: owner.id,
+                        role: owner.role,
+                        key: None,
+                    },
+                },
+            })
+        }
+        AuthModeSetting::Local => {
+            let password_hash = match &auth.local_password {
+                Some(LocalPassword::Hash(hash)) => hash.clone(),
+                Some(LocalPassword::Plain(plain)) => {
+                    let plain = plain.clone();
+                    tokio::task::spawn_blocking(move || hash_password(&plain))
+                        .await
+                        .context("hashing the local password failed")??
+                }
+                None => anyhow::bail!(
+                    "auth mode local needs MUSTER_LOCAL_PASSWORD or MUSTER_LOCAL_PASSWORD_HASH"
+                ),
+            };
+            let owner = accounts
+                .ensure_owner()
+                .await
+                .context("cannot create the owner")?;
+            Ok(AuthMode::Local {
+                owner: Box::new(owner),
+                password_hash,
+            })
+        }
     }
 }
 
@@ -62,12 +154,11 @@ impl Application {
     /// [`port`](Self::port).
     pub fn build(
         listener: TcpListener,
-        db: &Database,
-        key: &ServerKey,
+        state: AppState,
         options: ServerOptions,
     ) -> std::io::Result<Self> {
         let port = listener.local_addr()?.port();
-        let server = muster_http::serve(listener, app_state(db, key), options)?;
+        let server = muster_http::serve(listener, state, options)?;
         Ok(Self { port, server })
     }
 

@@ -2,6 +2,8 @@
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+use crate::auth_settings::AuthModeSetting;
+
 /// Default embedded database.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://./muster-data/muster.db";
 
@@ -63,6 +65,10 @@ pub struct ServeArgs {
     /// HTTP worker threads (default: one per core).
     #[arg(long, env = "MUSTER_WORKERS")]
     pub workers: Option<usize>,
+    /// What a request without credentials gets: `full` (401), `local` (log in with the
+    /// deployment's password) or `none` (acts as the owner; never expose it).
+    #[arg(long, env = "MUSTER_AUTH_MODE", value_enum, default_value_t = AuthModeSetting::Full)]
+    pub auth_mode: AuthModeSetting,
     #[command(flatten)]
     pub database: DatabaseArgs,
 }

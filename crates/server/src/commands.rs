@@ -10,7 +10,8 @@ use muster_http::ServerOptions;
 use muster_persistence::{Database, DatabaseUrl, PoolOptions, run_migrations};
 
 use crate::adapters::SystemClock;
-use crate::app::Application;
+use crate::app::{Application, app_state};
+use crate::auth_settings::AuthSettings;
 use crate::bootstrap::{BootstrapInput, bootstrap};
 use crate::cli::{BootstrapArgs, DatabaseArgs, ServeArgs};
 use crate::key::load_server_key;
@@ -52,7 +53,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         workers: args.workers,
         ..ServerOptions::default()
     };
-    let app = Application::build(listener, &db, &key, options)?;
+    let auth = AuthSettings::from_env(args.auth_mode)?;
+    let state = app_state(&db, &key, &auth).await?;
+    let app = Application::build(listener, state, options)?;
     tracing::info!(bind = %args.bind, port = app.port(), database = %db.url().redacted(), "muster is listening");
 
     let purger = tokio::spawn(purge_nonces(db.clone()));

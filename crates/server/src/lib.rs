@@ -3,6 +3,7 @@
 
 pub mod adapters;
 pub mod app;
+pub mod auth_settings;
 pub mod bootstrap;
 pub mod cli;
 pub mod commands;

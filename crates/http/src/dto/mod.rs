@@ -1,6 +1,7 @@
 //! Request and response shapes of the HTTP contract, and their conversions to and from
 //! the domain. Field names are camelCase on the wire.
 
+pub mod auth;
 pub mod events;
 pub mod tasks;
 pub mod time;

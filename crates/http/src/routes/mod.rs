@@ -1,8 +1,11 @@
 //! Route table: thin handlers that parse, call one use case and map the result.
 
+mod api_keys;
+mod auth;
 mod events;
 mod fallback;
 mod health;
+mod oauth;
 mod tasks;
 
 use actix_web::{HttpRequest, web};
@@ -45,10 +48,59 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route(web::get().to(health::ready))
             .default_service(only("GET")),
     )
+    .service(post("/auth/login", auth::login))
+    .service(post("/auth/refresh", auth::refresh))
+    .service(post("/auth/logout", auth::logout))
+    .service(post("/auth/logout-all", auth::logout_all))
+    .service(
+        web::resource("/auth/me")
+            .route(web::get().to(auth::me))
+            .default_service(only("GET")),
+    )
+    .service(
+        web::resource("/auth/google")
+            .route(web::get().to(oauth::begin))
+            .default_service(only("GET")),
+    )
+    .service(
+        web::resource("/auth/google/callback")
+            .route(web::get().to(oauth::callback))
+            .default_service(only("GET")),
+    )
+    .service(post("/auth/profile", auth::profile))
+    .service(post("/auth/password", auth::password))
+    .service(post("/auth/register", auth::register))
+    .service(post("/auth/totp/setup", auth::totp_setup))
+    .service(post("/auth/totp/verify", auth::totp_verify))
+    .service(post("/auth/totp/disable", auth::totp_disable))
+    .service(
+        web::resource("/api-keys")
+            .route(web::post().to(api_keys::create))
+            .route(web::get().to(api_keys::list))
+            .default_service(only("GET, POST")),
+    )
+    .service(
+        web::resource("/api-keys/{id}")
+            .route(web::get().to(api_keys::get))
+            .route(web::delete().to(api_keys::delete))
+            .default_service(only("DELETE, GET")),
+    )
     .default_service(web::to(fallback::not_found));
 }
 
 /// The fallback of a resource: 405 naming the methods it has.
 fn only(allowed: &'static str) -> actix_web::Route {
     web::to(move |req: HttpRequest| async move { fallback::method_not_allowed(&req, allowed) })
+}
+
+/// A resource answering only `POST` with `handler`.
+fn post<F, Args>(path: &str, handler: F) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    web::resource(path)
+        .route(web::post().to(handler))
+        .default_service(only("POST"))
 }

@@ -11,7 +11,8 @@ use muster_auth::signing::{canonical_message, sign};
 use muster_http::ServerOptions;
 use muster_persistence::testing::TestDatabase;
 use muster_persistence::{DatabaseUrl, Engine};
-use muster_server::app::Application;
+use muster_server::app::{Application, app_state};
+pub use muster_server::auth_settings::{AuthModeSetting, AuthSettings, LocalPassword};
 use muster_server::bootstrap::{BootstrapInput, bootstrap};
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::Value;
@@ -40,6 +41,8 @@ pub struct Agent {
 pub struct Org {
     /// Organization id.
     pub id: Uuid,
+    /// Its first admin user's e-mail (password [`ADMIN_PASSWORD`]).
+    pub admin_email: String,
     /// Its HR agent (role hr, level 10, mode worker, active).
     pub hr: Agent,
 }
@@ -75,6 +78,9 @@ pub struct Headers {
     pub signature: Option<String>,
 }
 
+/// The password of every bootstrapped admin.
+pub const ADMIN_PASSWORD: &str = "correct horse";
+
 /// Unix time in seconds.
 pub fn now_secs() -> i64 {
     let secs = SystemTime::now()
@@ -108,6 +114,11 @@ pub fn signature(
 
 /// Starts the application on `engine`; `None` when PostgreSQL is unreachable outside CI.
 pub async fn spawn_app(engine: Engine) -> Option<TestApp> {
+    spawn_app_with(engine, AuthSettings::default()).await
+}
+
+/// [`spawn_app`] with other user-authentication settings (auth mode, identity provider).
+pub async fn spawn_app_with(engine: Engine, auth: AuthSettings) -> Option<TestApp> {
     let db = TestDatabase::new(engine).await?;
     let key = ServerKey::generate().unwrap();
     let org = bootstrap_org(&db, &key, "Acme").await;
@@ -117,7 +128,8 @@ pub async fn spawn_app(engine: Engine) -> Option<TestApp> {
         workers: Some(1),
         shutdown_timeout: Duration::from_secs(1),
     };
-    let app = Application::build(listener, &db.db, &key, options).unwrap();
+    let state = app_state(&db.db, &key, &auth).await.unwrap();
+    let app = Application::build(listener, state, options).unwrap();
     let base = format!("http://127.0.0.1:{}", app.port());
     let handle = app.handle();
     tokio::spawn(app.run_until_stopped());
@@ -137,15 +149,17 @@ pub async fn spawn_app(engine: Engine) -> Option<TestApp> {
 }
 
 async fn bootstrap_org(db: &TestDatabase, key: &ServerKey, name: &str) -> Org {
+    let admin_email = format!("admin-{}@example.com", Uuid::now_v7().simple());
     let input = BootstrapInput {
         org_name: name.to_owned(),
-        admin_email: format!("admin-{}@example.com", Uuid::now_v7().simple()),
-        admin_password: "correct horse".to_owned(),
+        admin_email: admin_email.clone(),
+        admin_password: ADMIN_PASSWORD.to_owned(),
         hr_agent_id: Some(unique_handle("hr")),
     };
     let out = bootstrap(&db.db, key, input).await.unwrap();
     Org {
         id: out.org_id,
+        admin_email,
         hr: Agent {
             uuid: out.hr_agent.id,
             handle: out.hr_agent.agent_id,
@@ -158,6 +172,11 @@ impl TestApp {
     /// Stops the server at once (the database is removed when `self` drops).
     pub async fn stop(self) {
         self.handle.stop(false).await;
+    }
+
+    /// The deployment's server key.
+    pub fn server_key(&self) -> &ServerKey {
+        &self.key
     }
 
     /// The test database, for raw SQL.
@@ -328,6 +347,76 @@ impl TestApp {
             handle,
             secret: org.hr.secret.clone(),
         }
+    }
+
+    /// A request with `Authorization: Bearer <credential>` and an optional JSON body.
+    pub fn bearer(
+        &self,
+        credential: &str,
+        method: Method,
+        path_and_query: &str,
+        body: Option<&Value>,
+    ) -> RequestBuilder {
+        let request = self
+            .client
+            .request(method, self.url(path_and_query))
+            .bearer_auth(credential);
+        match body {
+            Some(body) => request.json(body),
+            None => request,
+        }
+    }
+
+    /// A request with no credentials and a JSON body, answered.
+    pub async fn post_public(&self, path: &str, body: &Value) -> Reply {
+        send(self.anonymous(Method::POST, path).json(body)).await
+    }
+
+    /// Logs in with e-mail and password (asserting 200), answering the whole reply body.
+    pub async fn login(&self, email: &str, password: &str) -> Value {
+        let reply = self
+            .post_public(
+                "/auth/login",
+                &serde_json::json!({ "email": email, "password": password }),
+            )
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "login: {}", reply.text);
+        reply.body
+    }
+
+    /// The access token of `org`'s admin, freshly logged in (naming the organization).
+    pub async fn admin_token(&self, org: &Org) -> String {
+        let body = serde_json::json!({
+            "email": org.admin_email, "password": ADMIN_PASSWORD, "orgId": org.id,
+        });
+        let reply = self.post_public("/auth/login", &body).await;
+        assert_eq!(reply.status, StatusCode::OK, "login: {}", reply.text);
+        str_of(&reply.body, "accessToken")
+    }
+
+    /// Creates a user in `org` through `/auth/register` as its admin and answers an
+    /// access token of the new user.
+    pub async fn user_token(&self, org: &Org, role: &str) -> (String, String) {
+        let admin = self.admin_token(org).await;
+        let email = format!("{role}-{}@example.com", Uuid::now_v7().simple());
+        let body = serde_json::json!({
+            "email": email, "password": ADMIN_PASSWORD, "name": role,
+            "orgId": org.id, "role": role,
+        });
+        let reply = send(self.bearer(&admin, Method::POST, "/auth/register", Some(&body))).await;
+        assert_eq!(reply.status, StatusCode::OK, "register: {}", reply.text);
+        let body = serde_json::json!({"email": email, "password": ADMIN_PASSWORD, "orgId": org.id});
+        let reply = self.post_public("/auth/login", &body).await;
+        assert_eq!(reply.status, StatusCode::OK, "login: {}", reply.text);
+        (email, str_of(&reply.body, "accessToken"))
+    }
+
+    /// Creates an API key with `scopes` as the holder of `token`, answering the key.
+    pub async fn api_key(&self, token: &str, scopes: &[&str]) -> String {
+        let body = serde_json::json!({ "name": "test key", "scopes": scopes });
+        let reply = send(self.bearer(token, Method::POST, "/api-keys", Some(&body))).await;
+        assert_eq!(reply.status, StatusCode::OK, "create key: {}", reply.text);
+        str_of(&reply.body, "secret")
     }
 
     /// An active worker agent (mode worker, role worker, level 5) in `org`.

@@ -14,19 +14,23 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 /// Expands each listed behaviour into one test per engine, in modules `sqlite` and
-/// `postgres` next to the behaviours.
+/// `postgres` next to the behaviours; `with <settings>;` first starts the app with other
+/// user-authentication settings.
 macro_rules! api_tests {
-    ($($name:ident),+ $(,)?) => {
-        api_tests!(@engine sqlite, Sqlite, $($name),+);
-        api_tests!(@engine postgres, Postgres, $($name),+);
+    (with $settings:expr; $($name:ident),+ $(,)?) => {
+        api_tests!(@engine sqlite, Sqlite, $settings, $($name),+);
+        api_tests!(@engine postgres, Postgres, $settings, $($name),+);
     };
-    (@engine $module:ident, $engine:ident, $($name:ident),+) => {
+    ($($name:ident),+ $(,)?) => {
+        api_tests!(with crate::helpers::AuthSettings::default(); $($name),+);
+    };
+    (@engine $module:ident, $engine:ident, $settings:expr, $($name:ident),+) => {
         mod $module {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
                     let engine = ::muster_persistence::Engine::$engine;
-                    let Some(app) = crate::helpers::spawn_app(engine).await else {
+                    let Some(app) = crate::helpers::spawn_app_with(engine, $settings).await else {
                         return;
                     };
                     super::$name(&app).await;
@@ -39,6 +43,12 @@ macro_rules! api_tests {
 
 mod agent_auth;
 mod agent_signing;
+mod api_keys;
+mod auth_account;
+mod auth_login;
+mod auth_modes;
+mod auth_tokens;
+mod auth_totp;
 mod errors;
 mod events;
 mod events_read;

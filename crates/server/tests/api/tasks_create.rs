@@ -393,6 +393,10 @@ async fn no_credentials_is_401(app: &TestApp) {
             .body(r#"{"title":"anonymous"}"#),
     )
     .await;
-    assert_error_exact(&reply, 401, "missing X-Agent-ID header");
+    assert_error_exact(
+        &reply,
+        401,
+        "missing credentials: sign the request as an agent or send Authorization: Bearer <token>",
+    );
     assert_eq!(task_and_created_event_counts(app).await, (0, 0));
 }

@@ -1,0 +1,277 @@
+//! `/auth` and `/api-keys` shapes. These routes answer bare objects (decision D-9);
+//! lists are `{data: [...]}`.
+
+use muster_domain::model::{ApiKey, ApiKeyScope, BearerSecret, TokenPair, User, UserRole};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+/// `Debug` that shows the type's name only: these shapes carry passwords, codes or
+/// tokens, which must never reach a log.
+macro_rules! secret_debug {
+    ($($name:ident),+ $(,)?) => {$(
+        impl std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(concat!(stringify!($name), "(***)"))
+            }
+        }
+    )+};
+}
+
+secret_debug!(
+    LoginBody,
+    RefreshBody,
+    PasswordBody,
+    RegisterBody,
+    TotpSetupBody,
+    TotpCodeBody,
+    TotpDisableBody,
+    TokensResponse,
+    TotpSetupResponse,
+    ApiKeyResponse,
+);
+
+/// Body of `POST /auth/login`. In auth mode `local`, `password` alone.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LoginBody {
+    /// Login e-mail (required except in auth mode `local`).
+    pub email: Option<String>,
+    /// Password.
+    pub password: String,
+    /// TOTP or recovery code.
+    pub totp_code: Option<String>,
+    /// Organization; the default one when absent.
+    pub org_id: Option<Uuid>,
+}
+
+/// Body of `/auth/refresh` and `/auth/logout`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RefreshBody {
+    /// The refresh token.
+    pub refresh_token: String,
+}
+
+/// Body of `POST /auth/profile`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ProfileBody {
+    /// New display name.
+    pub name: Option<String>,
+    /// New e-mail.
+    pub email: Option<String>,
+}
+
+/// Body of `POST /auth/password`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PasswordBody {
+    /// The password now.
+    pub current_password: String,
+    /// The password to set.
+    pub new_password: String,
+}
+
+/// Body of `POST /auth/register`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RegisterBody {
+    /// Login e-mail.
+    pub email: String,
+    /// Initial password.
+    pub password: String,
+    /// Display name.
+    pub name: String,
+    /// Organization (the caller's own).
+    pub org_id: Uuid,
+    /// Role, `operator` by default.
+    pub role: Option<UserRole>,
+}
+
+/// Body of `POST /auth/totp/setup`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TotpSetupBody {
+    /// The current password.
+    pub password: String,
+}
+
+/// Body of `POST /auth/totp/verify`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TotpCodeBody {
+    /// A code from the authenticator.
+    pub code: String,
+}
+
+/// Body of `POST /auth/totp/disable`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct TotpDisableBody {
+    /// The current password.
+    pub password: String,
+    /// A code from the authenticator, or a recovery code.
+    pub code: String,
+}
+
+/// `{accessToken, refreshToken, expiresIn}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokensResponse {
+    access_token: String,
+    refresh_token: String,
+    expires_in: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    user: Option<UserSummary>,
+}
+
+impl TokensResponse {
+    /// The pair, with the user on login.
+    pub fn new(tokens: &TokenPair, user: Option<&User>) -> Self {
+        Self {
+            access_token: tokens.access.token.expose().to_owned(),
+            refresh_token: tokens.refresh_token.expose().to_owned(),
+            expires_in: tokens.access.expires_in,
+            user: user.map(UserSummary::from),
+        }
+    }
+}
+
+/// `{requiresTwoFactor: true, message}`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TwoFactorRequired {
+    requires_two_factor: bool,
+    message: &'static str,
+}
+
+impl Default for TwoFactorRequired {
+    fn default() -> Self {
+        Self {
+            requires_two_factor: true,
+            message: "Two-factor authentication code required",
+        }
+    }
+}
+
+/// `{id, email, name, role}`.
+#[derive(Debug, Serialize)]
+pub struct UserSummary {
+    id: Uuid,
+    email: String,
+    name: String,
+    role: UserRole,
+}
+
+impl From<&User> for UserSummary {
+    fn from(user: &User) -> Self {
+        Self {
+            id: user.id.as_uuid(),
+            email: user.email.as_str().to_owned(),
+            name: user.name.clone(),
+            role: user.role,
+        }
+    }
+}
+
+/// The whole User of the contract.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UserResponse {
+    id: Uuid,
+    email: String,
+    name: String,
+    role: UserRole,
+    org_id: Uuid,
+    totp_enabled: bool,
+    email_verified: bool,
+    #[serde(serialize_with = "super::time::serialize_option")]
+    last_login_at: Option<OffsetDateTime>,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+}
+
+impl From<&User> for UserResponse {
+    fn from(user: &User) -> Self {
+        Self {
+            id: user.id.as_uuid(),
+            email: user.email.as_str().to_owned(),
+            name: user.name.clone(),
+            role: user.role,
+            org_id: user.org_id.as_uuid(),
+            totp_enabled: user.totp.enabled,
+            email_verified: user.email_verified,
+            last_login_at: user.last_login_at,
+            created_at: user.created_at,
+        }
+    }
+}
+
+/// `{qrCode, recoveryCodes, message}`.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TotpSetupResponse {
+    /// PNG data URL.
+    pub qr_code: String,
+    /// Single-use codes.
+    pub recovery_codes: Vec<String>,
+    /// What to do next.
+    pub message: &'static str,
+}
+
+/// Body of `POST /api-keys`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateApiKeyBody {
+    /// Name.
+    pub name: String,
+    /// Scopes, `[read]` by default.
+    pub scopes: Option<Vec<ApiKeyScope>>,
+    /// Lifetime in days; no expiry when absent.
+    pub expires_in_days: Option<i64>,
+}
+
+/// An API key without its secret; with it only in the creation answer.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ApiKeyResponse {
+    id: Uuid,
+    name: String,
+    key_prefix: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secret: Option<String>,
+    scopes: Vec<ApiKeyScope>,
+    #[serde(serialize_with = "super::time::serialize_option")]
+    last_used_at: Option<OffsetDateTime>,
+    #[serde(
+        serialize_with = "super::time::serialize_option",
+        skip_serializing_if = "Option::is_none"
+    )]
+    expires_at: Option<OffsetDateTime>,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+}
+
+impl ApiKeyResponse {
+    /// The key, with its secret when just created.
+    pub fn new(key: &ApiKey, secret: Option<&BearerSecret>) -> Self {
+        Self {
+            id: key.id.as_uuid(),
+            name: key.name.as_str().to_owned(),
+            key_prefix: key.key_prefix.clone(),
+            secret: secret.map(|s| s.expose().to_owned()),
+            scopes: key.scopes.clone(),
+            last_used_at: key.last_used_at,
+            expires_at: key.expires_at,
+            created_at: key.created_at,
+        }
+    }
+}
+
+/// `{message}`.
+#[derive(Debug, Serialize)]
+pub struct MessageResponse {
+    /// What happened.
+    pub message: &'static str,
+}

@@ -1,0 +1,191 @@
+//! `/auth`: login, token rotation, logout, the user's own account, user creation and
+//! the second factor. Bare objects on the wire (decision D-9).
+
+use actix_web::HttpResponse;
+use actix_web::web::{Data, Json};
+use muster_domain::model::{LoginOutcome, OrgId};
+use muster_domain::service::accounts::{LoginRequest, NewUser};
+
+use crate::ApiError;
+use crate::body::parse_json;
+use crate::dto::auth::{
+    LoginBody, PasswordBody, ProfileBody, RefreshBody, RegisterBody, TokensResponse, TotpCodeBody,
+    TotpDisableBody, TotpSetupBody, TotpSetupResponse, TwoFactorRequired, UserResponse,
+    UserSummary,
+};
+use crate::extract::{RawBody, SignedInUser};
+use crate::state::{AppState, AuthMode};
+
+fn answer_login(outcome: &LoginOutcome) -> HttpResponse {
+    match outcome {
+        LoginOutcome::SignedIn { tokens, user } => {
+            HttpResponse::Ok().json(TokensResponse::new(tokens, Some(user)))
+        }
+        LoginOutcome::TwoFactorRequired => HttpResponse::Ok().json(TwoFactorRequired::default()),
+    }
+}
+
+/// `POST /auth/login`.
+pub(super) async fn login(state: Data<AppState>, body: RawBody) -> Result<HttpResponse, ApiError> {
+    let body: LoginBody = parse_json(&body.0)?;
+    if let (
+        AuthMode::Local {
+            owner,
+            password_hash,
+        },
+        None,
+    ) = (&state.auth_mode, &body.email)
+    {
+        let outcome = state
+            .accounts
+            .login_local(owner, password_hash, &body.password)
+            .await?;
+        return Ok(answer_login(&outcome));
+    }
+    let email = body
+        .email
+        .ok_or_else(|| ApiError::bad_request("email is required"))?;
+    let outcome = state
+        .accounts
+        .login(LoginRequest {
+            org_id: body.org_id.map(OrgId::from_uuid),
+            email,
+            password: body.password,
+            second_factor: body.totp_code,
+        })
+        .await?;
+    Ok(answer_login(&outcome))
+}
+
+/// `POST /auth/refresh`.
+pub(super) async fn refresh(
+    state: Data<AppState>,
+    body: RawBody,
+) -> Result<Json<TokensResponse>, ApiError> {
+    let body: RefreshBody = parse_json(&body.0)?;
+    let tokens = state.accounts.refresh(&body.refresh_token).await?;
+    Ok(Json(TokensResponse::new(&tokens, None)))
+}
+
+/// `POST /auth/logout`.
+pub(super) async fn logout(
+    state: Data<AppState>,
+    user: SignedInUser,
+) -> Result<HttpResponse, ApiError> {
+    let body: RefreshBody = parse_json(&user.body)?;
+    state
+        .accounts
+        .logout(&user.actor, &body.refresh_token)
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// `POST /auth/logout-all`.
+pub(super) async fn logout_all(
+    state: Data<AppState>,
+    user: SignedInUser,
+) -> Result<HttpResponse, ApiError> {
+    state.accounts.logout_all(&user.actor).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// `GET /auth/me`.
+pub(super) async fn me(
+    state: Data<AppState>,
+    user: SignedInUser,
+) -> Result<Json<UserResponse>, ApiError> {
+    let me = state.accounts.me(&user.actor).await?;
+    Ok(Json(UserResponse::from(&me)))
+}
+
+/// `POST /auth/profile`.
+pub(super) async fn profile(
+    state: Data<AppState>,
+    user: SignedInUser,
+) -> Result<Json<UserSummary>, ApiError> {
+    let body: ProfileBody = parse_json(&user.body)?;
+    let updated = state
+        .accounts
+        .update_profile(&user.actor, body.name, body.email)
+        .await?;
+    Ok(Json(UserSummary::from(&updated)))
+}
+
+/// `POST /auth/password`.
+pub(super) async fn password(
+    state: Data<AppState>,
+    user: SignedInUser,
+) -> Result<HttpResponse, ApiError> {
+    let body: PasswordBody = parse_json(&user.body)?;
+    state
+        .accounts
+        .change_password(&user.actor, &body.current_password, &body.new_password)
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// `POST /auth/register`.
+pub(super) async fn register(
+    state: Data<AppState>,
+    user: SignedInUser,
+) -> Result<Json<UserResponse>, ApiError> {
+    let body: RegisterBody = parse_json(&user.body)?;
+    let created = state
+        .accounts
+        .register(
+            &user.actor,
+            NewUser {
+                email: body.email,
+                password: body.password,
+                name: body.name,
+                org_id: OrgId::from_uuid(body.org_id),
+                role: body.role,
+            },
+        )
+        .await?;
+    Ok(Json(UserResponse::from(&created)))
+}
+
+/// `POST /auth/totp/setup`.
+pub(super) async fn totp_setup(
+    state: Data<AppState>,
+    user: SignedInUser,
+) -> Result<Json<TotpSetupResponse>, ApiError> {
+    let body: TotpSetupBody = parse_json(&user.body)?;
+    let setup = state
+        .accounts
+        .totp_setup(&user.actor, &body.password)
+        .await?;
+    Ok(Json(TotpSetupResponse {
+        qr_code: setup.qr_code,
+        recovery_codes: setup
+            .recovery_codes
+            .iter()
+            .map(|c| c.expose().to_owned())
+            .collect(),
+        message: "Scan the QR code, then confirm with POST /auth/totp/verify",
+    }))
+}
+
+/// `POST /auth/totp/verify`.
+pub(super) async fn totp_verify(
+    state: Data<AppState>,
+    user: SignedInUser,
+) -> Result<HttpResponse, ApiError> {
+    let body: TotpCodeBody = parse_json(&user.body)?;
+    state.accounts.totp_verify(&user.actor, &body.code).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+/// `POST /auth/totp/disable`.
+pub(super) async fn totp_disable(
+    state: Data<AppState>,
+    user: SignedInUser,
+) -> Result<HttpResponse, ApiError> {
+    let body: TotpDisableBody = parse_json(&user.body)?;
+    state
+        .accounts
+        .totp_disable(&user.actor, &body.password, &body.code)
+        .await?;
+    Ok(HttpResponse::NoContent().finish())
+}

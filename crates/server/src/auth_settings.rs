@@ -1,0 +1,119 @@
+//! How users authenticate: the auth mode (decision D-20), the default organization of
+//! logins (D-14) and the identity provider of the sign-in redirect flow (D-16). Read
+//! from the environment; secrets come only from there, never from arguments.
+
+use anyhow::{Context, anyhow, bail};
+use clap::ValueEnum;
+use muster_outbound::oauth::{
+    GOOGLE_AUTHORIZE_URL, GOOGLE_TOKEN_URL, GOOGLE_USERINFO_URL, OAuthProviderConfig,
+};
+use uuid::Uuid;
+
+/// What a request without credentials gets (decision D-20).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
+pub enum AuthModeSetting {
+    /// Every request without credentials acts as the synthetic owner. For local
+    /// experiments only: the service is open.
+    None,
+    /// `POST /auth/login {password}` with the deployment's password signs in the owner.
+    Local,
+    /// Agent signatures, user logins and API keys.
+    #[default]
+    Full,
+}
+
+/// The deployment's single password of auth mode `local`.
+#[derive(Clone)]
+pub enum LocalPassword {
+    /// `MUSTER_LOCAL_PASSWORD`, hashed at start.
+    Plain(String),
+    /// `MUSTER_LOCAL_PASSWORD_HASH`, an argon2 PHC string.
+    Hash(String),
+}
+
+impl std::fmt::Debug for LocalPassword {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LocalPassword(***)")
+    }
+}
+
+/// The identity provider and where the browser lands afterwards.
+#[derive(Debug, Clone)]
+pub struct OAuthSetting {
+    /// Provider URLs and client credentials.
+    pub provider: OAuthProviderConfig,
+    /// `{frontend}/auth/callback` receives the tokens.
+    pub frontend_url: String,
+}
+
+/// Everything about user authentication the server needs at start.
+#[derive(Debug, Clone, Default)]
+pub struct AuthSettings {
+    /// The auth mode.
+    pub mode: AuthModeSetting,
+    /// Required in mode `local`.
+    pub local_password: Option<LocalPassword>,
+    /// Logins without `orgId` go here instead of the first bootstrapped organization.
+    pub default_org: Option<Uuid>,
+    /// The sign-in redirect flow; off when `None`.
+    pub oauth: Option<OAuthSetting>,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl AuthSettings {
+    /// Reads the settings: the mode from the command line (or `MUSTER_AUTH_MODE`), the
+    /// rest from `MUSTER_*` variables. Fails with one clear sentence on a bad value.
+    pub fn from_env(mode: AuthModeSetting) -> anyhow::Result<Self> {
+        let local_password = match (
+            env("MUSTER_LOCAL_PASSWORD"),
+            env("MUSTER_LOCAL_PASSWORD_HASH"),
+        ) {
+            (Some(_), Some(_)) => {
+                bail!("set MUSTER_LOCAL_PASSWORD or MUSTER_LOCAL_PASSWORD_HASH, not both")
+            }
+            (Some(plain), None) => Some(LocalPassword::Plain(plain)),
+            (None, Some(hash)) if hash.starts_with("$argon2") => Some(LocalPassword::Hash(hash)),
+            (None, Some(_)) => bail!("MUSTER_LOCAL_PASSWORD_HASH must be an argon2 PHC string"),
+            (None, None) => None,
+        };
+        if mode == AuthModeSetting::Local && local_password.is_none() {
+            bail!("auth mode local needs MUSTER_LOCAL_PASSWORD or MUSTER_LOCAL_PASSWORD_HASH");
+        }
+        let default_org = env("MUSTER_DEFAULT_ORG_ID")
+            .map(|v| Uuid::parse_str(v.trim()))
+            .transpose()
+            .map_err(|_| anyhow!("MUSTER_DEFAULT_ORG_ID must be a UUID"))?;
+        Ok(Self {
+            mode,
+            local_password,
+            default_org,
+            oauth: oauth_from_env()?,
+        })
+    }
+}
+
+/// The provider settings, when `MUSTER_OAUTH_CLIENT_ID` is set.
+fn oauth_from_env() -> anyhow::Result<Option<OAuthSetting>> {
+    let Some(client_id) = env("MUSTER_OAUTH_CLIENT_ID") else {
+        return Ok(None);
+    };
+    let required = |name: &str| {
+        env(name).with_context(|| format!("{name} is required when MUSTER_OAUTH_CLIENT_ID is set"))
+    };
+    let or_default = |name: &str, default: &str| env(name).unwrap_or_else(|| default.to_owned());
+    Ok(Some(OAuthSetting {
+        provider: OAuthProviderConfig {
+            authorize_url: or_default("MUSTER_OAUTH_AUTHORIZE_URL", GOOGLE_AUTHORIZE_URL),
+            token_url: or_default("MUSTER_OAUTH_TOKEN_URL", GOOGLE_TOKEN_URL),
+            userinfo_url: or_default("MUSTER_OAUTH_USERINFO_URL", GOOGLE_USERINFO_URL),
+            client_id,
+            client_secret: required("MUSTER_OAUTH_CLIENT_SECRET")?,
+            redirect_url: required("MUSTER_OAUTH_REDIRECT_URL")?,
+            scopes: or_default("MUSTER_OAUTH_SCOPES", "openid email profile"),
+        },
+        frontend_url: required("MUSTER_FRONTEND_URL")?,
+    }))
+}
