@@ -6,6 +6,7 @@
 
 mod bootstrap;
 mod config_errors;
+mod secrets;
 mod shutdown;
 
 use std::path::PathBuf;

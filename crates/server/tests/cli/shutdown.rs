@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use crate::{Scratch, muster};
 
-struct Server {
-    child: Child,
-    port: u16,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) port: u16,
 }
 
 impl Drop for Server {
@@ -22,7 +22,7 @@ fn start(scratch: &Scratch) -> Server {
     start_with(scratch, &[], Stdio::null())
 }
 
-fn start_with(scratch: &Scratch, env: &[(&str, &str)], stderr: Stdio) -> Server {
+pub(crate) fn start_with(scratch: &Scratch, env: &[(&str, &str)], stderr: Stdio) -> Server {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
