@@ -9,7 +9,7 @@
 mod qr;
 mod recovery;
 
-pub use recovery::{RECOVERY_CODE_COUNT, new_recovery_codes, normalize_recovery_code};
+pub use recovery::{RECOVERY_CODE_COUNT, new_recovery_codes};
 
 use std::hint::black_box;
 

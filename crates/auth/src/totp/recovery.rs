@@ -46,32 +46,10 @@ fn new_recovery_code() -> Result<String, KeyError> {
     Ok(code)
 }
 
-/// The canonical `XXXX-XXXX` form of a recovery code as a user typed it: surrounding
-/// whitespace trimmed, letters upper-cased, the dash optional. `None` when what remains
-/// is not eight characters of the recovery-code alphabet (hashing the canonical form
-/// makes lookups independent of how the code was typed).
-///
-/// ```
-/// use muster_auth::totp::normalize_recovery_code;
-/// assert_eq!(normalize_recovery_code(" abcd2345 ").as_deref(), Some("ABCD-2345"));
-/// assert_eq!(normalize_recovery_code("ABCD-0000"), None);
-/// ```
-pub fn normalize_recovery_code(input: &str) -> Option<String> {
-    let upper = input.trim().to_ascii_uppercase();
-    let compact = match upper.split_once('-') {
-        Some((left, right)) if left.len() == HALF => format!("{left}{right}"),
-        Some(_) => return None,
-        None => upper,
-    };
-    if compact.len() != 2 * HALF || !compact.bytes().all(|b| ALPHABET.contains(&b)) {
-        return None;
-    }
-    let (left, right) = compact.split_at(HALF);
-    Some(format!("{left}-{right}"))
-}
-
 #[cfg(test)]
 mod tests {
+    use muster_domain::service::accounts::normalize_recovery_code;
+
     use super::*;
 
     fn well_formed(code: &str) -> bool {
@@ -108,42 +86,5 @@ mod tests {
         distinct.dedup();
         assert_eq!(distinct.len(), 10);
         assert_ne!(new_recovery_codes().unwrap(), codes);
-    }
-
-    #[test]
-    fn normalize_accepts_what_users_type() {
-        for typed in [
-            "ABCD-2345",
-            "abcd-2345",
-            "  AbCd2345\n",
-            "abcd2345",
-            "\tABCD-2345 ",
-        ] {
-            assert_eq!(
-                normalize_recovery_code(typed).as_deref(),
-                Some("ABCD-2345"),
-                "{typed:?}"
-            );
-        }
-    }
-
-    #[test]
-    fn normalize_refuses_anything_else() {
-        for typed in [
-            "",
-            "-",
-            "ABCD-234",
-            "ABCD-23456",
-            "ABC-D2345",
-            "ABCD--2345",
-            "ABCD-23-45",
-            "ABCD 2345",
-            "ABCD-0000",
-            "OIOI-1111",
-            "ABCD-234é",
-            "ABCDÉ234",
-        ] {
-            assert_eq!(normalize_recovery_code(typed), None, "{typed:?}");
-        }
     }
 }

@@ -2,6 +2,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use muster_domain::model::{Email, UserId};
 use muster_domain::ports::TotpAuthority;
+use muster_domain::service::accounts::normalize_recovery_code;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 

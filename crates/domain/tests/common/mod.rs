@@ -2,6 +2,9 @@
 //! deterministic clock / id mocks. Each test binary uses a different subset.
 #![allow(dead_code)]
 
+pub mod accounts;
+pub mod writes;
+
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
