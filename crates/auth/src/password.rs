@@ -5,11 +5,12 @@
 //! directly on an executor thread; [`Argon2Hasher`], the adapter of the domain's
 //! [`PasswordHasher`] port, does so.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use argon2::{Algorithm, Argon2, Params, PasswordHasher as _, PasswordVerifier as _, Version};
 use async_trait::async_trait;
 use muster_domain::ports::{BoxError, PasswordHasher};
+use tokio::sync::Semaphore;
 
 use crate::keys::random_bytes;
 
@@ -55,19 +56,49 @@ pub fn verify_password(password: &str, phc: &str) -> bool {
 }
 
 /// The argon2id adapter of [`PasswordHasher`]: [`hash_password`] and
-/// [`verify_password`] on tokio's blocking threads (so it needs a tokio runtime).
+/// [`verify_password`] on tokio's blocking threads (so it needs a tokio runtime), at
+/// most a few at a time.
+///
+/// Each hash holds 19 MiB for about 20 ms of a core. Login is a public route, so without
+/// a bound a burst of logins would take memory in proportion to the burst (and gain no
+/// speed beyond the number of cores): the permits make the excess wait in line instead.
 ///
 /// `verify(password, None)`, asked when no user has the e-mail, verifies against a
 /// stand-in hash of a random password with the same parameters and answers `false`, so
 /// an unknown e-mail costs what a wrong password costs (decision D-14). The stand-in is
 /// computed once per process, on first need.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Argon2Hasher;
+#[derive(Debug, Clone)]
+pub struct Argon2Hasher {
+    permits: Arc<Semaphore>,
+}
+
+impl Default for Argon2Hasher {
+    fn default() -> Self {
+        Self::new()
+    }
+}
 
 impl Argon2Hasher {
-    /// The hasher.
-    pub const fn new() -> Self {
-        Self
+    /// A hasher running as many hashes at once as the machine has cores.
+    pub fn new() -> Self {
+        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        Self::with_concurrency(cores)
+    }
+
+    /// A hasher running at most `concurrent` hashes at once (at least one).
+    pub fn with_concurrency(concurrent: usize) -> Self {
+        Self {
+            permits: Arc::new(Semaphore::new(concurrent.max(1))),
+        }
+    }
+
+    /// Runs `work` on a blocking thread once a permit is free.
+    async fn run<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> Result<T, PasswordError> + Send + 'static,
+    ) -> Result<T, BoxError> {
+        let _permit = self.permits.acquire().await?;
+        Ok(tokio::task::spawn_blocking(work).await??)
     }
 }
 
@@ -75,12 +106,12 @@ impl Argon2Hasher {
 impl PasswordHasher for Argon2Hasher {
     async fn hash(&self, password: &str) -> Result<String, BoxError> {
         let password = password.to_owned();
-        Ok(tokio::task::spawn_blocking(move || hash_password(&password)).await??)
+        self.run(move || hash_password(&password)).await
     }
 
     async fn verify(&self, password: &str, phc: Option<String>) -> Result<bool, BoxError> {
         let password = password.to_owned();
-        let matches = tokio::task::spawn_blocking(move || -> Result<bool, PasswordError> {
+        self.run(move || {
             let Some(phc) = phc else {
                 // Same work, answer ignored: the stand-in's password is unknowable.
                 std::hint::black_box(verify_password(&password, stand_in_hash()?));
@@ -88,8 +119,7 @@ impl PasswordHasher for Argon2Hasher {
             };
             Ok(verify_password(&password, &phc))
         })
-        .await??;
-        Ok(matches)
+        .await
     }
 }
 

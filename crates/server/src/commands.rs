@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 use muster_auth::keys::ServerKey;
-use muster_domain::ports::{Clock, NonceStore, OrganizationRepository};
+use muster_domain::ports::{Clock, NonceStore, OrganizationRepository, UserRepository};
 use muster_http::ServerOptions;
 use muster_persistence::{Database, DatabaseUrl, PoolOptions, run_migrations};
 
@@ -16,8 +16,8 @@ use crate::bootstrap::{BootstrapInput, bootstrap};
 use crate::cli::{BootstrapArgs, DatabaseArgs, ServeArgs};
 use crate::key::load_server_key;
 
-/// How often expired nonces are deleted.
-const NONCE_PURGE_EVERY: Duration = Duration::from_secs(60);
+/// How often expired nonces and sign-ins are deleted.
+const PURGE_EVERY: Duration = Duration::from_secs(60);
 
 fn secret_key_setting() -> Option<String> {
     std::env::var("MUSTER_SECRET_KEY")
@@ -58,7 +58,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let app = Application::build(listener, state, options)?;
     tracing::info!(bind = %args.bind, port = app.port(), database = %db.url().redacted(), "muster is listening");
 
-    let purger = tokio::spawn(purge_nonces(db.clone()));
+    let purger = tokio::spawn(purge_expired(db.clone()));
     let result = app.run_until_stopped().await;
     purger.abort();
     result.context("server failed")?;
@@ -66,15 +66,22 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Background worker: forget nonces past their retention window.
-async fn purge_nonces(db: Database) {
-    let mut ticker = tokio::time::interval(NONCE_PURGE_EVERY);
+/// Background worker: forget nonces past their retention window, and identity-provider
+/// sign-ins abandoned in the browser.
+async fn purge_expired(db: Database) {
+    let mut ticker = tokio::time::interval(PURGE_EVERY);
     loop {
         ticker.tick().await;
-        match db.purge_expired(SystemClock.now()).await {
+        let now = SystemClock.now();
+        match db.purge_expired(now).await {
             Ok(0) => {}
             Ok(deleted) => tracing::debug!(deleted, "purged expired nonces"),
             Err(err) => tracing::warn!(%err, "could not purge expired nonces"),
+        }
+        match db.purge_expired_sign_ins(now).await {
+            Ok(0) => {}
+            Ok(deleted) => tracing::debug!(deleted, "purged expired sign-ins"),
+            Err(err) => tracing::warn!(%err, "could not purge expired sign-ins"),
         }
     }
 }

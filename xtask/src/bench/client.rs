@@ -39,6 +39,16 @@ impl Call {
         }
     }
 
+    /// An unsigned `POST` with a JSON body (`/auth/login`).
+    pub fn public_post(target: &str, body: String) -> Self {
+        Self {
+            method: Method::POST,
+            target: target.to_owned(),
+            body: Bytes::from(body),
+            signed: false,
+        }
+    }
+
     /// A signed `GET`.
     pub fn get(target: String) -> Self {
         Self {

@@ -82,6 +82,11 @@ pub struct Bootstrapped {
     pub hr_agent: Credentials,
 }
 
+/// The bench organization's admin, who logs in in the `login` scenario.
+pub const ADMIN_EMAIL: &str = "admin@bench.test";
+/// Their password.
+pub const ADMIN_PASSWORD: &str = "benchpassword";
+
 /// Runs `muster bootstrap` on a fresh database.
 pub fn bootstrap(binary: &Path, database_url: &str, key: &str) -> anyhow::Result<Bootstrapped> {
     let output = Command::new(binary)
@@ -90,10 +95,10 @@ pub fn bootstrap(binary: &Path, database_url: &str, key: &str) -> anyhow::Result
             "--org-name",
             "Bench",
             "--admin-email",
-            "admin@bench.test",
+            ADMIN_EMAIL,
         ])
         .env("MUSTER_DATABASE_URL", database_url)
-        .env("MUSTER_ADMIN_PASSWORD", "benchpassword")
+        .env("MUSTER_ADMIN_PASSWORD", ADMIN_PASSWORD)
         .env("MUSTER_SECRET_KEY", key)
         .env("MUSTER_LOG", "warn")
         .output()

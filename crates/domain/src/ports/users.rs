@@ -45,4 +45,8 @@ pub trait UserRepository: Send + Sync {
         at: OffsetDateTime,
         unless_since: OffsetDateTime,
     ) -> Result<(), RepositoryError>;
+
+    /// Forgets started identity-provider sign-ins that expired before `now` (abandoned
+    /// in the browser); how many.
+    async fn purge_expired_sign_ins(&self, now: OffsetDateTime) -> Result<u64, RepositoryError>;
 }

@@ -15,6 +15,17 @@ pub(crate) async fn insert(conn: &mut Conn<'_>, row: &OAuthStateRow) -> QueryRes
     Ok(())
 }
 
+/// Forgets started sign-ins that expired before `now`; how many.
+pub(crate) async fn purge_expired(
+    conn: &mut Conn<'_>,
+    now: time::OffsetDateTime,
+) -> QueryResult<usize> {
+    let query = diesel::delete(
+        oauth_states::table.filter(oauth_states::expires_at.lt(crate::types::DbTime(now))),
+    );
+    on_conn!(conn, c => query.execute(c).await)
+}
+
 /// Deletes the started sign-in whose state hashes to `hash`; what was deleted. Read
 /// (locked on PostgreSQL) before the delete, and answered only when this delete removed
 /// it, so concurrent takers get it once between them.

@@ -6,7 +6,7 @@ use time::OffsetDateTime;
 use crate::Database;
 use crate::db::detached;
 use crate::error::from_diesel;
-use crate::queries::{api_keys, users};
+use crate::queries::{api_keys, oauth_states, users};
 
 #[async_trait]
 impl UserRepository for Database {
@@ -78,6 +78,18 @@ impl UserRepository for Database {
             api_keys::touch(&mut pooled.conn(), id, at, unless_since)
                 .await
                 .map_err(from_diesel)
+        })
+        .await
+    }
+
+    async fn purge_expired_sign_ins(&self, now: OffsetDateTime) -> Result<u64, RepositoryError> {
+        let db = self.clone();
+        detached(async move {
+            let mut pooled = db.pooled_for_write().await?;
+            let deleted = oauth_states::purge_expired(&mut pooled.conn(), now)
+                .await
+                .map_err(from_diesel)?;
+            Ok(u64::try_from(deleted).unwrap_or(u64::MAX))
         })
         .await
     }

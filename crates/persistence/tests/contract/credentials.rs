@@ -4,7 +4,7 @@
 
 use crate::writes::Writes;
 use muster_domain::model::{OAuthState, RefreshToken, TokenHash, User, UserId};
-use muster_domain::ports::{Lock, transact};
+use muster_domain::ports::{Lock, UserRepository, transact};
 use muster_persistence::Database;
 use time::{Duration, OffsetDateTime};
 
@@ -17,6 +17,7 @@ contract_tests!(
     revoking_a_users_tokens_revokes_only_that_user,
     recovery_codes_are_replaced_and_used_once,
     an_oauth_state_is_taken_once,
+    expired_sign_ins_are_purged,
 );
 
 /// A user stored in a fresh organization.
@@ -218,4 +219,26 @@ async fn an_oauth_state_is_taken_once(db: &Database) {
         other_taken.expires_at - other_taken.created_at,
         Duration::minutes(10)
     );
+}
+
+async fn expired_sign_ins_are_purged(db: &Database) {
+    let (fresh, mut stale) = (oauth_state(), oauth_state());
+    stale.expires_at = stale.created_at - Duration::seconds(1);
+    let written = [fresh.clone(), stale.clone()];
+    transact(db, move |tx| {
+        Box::pin(async move {
+            for state in &written {
+                tx.insert_oauth_state(state).await?;
+            }
+            Ok(())
+        })
+    })
+    .await
+    .unwrap();
+    let purged = UserRepository::purge_expired_sign_ins(db, fresh.created_at)
+        .await
+        .unwrap();
+    assert_eq!(purged, 1);
+    assert_eq!(take(db, stale.state_hash).await, None);
+    assert_eq!(take(db, fresh.state_hash).await, Some(fresh));
 }

@@ -54,6 +54,7 @@ mod events;
 mod events_read;
 mod health;
 mod helpers;
+mod oauth;
 mod tasks_create;
 mod tasks_read;
 mod tasks_transition;

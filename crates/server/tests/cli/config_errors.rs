@@ -102,3 +102,39 @@ fn a_lost_key_file_stops_the_server_instead_of_replacing_the_key() {
     assert_one_clear_error(&out, "secret.key is missing");
     assert!(!scratch.0.join("data/secret.key").exists());
 }
+
+#[test]
+fn auth_mode_local_needs_a_password() {
+    let scratch = Scratch::new();
+    let out = muster()
+        .args([
+            "serve",
+            "--auth-mode",
+            "local",
+            "--database-url",
+            &scratch.sqlite_url(),
+        ])
+        .env_remove("MUSTER_LOCAL_PASSWORD")
+        .env_remove("MUSTER_LOCAL_PASSWORD_HASH")
+        .output()
+        .unwrap();
+    assert_one_clear_error(
+        &out,
+        "auth mode local needs MUSTER_LOCAL_PASSWORD or MUSTER_LOCAL_PASSWORD_HASH",
+    );
+}
+
+#[test]
+fn a_half_configured_identity_provider_is_refused() {
+    let scratch = Scratch::new();
+    let out = muster()
+        .args(["serve", "--database-url", &scratch.sqlite_url()])
+        .env("MUSTER_OAUTH_CLIENT_ID", "client")
+        .env_remove("MUSTER_OAUTH_CLIENT_SECRET")
+        .output()
+        .unwrap();
+    assert_one_clear_error(
+        &out,
+        "MUSTER_OAUTH_CLIENT_SECRET is required when MUSTER_OAUTH_CLIENT_ID is set",
+    );
+}

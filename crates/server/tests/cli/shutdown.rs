@@ -167,3 +167,24 @@ fn json_logs_carry_a_request_id_per_request() {
     assert_eq!(request_line["span"]["http.route"], "/health");
     assert_eq!(request_line["span"]["http.status_code"], 200);
 }
+
+#[test]
+fn auth_mode_none_warns_that_the_service_is_open() {
+    let scratch = Scratch::new();
+    let env = [("MUSTER_AUTH_MODE", "none"), ("MUSTER_LOG", "warn")];
+    let mut server = start_with(&scratch, &env, Stdio::piped());
+    sigterm(&server);
+    assert!(wait_exit(&mut server).success());
+    let mut logs = String::new();
+    server
+        .child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut logs)
+        .unwrap();
+    assert!(
+        logs.contains("auth mode is `none`") && logs.contains("Do not expose this service"),
+        "{logs}"
+    );
+}

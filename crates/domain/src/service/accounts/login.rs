@@ -216,8 +216,17 @@ impl AccountService {
                         }
                     }
                 }
+                if method == LoginMethod::OAuth && stored.totp.enabled {
+                    // The provider vouches for the e-mail, not for Muster's second
+                    // factor: a user who turned it on signs in with it.
+                    return Ok(Err(Unauthorized::InvalidTwoFactorCode.into()));
+                }
                 stored.throttle = stored.throttle.after_success();
                 stored.last_login_at = Some(now);
+                if method == LoginMethod::OAuth {
+                    // The provider verified this address.
+                    stored.email_verified = true;
+                }
                 tx.update_user(&stored, now).await?;
                 let family = LoginFamilyId::from_uuid(service.ports.ids.new_id());
                 let tokens = service.issue_tokens(tx, &stored, family, now).await?;

@@ -35,6 +35,10 @@ pub enum SignInFailure {
     /// The account is locked after failed logins.
     #[error("account_locked")]
     Locked,
+    /// The user turned two-factor authentication on: they sign in with password and
+    /// code, not through the provider alone.
+    #[error("two_factor_required")]
+    TwoFactorRequired,
 }
 
 impl AccountService {
@@ -103,6 +107,7 @@ impl AccountService {
         {
             Ok(outcome) => Ok(Ok(outcome)),
             Err(ServiceError::Throttled { .. }) => Ok(Err(SignInFailure::Locked)),
+            Err(ServiceError::Unauthorized(_)) => Ok(Err(SignInFailure::TwoFactorRequired)),
             Err(other) => Err(other),
         }
     }

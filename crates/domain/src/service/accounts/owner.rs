@@ -6,7 +6,7 @@ use crate::model::{
     AuditEvent, Email, OrgId, OrgName, Organization, User, UserCreated, UserId, UserRole,
 };
 use crate::ports::{Lock, transact};
-use crate::service::ServiceError;
+use crate::service::{Entity, NotFound, ServiceError};
 
 /// The owner's login e-mail.
 pub const OWNER_EMAIL: &str = "owner@muster.local";
@@ -27,12 +27,26 @@ impl AccountService {
     }
 
     async fn try_ensure_owner(&self) -> Result<User, ServiceError> {
+        // A configured default organization must exist; the owner lives there.
+        let configured = match self.default_org {
+            Some(id) => Some(
+                self.ports
+                    .orgs
+                    .get(id)
+                    .await?
+                    .ok_or(NotFound::new(Entity::Organization, id))?
+                    .id,
+            ),
+            None => None,
+        };
         let service = self.clone();
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let now = service.now();
                 let email = Email::new(OWNER_EMAIL)?;
-                let org = if let Some(org) = tx.default_organization().await? {
+                let org = if let Some(org) = configured {
+                    org
+                } else if let Some(org) = tx.default_organization().await? {
                     org.id
                 } else {
                     let org = Organization {

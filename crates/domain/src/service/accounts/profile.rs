@@ -82,8 +82,10 @@ impl AccountService {
                 if let Some(name) = name {
                     user.name = name;
                 }
-                if let Some(email) = email {
+                if let Some(email) = email.filter(|e| *e != user.email) {
+                    // A new address is not verified until a provider vouches for it.
                     user.email = email;
+                    user.email_verified = false;
                 }
                 tx.update_user(&user, now).await.map_err(|err| match err {
                     RepositoryError::Duplicate(UniqueKey::UserEmail) => ServiceError::from(

@@ -22,12 +22,16 @@ impl AccountService {
                 let Some(token) = tx.refresh_token_by_hash(&hash, Lock::Update).await? else {
                     return invalid();
                 };
-                if token.revoked_at.is_some() || token.expires_at <= now {
+                if token.replaced_at.is_some() && token.revoked_at.is_none() {
+                    // Reuse of a rotated token, expired or not: end the login everywhere,
+                    // and commit that.
+                    tx.revoke_login_family(token.family_id, now).await?;
                     return invalid();
                 }
-                if token.replaced_at.is_some() {
-                    // Reuse of a rotated token: end the login everywhere, and commit that.
-                    tx.revoke_login_family(token.family_id, now).await?;
+                if token.replaced_at.is_some()
+                    || token.revoked_at.is_some()
+                    || token.expires_at <= now
+                {
                     return invalid();
                 }
                 let Some(user) = tx.user(token.org_id, token.user_id, Lock::Share).await? else {
