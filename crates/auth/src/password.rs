@@ -66,7 +66,7 @@ pub fn verify_password(password: &str, phc: &str) -> bool {
 /// `verify(password, None)`, asked when no user has the e-mail, verifies against a
 /// stand-in hash of a random password with the same parameters and answers `false`, so
 /// an unknown e-mail costs what a wrong password costs (decision D-14). The stand-in is
-/// computed once per process, on first need.
+/// computed once per process, by the first hasher made, before any request needs it.
 #[derive(Debug, Clone)]
 pub struct Argon2Hasher {
     jobs: mpsc::Sender<Job>,
@@ -115,6 +115,11 @@ impl Argon2Hasher {
                 break;
             }
         }
+        // Compute the stand-in hash now, off the request path, so that not even the
+        // first unknown e-mail costs more than a wrong password.
+        let _ = sender.send(Box::new(|| {
+            let _ = stand_in_hash();
+        }));
         Self { jobs: sender }
     }
 
