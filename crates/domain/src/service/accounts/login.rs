@@ -1,13 +1,13 @@
 //! `POST /auth/login`: e-mail and password, the second factor, throttling (D-14, D-15),
 //! and the single-password login of auth mode `local` (D-20).
 
-use super::AccountService;
+use super::{AccountService, stored_user};
 use crate::ValidationError;
 use crate::model::{
     AuditEvent, Email, LoginFamilyId, LoginOutcome, OrgId, User, UserId, UserLogin, UserLoginFailed,
 };
 use crate::ports::{Lock, transact};
-use crate::service::{Entity, NotFound, ServiceError, Unauthorized};
+use crate::service::{ServiceError, Unauthorized};
 
 /// A login attempt as typed by the user.
 #[derive(Clone, PartialEq, Eq)]
@@ -188,10 +188,7 @@ impl AccountService {
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let now = service.now();
-                let mut stored = tx
-                    .user(org, user, Lock::Update)
-                    .await?
-                    .ok_or(NotFound::new(Entity::User, user))?;
+                let mut stored = stored_user(tx, org, user, Lock::Update).await?;
                 if let Some(retry_after_secs) = stored.throttle.retry_after(now) {
                     return Ok(Err(ServiceError::Throttled { retry_after_secs }));
                 }

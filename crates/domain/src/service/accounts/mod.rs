@@ -24,18 +24,30 @@ pub use profile::NewUser;
 pub use second_factor::normalize_recovery_code;
 pub use totp::TotpSetup;
 
-use super::ServiceError;
+use super::{Entity, NotFound, ServiceError};
 use crate::model::{
     AccessGrant, AuditEvent, Event, EventId, LoginFamilyId, OrgId, RefreshToken, RefreshTokenId,
-    TokenPair, User,
+    TokenPair, User, UserId,
 };
 use crate::ports::{
-    Clock, IdGenerator, OrganizationRepository, PasswordHasher, SecretKind, TokenMinter,
+    Clock, IdGenerator, Lock, OrganizationRepository, PasswordHasher, SecretKind, TokenMinter,
     TotpAuthority, Transaction, UnitOfWork, UserRepository,
 };
 
 /// How long a refresh token is accepted (decision D-13).
 pub const REFRESH_TOKEN_LIFETIME: Duration = Duration::days(14);
+
+/// The user `id` of `org` inside a transaction, held with `lock`; not found is a 404.
+async fn stored_user(
+    tx: &mut dyn Transaction,
+    org: OrgId,
+    id: UserId,
+    lock: Lock,
+) -> Result<User, ServiceError> {
+    tx.user(org, id, lock)
+        .await?
+        .ok_or_else(|| NotFound::new(Entity::User, id).into())
+}
 
 /// The ports the account use cases need.
 #[derive(Clone)]

@@ -1,7 +1,7 @@
 //! The signed-in user's own account (`/auth/me`, `/auth/profile`, `/auth/password`) and
 //! user creation by an admin (`/auth/register`).
 
-use super::AccountService;
+use super::{AccountService, stored_user};
 use crate::ValidationError;
 use crate::model::{
     Actor, AuditEvent, Email, OrgId, Password, User, UserCreated, UserId, UserRole,
@@ -75,10 +75,7 @@ impl AccountService {
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let now = service.now();
-                let mut user = tx
-                    .user(org, id, Lock::Update)
-                    .await?
-                    .ok_or(NotFound::new(Entity::User, id))?;
+                let mut user = stored_user(tx, org, id, Lock::Update).await?;
                 if let Some(name) = name {
                     user.name = name;
                 }
@@ -122,10 +119,7 @@ impl AccountService {
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let now = service.now();
-                let mut user = tx
-                    .user(org, id, Lock::Update)
-                    .await?
-                    .ok_or(NotFound::new(Entity::User, id))?;
+                let mut user = stored_user(tx, org, id, Lock::Update).await?;
                 user.password_hash = hash;
                 tx.update_user(&user, now).await?;
                 tx.revoke_user_refresh_tokens(id, now).await?;

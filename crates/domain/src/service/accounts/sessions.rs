@@ -1,11 +1,11 @@
 //! Refresh-token rotation with reuse detection, logout and logout everywhere
 //! (decision D-13).
 
-use super::AccountService;
+use super::{AccountService, stored_user};
 use crate::model::{Actor, AuditEvent, TokenPair, UserLogout};
 use crate::policy;
 use crate::ports::{Lock, transact};
-use crate::service::{Entity, NotFound, ServiceError, Unauthorized};
+use crate::service::{ServiceError, Unauthorized};
 
 impl AccountService {
     /// Trades a refresh token for a new pair. The old token is marked replaced; showing
@@ -57,10 +57,7 @@ impl AccountService {
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let now = service.now();
-                let user = tx
-                    .user(org, user_id, Lock::Share)
-                    .await?
-                    .ok_or(NotFound::new(Entity::User, user_id))?;
+                let user = stored_user(tx, org, user_id, Lock::Share).await?;
                 let token = tx.refresh_token_by_hash(&hash, Lock::Update).await?;
                 if let Some(token) = token.filter(|t| t.user_id == user_id) {
                     tx.revoke_login_family(token.family_id, now).await?;
@@ -85,10 +82,7 @@ impl AccountService {
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let now = service.now();
-                let user = tx
-                    .user(org, user_id, Lock::Share)
-                    .await?
-                    .ok_or(NotFound::new(Entity::User, user_id))?;
+                let user = stored_user(tx, org, user_id, Lock::Share).await?;
                 tx.revoke_user_refresh_tokens(user_id, now).await?;
                 let logout = AuditEvent::UserLogout(UserLogout { all_sessions: true });
                 let actor = Some(user_id.as_uuid());

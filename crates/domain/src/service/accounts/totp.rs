@@ -2,10 +2,10 @@
 //! a pending secret and fresh recovery codes; verifying a first code turns it on;
 //! disabling needs the password and a code.
 
-use super::AccountService;
+use super::{AccountService, stored_user};
 use crate::model::{Actor, AuditEvent, BearerSecret, TokenHash, TotpSettings, UserSecurityChanged};
 use crate::ports::{Lock, transact};
-use crate::service::{Conflict, Entity, NotFound, ServiceError, Unauthorized};
+use crate::service::{Conflict, ServiceError, Unauthorized};
 
 /// What `/auth/totp/setup` hands the user, once.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,10 +48,7 @@ impl AccountService {
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let now = service.now();
-                let mut user = tx
-                    .user(org, id, Lock::Update)
-                    .await?
-                    .ok_or(NotFound::new(Entity::User, id))?;
+                let mut user = stored_user(tx, org, id, Lock::Update).await?;
                 if user.totp.enabled {
                     return Err(Conflict::TwoFactorEnabled.into());
                 }
@@ -77,10 +74,7 @@ impl AccountService {
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let now = service.now();
-                let mut user = tx
-                    .user(org, id, Lock::Update)
-                    .await?
-                    .ok_or(NotFound::new(Entity::User, id))?;
+                let mut user = stored_user(tx, org, id, Lock::Update).await?;
                 let Some(pending) = user.totp.pending_secret.clone() else {
                     return Err(if user.totp.enabled {
                         Conflict::TwoFactorEnabled.into()
@@ -126,10 +120,7 @@ impl AccountService {
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let now = service.now();
-                let mut user = tx
-                    .user(org, id, Lock::Update)
-                    .await?
-                    .ok_or(NotFound::new(Entity::User, id))?;
+                let mut user = stored_user(tx, org, id, Lock::Update).await?;
                 if !user.totp.enabled {
                     return Err(Conflict::TwoFactorNotEnabled.into());
                 }
