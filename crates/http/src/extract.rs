@@ -118,24 +118,72 @@ fn anonymous_actor(state: &AppState) -> Option<Actor> {
     }
 }
 
+/// Finds the caller of a request whose body has been read.
+type Identify = for<'a> fn(
+    &'a HttpRequest,
+    &'a AppState,
+    &'a Bytes,
+) -> LocalBoxFuture<'a, Result<Actor, ApiError>>;
+
+/// Reads the body once, then finds the caller with `identify` over it.
+fn authenticate(
+    req: &HttpRequest,
+    payload: &mut Payload,
+    identify: Identify,
+) -> LocalBoxFuture<'static, Result<(Actor, Bytes), ApiError>> {
+    let req = req.clone();
+    let payload = payload.take();
+    Box::pin(async move {
+        let body = read_body(&req, payload).await?;
+        let actor = identify(&req, state(&req)?, &body).await?;
+        Ok((actor, body))
+    })
+}
+
+/// Any scheme; the owner in auth mode `none`.
+fn any_scheme<'a>(
+    req: &'a HttpRequest,
+    state: &'a AppState,
+    body: &'a Bytes,
+) -> LocalBoxFuture<'a, Result<Actor, ApiError>> {
+    Box::pin(async move {
+        match presented(req)? {
+            Presented::Signature => verify_signature(req, state, body).await,
+            Presented::Bearer(key) if BearerAuthenticator::is_api_key(key) => {
+                Ok(state.bearer_auth.api_key(key).await?)
+            }
+            Presented::Bearer(token) => Ok(state.bearer_auth.access_token(token)?),
+            Presented::Nothing => anonymous_actor(state).ok_or_else(missing_credentials),
+        }
+    })
+}
+
+/// A user access token only; the owner in auth mode `none`.
+fn access_token_only<'a>(
+    req: &'a HttpRequest,
+    state: &'a AppState,
+    _body: &'a Bytes,
+) -> LocalBoxFuture<'a, Result<Actor, ApiError>> {
+    Box::pin(async move {
+        let needs_token = || ApiError::unauthorized("this route needs a user access token");
+        match presented(req)? {
+            Presented::Bearer(token) if !BearerAuthenticator::is_api_key(token) => {
+                Ok(state.bearer_auth.access_token(token)?)
+            }
+            Presented::Bearer(_) | Presented::Signature => Err(needs_token()),
+            Presented::Nothing => anonymous_actor(state).ok_or_else(needs_token),
+        }
+    })
+}
+
 impl FromRequest for Authenticated {
     type Error = ApiError;
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let req = req.clone();
-        let payload = payload.take();
+        let authenticated = authenticate(req, payload, any_scheme);
         Box::pin(async move {
-            let body = read_body(&req, payload).await?;
-            let state = state(&req)?;
-            let actor = match presented(&req)? {
-                Presented::Signature => verify_signature(&req, state, &body).await?,
-                Presented::Bearer(key) if BearerAuthenticator::is_api_key(key) => {
-                    state.bearer_auth.api_key(key).await?
-                }
-                Presented::Bearer(token) => state.bearer_auth.access_token(token)?,
-                Presented::Nothing => anonymous_actor(state).ok_or_else(missing_credentials)?,
-            };
+            let (actor, body) = authenticated.await?;
             Ok(Self { actor, body })
         })
     }
@@ -146,20 +194,9 @@ impl FromRequest for SignedInUser {
     type Future = LocalBoxFuture<'static, Result<Self, ApiError>>;
 
     fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
-        let req = req.clone();
-        let payload = payload.take();
+        let authenticated = authenticate(req, payload, access_token_only);
         Box::pin(async move {
-            let body = read_body(&req, payload).await?;
-            let state = state(&req)?;
-            let needs_token = || ApiError::unauthorized("this route needs a user access token");
-            let actor = match presented(&req)? {
-                Presented::Bearer(key) if BearerAuthenticator::is_api_key(key) => {
-                    return Err(needs_token());
-                }
-                Presented::Bearer(token) => state.bearer_auth.access_token(token)?,
-                Presented::Signature => return Err(needs_token()),
-                Presented::Nothing => anonymous_actor(state).ok_or_else(needs_token)?,
-            };
+            let (actor, body) = authenticated.await?;
             Ok(Self { actor, body })
         })
     }

@@ -5,7 +5,12 @@ use actix_web::{HttpRequest, HttpResponse, ResponseError};
 use crate::ApiError;
 
 pub(super) async fn not_found(req: HttpRequest) -> HttpResponse {
-    ApiError::not_found(format!("Cannot {} {}", req.method(), req.path())).error_response()
+    no_route(&req).error_response()
+}
+
+/// The 404 of a path that serves nothing (here, or not configured).
+pub(super) fn no_route(req: &HttpRequest) -> ApiError {
+    ApiError::not_found(format!("Cannot {} {}", req.method(), req.path()))
 }
 
 /// 405 with the `Allow` header HTTP requires.

@@ -24,7 +24,7 @@ fn configured<'s>(state: &'s AppState, req: &HttpRequest) -> Result<&'s OAuthSet
     state
         .oauth
         .as_ref()
-        .ok_or_else(|| ApiError::not_found(format!("Cannot {} {}", req.method(), req.path())))
+        .ok_or_else(|| super::fallback::no_route(req))
 }
 
 fn redirect(location: &str) -> HttpResponse {

@@ -50,6 +50,19 @@ pub(crate) fn start_with(scratch: &Scratch, env: &[(&str, &str)], stderr: Stdio)
     Server { child, port }
 }
 
+/// Everything the stopped server wrote on its piped stderr.
+fn stderr_of(server: &mut Server) -> String {
+    let mut logs = String::new();
+    server
+        .child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut logs)
+        .unwrap();
+    logs
+}
+
 fn signal(server: &Server, name: &str) {
     let status = Command::new("kill")
         .args([name, &server.child.id().to_string()])
@@ -148,14 +161,7 @@ fn json_logs_carry_a_request_id_per_request() {
     sigterm(&server);
     assert!(wait_exit(&mut server).success());
 
-    let mut logs = String::new();
-    server
-        .child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut logs)
-        .unwrap();
+    let logs = stderr_of(&mut server);
     let lines: Vec<serde_json::Value> = logs
         .lines()
         .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
@@ -175,14 +181,7 @@ fn auth_mode_none_warns_that_the_service_is_open() {
     let mut server = start_with(&scratch, &env, Stdio::piped());
     sigterm(&server);
     assert!(wait_exit(&mut server).success());
-    let mut logs = String::new();
-    server
-        .child
-        .stderr
-        .take()
-        .unwrap()
-        .read_to_string(&mut logs)
-        .unwrap();
+    let logs = stderr_of(&mut server);
     assert!(
         logs.contains("auth mode is `none`") && logs.contains("Do not expose this service"),
         "{logs}"

@@ -6,7 +6,7 @@ use crate::ValidationError;
 use crate::model::{
     AuditEvent, Email, LoginFamilyId, LoginOutcome, OrgId, User, UserId, UserLogin, UserLoginFailed,
 };
-use crate::ports::{Lock, transact};
+use crate::ports::{Lock, Transaction, transact};
 use crate::service::{ServiceError, Unauthorized};
 
 /// A login attempt as typed by the user.
@@ -161,17 +161,29 @@ impl AccountService {
                 let Some(mut stored) = tx.user(org, user, Lock::Update).await? else {
                     return Ok(());
                 };
-                stored.throttle = stored.throttle.after_failure(now);
-                tx.update_user(&stored, now).await?;
-                let failed = AuditEvent::UserLoginFailed(UserLoginFailed {
-                    reason: reason.to_owned(),
-                });
-                tx.append_events(&[service.event(&stored, None, now, &failed)])
-                    .await?;
-                Ok(())
+                service.count_failure(tx, &mut stored, reason, now).await
             })
         })
         .await
+    }
+
+    /// Inside a transaction on the locked row: one more failed login of `stored` (the
+    /// tenth locks it), with its `user.login_failed` event.
+    async fn count_failure(
+        &self,
+        tx: &mut dyn Transaction,
+        stored: &mut User,
+        reason: &str,
+        now: time::OffsetDateTime,
+    ) -> Result<(), ServiceError> {
+        stored.throttle = stored.throttle.after_failure(now);
+        tx.update_user(stored, now).await?;
+        let failed = AuditEvent::UserLoginFailed(UserLoginFailed {
+            reason: reason.to_owned(),
+        });
+        tx.append_events(&[self.event(stored, None, now, &failed)])
+            .await?;
+        Ok(())
     }
 
     /// Checks the second factor (when on), clears the throttle, records the login and
@@ -202,12 +214,8 @@ impl AccountService {
                             }
                         }
                         Err(refused) => {
-                            stored.throttle = stored.throttle.after_failure(now);
-                            tx.update_user(&stored, now).await?;
-                            let failed = AuditEvent::UserLoginFailed(UserLoginFailed {
-                                reason: "invalid_totp".to_owned(),
-                            });
-                            tx.append_events(&[service.event(&stored, None, now, &failed)])
+                            service
+                                .count_failure(tx, &mut stored, "invalid_totp", now)
                                 .await?;
                             return Ok(Err(refused.into()));
                         }
