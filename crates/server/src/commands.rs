@@ -47,14 +47,17 @@ async fn open_database(args: &DatabaseArgs) -> anyhow::Result<Database> {
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let db = open_database(&args.database).await?;
     let key = server_key(&db).await?;
+    // Everything that can take time or fail (the owner, hashing the local password)
+    // happens before the port opens: once it accepts connections, the server serves and
+    // shuts down gracefully.
+    let auth = AuthSettings::from_env(args.auth_mode)?;
+    let state = app_state(&db, &key, &auth).await?;
     let listener =
         TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
     let options = ServerOptions {
         workers: args.workers,
         ..ServerOptions::default()
     };
-    let auth = AuthSettings::from_env(args.auth_mode)?;
-    let state = app_state(&db, &key, &auth).await?;
     let app = Application::build(listener, state, options)?;
     tracing::info!(bind = %args.bind, port = app.port(), database = %db.url().redacted(), "muster is listening");
 
