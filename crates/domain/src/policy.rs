@@ -39,6 +39,9 @@ pub enum Forbidden {
     /// Nobody changes their own level or role (decision D-18).
     #[error("you cannot change your own level or role")]
     OwnRank,
+    /// The assignee of a task does not approve it (decision D-33).
+    #[error("the assignee cannot approve their own task")]
+    ApproverIsAssignee,
 }
 
 /// An agent that may not act at all: only `active` agents authenticate (decision D-54).
@@ -159,6 +162,15 @@ pub fn is_user_admin(actor: &Actor) -> bool {
             ..
         }
     ) && has_scope(actor, ApiKeyScope::Admin).is_ok()
+}
+
+/// May `actor` approve `task` (decision D-33)? Anyone who may write, except its assignee.
+pub fn may_approve(actor: &Actor, task: &crate::model::Task) -> Result<(), Forbidden> {
+    may_write(actor)?;
+    if actor.agent_id().is_some() && actor.agent_id() == task.assignee_id {
+        return Err(Forbidden::ApproverIsAssignee);
+    }
+    Ok(())
 }
 
 /// May `actor` move a task to `to`? Orchestrators coordinate but never execute, so they

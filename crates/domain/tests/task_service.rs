@@ -12,7 +12,7 @@ use common::{
 };
 use futures_executor::block_on;
 use muster_domain::model::{
-    Actor, AgentId, AgentMode, AgentStatus, Event, EventSeverity, OrgId, Task, TaskStatus, UserRole,
+    Actor, Author, AgentId, AgentMode, AgentStatus, Event, EventSeverity, OrgId, Task, TaskStatus, UserRole,
 };
 use muster_domain::ports::{
     Lock, MockTaskRepository, MockTransaction, MockUnitOfWork, Outcome, RepositoryError,
@@ -96,7 +96,7 @@ fn create_stores_a_todo_task_at_version_1_with_one_created_event() {
 
     assert_eq!(task.status, TaskStatus::Todo);
     assert_eq!(task.version, 1);
-    assert_eq!(task.creator_id, Some(actor_agent_id()));
+    assert_eq!(task.creator, Some(Author::Agent(actor_agent_id())));
     assert_eq!(task.org_id, org());
     assert_eq!(task.title.as_str(), "Ship");
     assert_eq!((task.created_at, task.updated_at), (NOW, NOW));
@@ -123,7 +123,7 @@ fn create_stores_a_todo_task_at_version_1_with_one_created_event() {
 }
 
 #[test]
-fn create_by_a_user_has_no_agent_creator_but_records_the_user() {
+fn create_by_a_user_records_the_user_as_creator() {
     let mut tx = MockTransaction::new();
     let inserted = expect_one_insert(&mut tx);
     let (service, _) = service_on(tx);
@@ -131,7 +131,7 @@ fn create_by_a_user_has_no_agent_creator_but_records_the_user() {
     let task = block_on(service.create(&user_actor(UserRole::Operator), new_task("From a human")))
         .unwrap();
 
-    assert_eq!(task.creator_id, None);
+    assert_eq!(task.creator, Some(Author::User(actor_user_id())));
     assert_eq!(task.status, TaskStatus::Todo);
     let events = &inserted.lock().unwrap()[0].1;
     assert_eq!(events[0].actor_id, Some(actor_user_id().as_uuid()));
@@ -145,7 +145,7 @@ fn create_by_the_system_has_no_creator_and_no_event_actor() {
 
     let task = block_on(service.create(&system_actor(), new_task("Swept"))).unwrap();
 
-    assert_eq!(task.creator_id, None);
+    assert_eq!(task.creator, None);
     assert_eq!(inserted.lock().unwrap()[0].1[0].actor_id, None);
 }
 
@@ -360,7 +360,7 @@ fn list_page(limit: u32, stored: u128) -> muster_domain::service::TaskPage {
 fn list_with_more_rows_than_the_page_returns_a_cursor_to_the_last_task() {
     let page = list_page(3, 10);
 
-    let ids: Vec<_> = page.tasks.iter().map(|t| t.id).collect();
+    let ids: Vec<_> = page.items.iter().map(|t| t.id).collect();
     assert_eq!(ids, [task_id(0), task_id(1), task_id(2)]);
     assert_eq!(page.next_cursor, Some(task_id(2)));
 }
@@ -369,7 +369,7 @@ fn list_with_more_rows_than_the_page_returns_a_cursor_to_the_last_task() {
 fn list_of_exactly_one_page_has_no_cursor() {
     let page = list_page(3, 3);
 
-    assert_eq!(page.tasks.len(), 3);
+    assert_eq!(page.items.len(), 3);
     assert_eq!(page.next_cursor, None);
 }
 
@@ -377,7 +377,7 @@ fn list_of_exactly_one_page_has_no_cursor() {
 fn list_of_fewer_rows_than_the_page_has_no_cursor() {
     let page = list_page(5, 2);
 
-    assert_eq!(page.tasks.len(), 2);
+    assert_eq!(page.items.len(), 2);
     assert_eq!(page.next_cursor, None);
 }
 

@@ -32,6 +32,7 @@ fn service(
     update_result: Option<bool>,
 ) -> (TaskService, Updated, Arc<MockUnitOfWork>) {
     let mut tx = MockTransaction::new();
+    no_open_dependencies(&mut tx);
     tx.expect_task()
         .withf(|o, id, lock| *o == org() && *id == task_id(1) && *lock == Lock::Update)
         .times(1)
@@ -69,6 +70,12 @@ fn service(
         common::ids(),
     );
     (service, updated, uow)
+}
+
+/// Every dependency of the task is done (or it has none).
+fn no_open_dependencies(tx: &mut MockTransaction) {
+    tx.expect_open_blocking_dependencies()
+        .returning(|_, _| Ok(Vec::new()));
 }
 
 fn task(status: TaskStatus) -> Task {
@@ -115,11 +122,13 @@ fn allowed_move_updates_status_and_version_with_the_old_version_as_guard() {
         status: InProgress,
         version: 8,
         updated_at: NOW,
+        status_changed_at: NOW,
+        last_activity_at: NOW,
         ..task(Todo)
     };
     assert_eq!(
         moved, unchanged,
-        "only status, version and updatedAt change"
+        "only status, version and the change and activity stamps change"
     );
 
     let calls = updated.lock().unwrap();
@@ -357,6 +366,7 @@ fn a_lost_race_on_update_is_a_conflict() {
 #[test]
 fn a_storage_failure_on_update_is_reported_and_rolls_back() {
     let mut tx = MockTransaction::new();
+    no_open_dependencies(&mut tx);
     tx.expect_task()
         .returning(|_, id, _| Ok(Some(sample_task(id, Todo))));
     tx.expect_update_task()
@@ -381,6 +391,7 @@ fn a_storage_failure_on_update_is_reported_and_rolls_back() {
 fn a_failed_event_append_rolls_back_the_status_change() {
     let (service, uow) = {
         let mut tx = MockTransaction::new();
+    no_open_dependencies(&mut tx);
         tx.expect_task()
             .returning(|_, id, _| Ok(Some(sample_task(id, InProgress))));
         tx.expect_update_task().times(1).returning(|_, _| Ok(true));

@@ -75,3 +75,31 @@ id_type!(
     /// reuse of a rotated token can end the whole login (decision D-13).
     LoginFamilyId
 );
+id_type!(
+    /// Identifies a dependency between two tasks.
+    DependencyId
+);
+id_type!(
+    /// Identifies a comment on a task.
+    CommentId
+);
+id_type!(
+    /// Identifies an escalation of a task.
+    EscalationId
+);
+id_type!(
+    /// Identifies a task template.
+    TemplateId
+);
+id_type!(
+    /// Identifies one capability an agent declares.
+    CapabilityId
+);
+id_type!(
+    /// Identifies one movement of credits.
+    LedgerEntryId
+);
+id_type!(
+    /// Identifies one change of an agent's reputation.
+    ReputationEventId
+);

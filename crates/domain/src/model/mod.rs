@@ -2,12 +2,19 @@
 
 mod actor;
 mod agent;
+mod author;
+mod capability;
+mod comment;
 mod credentials;
+mod dependency;
+mod escalation;
 mod event;
 mod ids;
 pub mod instant;
+mod ledger;
 mod organization;
 mod task;
+mod template;
 mod text;
 mod user;
 
@@ -21,7 +28,18 @@ pub use credentials::{
     OAuthState, RefreshToken, TokenHash, TokenPair,
 };
 pub use event::*;
-pub use ids::{AgentId, ApiKeyId, EventId, LoginFamilyId, OrgId, RefreshTokenId, TaskId, UserId};
+pub use author::Author;
+pub use capability::{Capability, CapabilityName, Proficiency};
+pub use comment::{Comment, CommentBody};
+pub use dependency::TaskDependency;
+pub use escalation::{Escalation, EscalationReason};
+pub use ids::{
+    AgentId, ApiKeyId, CapabilityId, CommentId, DependencyId, EscalationId, EventId,
+    LedgerEntryId, LoginFamilyId, OrgId, RefreshTokenId, ReputationEventId, TaskId, TemplateId,
+    UserId,
+};
+pub use ledger::{CreditKind, LedgerEntry, ReputationEvent, ReputationKind};
+pub use template::{TaskTemplate, TemplateName};
 pub use organization::{OrgName, Organization};
 pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};
 pub use text::{Description, Reason, Title};

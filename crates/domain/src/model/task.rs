@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use super::{AgentId, Description, OrgId, TaskId, Title};
+use super::{AgentId, Author, Description, OrgId, TaskId, Title};
 use crate::ValidationError;
 use crate::validation::{json_without_nul, no_nul};
 
@@ -205,8 +205,8 @@ pub struct Task {
     pub priority: TaskPriority,
     /// The agent doing the work.
     pub assignee_id: Option<AgentId>,
-    /// The agent that created it; `None` for tasks created by a human or an integration.
-    pub creator_id: Option<AgentId>,
+    /// The agent or user that created it; `None` for tasks created by an integration.
+    pub creator: Option<Author>,
     /// The task this one is a sub-task of.
     pub parent_task_id: Option<TaskId>,
     /// Whether closing needs an explicit approval.
@@ -217,10 +217,18 @@ pub struct Task {
     pub tags: Tags,
     /// Arbitrary JSON object.
     pub metadata: Metadata,
+    /// Who approved it (decision D-33).
+    pub approved_by: Option<Author>,
+    /// When it was approved.
+    pub approved_at: Option<OffsetDateTime>,
     /// When it was created.
     pub created_at: OffsetDateTime,
     /// When it last changed.
     pub updated_at: OffsetDateTime,
+    /// When it entered its current status (for the blocked-too-long sweep).
+    pub status_changed_at: OffsetDateTime,
+    /// When anything last happened to it: a change or a comment (for the stale sweep).
+    pub last_activity_at: OffsetDateTime,
     /// Bumped on every change; guards against lost updates.
     pub version: i64,
 }

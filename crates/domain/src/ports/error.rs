@@ -13,6 +13,12 @@ pub enum UniqueKey {
     UserEmail,
     /// Another organization is already the default one.
     DefaultOrganization,
+    /// The task already depends on that task.
+    Dependency,
+    /// A template of that name (in any case) exists in the organization.
+    TemplateName,
+    /// The agent already declares that capability.
+    Capability,
     /// A primary key or another unique value; holds the store's name for it.
     Other(String),
 }

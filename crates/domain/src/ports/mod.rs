@@ -28,7 +28,7 @@ pub use organizations::OrganizationRepository;
 pub use runtime::{Clock, IdGenerator};
 pub use secrets::{SealError, SecretSealer};
 pub use signing::MessageSigner;
-pub use tasks::{TaskFilter, TaskRepository};
+pub use tasks::{Overdue, TaskFilter, TaskRepository};
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact};
 pub use users::UserRepository;
 

@@ -1,7 +1,13 @@
 use async_trait::async_trait;
+use time::OffsetDateTime;
+use uuid::Uuid;
 
 use super::RepositoryError;
-use crate::model::{AgentId, OrgId, Task, TaskId, TaskStatus};
+use crate::model::{
+    Comment, CommentId, Escalation, EscalationId, EscalationReason, OrgId, Task, TaskDependency,
+    TaskId, TaskPriority, TaskStatus, TaskTemplate, TemplateId,
+};
+use crate::rules::candidates::RosterEntry;
 
 /// Filters of `GET /tasks`; `None` means "any".
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -9,15 +15,53 @@ pub struct TaskFilter {
     /// Only tasks in this status.
     pub status: Option<TaskStatus>,
     /// Only tasks assigned to this agent.
-    pub assignee_id: Option<AgentId>,
-    /// Only tasks created by this agent.
-    pub creator_id: Option<AgentId>,
+    pub assignee_id: Option<crate::model::AgentId>,
+    /// Only tasks created by this agent or user.
+    pub creator_id: Option<Uuid>,
     /// Only sub-tasks of this task.
     pub parent_task_id: Option<TaskId>,
 }
 
-/// Stored tasks, for reading. Every method is scoped to one organization; changes go
-/// through a [`Transaction`](super::Transaction).
+/// Which tasks the escalation sweep looks for (decision D-37). Each query leaves out
+/// tasks already escalated automatically for its reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overdue {
+    /// Blocked tasks of `priority` whose status changed before `since`.
+    BlockedSince {
+        /// The priority.
+        priority: TaskPriority,
+        /// The cut-off.
+        since: OffsetDateTime,
+    },
+    /// In-progress tasks with no activity since `since`.
+    IdleSince {
+        /// The cut-off.
+        since: OffsetDateTime,
+    },
+    /// Open tasks whose due date is before `now`.
+    PastDue {
+        /// The sweep's clock.
+        now: OffsetDateTime,
+    },
+    /// Open tasks whose assignee is suspended or revoked.
+    AssigneeInactive,
+}
+
+impl Overdue {
+    /// The escalation reason this query finds.
+    pub const fn reason(self) -> EscalationReason {
+        match self {
+            Self::BlockedSince { .. } => EscalationReason::BlockedTimeout,
+            Self::IdleSince { .. } => EscalationReason::StaleTask,
+            Self::PastDue { .. } => EscalationReason::SlaBreach,
+            Self::AssigneeInactive => EscalationReason::AssigneeInactive,
+        }
+    }
+}
+
+/// Stored tasks and what hangs off them, for reading. Every method but
+/// [`overdue`](Self::overdue) is scoped to one organization; changes go through a
+/// [`Transaction`](super::Transaction).
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait TaskRepository: Send + Sync {
@@ -33,4 +77,55 @@ pub trait TaskRepository: Send + Sync {
         before: Option<TaskId>,
         limit: u32,
     ) -> Result<Vec<Task>, RepositoryError>;
+
+    /// The dependencies of `task`, oldest first.
+    async fn dependencies(
+        &self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<Vec<TaskDependency>, RepositoryError>;
+
+    /// Comments of `task`, oldest first, at most `limit`, strictly newer than `after`.
+    async fn comments(
+        &self,
+        org: OrgId,
+        task: TaskId,
+        after: Option<CommentId>,
+        limit: u32,
+    ) -> Result<Vec<Comment>, RepositoryError>;
+
+    /// Escalations of `task`, oldest first, at most `limit`, strictly newer than `after`.
+    async fn escalations(
+        &self,
+        org: OrgId,
+        task: TaskId,
+        after: Option<EscalationId>,
+        limit: u32,
+    ) -> Result<Vec<Escalation>, RepositoryError>;
+
+    /// Templates of `org`, newest first, at most `limit`, strictly older than `before`.
+    async fn templates(
+        &self,
+        org: OrgId,
+        before: Option<TemplateId>,
+        limit: u32,
+    ) -> Result<Vec<TaskTemplate>, RepositoryError>;
+
+    /// The template `id` of `org`.
+    async fn template(
+        &self,
+        org: OrgId,
+        id: TemplateId,
+    ) -> Result<Option<TaskTemplate>, RepositoryError>;
+
+    /// Every active agent of `org` with its capabilities and its number of open tasks:
+    /// what routing ranks.
+    async fn roster(&self, org: OrgId) -> Result<Vec<RosterEntry>, RepositoryError>;
+
+    /// Up to `limit` tasks, across organizations, that `query` finds, oldest first.
+    async fn overdue(
+        &self,
+        query: Overdue,
+        limit: u32,
+    ) -> Result<Vec<(OrgId, TaskId)>, RepositoryError>;
 }

@@ -10,8 +10,10 @@ use time::OffsetDateTime;
 
 use super::RepositoryError;
 use crate::model::{
-    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Email, Event, LoginFamilyId, OAuthState,
-    OrgId, Organization, RefreshToken, RefreshTokenId, Task, TaskId, TokenHash, User, UserId,
+    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Comment, CommentId, DependencyId, Email,
+    Escalation, Event, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization,
+    RefreshToken, RefreshTokenId, ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate,
+    TokenHash, User, UserId,
 };
 use crate::service::ServiceError;
 
@@ -252,6 +254,88 @@ pub trait Transaction: Send {
         task: &Task,
         expected_version: i64,
     ) -> Result<bool, RepositoryError>;
+
+    /// Marks that something happened to the task (a comment) at `at`, without changing
+    /// it: the stale-task sweep looks at this.
+    async fn touch_task(
+        &mut self,
+        org: OrgId,
+        id: TaskId,
+        at: OffsetDateTime,
+    ) -> Result<(), RepositoryError>;
+
+    /// Serializes changes to the dependency graph of `org` until the end of the
+    /// transaction, so that two concurrent additions cannot close a cycle that neither
+    /// saw (PostgreSQL: a transaction-scoped advisory lock; SQLite: its one writer).
+    async fn lock_dependency_graph(&mut self, org: OrgId) -> Result<(), RepositoryError>;
+
+    /// Whether `to` is reachable from `from` by following "depends on" edges of `org`,
+    /// in one query however long the chain.
+    async fn depends_transitively(
+        &mut self,
+        org: OrgId,
+        from: TaskId,
+        to: TaskId,
+    ) -> Result<bool, RepositoryError>;
+
+    /// Stores a new dependency; an existing one between the same two tasks is
+    /// [`UniqueKey::Dependency`](super::UniqueKey::Dependency).
+    async fn insert_dependency(&mut self, dependency: &TaskDependency)
+    -> Result<(), RepositoryError>;
+
+    /// Deletes the dependency `id` of `task`; the deleted dependency, or `None`.
+    async fn delete_dependency(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+        id: DependencyId,
+    ) -> Result<Option<TaskDependency>, RepositoryError>;
+
+    /// The tasks `task` depends on through blocking dependencies that are not `done`,
+    /// oldest dependency first.
+    async fn open_blocking_dependencies(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<Vec<TaskId>, RepositoryError>;
+
+    /// The comment `id` of `task`.
+    async fn comment(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+        id: CommentId,
+    ) -> Result<Option<Comment>, RepositoryError>;
+
+    /// Stores a new comment.
+    async fn insert_comment(&mut self, comment: &Comment) -> Result<(), RepositoryError>;
+
+    /// Stores an escalation. An automatic one is stored at most once per task and reason:
+    /// `false` when it was already there (nothing stored).
+    async fn insert_escalation(&mut self, escalation: &Escalation)
+    -> Result<bool, RepositoryError>;
+
+    /// The most senior agent of `org` that can take work above `level`: active,
+    /// executing, the highest level strictly above it, the earliest created among equals.
+    async fn senior_agent_above(
+        &mut self,
+        org: OrgId,
+        level: Option<Level>,
+    ) -> Result<Option<Agent>, RepositoryError>;
+
+    /// Stores a new template; a taken name is
+    /// [`UniqueKey::TemplateName`](super::UniqueKey::TemplateName).
+    async fn insert_template(&mut self, template: &TaskTemplate) -> Result<(), RepositoryError>;
+
+    /// Appends movements of credits.
+    async fn insert_ledger_entries(&mut self, entries: &[LedgerEntry])
+    -> Result<(), RepositoryError>;
+
+    /// Appends changes of reputation.
+    async fn insert_reputation_events(
+        &mut self,
+        events: &[ReputationEvent],
+    ) -> Result<(), RepositoryError>;
 
     /// Appends audit events, in order, in one statement.
     async fn append_events(&mut self, events: &[Event]) -> Result<(), RepositoryError>;

@@ -1,4 +1,8 @@
 //! Pure business rules, exhaustively unit-tested.
 
+pub mod candidates;
+pub mod escalation;
 pub mod login;
+pub mod reputation;
+pub mod reward;
 pub mod transition;

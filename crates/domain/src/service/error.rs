@@ -3,7 +3,7 @@ use std::fmt;
 use uuid::Uuid;
 
 use crate::ValidationError;
-use crate::model::{AgentId, AgentMode};
+use crate::model::{AgentId, AgentMode, TaskId, TaskStatus};
 use crate::policy::Forbidden;
 use crate::ports::{BoxError, RepositoryError, UniqueKey};
 use crate::rules::transition::TransitionError;
@@ -82,18 +82,29 @@ pub enum Entity {
     ApiKey,
     /// An organization.
     Organization,
+    /// The task named as what another task depends on.
+    DependsOnTask,
+    /// A dependency between two tasks.
+    Dependency,
+    /// A comment on a task.
+    Comment,
+    /// A task template.
+    Template,
 }
 
 impl fmt::Display for Entity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Self::Task => "Task",
+            Self::Task | Self::DependsOnTask => "Task",
             Self::ParentTask => "Parent task",
             Self::Agent => "Agent",
             Self::Event => "Event",
             Self::User => "User",
             Self::ApiKey => "API key",
             Self::Organization => "Organization",
+            Self::Dependency => "Dependency",
+            Self::Comment => "Comment",
+            Self::Template => "Template",
         })
     }
 }
@@ -159,6 +170,51 @@ pub enum Conflict {
     /// A value that must be unique is already stored.
     #[error("{}", duplicate_message(.0))]
     Duplicate(UniqueKey),
+    /// Blocking dependencies that are not done hold the task back (decision D-31).
+    #[error("Task has open blocking dependencies: {}", list_ids(.tasks))]
+    OpenDependencies {
+        /// The tasks still to be done.
+        tasks: Vec<TaskId>,
+    },
+    /// A task cannot depend on itself (decision D-32).
+    #[error("A task cannot depend on itself")]
+    SelfDependency,
+    /// The new dependency would close a cycle (decision D-32).
+    #[error("Dependency would create a cycle: {depends_on} already depends on {task}")]
+    DependencyCycle {
+        /// The task that would wait.
+        task: TaskId,
+        /// The task it would wait for.
+        depends_on: TaskId,
+    },
+    /// Approving a task that does not need it (decision D-33).
+    #[error("Task does not require approval")]
+    ApprovalNotRequired,
+    /// Only a task in review is approved (decision D-33).
+    #[error("Task must be in review to be approved; it is {}", .status.as_str())]
+    NotInReview {
+        /// Its status.
+        status: TaskStatus,
+    },
+    /// A done or cancelled task is closed for changes (decision D-34).
+    #[error("Task is {} and cannot be changed", .status.as_str())]
+    TaskClosed {
+        /// Its status.
+        status: TaskStatus,
+    },
+    /// An escalation with nobody to hand the task to (decision D-37).
+    #[error("No agent to escalate the task to")]
+    NoEscalationTarget,
+    /// Auto-assign found nobody good enough (decision D-36).
+    #[error("No agent meets the coverage threshold")]
+    NoCandidate,
+}
+
+fn list_ids(ids: &[TaskId]) -> String {
+    ids.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn duplicate_message(key: &UniqueKey) -> &'static str {
@@ -166,6 +222,9 @@ fn duplicate_message(key: &UniqueKey) -> &'static str {
         UniqueKey::AgentHandle => "agentId is already taken",
         UniqueKey::UserEmail => "email is already in use in this organization",
         UniqueKey::DefaultOrganization => "another organization is already the default",
+        UniqueKey::Dependency => "Task already depends on that task",
+        UniqueKey::TemplateName => "A template with that name already exists",
+        UniqueKey::Capability => "Agent already has that capability",
         UniqueKey::Other(_) => "a record with the same unique values already exists",
     }
 }

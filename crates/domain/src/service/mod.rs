@@ -7,6 +7,7 @@ mod api_keys;
 mod bootstrap;
 mod error;
 mod events;
+mod paging;
 mod tasks;
 
 pub use accounts::{AccountPorts, AccountService};
@@ -14,4 +15,8 @@ pub use api_keys::{ApiKeyService, NewApiKey};
 pub use bootstrap::{BootstrapRequest, BootstrapService, NewOrganization};
 pub use error::{Conflict, Entity, NotFound, ServiceError, Unauthorized};
 pub use events::{EventQuery, EventService};
-pub use tasks::{NewTask, TaskPage, TaskService};
+pub use paging::{Page, PageRequest};
+pub use tasks::{
+    AutoAssign, CandidateQuery, EscalationSweep, NewEscalation, NewTask, TaskPage, TaskPatch,
+    TaskService, TemplateOverrides,
+};

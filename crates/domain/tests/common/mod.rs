@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use muster_domain::model::{
-    Actor, ActorKind, Agent, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Event,
+    Actor, Author, ActorKind, Agent, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Event,
     FeePct, Level, Metadata, OrgId, Tags, Task, TaskId, TaskPriority, TaskStatus, Title, UserId,
     UserRole,
 };
@@ -108,14 +108,18 @@ pub fn sample_task(id: TaskId, status: TaskStatus) -> Task {
         status,
         priority: TaskPriority::High,
         assignee_id: None,
-        creator_id: Some(actor_agent_id()),
+        creator: Some(Author::Agent(actor_agent_id())),
         parent_task_id: None,
         approval_required: false,
         due_at: None,
         tags: Tags::default(),
         metadata: Metadata::default(),
+        approved_by: None,
+        approved_at: None,
         created_at: EARLIER,
         updated_at: EARLIER,
+        status_changed_at: EARLIER,
+        last_activity_at: EARLIER,
         version: 7,
     }
 }

@@ -115,7 +115,7 @@ fn samples() -> Vec<(AuditEvent, Value)> {
                 escalation_id: Uuid::from_u128(5),
                 reason: "SLA_BREACH".into(),
                 from_agent_id: Some(agent(1)),
-                to_agent_id: agent(2),
+                to_agent_id: Some(agent(2)),
             }),
             json!({"escalationId": id(5), "reason": "SLA_BREACH", "fromAgentId": id(1), "toAgentId": id(2)}),
         ),

@@ -79,8 +79,8 @@ pub struct TaskEscalated {
     pub reason: String,
     /// The assignee before.
     pub from_agent_id: Option<AgentId>,
-    /// The new assignee.
-    pub to_agent_id: AgentId,
+    /// The new assignee; `None` when the sweep found nobody to hand the task to.
+    pub to_agent_id: Option<AgentId>,
 }
 
 /// `task.dependency_added`.

@@ -1,0 +1,405 @@
+//! Task use cases: create, read, edit ([`TaskService`]), and in the submodules the
+//! workflow, dependencies, comments, escalations, templates and routing.
+
+mod comments;
+mod dependencies;
+mod escalations;
+mod outcomes;
+mod routing;
+mod sweep;
+mod templates;
+mod workflow;
+
+use std::sync::Arc;
+
+use time::OffsetDateTime;
+
+pub use self::escalations::NewEscalation;
+pub use self::routing::{AutoAssign, CandidateQuery};
+pub use self::sweep::EscalationSweep;
+pub use self::templates::TemplateOverrides;
+use super::{Conflict, Entity, NotFound, Page, PageRequest, ServiceError};
+use crate::ValidationError;
+use crate::model::{
+    Actor, AgentId, AgentMode, AuditEvent, Author, Description, Event, EventId, Metadata, OrgId,
+    Tags, Task, TaskCreated, TaskId, TaskPriority, TaskStatus, TaskUpdated, Title,
+};
+use crate::policy;
+use crate::ports::{
+    Clock, IdGenerator, Lock, TaskFilter, TaskRepository, Transaction, UnitOfWork, transact,
+};
+use crate::rules::reward::DEFAULT_TASK_REWARD;
+
+/// A task to create, already validated field by field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewTask {
+    /// Short summary.
+    pub title: Title,
+    /// Markdown body.
+    pub description: Option<Description>,
+    /// Urgency.
+    pub priority: TaskPriority,
+    /// Agent to assign right away.
+    pub assignee_id: Option<AgentId>,
+    /// Parent task.
+    pub parent_task_id: Option<TaskId>,
+    /// Whether closing needs approval.
+    pub approval_required: bool,
+    /// Deadline.
+    pub due_at: Option<OffsetDateTime>,
+    /// Labels.
+    pub tags: Tags,
+    /// Arbitrary JSON object.
+    pub metadata: Metadata,
+}
+
+/// The editable fields of `PATCH /tasks/:id` (decision D-39): `None` leaves a field as
+/// it is; `Some(None)` clears a clearable one.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskPatch {
+    /// New title.
+    pub title: Option<Title>,
+    /// New description, or cleared.
+    pub description: Option<Option<Description>>,
+    /// New priority.
+    pub priority: Option<TaskPriority>,
+    /// New deadline, or cleared.
+    pub due_at: Option<Option<OffsetDateTime>>,
+    /// New tags (replacing the old).
+    pub tags: Option<Tags>,
+    /// New metadata (replacing the old).
+    pub metadata: Option<Metadata>,
+}
+
+impl TaskPatch {
+    /// Whether the patch names no field at all.
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// One page of tasks, newest first.
+pub type TaskPage = Page<Task, TaskId>;
+
+/// Creating, reading, editing and moving tasks, and everything that hangs off them.
+#[derive(Clone)]
+pub struct TaskService {
+    tasks: Arc<dyn TaskRepository>,
+    uow: Arc<dyn UnitOfWork>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    reward: i64,
+}
+
+impl std::fmt::Debug for TaskService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaskService").finish_non_exhaustive()
+    }
+}
+
+impl TaskService {
+    /// Page size of `GET /tasks` when none is asked for (decision D-7).
+    pub const DEFAULT_PAGE_SIZE: u32 = PageRequest::<TaskId>::DEFAULT_LIMIT;
+    /// Largest page size of `GET /tasks` (decision D-7).
+    pub const MAX_PAGE_SIZE: u32 = PageRequest::<TaskId>::MAX_LIMIT;
+
+    /// Wires the service to its ports: `tasks` for reads, `uow` for changes. A finished
+    /// task pays [`DEFAULT_TASK_REWARD`] credits until [`with_reward`](Self::with_reward)
+    /// says otherwise.
+    pub fn new(
+        tasks: Arc<dyn TaskRepository>,
+        uow: Arc<dyn UnitOfWork>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+    ) -> Self {
+        Self {
+            tasks,
+            uow,
+            clock,
+            ids,
+            reward: DEFAULT_TASK_REWARD,
+        }
+    }
+
+    /// Sets the credits a task pays its assignee when it reaches `done` (decision D-58).
+    #[must_use]
+    pub fn with_reward(mut self, reward: i64) -> Self {
+        self.reward = reward;
+        self
+    }
+
+    /// Creates a task in status `todo` in the actor's organization, with a
+    /// `task.created` event. The assignee and parent checks and the writes are one
+    /// transaction, so an assignee suspended meanwhile is never assigned.
+    pub async fn create(&self, actor: &Actor, new: NewTask) -> Result<Task, ServiceError> {
+        policy::may_write(actor)?;
+        let task = self.new_task(actor, new);
+        let event = self.task_event(actor, &task, &created_event(&task));
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move {
+                check_new_task(tx, &task).await?;
+                tx.insert_task(&task).await?;
+                tx.append_events(&[event]).await?;
+                Ok(task)
+            })
+        })
+        .await
+    }
+
+    /// The task, if it is in the actor's organization.
+    pub async fn get(&self, actor: &Actor, id: TaskId) -> Result<Task, ServiceError> {
+        self.tasks
+            .get(actor.org_id, id)
+            .await?
+            .ok_or_else(|| NotFound::new(Entity::Task, id).into())
+    }
+
+    /// Tasks of the actor's organization, newest first. `limit` is the page size;
+    /// `before` is the cursor from the previous page.
+    pub async fn list(
+        &self,
+        actor: &Actor,
+        filter: &TaskFilter,
+        before: Option<TaskId>,
+        limit: u32,
+    ) -> Result<TaskPage, ServiceError> {
+        let page = PageRequest {
+            cursor: before,
+            limit,
+        };
+        page.check()?;
+        let rows = self
+            .tasks
+            .list(actor.org_id, filter, before, page.fetch())
+            .await?;
+        Ok(Page::cut(rows, limit, |t| t.id))
+    }
+
+    /// Edits a task's fields (decision D-39) and writes `task.updated` naming the
+    /// changed fields. A done or cancelled task is closed for edits (409).
+    pub async fn update(
+        &self,
+        actor: &Actor,
+        id: TaskId,
+        patch: TaskPatch,
+    ) -> Result<Task, ServiceError> {
+        policy::may_write(actor)?;
+        if patch.is_empty() {
+            return Err(ValidationError::new("at least one field must be given").into());
+        }
+        let service = self.clone();
+        let actor = actor.clone();
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move {
+                let current = locked_task(tx, actor.org_id, id).await?;
+                ensure_open(&current)?;
+                let mut task = current.clone();
+                let fields = apply_patch(&mut task, patch);
+                if fields.is_empty() {
+                    return Ok(current);
+                }
+                let now = service.clock.now();
+                let event =
+                    service.task_event_at(&actor, id, now, &AuditEvent::TaskUpdated(TaskUpdated {
+                        fields,
+                    }));
+                service.save(tx, &current, task, now, vec![event]).await
+            })
+        })
+        .await
+    }
+
+    /// The task of `new`, created now by `actor`.
+    fn new_task(&self, actor: &Actor, new: NewTask) -> Task {
+        let now = self.clock.now();
+        Task {
+            id: TaskId::from_uuid(self.ids.new_id()),
+            org_id: actor.org_id,
+            title: new.title,
+            description: new.description,
+            status: TaskStatus::Todo,
+            priority: new.priority,
+            assignee_id: new.assignee_id,
+            creator: Author::of(actor),
+            parent_task_id: new.parent_task_id,
+            approval_required: new.approval_required,
+            due_at: new.due_at,
+            tags: new.tags,
+            metadata: new.metadata,
+            approved_by: None,
+            approved_at: None,
+            created_at: now,
+            updated_at: now,
+            status_changed_at: now,
+            last_activity_at: now,
+            version: 1,
+        }
+    }
+
+    /// Writes `task` (changed from `current`, stamped `now`) if nobody else changed it
+    /// meanwhile, with its events.
+    async fn save(
+        &self,
+        tx: &mut dyn Transaction,
+        current: &Task,
+        mut task: Task,
+        now: OffsetDateTime,
+        events: Vec<Event>,
+    ) -> Result<Task, ServiceError> {
+        task.updated_at = now;
+        task.last_activity_at = now;
+        if task.status != current.status {
+            task.status_changed_at = now;
+        }
+        task.version = current.version + 1;
+        if !tx.update_task(&task, current.version).await? {
+            return Err(Conflict::ChangedConcurrently {
+                entity: Entity::Task,
+            }
+            .into());
+        }
+        tx.append_events(&events).await?;
+        Ok(task)
+    }
+
+    /// The audit record of `what`, done by `actor` to `task` when it was last stamped.
+    fn task_event(&self, actor: &Actor, task: &Task, what: &AuditEvent) -> Event {
+        self.task_event_at(actor, task.id, task.updated_at, what)
+    }
+
+    /// The audit record of `what`, done by `actor` to the task `task` at `at`.
+    fn task_event_at(
+        &self,
+        actor: &Actor,
+        task: TaskId,
+        at: OffsetDateTime,
+        what: &AuditEvent,
+    ) -> Event {
+        self.event(actor, task.as_uuid(), at, what)
+    }
+
+    /// The audit record of `what`, done by `actor` to the entity `entity` at `at`.
+    fn event(
+        &self,
+        actor: &Actor,
+        entity: uuid::Uuid,
+        at: OffsetDateTime,
+        what: &AuditEvent,
+    ) -> Event {
+        Event::record(
+            EventId::from_uuid(self.ids.new_id()),
+            actor.org_id,
+            actor.actor_id(),
+            entity,
+            at,
+            what,
+        )
+    }
+}
+
+fn created_event(task: &Task) -> AuditEvent {
+    AuditEvent::TaskCreated(TaskCreated {
+        title: task.title.as_str().to_owned(),
+        status: task.status,
+        priority: task.priority,
+        assignee_id: task.assignee_id,
+        parent_task_id: task.parent_task_id,
+    })
+}
+
+/// The checks a new task needs inside its creating transaction: an assignable assignee
+/// and a parent in the same organization.
+async fn check_new_task(tx: &mut dyn Transaction, task: &Task) -> Result<(), ServiceError> {
+    // Tasks before agents, as every use case locks them, so that none waits in a cycle.
+    if let Some(parent) = task.parent_task_id
+        && tx.task(task.org_id, parent, Lock::Share).await?.is_none()
+    {
+        return Err(NotFound::new(Entity::ParentTask, parent).into());
+    }
+    if let Some(assignee) = task.assignee_id {
+        check_assignable(tx, task.org_id, assignee).await?;
+    }
+    Ok(())
+}
+
+/// Applies `patch` to `task`; the camelCase names of the fields that changed.
+fn apply_patch(task: &mut Task, patch: TaskPatch) -> Vec<String> {
+    let mut fields = Vec::new();
+    let mut set = |name: &str, changed: bool| {
+        if changed {
+            fields.push(name.to_owned());
+        }
+    };
+    if let Some(title) = patch.title {
+        set("title", task.title != title);
+        task.title = title;
+    }
+    if let Some(description) = patch.description {
+        set("description", task.description != description);
+        task.description = description;
+    }
+    if let Some(priority) = patch.priority {
+        set("priority", task.priority != priority);
+        task.priority = priority;
+    }
+    if let Some(due_at) = patch.due_at {
+        set("dueAt", task.due_at != due_at);
+        task.due_at = due_at;
+    }
+    if let Some(tags) = patch.tags {
+        set("tags", task.tags != tags);
+        task.tags = tags;
+    }
+    if let Some(metadata) = patch.metadata {
+        set("metadata", task.metadata != metadata);
+        task.metadata = metadata;
+    }
+    fields
+}
+
+/// The task `id` of `org`, locked for update until the commit.
+async fn locked_task(
+    tx: &mut dyn Transaction,
+    org: OrgId,
+    id: TaskId,
+) -> Result<Task, ServiceError> {
+    tx.task(org, id, Lock::Update)
+        .await?
+        .ok_or_else(|| NotFound::new(Entity::Task, id).into())
+}
+
+/// Refuses changes to a done or cancelled task.
+fn ensure_open(task: &Task) -> Result<(), Conflict> {
+    if task.status.is_terminal() {
+        Err(Conflict::TaskClosed {
+            status: task.status,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// An assignee must be an active agent of the organization that executes work
+/// (decision D-34). The agent row is share-locked: it cannot be suspended until the
+/// task is stored.
+async fn check_assignable(
+    tx: &mut dyn Transaction,
+    org: OrgId,
+    id: AgentId,
+) -> Result<crate::model::Agent, ServiceError> {
+    let agent = tx
+        .agent(org, id, Lock::Share)
+        .await?
+        .ok_or(NotFound::new(Entity::Agent, id))?;
+    if policy::agent_may_act(&agent).is_err() {
+        return Err(Conflict::AssigneeNotActive { agent: id }.into());
+    }
+    if matches!(agent.mode, AgentMode::Orchestrator | AgentMode::Observer) {
+        return Err(Conflict::AssigneeDoesNotExecute {
+            agent: id,
+            mode: agent.mode,
+        }
+        .into());
+    }
+    Ok(agent)
+}

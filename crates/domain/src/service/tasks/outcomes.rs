@@ -1,0 +1,134 @@
+//! What a task's move is worth to its assignee: the completion reward with the parent's
+//! management fee (decision D-58) and reputation (D-63), written in the move's own
+//! transaction.
+
+use time::OffsetDateTime;
+
+use super::TaskService;
+use crate::model::{
+    Actor, Agent, AgentStatus, AuditEvent, CreditKind, CreditsEarned, Event, LedgerEntry,
+    LedgerEntryId, ReputationChanged, ReputationEvent, ReputationEventId, Task, TaskStatus,
+};
+use crate::ports::{Lock, Transaction};
+use crate::rules::reputation;
+use crate::rules::reward::split_reward;
+use crate::service::ServiceError;
+
+impl TaskService {
+    /// Pays and scores the assignee of `after` for its move from `before`: locks the
+    /// assignee (and, for a reward, its parent), updates their balances and score, and
+    /// stores the ledger rows and reputation events. Answers the audit events to write.
+    /// Agents are locked child before parent, after the task: one order for every use
+    /// case, so concurrent completions queue instead of deadlocking.
+    pub(super) async fn settle(
+        &self,
+        tx: &mut dyn Transaction,
+        actor: &Actor,
+        before: &Task,
+        after: &Task,
+        now: OffsetDateTime,
+    ) -> Result<Vec<Event>, ServiceError> {
+        let Some(assignee_id) = after.assignee_id else {
+            return Ok(Vec::new());
+        };
+        let kinds = reputation::outcome(before.status, after.status, after.due_at, now);
+        let paid = after.status == TaskStatus::Done && self.reward > 0;
+        if kinds.is_empty() && !paid {
+            return Ok(Vec::new());
+        }
+        let Some(mut assignee) = tx.agent(actor.org_id, assignee_id, Lock::Update).await? else {
+            return Ok(Vec::new());
+        };
+        let mut events = Vec::new();
+        let mut ledger = Vec::new();
+        if paid {
+            let parent = match assignee.parent_id {
+                Some(parent) => tx
+                    .agent(actor.org_id, parent, Lock::Update)
+                    .await?
+                    .filter(|p| p.status != AgentStatus::Revoked),
+                None => None,
+            };
+            let split = split_reward(self.reward, parent.as_ref().map(|p| p.management_fee_pct));
+            let earned = self.credit(actor, &mut assignee, split.to_assignee, after, "reward", now);
+            ledger.push(earned.0);
+            events.push(earned.1);
+            if let Some(mut parent) = parent.filter(|_| split.fee > 0) {
+                let (mut entry, event) =
+                    self.credit(actor, &mut parent, split.fee, after, "management_fee", now);
+                entry.kind = CreditKind::Fee;
+                entry.counterparty_id = Some(assignee.id);
+                ledger.push(entry);
+                events.push(event);
+                tx.update_agent(&parent, now).await?;
+            }
+        }
+        let mut changes = Vec::new();
+        for kind in kinds {
+            let amount = kind.fixed_amount().unwrap_or(0);
+            let score_before = assignee.reputation_score;
+            assignee.reputation_score = reputation::apply(score_before, amount);
+            let reason = format!("task {} {}", after.id, kind.as_str().replace('_', " "));
+            changes.push(ReputationEvent {
+                id: ReputationEventId::from_uuid(self.ids.new_id()),
+                org_id: actor.org_id,
+                agent_id: assignee.id,
+                kind,
+                amount,
+                reason: reason.clone(),
+                task_id: Some(after.id),
+                created_at: now,
+            });
+            let moved = AuditEvent::ReputationChanged(ReputationChanged {
+                kind: kind.as_str().to_owned(),
+                amount,
+                score_before,
+                score_after: assignee.reputation_score,
+                reason: Some(reason),
+                task_id: Some(after.id),
+            });
+            events.push(self.event(actor, assignee.id.as_uuid(), now, &moved));
+        }
+        tx.update_agent(&assignee, now).await?;
+        if !ledger.is_empty() {
+            tx.insert_ledger_entries(&ledger).await?;
+        }
+        if !changes.is_empty() {
+            tx.insert_reputation_events(&changes).await?;
+        }
+        Ok(events)
+    }
+
+    /// Adds `amount` earned credits to `agent` for `task`: the ledger row and the
+    /// `credits.earned` event.
+    fn credit(
+        &self,
+        actor: &Actor,
+        agent: &mut Agent,
+        amount: i64,
+        task: &Task,
+        source: &str,
+        now: OffsetDateTime,
+    ) -> (LedgerEntry, Event) {
+        agent.current_balance = agent.current_balance.saturating_add(amount);
+        let entry = LedgerEntry {
+            id: LedgerEntryId::from_uuid(self.ids.new_id()),
+            org_id: actor.org_id,
+            agent_id: agent.id,
+            kind: CreditKind::Earned,
+            amount,
+            balance_after: agent.current_balance,
+            reason: Some(format!("{source} for task {}", task.id)),
+            task_id: Some(task.id),
+            counterparty_id: None,
+            created_at: now,
+        };
+        let earned = AuditEvent::CreditsEarned(CreditsEarned {
+            amount,
+            task_id: task.id,
+            source: source.to_owned(),
+            balance_after: agent.current_balance,
+        });
+        (entry, self.event(actor, agent.id.as_uuid(), now, &earned))
+    }
+}

@@ -1,0 +1,172 @@
+//! Moving tasks: transition (decisions D-30, D-31), approve (D-33), assign (D-34).
+
+use time::OffsetDateTime;
+
+use super::{TaskService, check_assignable, ensure_open, locked_task};
+use crate::model::{
+    Actor, AgentId, AuditEvent, Author, Reason, Task, TaskApproved, TaskAssigned, TaskId,
+    TaskStatus, TaskTransitioned,
+};
+use crate::policy;
+use crate::ports::{Transaction, transact};
+use crate::rules::transition::check_transition;
+use crate::service::{Conflict, ServiceError};
+
+impl TaskService {
+    /// Moves a task to `to` if the transition table, the approval rule, its blocking
+    /// dependencies and the actor's permissions allow it. Writes `task.transitioned`,
+    /// plus `task.done` or `task.cancelled` when the task closes, and settles the
+    /// assignee's reward and reputation in the same transaction. The task is read
+    /// locked, so concurrent moves of one task run one after the other and each sees the
+    /// other's result.
+    pub async fn transition(
+        &self,
+        actor: &Actor,
+        id: TaskId,
+        to: TaskStatus,
+        reason: Option<Reason>,
+    ) -> Result<Task, ServiceError> {
+        let service = self.clone();
+        let actor = actor.clone();
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move {
+                let current = locked_task(tx, actor.org_id, id).await?;
+                policy::may_transition(&actor, to)?;
+                check_transition(&current, to)?;
+                let now = service.clock.now();
+                let task = current.clone();
+                service
+                    .move_to(tx, &actor, &current, task, to, reason, Vec::new(), now)
+                    .await
+            })
+        })
+        .await
+    }
+
+    /// Approves a task in review that requires approval and moves it to `done`
+    /// (decision D-33): `task.approved`, then the done transition with its dependency
+    /// check, reward and reputation.
+    pub async fn approve(&self, actor: &Actor, id: TaskId) -> Result<Task, ServiceError> {
+        policy::may_write(actor)?;
+        let service = self.clone();
+        let actor = actor.clone();
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move {
+                let current = locked_task(tx, actor.org_id, id).await?;
+                if !current.approval_required {
+                    return Err(Conflict::ApprovalNotRequired.into());
+                }
+                if current.status != TaskStatus::Review {
+                    return Err(Conflict::NotInReview {
+                        status: current.status,
+                    }
+                    .into());
+                }
+                policy::may_approve(&actor, &current)?;
+                let now = service.clock.now();
+                let mut task = current.clone();
+                let approver = Author::of(&actor);
+                task.approved_by = approver;
+                task.approved_at = Some(now);
+                let approval = AuditEvent::TaskApproved(TaskApproved {
+                    approved_by: approver.map_or_else(uuid::Uuid::nil, Author::as_uuid),
+                });
+                service
+                    .move_to(tx, &actor, &current, task, TaskStatus::Done, None, vec![approval], now)
+                    .await
+            })
+        })
+        .await
+    }
+
+    /// Assigns a task that is not closed to an active agent that executes work
+    /// (decision D-34), with `task.assigned`. Assigning the current assignee again
+    /// changes nothing.
+    pub async fn assign(
+        &self,
+        actor: &Actor,
+        id: TaskId,
+        assignee: AgentId,
+    ) -> Result<Task, ServiceError> {
+        policy::may_write(actor)?;
+        let service = self.clone();
+        let actor = actor.clone();
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move {
+                let current = locked_task(tx, actor.org_id, id).await?;
+                ensure_open(&current)?;
+                check_assignable(tx, actor.org_id, assignee).await?;
+                service.reassign(tx, &actor, current, assignee).await
+            })
+        })
+        .await
+    }
+
+    /// Hands `current` (locked, open) to the checked `assignee`, with `task.assigned`.
+    pub(super) async fn reassign(
+        &self,
+        tx: &mut dyn Transaction,
+        actor: &Actor,
+        current: Task,
+        assignee: AgentId,
+    ) -> Result<Task, ServiceError> {
+        if current.assignee_id == Some(assignee) {
+            return Ok(current);
+        }
+        let now = self.clock.now();
+        let mut task = current.clone();
+        task.assignee_id = Some(assignee);
+        let handed = AuditEvent::TaskAssigned(TaskAssigned {
+            assignee_id: assignee,
+            previous_assignee_id: current.assignee_id,
+        });
+        let event = self.task_event_at(actor, task.id, now, &handed);
+        self.save(tx, &current, task, now, vec![event]).await
+    }
+
+    /// Moves `task` (a changed copy of the locked `current`) to `to` after the checks
+    /// every move shares: blocking dependencies for work, review and done (D-31). Writes
+    /// the `before` events, `task.transitioned`, the closing event, and the outcome's
+    /// credits and reputation.
+    #[allow(clippy::too_many_arguments)] // one private step shared by three use cases
+    async fn move_to(
+        &self,
+        tx: &mut dyn Transaction,
+        actor: &Actor,
+        current: &Task,
+        mut task: Task,
+        to: TaskStatus,
+        reason: Option<Reason>,
+        before: Vec<AuditEvent>,
+        now: OffsetDateTime,
+    ) -> Result<Task, ServiceError> {
+        if matches!(
+            to,
+            TaskStatus::InProgress | TaskStatus::Review | TaskStatus::Done
+        ) {
+            let open = tx.open_blocking_dependencies(actor.org_id, current.id).await?;
+            if !open.is_empty() {
+                return Err(Conflict::OpenDependencies { tasks: open }.into());
+            }
+        }
+        task.status = to;
+        let moved = TaskTransitioned {
+            from: current.status,
+            to,
+            reason: reason.map(|r| r.as_str().to_owned()),
+        };
+        let mut what = before;
+        what.push(AuditEvent::TaskTransitioned(moved.clone()));
+        match to {
+            TaskStatus::Done => what.push(AuditEvent::TaskDone(moved)),
+            TaskStatus::Cancelled => what.push(AuditEvent::TaskCancelled(moved)),
+            _ => {}
+        }
+        let mut events: Vec<_> = what
+            .iter()
+            .map(|w| self.task_event_at(actor, task.id, now, w))
+            .collect();
+        events.extend(self.settle(tx, actor, current, &task, now).await?);
+        self.save(tx, current, task, now, events).await
+    }
+}
