@@ -12,7 +12,8 @@ use common::{
 };
 use futures_executor::block_on;
 use muster_domain::model::{
-    Actor, Author, AgentId, AgentMode, AgentStatus, Event, EventSeverity, OrgId, Task, TaskStatus, UserRole,
+    Actor, AgentId, AgentMode, AgentStatus, Author, Event, EventSeverity, OrgId, Task, TaskStatus,
+    UserRole,
 };
 use muster_domain::ports::{
     Lock, MockTaskRepository, MockTransaction, MockUnitOfWork, Outcome, RepositoryError,

@@ -391,7 +391,7 @@ fn a_storage_failure_on_update_is_reported_and_rolls_back() {
 fn a_failed_event_append_rolls_back_the_status_change() {
     let (service, uow) = {
         let mut tx = MockTransaction::new();
-    no_open_dependencies(&mut tx);
+        no_open_dependencies(&mut tx);
         tx.expect_task()
             .returning(|_, id, _| Ok(Some(sample_task(id, InProgress))));
         tx.expect_update_task().times(1).returning(|_, _| Ok(true));

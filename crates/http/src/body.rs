@@ -61,6 +61,15 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     Ok(value)
 }
 
+/// [`parse_json`] for bodies that may be left out: an empty body is `T::default()`.
+pub fn parse_optional_json<T: DeserializeOwned + Default>(body: &[u8]) -> Result<T, ApiError> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        Ok(T::default())
+    } else {
+        parse_json(body)
+    }
+}
+
 /// Parses a query string into `T`, with the same kind of messages as [`parse_json`].
 pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
     let deserializer =

@@ -108,6 +108,12 @@ impl ResponseError for ApiError {
     }
 }
 
+impl From<muster_domain::ValidationError> for ApiError {
+    fn from(err: muster_domain::ValidationError) -> Self {
+        Self::bad_request(err.message())
+    }
+}
+
 impl From<ServiceError> for ApiError {
     fn from(err: ServiceError) -> Self {
         let status = match &err {

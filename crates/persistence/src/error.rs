@@ -36,6 +36,21 @@ fn unique_key(constraint: Option<&str>, message: &str) -> UniqueKey {
         UniqueKey::UserEmail
     } else if names("organizations_one_default", "organizations.is_default") {
         UniqueKey::DefaultOrganization
+    } else if names(
+        "task_dependencies_task_id_depends_on_id_key",
+        "task_dependencies.task_id, task_dependencies.depends_on_id",
+    ) {
+        UniqueKey::Dependency
+    } else if names(
+        "task_templates_org_id_name_key_key",
+        "task_templates.org_id, task_templates.name_key",
+    ) {
+        UniqueKey::TemplateName
+    } else if names(
+        "agent_capabilities_agent_id_capability_key",
+        "agent_capabilities.agent_id, agent_capabilities.capability",
+    ) {
+        UniqueKey::Capability
     } else {
         UniqueKey::Other(constraint.unwrap_or(message).to_owned())
     }

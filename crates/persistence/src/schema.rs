@@ -93,6 +93,11 @@ diesel::table! {
         created_at -> PortableTimestamp,
         updated_at -> PortableTimestamp,
         version -> BigInt,
+        creator_user_id -> Nullable<PortableUuid>,
+        approved_by -> Nullable<PortableUuid>,
+        approved_at -> Nullable<PortableTimestamp>,
+        status_changed_at -> Nullable<PortableTimestamp>,
+        last_activity_at -> Nullable<PortableTimestamp>,
     }
 }
 
@@ -183,7 +188,129 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    task_dependencies (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        task_id -> PortableUuid,
+        depends_on_id -> PortableUuid,
+        blocking -> Bool,
+        created_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    task_comments (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        task_id -> PortableUuid,
+        agent_id -> Nullable<PortableUuid>,
+        user_id -> Nullable<PortableUuid>,
+        parent_comment_id -> Nullable<PortableUuid>,
+        body -> Text,
+        created_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    escalations (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        task_id -> PortableUuid,
+        reason -> Text,
+        notes -> Nullable<Text>,
+        from_agent_id -> Nullable<PortableUuid>,
+        to_agent_id -> Nullable<PortableUuid>,
+        actor_id -> Nullable<PortableUuid>,
+        automatic -> Bool,
+        created_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableJson, PortableTimestamp, PortableUuid};
+
+    task_templates (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        name -> Text,
+        name_key -> Text,
+        title -> Text,
+        description -> Nullable<Text>,
+        priority -> Text,
+        tags -> PortableJson,
+        approval_required -> Bool,
+        metadata -> PortableJson,
+        created_from_task_id -> Nullable<PortableUuid>,
+        created_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    agent_capabilities (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        agent_id -> PortableUuid,
+        capability -> Text,
+        proficiency -> Text,
+        created_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    credit_ledger (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        agent_id -> PortableUuid,
+        kind -> Text,
+        amount -> BigInt,
+        balance_after -> BigInt,
+        reason -> Nullable<Text>,
+        task_id -> Nullable<PortableUuid>,
+        counterparty_id -> Nullable<PortableUuid>,
+        created_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    reputation_events (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        agent_id -> PortableUuid,
+        kind -> Text,
+        amount -> Integer,
+        reason -> Text,
+        task_id -> Nullable<PortableUuid>,
+        created_at -> PortableTimestamp,
+    }
+}
+
 joinable!(users -> organizations (org_id));
+joinable!(task_dependencies -> organizations (org_id));
+joinable!(task_comments -> tasks (task_id));
+joinable!(escalations -> tasks (task_id));
+joinable!(agent_capabilities -> agents (agent_id));
+joinable!(credit_ledger -> agents (agent_id));
+joinable!(reputation_events -> agents (agent_id));
 joinable!(tasks -> organizations (org_id));
 joinable!(events -> organizations (org_id));
 joinable!(nonces -> agents (agent_id));
@@ -204,4 +331,11 @@ allow_tables_to_appear_in_same_query!(
     recovery_codes,
     api_keys,
     oauth_states,
+    task_dependencies,
+    task_comments,
+    escalations,
+    task_templates,
+    agent_capabilities,
+    credit_ledger,
+    reputation_events,
 );

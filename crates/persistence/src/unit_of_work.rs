@@ -8,8 +8,10 @@ use std::pin::Pin;
 use async_trait::async_trait;
 use diesel_async::{AsyncConnection, AsyncPgConnection};
 use muster_domain::model::{
-    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Email, Event, LoginFamilyId, OAuthState,
-    OrgId, Organization, RefreshToken, RefreshTokenId, Task, TaskId, TokenHash, User, UserId,
+    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Comment, CommentId, DependencyId, Email,
+    Escalation, Event, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization,
+    RefreshToken, RefreshTokenId, ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate,
+    TokenHash, User, UserId,
 };
 use muster_domain::ports::{Lock, RepositoryError, Transaction, UnitOfWork, Work, WorkOutput};
 use muster_domain::service::ServiceError;
@@ -20,12 +22,13 @@ use crate::conn::{Conn, PooledConn};
 use crate::db::SqliteConn;
 use crate::error::from_diesel;
 use crate::queries::{
-    agents, api_keys, events, oauth_states, organizations, recovery_codes, refresh_tokens, tasks,
-    users,
+    agents, api_keys, comments, dependencies, escalations, events, ledger, oauth_states,
+    organizations, recovery_codes, refresh_tokens, tasks, templates, users,
 };
 use crate::rows::{
-    AgentChanges, AgentRow, ApiKeyRow, EventRow, OAuthStateRow, OrganizationRow, RefreshTokenRow,
-    TaskRow, UserChanges, UserRow,
+    AgentChanges, AgentRow, ApiKeyRow, CommentRow, DependencyRow, EscalationRow, EventRow,
+    LedgerRow, OAuthStateRow, OrganizationRow, RefreshTokenRow, ReputationRow, TaskRow,
+    TemplateRow, UserChanges, UserRow,
 };
 
 /// Why a transaction ended without a commit: the store failed, or the work refused.
@@ -309,6 +312,131 @@ impl Transaction for DbTransaction<'_> {
         expected_version: i64,
     ) -> Result<bool, RepositoryError> {
         tasks::update(&mut self.0, &TaskRow::from(task), expected_version)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn touch_task(
+        &mut self,
+        org: OrgId,
+        id: TaskId,
+        at: OffsetDateTime,
+    ) -> Result<(), RepositoryError> {
+        tasks::touch(&mut self.0, org, id, at)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn lock_dependency_graph(&mut self, org: OrgId) -> Result<(), RepositoryError> {
+        dependencies::lock_graph(&mut self.0, org)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn depends_transitively(
+        &mut self,
+        org: OrgId,
+        from: TaskId,
+        to: TaskId,
+    ) -> Result<bool, RepositoryError> {
+        dependencies::reaches(&mut self.0, org, from, to)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn insert_dependency(
+        &mut self,
+        dependency: &TaskDependency,
+    ) -> Result<(), RepositoryError> {
+        dependencies::insert(&mut self.0, &DependencyRow::from(dependency))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn delete_dependency(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+        id: DependencyId,
+    ) -> Result<Option<TaskDependency>, RepositoryError> {
+        let row = dependencies::delete(&mut self.0, org, task, id)
+            .await
+            .map_err(from_diesel)?;
+        Ok(row.map(TaskDependency::from))
+    }
+
+    async fn open_blocking_dependencies(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<Vec<TaskId>, RepositoryError> {
+        let ids = dependencies::open_blocking(&mut self.0, org, task)
+            .await
+            .map_err(from_diesel)?;
+        Ok(ids.into_iter().map(|id| TaskId::from_uuid(id.0)).collect())
+    }
+
+    async fn comment(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+        id: CommentId,
+    ) -> Result<Option<Comment>, RepositoryError> {
+        let row = comments::find(&mut self.0, org, task, id)
+            .await
+            .map_err(from_diesel)?;
+        row.map(Comment::try_from).transpose()
+    }
+
+    async fn insert_comment(&mut self, comment: &Comment) -> Result<(), RepositoryError> {
+        comments::insert(&mut self.0, &CommentRow::from(comment))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn insert_escalation(
+        &mut self,
+        escalation: &Escalation,
+    ) -> Result<bool, RepositoryError> {
+        escalations::insert(&mut self.0, &EscalationRow::from(escalation))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn senior_agent_above(
+        &mut self,
+        org: OrgId,
+        level: Option<Level>,
+    ) -> Result<Option<Agent>, RepositoryError> {
+        let row = agents::senior_above(&mut self.0, org, level)
+            .await
+            .map_err(from_diesel)?;
+        row.map(|r| AgentCredentials::try_from(r).map(|c| c.agent))
+            .transpose()
+    }
+
+    async fn insert_template(&mut self, template: &TaskTemplate) -> Result<(), RepositoryError> {
+        templates::insert(&mut self.0, &TemplateRow::from(template))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn insert_ledger_entries(
+        &mut self,
+        entries: &[LedgerEntry],
+    ) -> Result<(), RepositoryError> {
+        let rows: Vec<LedgerRow> = entries.iter().map(LedgerRow::from).collect();
+        ledger::insert_entries(&mut self.0, &rows)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn insert_reputation_events(
+        &mut self,
+        changes: &[ReputationEvent],
+    ) -> Result<(), RepositoryError> {
+        let rows: Vec<ReputationRow> = changes.iter().map(ReputationRow::from).collect();
+        ledger::insert_reputation(&mut self.0, &rows)
             .await
             .map_err(from_diesel)
     }

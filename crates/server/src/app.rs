@@ -22,6 +22,7 @@ use muster_persistence::{Database, NonceBatcher};
 
 use crate::adapters::{SystemClock, UuidV7Ids};
 use crate::auth_settings::{AuthModeSetting, AuthSettings, LocalPassword};
+use crate::task_settings::TaskSettings;
 
 /// `/ready` asks the database.
 struct DatabaseReadiness(Database);
@@ -33,13 +34,14 @@ impl Readiness for DatabaseReadiness {
     }
 }
 
-/// Builds the HTTP state from a database, the server key and the user-authentication
-/// settings. Starts the nonce writer on the current Tokio runtime; in auth modes `none`
+/// Builds the HTTP state from a database, the server key, the user-authentication
+/// settings and the task settings. Starts the nonce writer on the current Tokio runtime; in auth modes `none`
 /// and `local` makes sure the synthetic owner exists.
 pub async fn app_state(
     db: &Database,
     key: &ServerKey,
     auth: &AuthSettings,
+    task_settings: &TaskSettings,
 ) -> anyhow::Result<AppState> {
     let db = Arc::new(db.clone());
     let clock = Arc::new(SystemClock);
@@ -68,7 +70,8 @@ pub async fn app_state(
         None => None,
     };
     Ok(AppState {
-        tasks: TaskService::new(db.clone(), db.clone(), clock.clone(), ids.clone()),
+        tasks: TaskService::new(db.clone(), db.clone(), clock.clone(), ids.clone())
+            .with_reward(task_settings.task_reward),
         events: EventService::new(db.clone()),
         accounts,
         api_keys: ApiKeyService::new(db.clone(), db.clone(), tokens.clone(), clock.clone(), ids),

@@ -70,6 +70,8 @@ pub struct ServeArgs {
     #[arg(long, env = "MUSTER_AUTH_MODE", value_enum, default_value_t = AuthModeSetting::Full)]
     pub auth_mode: AuthModeSetting,
     #[command(flatten)]
+    pub tasks: crate::task_settings::TaskSettings,
+    #[command(flatten)]
     pub database: DatabaseArgs,
 }
 

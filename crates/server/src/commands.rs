@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, anyhow};
 use muster_auth::keys::ServerKey;
 use muster_domain::ports::{Clock, NonceStore, OrganizationRepository, UserRepository};
+use muster_domain::service::EscalationSweep;
 use muster_http::ServerOptions;
 use muster_persistence::{Database, DatabaseUrl, PoolOptions, run_migrations};
 
@@ -15,6 +16,7 @@ use crate::auth_settings::AuthSettings;
 use crate::bootstrap::{BootstrapInput, bootstrap};
 use crate::cli::{BootstrapArgs, DatabaseArgs, ServeArgs};
 use crate::key::load_server_key;
+use crate::task_settings::sweep_escalations;
 
 /// How often expired nonces and sign-ins are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(60);
@@ -51,7 +53,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // happens before the port opens: once it accepts connections, the server serves and
     // shuts down gracefully.
     let auth = AuthSettings::from_env(args.auth_mode)?;
-    let state = app_state(&db, &key, &auth).await?;
+    let state = app_state(&db, &key, &auth, &args.tasks).await?;
+    let sweep = EscalationSweep::new(state.tasks.clone(), args.tasks.thresholds());
     let listener =
         TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
     let options = ServerOptions {
@@ -62,8 +65,15 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(bind = %args.bind, port = app.port(), database = %db.url().redacted(), "muster is listening");
 
     let purger = tokio::spawn(purge_expired(db.clone()));
+    let sweeper = args
+        .tasks
+        .sweep_every()
+        .map(|every| tokio::spawn(sweep_escalations(sweep, every)));
     let result = app.run_until_stopped().await;
     purger.abort();
+    if let Some(sweeper) = sweeper {
+        sweeper.abort();
+    }
     result.context("server failed")?;
     tracing::info!("muster stopped");
     Ok(())

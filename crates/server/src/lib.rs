@@ -10,3 +10,4 @@ pub mod commands;
 pub mod key;
 pub mod logging;
 pub mod sign;
+pub mod task_settings;

@@ -75,6 +75,13 @@ mod tests {
         );
         assert!(CommentBody::new("  \n ".into()).is_err());
         assert!(CommentBody::new("a\0".into()).is_err());
-        assert_eq!(CommentBody::new("é".repeat(20_000)).unwrap().as_str().chars().count(), 20_000);
+        assert_eq!(
+            CommentBody::new("é".repeat(20_000))
+                .unwrap()
+                .as_str()
+                .chars()
+                .count(),
+            20_000
+        );
     }
 }

@@ -23,24 +23,23 @@ pub use agent::{
     Agent, AgentCredentials, AgentHandle, AgentMode, AgentRole, AgentSecret, AgentStatus, FeePct,
     Level,
 };
+pub use author::Author;
+pub use capability::{Capability, CapabilityName, Proficiency};
+pub use comment::{Comment, CommentBody};
 pub use credentials::{
     AccessGrant, AccessToken, ApiKey, ApiKeyName, ApiKeyScope, BearerSecret, LoginOutcome,
     OAuthState, RefreshToken, TokenHash, TokenPair,
 };
-pub use event::*;
-pub use author::Author;
-pub use capability::{Capability, CapabilityName, Proficiency};
-pub use comment::{Comment, CommentBody};
 pub use dependency::TaskDependency;
 pub use escalation::{Escalation, EscalationReason};
+pub use event::*;
 pub use ids::{
-    AgentId, ApiKeyId, CapabilityId, CommentId, DependencyId, EscalationId, EventId,
-    LedgerEntryId, LoginFamilyId, OrgId, RefreshTokenId, ReputationEventId, TaskId, TemplateId,
-    UserId,
+    AgentId, ApiKeyId, CapabilityId, CommentId, DependencyId, EscalationId, EventId, LedgerEntryId,
+    LoginFamilyId, OrgId, RefreshTokenId, ReputationEventId, TaskId, TemplateId, UserId,
 };
 pub use ledger::{CreditKind, LedgerEntry, ReputationEvent, ReputationKind};
-pub use template::{TaskTemplate, TemplateName};
 pub use organization::{OrgName, Organization};
 pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};
+pub use template::{TaskTemplate, TemplateName};
 pub use text::{Description, Reason, Title};
 pub use user::{Email, LoginThrottle, Password, TotpSettings, User, UserRole};

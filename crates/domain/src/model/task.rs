@@ -217,8 +217,8 @@ pub struct Task {
     pub tags: Tags,
     /// Arbitrary JSON object.
     pub metadata: Metadata,
-    /// Who approved it (decision D-33).
-    pub approved_by: Option<Author>,
+    /// Who approved it (decision D-33): an agent's or a user's UUID.
+    pub approved_by: Option<uuid::Uuid>,
     /// When it was approved.
     pub approved_at: Option<OffsetDateTime>,
     /// When it was created.

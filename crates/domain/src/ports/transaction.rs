@@ -280,8 +280,10 @@ pub trait Transaction: Send {
 
     /// Stores a new dependency; an existing one between the same two tasks is
     /// [`UniqueKey::Dependency`](super::UniqueKey::Dependency).
-    async fn insert_dependency(&mut self, dependency: &TaskDependency)
-    -> Result<(), RepositoryError>;
+    async fn insert_dependency(
+        &mut self,
+        dependency: &TaskDependency,
+    ) -> Result<(), RepositoryError>;
 
     /// Deletes the dependency `id` of `task`; the deleted dependency, or `None`.
     async fn delete_dependency(
@@ -328,8 +330,10 @@ pub trait Transaction: Send {
     async fn insert_template(&mut self, template: &TaskTemplate) -> Result<(), RepositoryError>;
 
     /// Appends movements of credits.
-    async fn insert_ledger_entries(&mut self, entries: &[LedgerEntry])
-    -> Result<(), RepositoryError>;
+    async fn insert_ledger_entries(
+        &mut self,
+        entries: &[LedgerEntry],
+    ) -> Result<(), RepositoryError>;
 
     /// Appends changes of reputation.
     async fn insert_reputation_events(

@@ -5,9 +5,7 @@ use std::cmp::Ordering;
 use serde_json::Value;
 
 use crate::ValidationError;
-use crate::model::{
-    Agent, AgentMode, AgentStatus, CapabilityName, Metadata, Proficiency,
-};
+use crate::model::{Agent, AgentMode, AgentStatus, CapabilityName, Metadata, Proficiency};
 
 /// One capability a task needs, at a least proficiency (any when `None`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,7 +78,10 @@ pub fn requirements(metadata: &Metadata) -> Result<Vec<Requirement>, ValidationE
             }
             _ => return Err(invalid()),
         };
-        if !needed.iter().any(|r| r.capability == requirement.capability) {
+        if !needed
+            .iter()
+            .any(|r| r.capability == requirement.capability)
+        {
             needed.push(requirement);
         }
     }

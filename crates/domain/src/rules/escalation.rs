@@ -59,8 +59,7 @@ pub fn is_due(
                 && now - task.status_changed_at > thresholds.blocked_for(task.priority)
         }
         EscalationReason::StaleTask => {
-            task.status == TaskStatus::InProgress
-                && now - task.last_activity_at > thresholds.stale
+            task.status == TaskStatus::InProgress && now - task.last_activity_at > thresholds.stale
         }
         EscalationReason::SlaBreach => task.due_at.is_some_and(|due| now > due),
         EscalationReason::AssigneeInactive => assignee.is_some_and(|agent| {
@@ -77,7 +76,10 @@ pub fn is_due(
 /// by the caller: active, executing, highest level strictly above, earliest created).
 /// Orchestrators and observers never receive tasks (decision D-55), so a parent that
 /// does not execute is passed over.
-pub fn fallback_target<'a>(parent: Option<&'a Agent>, senior: Option<&'a Agent>) -> Option<&'a Agent> {
+pub fn fallback_target<'a>(
+    parent: Option<&'a Agent>,
+    senior: Option<&'a Agent>,
+) -> Option<&'a Agent> {
     parent
         .filter(|agent| is_eligible(agent))
         .or_else(|| senior.filter(|agent| is_eligible(agent)))

@@ -50,7 +50,11 @@ mod tests {
         ];
         for (reward, fee_pct, keep, fee) in cases {
             let split = split_reward(reward, fee_pct);
-            assert_eq!((split.to_assignee, split.fee), (keep, fee), "{reward} {fee_pct:?}");
+            assert_eq!(
+                (split.to_assignee, split.fee),
+                (keep, fee),
+                "{reward} {fee_pct:?}"
+            );
             assert_eq!(split.to_assignee + split.fee, reward);
         }
     }

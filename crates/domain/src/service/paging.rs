@@ -59,7 +59,11 @@ impl<T, C> Page<T, C> {
         let limit = limit as usize;
         let more = rows.len() > limit;
         rows.truncate(limit);
-        let next_cursor = if more { rows.last().map(cursor_of) } else { None };
+        let next_cursor = if more {
+            rows.last().map(cursor_of)
+        } else {
+            None
+        };
         Self {
             items: rows,
             next_cursor,
@@ -81,7 +85,14 @@ mod tests {
 
     #[test]
     fn limits_are_checked() {
-        let ok = |limit| PageRequest::<u8> { cursor: None, limit }.check().is_ok();
+        let ok = |limit| {
+            PageRequest::<u8> {
+                cursor: None,
+                limit,
+            }
+            .check()
+            .is_ok()
+        };
         assert!(ok(1) && ok(500));
         assert!(!ok(0) && !ok(501));
         assert_eq!(PageRequest::<u8>::first().fetch(), 101);

@@ -9,9 +9,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use muster_domain::model::{
-    Actor, Author, ActorKind, Agent, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Event,
-    FeePct, Level, Metadata, OrgId, Tags, Task, TaskId, TaskPriority, TaskStatus, Title, UserId,
-    UserRole,
+    Actor, ActorKind, Agent, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Author,
+    Event, FeePct, Level, Metadata, OrgId, Tags, Task, TaskId, TaskPriority, TaskStatus, Title,
+    UserId, UserRole,
 };
 use muster_domain::ports::{MockClock, MockIdGenerator};
 use muster_domain::service::NewTask;

@@ -3,6 +3,10 @@
 
 pub mod auth;
 pub mod events;
+pub mod nullable;
+pub mod paging;
+pub mod routing;
+pub mod task_links;
 pub mod tasks;
 pub mod time;
 

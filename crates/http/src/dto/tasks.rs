@@ -1,15 +1,17 @@
 //! `/tasks` shapes.
 
 use muster_domain::model::{
-    AgentId, Description, Metadata, Reason, Tags, Task, TaskId, TaskPriority, TaskStatus, Title,
+    AgentId, Author, Description, Metadata, Reason, Tags, Task, TaskId, TaskPriority, TaskStatus,
+    Title,
 };
 use muster_domain::ports::TaskFilter;
-use muster_domain::service::{NewTask, TaskService};
+use muster_domain::service::{NewTask, TaskPatch, TaskService};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::nullable::Patch;
 use super::time::{DayEdge, parse};
 use crate::ApiError;
 
@@ -56,6 +58,49 @@ impl CreateTaskRequest {
     }
 }
 
+/// Body of `PATCH /tasks/:id` (decision D-39): every field optional; `null` clears
+/// `description` and `dueAt`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PatchTaskRequest {
+    #[serde(default)]
+    title: Patch<String>,
+    #[serde(default)]
+    description: Patch<String>,
+    #[serde(default)]
+    priority: Patch<TaskPriority>,
+    #[serde(default)]
+    due_at: Patch<String>,
+    #[serde(default)]
+    tags: Patch<Vec<String>>,
+    #[serde(default)]
+    metadata: Patch<Value>,
+}
+
+impl PatchTaskRequest {
+    /// Validates every given field into the domain's patch.
+    pub fn into_patch(self) -> Result<TaskPatch, ApiError> {
+        Ok(TaskPatch {
+            title: self
+                .title
+                .required("title")?
+                .map(|t| Title::new(&t))
+                .transpose()?,
+            description: self.description.clearable(Description::new)?,
+            priority: self.priority.required("priority")?,
+            due_at: self
+                .due_at
+                .clearable(|v| parse("dueAt", &v, DayEdge::Start))?,
+            tags: self.tags.required("tags")?.map(Tags::new).transpose()?,
+            metadata: self
+                .metadata
+                .required("metadata")?
+                .map(Metadata::new)
+                .transpose()?,
+        })
+    }
+}
+
 /// Body of `POST /tasks/:id/transition`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -94,7 +139,7 @@ impl ListTasksQuery {
         TaskFilter {
             status: self.status,
             assignee_id: self.assignee_id.map(AgentId::from_uuid),
-            creator_id: self.creator_id.map(AgentId::from_uuid),
+            creator_id: self.creator_id,
             parent_task_id: self.parent_task_id.map(TaskId::from_uuid),
         }
     }
@@ -156,6 +201,9 @@ pub struct TaskResponse {
     due_at: Option<OffsetDateTime>,
     tags: Vec<String>,
     metadata: Value,
+    approved_by: Option<Uuid>,
+    #[serde(serialize_with = "super::time::serialize_option")]
+    approved_at: Option<OffsetDateTime>,
     #[serde(serialize_with = "super::time::serialize")]
     created_at: OffsetDateTime,
     #[serde(serialize_with = "super::time::serialize")]
@@ -172,12 +220,14 @@ impl From<Task> for TaskResponse {
             status: task.status,
             priority: task.priority,
             assignee_id: task.assignee_id.map(AgentId::as_uuid),
-            creator_id: task.creator_id.map(AgentId::as_uuid),
+            creator_id: task.creator.map(Author::as_uuid),
             parent_task_id: task.parent_task_id.map(TaskId::as_uuid),
             approval_required: task.approval_required,
             due_at: task.due_at,
             tags: task.tags.as_slice().to_vec(),
             metadata: task.metadata.to_value(),
+            approved_by: task.approved_by,
+            approved_at: task.approved_at,
             created_at: task.created_at,
             updated_at: task.updated_at,
         }

@@ -6,29 +6,16 @@ mod events;
 mod fallback;
 mod health;
 mod oauth;
+mod routing;
+mod task_links;
 mod tasks;
 
 use actix_web::{HttpRequest, web};
 
 /// Registers every route.
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    tasks(cfg);
     cfg.service(
-        web::resource("/tasks")
-            .route(web::post().to(tasks::create))
-            .route(web::get().to(tasks::list))
-            .default_service(only("GET, POST")),
-    )
-    .service(
-        web::resource("/tasks/{id}")
-            .route(web::get().to(tasks::get))
-            .default_service(only("GET")),
-    )
-    .service(
-        web::resource("/tasks/{id}/transition")
-            .route(web::post().to(tasks::transition))
-            .default_service(only("POST")),
-    )
-    .service(
         web::resource("/events")
             .route(web::get().to(events::list))
             .default_service(only("GET")),
@@ -86,6 +73,68 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .default_service(only("DELETE, GET")),
     )
     .default_service(web::to(fallback::not_found));
+}
+
+/// The `/tasks` family.
+fn tasks(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/tasks")
+            .route(web::post().to(tasks::create))
+            .route(web::get().to(tasks::list))
+            .default_service(only("GET, POST")),
+    )
+    // Before `/tasks/{id}`, which would take "templates" for an id.
+    .service(
+        web::resource("/tasks/templates")
+            .route(web::get().to(routing::templates))
+            .default_service(only("GET")),
+    )
+    .service(post(
+        "/tasks/templates/{id}/instantiate",
+        routing::instantiate,
+    ))
+    .service(
+        web::resource("/tasks/{id}")
+            .route(web::get().to(tasks::get))
+            .route(web::patch().to(tasks::update))
+            .default_service(only("GET, PATCH")),
+    )
+    .service(post("/tasks/{id}/transition", tasks::transition))
+    .service(post("/tasks/{id}/approve", tasks::approve))
+    .service(post("/tasks/{id}/assign", tasks::assign))
+    .service(
+        web::resource("/tasks/{id}/dependencies")
+            .route(web::post().to(task_links::add_dependency))
+            .route(web::get().to(task_links::dependencies))
+            .default_service(only("GET, POST")),
+    )
+    .service(
+        web::resource("/tasks/{id}/dependencies/{dep_id}")
+            .route(web::delete().to(task_links::remove_dependency))
+            .default_service(only("DELETE")),
+    )
+    .service(
+        web::resource("/tasks/{id}/comments")
+            .route(web::post().to(task_links::comment))
+            .route(web::get().to(task_links::comments))
+            .default_service(only("GET, POST")),
+    )
+    .service(post("/tasks/{id}/escalate", task_links::escalate))
+    .service(
+        web::resource("/tasks/{id}/escalations")
+            .route(web::get().to(task_links::escalations))
+            .default_service(only("GET")),
+    )
+    .service(post(
+        "/tasks/{id}/create-template",
+        routing::create_template,
+    ))
+    .service(
+        web::resource("/tasks/{id}/candidates")
+            .route(web::get().to(routing::candidates))
+            .default_service(only("GET")),
+    )
+    .service(post("/tasks/{id}/auto-assign", routing::auto_assign));
 }
 
 /// The fallback of a resource: 405 naming the methods it has.

@@ -2,19 +2,22 @@ use actix_web::HttpRequest;
 use actix_web::web::{Data, Json, Path};
 use muster_domain::model::TaskId;
 
+use muster_domain::model::AgentId;
+
 use crate::ApiError;
-use crate::body::{parse_json, parse_query};
+use crate::body::{parse_json, parse_optional_json, parse_query};
 use crate::dto;
+use crate::dto::task_links::{AssignRequest, EmptyRequest};
 use crate::dto::tasks::{
-    CreateTaskRequest, ListTasksQuery, TaskListMeta, TaskPageResponse, TaskResponse,
-    TransitionRequest,
+    CreateTaskRequest, ListTasksQuery, PatchTaskRequest, TaskListMeta, TaskPageResponse,
+    TaskResponse, TransitionRequest,
 };
 use crate::extract::Authenticated;
 use crate::state::AppState;
 
-type Answer<T> = Result<Json<T>, ApiError>;
+pub(super) type Answer<T> = Result<Json<T>, ApiError>;
 
-fn task_id(path: &str) -> Result<TaskId, ApiError> {
+pub(super) fn task_id(path: &str) -> Result<TaskId, ApiError> {
     dto::parse_uuid("id", path).map(TaskId::from_uuid)
 }
 
@@ -40,7 +43,7 @@ pub(super) async fn list(
         .list(&auth.actor, &query.filter(), query.cursor()?, query.limit())
         .await?;
     Ok(Json(TaskPageResponse {
-        data: page.tasks.into_iter().map(TaskResponse::from).collect(),
+        data: page.items.into_iter().map(TaskResponse::from).collect(),
         meta: page.next_cursor.map(|id| TaskListMeta {
             next_cursor: id.to_string(),
         }),
@@ -68,6 +71,45 @@ pub(super) async fn transition(
     let task = state
         .tasks
         .transition(&auth.actor, id, request.status, request.reason()?)
+        .await?;
+    Ok(Json(dto::Data { data: task.into() }))
+}
+
+/// `PATCH /tasks/:id`.
+pub(super) async fn update(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<TaskResponse>> {
+    let id = task_id(&path)?;
+    let changes = parse_json::<PatchTaskRequest>(&auth.body)?.into_patch()?;
+    let task = state.tasks.update(&auth.actor, id, changes).await?;
+    Ok(Json(dto::Data { data: task.into() }))
+}
+
+/// `POST /tasks/:id/approve`.
+pub(super) async fn approve(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<TaskResponse>> {
+    let id = task_id(&path)?;
+    parse_optional_json::<EmptyRequest>(&auth.body)?;
+    let task = state.tasks.approve(&auth.actor, id).await?;
+    Ok(Json(dto::Data { data: task.into() }))
+}
+
+/// `POST /tasks/:id/assign`.
+pub(super) async fn assign(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<TaskResponse>> {
+    let id = task_id(&path)?;
+    let request: AssignRequest = parse_json(&auth.body)?;
+    let task = state
+        .tasks
+        .assign(&auth.actor, id, AgentId::from_uuid(request.assignee_id))
         .await?;
     Ok(Json(dto::Data { data: task.into() }))
 }

@@ -1,7 +1,7 @@
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{AgentHandle, AgentId, OrgId};
+use muster_domain::model::{AgentHandle, AgentId, AgentMode, AgentStatus, Level, OrgId};
 use muster_domain::ports::Lock;
 
 use crate::conn::{Conn, first_locked, on_conn};
@@ -62,4 +62,39 @@ pub(crate) async fn update(
     .set(changes);
     let rows = on_conn!(conn, c => query.execute(c).await)?;
     Ok(rows == 1)
+}
+
+/// The most senior active, executing agent of `org` strictly above `level` (any level
+/// when `None`): highest level, then earliest created.
+pub(crate) async fn senior_above(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    level: Option<Level>,
+) -> QueryResult<Option<AgentRow>> {
+    let floor = level.map_or(0, |l| i32::from(l.get()));
+    on_conn!(conn, c => {
+        agents::table
+            .filter(agents::org_id.eq(db_uuid(org)))
+            .filter(agents::status.eq(AgentStatus::Active.as_str()))
+            .filter(agents::mode.eq(AgentMode::Worker.as_str()))
+            .filter(agents::level.gt(floor))
+            .order((agents::level.desc(), agents::created_at.asc(), agents::id.asc()))
+            .select(AgentRow::as_select())
+            .first(c)
+            .await
+            .optional()
+    })
+}
+
+/// Every active agent of `org`.
+pub(crate) async fn active_of_org(conn: &mut Conn<'_>, org: OrgId) -> QueryResult<Vec<AgentRow>> {
+    on_conn!(conn, c => {
+        agents::table
+            .filter(agents::org_id.eq(db_uuid(org)))
+            .filter(agents::status.eq(AgentStatus::Active.as_str()))
+            .order(agents::id.asc())
+            .select(AgentRow::as_select())
+            .load(c)
+            .await
+    })
 }

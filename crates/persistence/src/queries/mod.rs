@@ -4,11 +4,17 @@
 
 pub(crate) mod agents;
 pub(crate) mod api_keys;
+pub(crate) mod capabilities;
+pub(crate) mod comments;
+pub(crate) mod dependencies;
+pub(crate) mod escalations;
 pub(crate) mod events;
+pub(crate) mod ledger;
 pub(crate) mod nonces;
 pub(crate) mod oauth_states;
 pub(crate) mod organizations;
 pub(crate) mod recovery_codes;
 pub(crate) mod refresh_tokens;
 pub(crate) mod tasks;
+pub(crate) mod templates;
 pub(crate) mod users;

@@ -1,12 +1,17 @@
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{OrgId, TaskId};
-use muster_domain::ports::{Lock, TaskFilter};
+use muster_domain::model::{AgentStatus, OrgId, TaskId, TaskStatus};
+use muster_domain::ports::{Lock, Overdue, TaskFilter};
+use time::OffsetDateTime;
 
 use crate::conn::{Conn, first_locked, on_conn};
 use crate::rows::{TaskRow, db_uuid};
-use crate::schema::tasks;
+use crate::schema::{agents, escalations, tasks};
+use crate::types::{DbTime, DbUuid};
+
+/// The statuses no transition leaves.
+const CLOSED: [&str; 2] = [TaskStatus::Done.as_str(), TaskStatus::Cancelled.as_str()];
 
 /// The task `id` of `org`; with `lock`, the row stays locked until the transaction ends
 /// (PostgreSQL; SQLite's write transactions already run one at a time).
@@ -46,7 +51,11 @@ pub(crate) async fn list(
             query = query.filter(tasks::assignee_id.eq(db_uuid(assignee)));
         }
         if let Some(creator) = filter.creator_id {
-            query = query.filter(tasks::creator_id.eq(db_uuid(creator)));
+            query = query.filter(
+                tasks::creator_id
+                    .eq(db_uuid(creator))
+                    .or(tasks::creator_user_id.eq(db_uuid(creator))),
+            );
         }
         if let Some(parent) = filter.parent_task_id {
             query = query.filter(tasks::parent_task_id.eq(db_uuid(parent)));
@@ -84,4 +93,81 @@ pub(crate) async fn update(
     .set(row);
     let changed = on_conn!(conn, c => query.execute(c).await)?;
     Ok(changed == 1)
+}
+
+/// Stamps activity on the task `id` of `org` without changing it otherwise.
+pub(crate) async fn touch(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    id: TaskId,
+    at: OffsetDateTime,
+) -> QueryResult<()> {
+    let query = diesel::update(
+        tasks::table
+            .filter(tasks::org_id.eq(db_uuid(org)))
+            .filter(tasks::id.eq(db_uuid(id))),
+    )
+    .set(tasks::last_activity_at.eq(Some(DbTime(at))));
+    on_conn!(conn, c => query.execute(c).await)?;
+    Ok(())
+}
+
+/// How many open (not done or cancelled) tasks each agent of `org` holds.
+pub(crate) async fn open_counts(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+) -> QueryResult<Vec<(Option<DbUuid>, i64)>> {
+    on_conn!(conn, c => {
+        tasks::table
+            .filter(tasks::org_id.eq(db_uuid(org)))
+            .filter(tasks::assignee_id.is_not_null())
+            .filter(tasks::status.ne_all(CLOSED))
+            .group_by(tasks::assignee_id)
+            .select((tasks::assignee_id, diesel::dsl::count_star()))
+            .load(c)
+            .await
+    })
+}
+
+/// Tasks across organizations that `query` finds and that were not escalated
+/// automatically for its reason yet, oldest first.
+pub(crate) async fn overdue(
+    conn: &mut Conn<'_>,
+    query: Overdue,
+    limit: u32,
+) -> QueryResult<Vec<(DbUuid, DbUuid)>> {
+    let reason = query.reason().as_str();
+    on_conn!(conn, c, Db => {
+        let escalated = escalations::table
+            .filter(escalations::task_id.eq(tasks::id))
+            .filter(escalations::automatic.eq(true))
+            .filter(escalations::reason.eq(reason));
+        let mut rows = tasks::table
+            .filter(diesel::dsl::not(diesel::dsl::exists(escalated)))
+            .select((tasks::org_id, tasks::id))
+            .into_boxed::<Db>();
+        rows = match query {
+            Overdue::BlockedSince { priority, since } => rows
+                .filter(tasks::status.eq(TaskStatus::Blocked.as_str()))
+                .filter(tasks::priority.eq(priority.as_str()))
+                .filter(tasks::status_changed_at.lt(DbTime(since))),
+            Overdue::IdleSince { since } => rows
+                .filter(tasks::status.eq(TaskStatus::InProgress.as_str()))
+                .filter(tasks::last_activity_at.lt(DbTime(since))),
+            Overdue::PastDue { now } => rows
+                .filter(tasks::status.ne_all(CLOSED))
+                .filter(tasks::due_at.lt(DbTime(now))),
+            Overdue::AssigneeInactive => rows
+                .filter(tasks::status.ne_all(CLOSED))
+                .filter(tasks::assignee_id.eq_any(
+                    agents::table
+                        .filter(agents::status.eq_any([
+                            AgentStatus::Suspended.as_str(),
+                            AgentStatus::Revoked.as_str(),
+                        ]))
+                        .select(agents::id.nullable()),
+                )),
+        };
+        rows.order(tasks::id.asc()).limit(i64::from(limit)).load(c).await
+    })
 }

@@ -1,10 +1,16 @@
+use std::collections::HashMap;
+
 use async_trait::async_trait;
-use muster_domain::model::{OrgId, Task, TaskId};
-use muster_domain::ports::{RepositoryError, TaskFilter, TaskRepository};
+use muster_domain::model::{
+    AgentCredentials, Capability, Comment, CommentId, Escalation, EscalationId, OrgId, Task,
+    TaskDependency, TaskId, TaskTemplate, TemplateId,
+};
+use muster_domain::ports::{Overdue, RepositoryError, TaskFilter, TaskRepository};
+use muster_domain::rules::candidates::RosterEntry;
 
 use crate::Database;
 use crate::error::from_diesel;
-use crate::queries::tasks;
+use crate::queries::{agents, capabilities, comments, dependencies, escalations, tasks, templates};
 
 #[async_trait]
 impl TaskRepository for Database {
@@ -28,5 +34,124 @@ impl TaskRepository for Database {
             .await
             .map_err(from_diesel)?;
         rows.into_iter().map(Task::try_from).collect()
+    }
+
+    async fn dependencies(
+        &self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<Vec<TaskDependency>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = dependencies::of_task(&mut pooled.conn(), org, task)
+            .await
+            .map_err(from_diesel)?;
+        Ok(rows.into_iter().map(TaskDependency::from).collect())
+    }
+
+    async fn comments(
+        &self,
+        org: OrgId,
+        task: TaskId,
+        after: Option<CommentId>,
+        limit: u32,
+    ) -> Result<Vec<Comment>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = comments::of_task(&mut pooled.conn(), org, task, after, limit)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(Comment::try_from).collect()
+    }
+
+    async fn escalations(
+        &self,
+        org: OrgId,
+        task: TaskId,
+        after: Option<EscalationId>,
+        limit: u32,
+    ) -> Result<Vec<Escalation>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = escalations::of_task(&mut pooled.conn(), org, task, after, limit)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(Escalation::try_from).collect()
+    }
+
+    async fn templates(
+        &self,
+        org: OrgId,
+        before: Option<TemplateId>,
+        limit: u32,
+    ) -> Result<Vec<TaskTemplate>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = templates::list(&mut pooled.conn(), org, before, limit)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(TaskTemplate::try_from).collect()
+    }
+
+    async fn template(
+        &self,
+        org: OrgId,
+        id: TemplateId,
+    ) -> Result<Option<TaskTemplate>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let row = templates::find(&mut pooled.conn(), org, id)
+            .await
+            .map_err(from_diesel)?;
+        row.map(TaskTemplate::try_from).transpose()
+    }
+
+    async fn roster(&self, org: OrgId) -> Result<Vec<RosterEntry>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let mut conn = pooled.conn();
+        let agents = agents::active_of_org(&mut conn, org)
+            .await
+            .map_err(from_diesel)?;
+        let mut skills: HashMap<uuid::Uuid, Vec<_>> = HashMap::new();
+        for row in capabilities::of_org(&mut conn, org)
+            .await
+            .map_err(from_diesel)?
+        {
+            let capability = Capability::try_from(row)?;
+            skills
+                .entry(capability.agent_id.as_uuid())
+                .or_default()
+                .push((capability.name, capability.proficiency));
+        }
+        let open: HashMap<uuid::Uuid, i64> = tasks::open_counts(&mut conn, org)
+            .await
+            .map_err(from_diesel)?
+            .into_iter()
+            .filter_map(|(agent, count)| agent.map(|a| (a.0, count)))
+            .collect();
+        agents
+            .into_iter()
+            .map(|row| {
+                let agent = AgentCredentials::try_from(row)?.agent;
+                let id = agent.id.as_uuid();
+                Ok(RosterEntry {
+                    capabilities: skills.remove(&id).unwrap_or_default(),
+                    open_tasks: open
+                        .get(&id)
+                        .map_or(0, |n| u32::try_from(*n).unwrap_or(u32::MAX)),
+                    agent,
+                })
+            })
+            .collect()
+    }
+
+    async fn overdue(
+        &self,
+        query: Overdue,
+        limit: u32,
+    ) -> Result<Vec<(OrgId, TaskId)>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = tasks::overdue(&mut pooled.conn(), query, limit)
+            .await
+            .map_err(from_diesel)?;
+        Ok(rows
+            .into_iter()
+            .map(|(org, id)| (OrgId::from_uuid(org.0), TaskId::from_uuid(id.0)))
+            .collect())
     }
 }

@@ -3,22 +3,34 @@
 
 mod agent;
 mod api_key;
+mod capability;
+mod comment;
+mod dependency;
+mod escalation;
 mod event;
+mod ledger;
 mod oauth_state;
 mod organization;
 mod recovery_code;
 mod refresh_token;
 mod task;
+mod template;
 mod user;
 
 pub(crate) use agent::{AgentChanges, AgentRow};
 pub(crate) use api_key::ApiKeyRow;
+pub(crate) use capability::CapabilityRow;
+pub(crate) use comment::CommentRow;
+pub(crate) use dependency::DependencyRow;
+pub(crate) use escalation::EscalationRow;
 pub(crate) use event::EventRow;
+pub(crate) use ledger::{LedgerRow, ReputationRow};
 pub(crate) use oauth_state::OAuthStateRow;
 pub(crate) use organization::OrganizationRow;
 pub(crate) use recovery_code::RecoveryCodeRow;
 pub(crate) use refresh_token::RefreshTokenRow;
 pub(crate) use task::TaskRow;
+pub(crate) use template::TemplateRow;
 pub(crate) use user::{UserChanges, UserRow};
 
 use muster_domain::model::TokenHash;

@@ -1,6 +1,7 @@
 use diesel::prelude::*;
 use muster_domain::model::{
-    AgentId, Description, Metadata, OrgId, Tags, Task, TaskId, TaskPriority, TaskStatus, Title,
+    AgentId, Author, Description, Metadata, OrgId, Tags, Task, TaskId, TaskPriority, TaskStatus,
+    Title, UserId,
 };
 use muster_domain::ports::RepositoryError;
 
@@ -28,6 +29,11 @@ pub(crate) struct TaskRow {
     pub created_at: DbTime,
     pub updated_at: DbTime,
     pub version: i64,
+    pub creator_user_id: Option<DbUuid>,
+    pub approved_by: Option<DbUuid>,
+    pub approved_at: Option<DbTime>,
+    pub status_changed_at: Option<DbTime>,
+    pub last_activity_at: Option<DbTime>,
 }
 
 impl From<&Task> for TaskRow {
@@ -40,7 +46,10 @@ impl From<&Task> for TaskRow {
             status: task.status.as_str().to_owned(),
             priority: task.priority.as_str().to_owned(),
             assignee_id: task.assignee_id.map(|id| DbUuid(id.as_uuid())),
-            creator_id: task.creator_id.map(|id| DbUuid(id.as_uuid())),
+            creator_id: task
+                .creator
+                .and_then(Author::agent)
+                .map(|id| DbUuid(id.as_uuid())),
             parent_task_id: task.parent_task_id.map(|id| DbUuid(id.as_uuid())),
             approval_required: task.approval_required,
             due_at: task.due_at.map(DbTime),
@@ -49,6 +58,14 @@ impl From<&Task> for TaskRow {
             created_at: DbTime(task.created_at),
             updated_at: DbTime(task.updated_at),
             version: task.version,
+            creator_user_id: task
+                .creator
+                .and_then(Author::user)
+                .map(|id| DbUuid(id.as_uuid())),
+            approved_by: task.approved_by.map(DbUuid),
+            approved_at: task.approved_at.map(DbTime),
+            status_changed_at: Some(DbTime(task.status_changed_at)),
+            last_activity_at: Some(DbTime(task.last_activity_at)),
         }
     }
 }
@@ -73,14 +90,23 @@ impl TryFrom<TaskRow> for Task {
             priority: TaskPriority::parse(&row.priority)
                 .ok_or_else(|| corrupt("task priority", &row.priority))?,
             assignee_id: row.assignee_id.map(|id| AgentId::from_uuid(id.0)),
-            creator_id: row.creator_id.map(|id| AgentId::from_uuid(id.0)),
+            creator: match (row.creator_id, row.creator_user_id) {
+                (Some(agent), _) => Some(Author::Agent(AgentId::from_uuid(agent.0))),
+                (None, Some(user)) => Some(Author::User(UserId::from_uuid(user.0))),
+                (None, None) => None,
+            },
             parent_task_id: row.parent_task_id.map(|id| TaskId::from_uuid(id.0)),
             approval_required: row.approval_required,
             due_at: row.due_at.map(|t| t.0),
             tags: Tags::new(tags).map_err(|e| corrupt("task tags", e))?,
             metadata: Metadata::new(row.metadata.0).map_err(|e| corrupt("task metadata", e))?,
+            approved_by: row.approved_by.map(|id| id.0),
+            approved_at: row.approved_at.map(|t| t.0),
             created_at: row.created_at.0,
             updated_at: row.updated_at.0,
+            // Rows written before these stamps existed count from their last change.
+            status_changed_at: row.status_changed_at.map_or(row.updated_at.0, |t| t.0),
+            last_activity_at: row.last_activity_at.map_or(row.updated_at.0, |t| t.0),
             version: row.version,
         })
     }

@@ -8,9 +8,9 @@ pub mod credentials;
 use diesel::QueryableByName;
 use diesel::sql_types::Text;
 use muster_domain::model::{
-    Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Email, Event,
-    EventId, EventSeverity, FeePct, Level, Metadata, OrgId, OrgName, Organization, Tags, Task,
-    TaskId, TaskPriority, TaskStatus, Title, User, UserId, UserRole, event_types,
+    Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Author,
+    Email, Event, EventId, EventSeverity, FeePct, Level, Metadata, OrgId, OrgName, Organization,
+    Tags, Task, TaskId, TaskPriority, TaskStatus, Title, User, UserId, UserRole, event_types,
 };
 use muster_domain::ports::OrganizationRepository;
 use muster_domain::service::NewOrganization;
@@ -165,14 +165,18 @@ pub fn task(org: OrgId) -> Task {
         status: TaskStatus::Todo,
         priority: TaskPriority::Normal,
         assignee_id: None,
-        creator_id: None,
+        creator: None,
         parent_task_id: None,
         approval_required: false,
         due_at: None,
         tags: Tags::default(),
         metadata: Metadata::default(),
+        approved_by: None,
+        approved_at: None,
         created_at: now,
         updated_at: now,
+        status_changed_at: now,
+        last_activity_at: now,
         version: 1,
     }
 }
@@ -189,7 +193,11 @@ pub fn full_task(seed: &Seed, parent: TaskId) -> Task {
         status: TaskStatus::InProgress,
         priority: TaskPriority::Urgent,
         assignee_id: Some(seed.hr),
-        creator_id: Some(seed.hr),
+        creator: Some(Author::Agent(seed.hr)),
+        approved_by: Some(seed.hr.as_uuid()),
+        approved_at: Some(at_minute(60)),
+        status_changed_at: at_minute(61),
+        last_activity_at: at_minute(62),
         parent_task_id: Some(parent),
         approval_required: true,
         due_at: Some(at_minute(60 * 24 * 30)),

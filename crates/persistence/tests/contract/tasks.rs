@@ -4,7 +4,7 @@
 mod updates;
 
 use crate::writes::Writes;
-use muster_domain::model::{AgentId, Event, OrgId, Task, TaskId, TaskStatus, Title};
+use muster_domain::model::{AgentId, Author, Event, OrgId, Task, TaskId, TaskStatus, Title};
 use muster_domain::ports::{EventLog, TaskFilter, TaskRepository};
 use muster_domain::service::{Conflict, ServiceError};
 use muster_persistence::Database;
@@ -152,7 +152,7 @@ async fn varied_tasks(db: &Database, seed: &Seed) -> (TaskId, Vec<Task>) {
         let new = Task {
             status: statuses[i % 3],
             assignee_id: (i % 2 == 0).then_some(seed.hr),
-            creator_id: ((i / 2) % 2 == 0).then_some(seed.hr),
+            creator: ((i / 2) % 2 == 0).then_some(Author::Agent(seed.hr)),
             parent_task_id: ((i / 3) % 2 == 0).then_some(parent.id),
             ..task(seed.org)
         };
@@ -168,7 +168,9 @@ fn matches(task: &Task, filter: &TaskFilter) -> bool {
         && filter
             .assignee_id
             .is_none_or(|a| task.assignee_id == Some(a))
-        && filter.creator_id.is_none_or(|c| task.creator_id == Some(c))
+        && filter
+            .creator_id
+            .is_none_or(|c| task.creator.map(Author::as_uuid) == Some(c))
         && filter
             .parent_task_id
             .is_none_or(|p| task.parent_task_id == Some(p))
@@ -193,7 +195,7 @@ async fn list_filters_alone_and_combined(db: &Database) {
             ..TaskFilter::default()
         },
         TaskFilter {
-            creator_id: hr,
+            creator_id: hr.map(AgentId::as_uuid),
             ..TaskFilter::default()
         },
         TaskFilter {
@@ -207,18 +209,18 @@ async fn list_filters_alone_and_combined(db: &Database) {
         },
         TaskFilter {
             assignee_id: hr,
-            creator_id: hr,
+            creator_id: hr.map(AgentId::as_uuid),
             ..TaskFilter::default()
         },
         TaskFilter {
-            creator_id: hr,
+            creator_id: hr.map(AgentId::as_uuid),
             parent_task_id: Some(parent),
             ..TaskFilter::default()
         },
         TaskFilter {
             status: Some(TaskStatus::Done),
             assignee_id: hr,
-            creator_id: hr,
+            creator_id: hr.map(AgentId::as_uuid),
             parent_task_id: Some(parent),
         },
         TaskFilter {
@@ -309,7 +311,7 @@ async fn list_never_returns_another_organizations_tasks(db: &Database) {
     let exact = TaskFilter {
         status: Some(foreign.status),
         assignee_id: Some(mine.hr),
-        creator_id: Some(mine.hr),
+        creator_id: Some(mine.hr.as_uuid()),
         parent_task_id: Some(parent.id),
     };
     assert!(list(db, mine.org, &exact, None, 100).await.is_empty());

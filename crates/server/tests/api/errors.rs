@@ -26,10 +26,10 @@ async fn unknown_route_is_a_json_404(app: &TestApp) {
 
 async fn wrong_method_is_a_json_405(app: &TestApp) {
     let path = format!("/tasks/{}", Uuid::now_v7());
-    for method in [Method::DELETE, Method::PUT, Method::PATCH, Method::POST] {
+    for method in [Method::DELETE, Method::PUT, Method::POST] {
         let reply = send(app.signed(&app.org.hr, method.clone(), &path, Some("{}"))).await;
         assert_error(&reply, 405, method.as_str());
-        assert_eq!(reply.headers["allow"], "GET");
+        assert_eq!(reply.headers["allow"], "GET, PATCH");
     }
     let reply = send(app.signed(&app.org.hr, Method::DELETE, "/tasks", None)).await;
     assert_error(&reply, 405, "DELETE");

@@ -14,6 +14,7 @@ use muster_persistence::{DatabaseUrl, Engine};
 use muster_server::app::{Application, app_state};
 pub use muster_server::auth_settings::{AuthModeSetting, AuthSettings, LocalPassword};
 use muster_server::bootstrap::{BootstrapInput, bootstrap};
+use muster_server::task_settings::TaskSettings;
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::Value;
 use uuid::Uuid;
@@ -128,7 +129,9 @@ pub async fn spawn_app_with(engine: Engine, auth: AuthSettings) -> Option<TestAp
         workers: Some(1),
         shutdown_timeout: Duration::from_secs(1),
     };
-    let state = app_state(&db.db, &key, &auth).await.unwrap();
+    let state = app_state(&db.db, &key, &auth, &TaskSettings::default())
+        .await
+        .unwrap();
     let app = Application::build(listener, state, options).unwrap();
     let base = format!("http://127.0.0.1:{}", app.port());
     let handle = app.handle();

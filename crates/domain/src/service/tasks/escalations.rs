@@ -5,8 +5,8 @@ use time::OffsetDateTime;
 
 use super::{TaskService, check_assignable, ensure_open, locked_task};
 use crate::model::{
-    Actor, ActorKind, Agent, AgentId, AuditEvent, Escalation, EscalationId, EscalationReason, OrgId,
-    Reason, Task, TaskEscalated, TaskId,
+    Actor, ActorKind, Agent, AgentId, AuditEvent, Escalation, EscalationId, EscalationReason,
+    OrgId, Reason, Task, TaskEscalated, TaskId,
 };
 use crate::policy;
 use crate::ports::{Lock, Transaction, transact};
@@ -171,10 +171,7 @@ impl TaskService {
 }
 
 /// The task's assignee, share-locked, if it has one.
-async fn assignee_of(
-    tx: &mut dyn Transaction,
-    task: &Task,
-) -> Result<Option<Agent>, ServiceError> {
+async fn assignee_of(tx: &mut dyn Transaction, task: &Task) -> Result<Option<Agent>, ServiceError> {
     match task.assignee_id {
         Some(id) => Ok(tx.agent(task.org_id, id, Lock::Share).await?),
         None => Ok(None),

@@ -199,10 +199,12 @@ impl TaskService {
                     return Ok(current);
                 }
                 let now = service.clock.now();
-                let event =
-                    service.task_event_at(&actor, id, now, &AuditEvent::TaskUpdated(TaskUpdated {
-                        fields,
-                    }));
+                let event = service.task_event_at(
+                    &actor,
+                    id,
+                    now,
+                    &AuditEvent::TaskUpdated(TaskUpdated { fields }),
+                );
                 service.save(tx, &current, task, now, vec![event]).await
             })
         })

@@ -50,7 +50,14 @@ impl TaskService {
                 None => None,
             };
             let split = split_reward(self.reward, parent.as_ref().map(|p| p.management_fee_pct));
-            let earned = self.credit(actor, &mut assignee, split.to_assignee, after, "reward", now);
+            let earned = self.credit(
+                actor,
+                &mut assignee,
+                split.to_assignee,
+                after,
+                "reward",
+                now,
+            );
             ledger.push(earned.0);
             events.push(earned.1);
             if let Some(mut parent) = parent.filter(|_| split.fee > 0) {

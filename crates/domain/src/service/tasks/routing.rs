@@ -24,21 +24,23 @@ impl CandidateQuery {
     pub const MAX_RESULTS: u32 = 100;
 
     /// Checks both ranges.
-    pub fn new(min_coverage: Option<i64>, max_results: Option<i64>) -> Result<Self, ValidationError> {
+    pub fn new(
+        min_coverage: Option<i64>,
+        max_results: Option<i64>,
+    ) -> Result<Self, ValidationError> {
         Ok(Self {
             min_coverage: coverage_threshold(min_coverage.unwrap_or(0))?,
-            max_results: max_results
-                .map_or(Ok(Self::DEFAULT_MAX_RESULTS), |n| {
-                    u32::try_from(n)
-                        .ok()
-                        .filter(|n| (1..=Self::MAX_RESULTS).contains(n))
-                        .ok_or_else(|| {
-                            ValidationError::new(format!(
-                                "maxResults must be between 1 and {}",
-                                Self::MAX_RESULTS
-                            ))
-                        })
-                })?,
+            max_results: max_results.map_or(Ok(Self::DEFAULT_MAX_RESULTS), |n| {
+                u32::try_from(n)
+                    .ok()
+                    .filter(|n| (1..=Self::MAX_RESULTS).contains(n))
+                    .ok_or_else(|| {
+                        ValidationError::new(format!(
+                            "maxResults must be between 1 and {}",
+                            Self::MAX_RESULTS
+                        ))
+                    })
+            })?,
         })
     }
 }

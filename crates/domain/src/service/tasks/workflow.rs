@@ -4,8 +4,8 @@ use time::OffsetDateTime;
 
 use super::{TaskService, check_assignable, ensure_open, locked_task};
 use crate::model::{
-    Actor, AgentId, AuditEvent, Author, Reason, Task, TaskApproved, TaskAssigned, TaskId,
-    TaskStatus, TaskTransitioned,
+    Actor, AgentId, AuditEvent, Reason, Task, TaskApproved, TaskAssigned, TaskId, TaskStatus,
+    TaskTransitioned,
 };
 use crate::policy;
 use crate::ports::{Transaction, transact};
@@ -65,14 +65,23 @@ impl TaskService {
                 policy::may_approve(&actor, &current)?;
                 let now = service.clock.now();
                 let mut task = current.clone();
-                let approver = Author::of(&actor);
+                let approver = actor.actor_id();
                 task.approved_by = approver;
                 task.approved_at = Some(now);
                 let approval = AuditEvent::TaskApproved(TaskApproved {
-                    approved_by: approver.map_or_else(uuid::Uuid::nil, Author::as_uuid),
+                    approved_by: approver.unwrap_or_default(),
                 });
                 service
-                    .move_to(tx, &actor, &current, task, TaskStatus::Done, None, vec![approval], now)
+                    .move_to(
+                        tx,
+                        &actor,
+                        &current,
+                        task,
+                        TaskStatus::Done,
+                        None,
+                        vec![approval],
+                        now,
+                    )
                     .await
             })
         })
@@ -144,7 +153,9 @@ impl TaskService {
             to,
             TaskStatus::InProgress | TaskStatus::Review | TaskStatus::Done
         ) {
-            let open = tx.open_blocking_dependencies(actor.org_id, current.id).await?;
+            let open = tx
+                .open_blocking_dependencies(actor.org_id, current.id)
+                .await?;
             if !open.is_empty() {
                 return Err(Conflict::OpenDependencies { tasks: open }.into());
             }

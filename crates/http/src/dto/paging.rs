@@ -1,0 +1,66 @@
+//! `limit` and `cursor` of the lists the contract leaves unpaged (decision D-7).
+
+use muster_domain::service::{Page, PageRequest};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use crate::ApiError;
+
+/// The paging part of a list's query.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    limit: Option<u32>,
+    cursor: Option<String>,
+}
+
+impl PageQuery {
+    /// The checked request, with the cursor turned into the list's id type.
+    pub fn request<C: From<Uuid>>(&self) -> Result<PageRequest<C>, ApiError> {
+        let cursor = self
+            .cursor
+            .as_deref()
+            .map(|c| {
+                Uuid::parse_str(c).map(C::from).map_err(|_| {
+                    ApiError::bad_request(
+                        "cursor is not valid; pass meta.nextCursor of the previous page",
+                    )
+                })
+            })
+            .transpose()?;
+        Ok(PageRequest {
+            cursor,
+            limit: self.limit.unwrap_or(PageRequest::<C>::DEFAULT_LIMIT),
+        })
+    }
+}
+
+/// `{data: [...]}`, plus `meta: {nextCursor}` only when more remain.
+#[derive(Debug, Serialize)]
+pub struct PageResponse<T> {
+    /// The items.
+    pub data: Vec<T>,
+    /// Present when there is a next page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<NextCursor>,
+}
+
+/// Paging information.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NextCursor {
+    /// Pass as `cursor` to get the next page.
+    pub next_cursor: String,
+}
+
+impl<T> PageResponse<T> {
+    /// The wire form of `page`, each item converted with `into`.
+    pub fn of<I, C: Into<Uuid>>(page: Page<I, C>, into: impl Fn(I) -> T) -> Self {
+        Self {
+            data: page.items.into_iter().map(into).collect(),
+            meta: page.next_cursor.map(|c| NextCursor {
+                next_cursor: c.into().to_string(),
+            }),
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! Shapes of routing (candidates, auto-assign) and templates.
+
+use muster_domain::model::{AgentId, TaskId, TaskPriority, TaskTemplate, TemplateName, Title};
+use muster_domain::rules::candidates::Candidate;
+use muster_domain::service::{AutoAssign, CandidateQuery, TemplateOverrides};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::time::{DayEdge, parse};
+use crate::ApiError;
+
+/// Query of `GET /tasks/:id/candidates`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CandidatesQuery {
+    min_coverage: Option<i64>,
+    max_results: Option<i64>,
+}
+
+impl CandidatesQuery {
+    /// The checked query.
+    pub fn into_query(self) -> Result<CandidateQuery, ApiError> {
+        Ok(CandidateQuery::new(self.min_coverage, self.max_results)?)
+    }
+}
+
+/// A candidate on the wire: `agentId` is the agent's UUID (decision D-9).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CandidateResponse {
+    agent_id: Uuid,
+    name: String,
+    coverage_score: u8,
+    handle: String,
+    level: u8,
+    matched_capabilities: Vec<MatchedCapability>,
+    proficiency_sum: u32,
+    open_tasks: u32,
+    reputation_score: i32,
+}
+
+/// One capability that counted toward a candidate's coverage.
+#[derive(Debug, Serialize)]
+pub struct MatchedCapability {
+    capability: String,
+    proficiency: &'static str,
+}
+
+impl From<Candidate> for CandidateResponse {
+    fn from(c: Candidate) -> Self {
+        Self {
+            agent_id: c.agent.id.as_uuid(),
+            name: c.agent.name,
+            coverage_score: c.coverage,
+            handle: c.agent.handle.as_str().to_owned(),
+            level: c.agent.level.get(),
+            matched_capabilities: c
+                .matched
+                .into_iter()
+                .map(|(name, level)| MatchedCapability {
+                    capability: name.as_str().to_owned(),
+                    proficiency: level.as_str(),
+                })
+                .collect(),
+            proficiency_sum: c.proficiency_sum,
+            open_tasks: c.open_tasks,
+            reputation_score: c.agent.reputation_score,
+        }
+    }
+}
+
+/// Body of `POST /tasks/:id/auto-assign` (may be left out).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AutoAssignRequest {
+    min_coverage: Option<i64>,
+    #[serde(default)]
+    exclude_agent_ids: Vec<Uuid>,
+}
+
+impl AutoAssignRequest {
+    /// The checked request.
+    pub fn into_request(self) -> Result<AutoAssign, ApiError> {
+        let exclude = self
+            .exclude_agent_ids
+            .into_iter()
+            .map(AgentId::from_uuid)
+            .collect();
+        Ok(AutoAssign::new(self.min_coverage, exclude)?)
+    }
+}
+
+/// Body of `POST /tasks/:id/create-template`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTemplateRequest {
+    name: String,
+}
+
+impl CreateTemplateRequest {
+    /// The checked name.
+    pub fn name(&self) -> Result<TemplateName, ApiError> {
+        Ok(TemplateName::new(&self.name)?)
+    }
+}
+
+/// Body of `POST /tasks/templates/:id/instantiate` (may be left out).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct InstantiateRequest {
+    title: Option<String>,
+    assignee_id: Option<Uuid>,
+    parent_task_id: Option<Uuid>,
+    due_at: Option<String>,
+}
+
+impl InstantiateRequest {
+    /// The checked overrides.
+    pub fn into_overrides(self) -> Result<TemplateOverrides, ApiError> {
+        Ok(TemplateOverrides {
+            title: self.title.map(|t| Title::new(&t)).transpose()?,
+            assignee_id: self.assignee_id.map(AgentId::from_uuid),
+            parent_task_id: self.parent_task_id.map(TaskId::from_uuid),
+            due_at: self
+                .due_at
+                .map(|v| parse("dueAt", &v, DayEdge::Start))
+                .transpose()?,
+        })
+    }
+}
+
+/// A template on the wire (decision D-38).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TemplateResponse {
+    id: Uuid,
+    name: String,
+    title: String,
+    description: Option<String>,
+    priority: TaskPriority,
+    tags: Vec<String>,
+    approval_required: bool,
+    metadata: Value,
+    created_from_task_id: Option<Uuid>,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+}
+
+impl From<TaskTemplate> for TemplateResponse {
+    fn from(t: TaskTemplate) -> Self {
+        Self {
+            id: t.id.as_uuid(),
+            name: t.name.as_str().to_owned(),
+            title: t.title.as_str().to_owned(),
+            description: t.description.map(|d| d.as_str().to_owned()),
+            priority: t.priority,
+            tags: t.tags.as_slice().to_vec(),
+            approval_required: t.approval_required,
+            metadata: t.metadata.to_value(),
+            created_from_task_id: t.created_from_task_id.map(TaskId::as_uuid),
+            created_at: t.created_at,
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! Handlers of what hangs off a task: dependencies, comments, escalations.
+
+use actix_web::HttpRequest;
+use actix_web::web::{Data, Json, Path};
+use muster_domain::model::{DependencyId, TaskId};
+
+use super::tasks::{Answer, task_id};
+use crate::body::{parse_json, parse_query};
+use crate::dto;
+use crate::dto::paging::{PageQuery, PageResponse};
+use crate::dto::task_links::{
+    CommentRequest, CommentResponse, DataWithMessage, DependencyRequest, DependencyResponse,
+    EscalateRequest, EscalationResponse,
+};
+use crate::extract::Authenticated;
+use crate::state::AppState;
+
+/// `POST /tasks/:id/dependencies`.
+pub(super) async fn add_dependency(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<DependencyResponse>> {
+    let id = task_id(&path)?;
+    let request: DependencyRequest = parse_json(&auth.body)?;
+    let dependency = state
+        .tasks
+        .add_dependency(
+            &auth.actor,
+            id,
+            TaskId::from_uuid(request.depends_on_id),
+            request.blocking,
+        )
+        .await?;
+    Ok(Json(dto::Data {
+        data: dependency.into(),
+    }))
+}
+
+/// `GET /tasks/:id/dependencies` (beyond the contract: what `POST` added).
+pub(super) async fn dependencies(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<Vec<DependencyResponse>>> {
+    let id = task_id(&path)?;
+    let list = state.tasks.dependencies(&auth.actor, id).await?;
+    Ok(Json(dto::Data {
+        data: list.into_iter().map(DependencyResponse::from).collect(),
+    }))
+}
+
+/// `DELETE /tasks/:id/dependencies/:depId`.
+pub(super) async fn remove_dependency(
+    state: Data<AppState>,
+    path: Path<(String, String)>,
+    auth: Authenticated,
+) -> Answer<DataWithMessage<DependencyResponse>> {
+    let (task, dependency) = path.into_inner();
+    let id = task_id(&task)?;
+    let dependency = dto::parse_uuid("depId", &dependency).map(DependencyId::from_uuid)?;
+    let removed = state
+        .tasks
+        .remove_dependency(&auth.actor, id, dependency)
+        .await?;
+    Ok(Json(DataWithMessage {
+        data: removed.into(),
+        message: "Dependency removed".to_owned(),
+    }))
+}
+
+/// `POST /tasks/:id/comments`.
+pub(super) async fn comment(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<CommentResponse>> {
+    let id = task_id(&path)?;
+    let (body, parent) = parse_json::<CommentRequest>(&auth.body)?.into_parts()?;
+    let comment = state.tasks.comment(&auth.actor, id, body, parent).await?;
+    Ok(Json(dto::Data {
+        data: comment.into(),
+    }))
+}
+
+/// `GET /tasks/:id/comments`.
+pub(super) async fn comments(
+    state: Data<AppState>,
+    path: Path<String>,
+    req: HttpRequest,
+    auth: Authenticated,
+) -> Answer<PageResponse<CommentResponse>> {
+    let id = task_id(&path)?;
+    let query: PageQuery = parse_query(req.query_string())?;
+    let page = state
+        .tasks
+        .comments(&auth.actor, id, query.request()?)
+        .await?;
+    Ok(Json(PageResponse::of(page, CommentResponse::from)))
+}
+
+/// `POST /tasks/:id/escalate`.
+pub(super) async fn escalate(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<DataWithMessage<EscalationResponse>> {
+    let id = task_id(&path)?;
+    let new = parse_json::<EscalateRequest>(&auth.body)?.into_escalation()?;
+    let escalation = state.tasks.escalate(&auth.actor, id, new).await?;
+    let message = match escalation.to_agent_id {
+        Some(agent) => format!("Task escalated to agent {agent}"),
+        None => "Task escalated".to_owned(),
+    };
+    Ok(Json(DataWithMessage {
+        data: escalation.into(),
+        message,
+    }))
+}
+
+/// `GET /tasks/:id/escalations`.
+pub(super) async fn escalations(
+    state: Data<AppState>,
+    path: Path<String>,
+    req: HttpRequest,
+    auth: Authenticated,
+) -> Answer<PageResponse<EscalationResponse>> {
+    let id = task_id(&path)?;
+    let query: PageQuery = parse_query(req.query_string())?;
+    let page = state
+        .tasks
+        .escalations(&auth.actor, id, query.request()?)
+        .await?;
+    Ok(Json(PageResponse::of(page, EscalationResponse::from)))
+}

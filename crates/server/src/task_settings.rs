@@ -1,0 +1,117 @@
+//! How tasks pay and escalate: the completion reward (decision D-58) and the escalation
+//! sweep's schedule and thresholds (D-37), from flags or `MUSTER_*` variables.
+
+use std::time::Duration;
+
+use clap::Args;
+use muster_domain::rules::escalation::SweepThresholds;
+use muster_domain::rules::reward::DEFAULT_TASK_REWARD;
+use muster_domain::service::EscalationSweep;
+
+/// The task settings of `muster serve`.
+#[derive(Debug, Clone, Args)]
+pub struct TaskSettings {
+    /// Credits a task pays its assignee when it reaches `done` (its parent takes its
+    /// management fee out of them).
+    #[arg(long, env = "MUSTER_TASK_REWARD", default_value_t = DEFAULT_TASK_REWARD,
+          value_parser = clap::value_parser!(i64).range(0..=1_000_000))]
+    pub task_reward: i64,
+    /// Seconds between two runs of the escalation sweep; 0 turns it off.
+    #[arg(long, env = "MUSTER_ESCALATION_SWEEP_SECS", default_value_t = 60)]
+    pub escalation_sweep_secs: u64,
+    /// Hours a blocked task waits before it escalates, by priority: urgent, high,
+    /// normal, low.
+    #[arg(long, env = "MUSTER_ESCALATION_BLOCKED_HOURS", default_value = "2,8,24,72",
+          value_parser = parse_blocked_hours)]
+    pub escalation_blocked_hours: BlockedHours,
+    /// Hours an in-progress task may go without activity before it escalates.
+    #[arg(long, env = "MUSTER_ESCALATION_STALE_HOURS", default_value_t = 72,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub escalation_stale_hours: u32,
+}
+
+impl Default for TaskSettings {
+    fn default() -> Self {
+        Self {
+            task_reward: DEFAULT_TASK_REWARD,
+            escalation_sweep_secs: 60,
+            escalation_blocked_hours: BlockedHours([2, 8, 24, 72]),
+            escalation_stale_hours: 72,
+        }
+    }
+}
+
+/// Four whole hours, urgent first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BlockedHours(pub [u32; 4]);
+
+fn parse_blocked_hours(value: &str) -> Result<BlockedHours, String> {
+    let hours: Vec<u32> = value
+        .split(',')
+        .map(|part| part.trim().parse::<u32>().ok().filter(|h| *h > 0))
+        .collect::<Option<_>>()
+        .ok_or("expected four positive whole numbers of hours, such as 2,8,24,72")?;
+    <[u32; 4]>::try_from(hours)
+        .map(BlockedHours)
+        .map_err(|_| "expected four values: urgent,high,normal,low".to_owned())
+}
+
+impl TaskSettings {
+    /// The sweep's thresholds.
+    pub fn thresholds(&self) -> SweepThresholds {
+        let hours = |h: u32| time::Duration::hours(i64::from(h));
+        let [urgent, high, normal, low] = self.escalation_blocked_hours.0;
+        SweepThresholds {
+            blocked: [hours(urgent), hours(high), hours(normal), hours(low)],
+            stale: hours(self.escalation_stale_hours),
+        }
+    }
+
+    /// How often the sweep runs; `None` when it is off.
+    pub fn sweep_every(&self) -> Option<Duration> {
+        (self.escalation_sweep_secs > 0).then(|| Duration::from_secs(self.escalation_sweep_secs))
+    }
+}
+
+/// Background worker: runs the escalation sweep every `every`. Several instances may
+/// sweep at once; each task is escalated once per reason all the same.
+pub async fn sweep_escalations(sweep: EscalationSweep, every: Duration) {
+    let mut ticker = tokio::time::interval(every);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        match sweep.run_once().await {
+            Ok(made) if made.is_empty() => {}
+            Ok(made) => tracing::info!(escalated = made.len(), "escalation sweep"),
+            Err(err) => tracing::warn!(%err, "escalation sweep failed"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocked_hours_need_four_positive_numbers() {
+        assert_eq!(
+            parse_blocked_hours("1, 2,3,4"),
+            Ok(BlockedHours([1, 2, 3, 4]))
+        );
+        assert!(parse_blocked_hours("1,2,3").is_err());
+        assert!(parse_blocked_hours("1,2,3,0").is_err());
+        assert!(parse_blocked_hours("a,2,3,4").is_err());
+    }
+
+    #[test]
+    fn defaults_are_the_decided_ones() {
+        assert_eq!(
+            TaskSettings::default().thresholds(),
+            SweepThresholds::default()
+        );
+        assert_eq!(
+            TaskSettings::default().sweep_every(),
+            Some(Duration::from_secs(60))
+        );
+    }
+}

@@ -1,0 +1,16 @@
+DROP TABLE reputation_events;
+DROP TABLE credit_ledger;
+DROP TABLE agent_capabilities;
+DROP TABLE task_templates;
+DROP TABLE escalations;
+DROP TABLE task_comments;
+DROP TABLE task_dependencies;
+DROP INDEX tasks_assignee_open;
+DROP INDEX tasks_due;
+DROP INDEX tasks_status_changed;
+DROP INDEX tasks_org_creator_user;
+ALTER TABLE tasks DROP COLUMN last_activity_at;
+ALTER TABLE tasks DROP COLUMN status_changed_at;
+ALTER TABLE tasks DROP COLUMN approved_at;
+ALTER TABLE tasks DROP COLUMN approved_by;
+ALTER TABLE tasks DROP COLUMN creator_user_id;
