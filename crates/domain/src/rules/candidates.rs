@@ -177,3 +177,153 @@ fn compare(a: &Candidate, b: &Candidate) -> Ordering {
         .then(b.agent.reputation_score.cmp(&a.agent.reputation_score))
         .then_with(|| a.agent.handle.as_str().cmp(b.agent.handle.as_str()))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use time::OffsetDateTime;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::model::{AgentHandle, AgentId, AgentRole, FeePct, Level, OrgId};
+
+    fn agent(handle: &str, reputation: i32) -> Agent {
+        Agent {
+            id: AgentId::from_uuid(Uuid::now_v7()),
+            org_id: OrgId::from_uuid(Uuid::nil()),
+            handle: AgentHandle::new(handle).unwrap(),
+            name: handle.to_uppercase(),
+            level: Level::new(3).unwrap(),
+            model: None,
+            role: AgentRole::Worker,
+            mode: AgentMode::Worker,
+            status: AgentStatus::Active,
+            parent_id: None,
+            current_balance: 0,
+            budget_period_limit: None,
+            budget_period_spent: 0,
+            budget_period_start: OffsetDateTime::UNIX_EPOCH,
+            management_fee_pct: FeePct::default(),
+            reputation_score: reputation,
+            metadata: serde_json::Map::new(),
+            created_at: OffsetDateTime::UNIX_EPOCH,
+        }
+    }
+
+    fn skill(name: &str, level: Proficiency) -> (CapabilityName, Proficiency) {
+        (CapabilityName::new(name).unwrap(), level)
+    }
+
+    fn entry(agent: Agent, skills: &[(&str, Proficiency)], open_tasks: u32) -> RosterEntry {
+        RosterEntry {
+            agent,
+            capabilities: skills.iter().map(|(n, p)| skill(n, *p)).collect(),
+            open_tasks,
+        }
+    }
+
+    fn needs(value: serde_json::Value) -> Vec<Requirement> {
+        requirements(&Metadata::new(json!({ "requiredCapabilities": value })).unwrap()).unwrap()
+    }
+
+    fn order(ranked: &[Candidate]) -> Vec<&str> {
+        ranked.iter().map(|c| c.agent.handle.as_str()).collect()
+    }
+
+    #[test]
+    fn every_tie_break_decides_a_pair() {
+        use Proficiency::{Basic, Expert, Standard};
+        let needed = needs(json!(["rust", "sql"]));
+        let roster = vec![
+            // Coverage decides: 100 beats 50.
+            entry(agent("half", 99), &[("rust", Expert)], 0),
+            // Proficiency sum decides between full coverers: 6 beats 4.
+            entry(agent("experts", 10), &[("rust", Expert), ("sql", Expert)], 9),
+            // Open tasks decide at equal sums (4): 1 beats 2.
+            entry(agent("busy", 90), &[("rust", Standard), ("sql", Standard)], 2),
+            entry(agent("calm", 10), &[("rust", Standard), ("sql", Standard)], 1),
+            // Reputation decides at equal sums (3) and load: 80 beats 70.
+            entry(agent("zeta", 80), &[("rust", Standard), ("sql", Basic)], 0),
+            entry(agent("yota", 70), &[("rust", Standard), ("sql", Basic)], 0),
+            // The handle decides when all else is equal: "alpha" before "beta".
+            entry(agent("beta", 60), &[("rust", Basic), ("sql", Standard)], 0),
+            entry(agent("alpha", 60), &[("rust", Basic), ("sql", Standard)], 0),
+        ];
+        let ranked = rank(&needed, roster);
+        assert_eq!(
+            order(&ranked),
+            ["experts", "calm", "busy", "zeta", "yota", "alpha", "beta", "half"]
+        );
+        let half = ranked.last().unwrap();
+        assert_eq!((half.coverage, half.proficiency_sum), (50, 3));
+        assert_eq!(ranked[0].proficiency_sum, 6);
+    }
+
+    #[test]
+    fn only_active_executing_agents_are_ranked() {
+        let mut suspended = agent("suspended", 50);
+        suspended.status = AgentStatus::Suspended;
+        let mut orchestrator = agent("orchestrator", 50);
+        orchestrator.mode = AgentMode::Orchestrator;
+        let mut observer = agent("observer", 50);
+        observer.mode = AgentMode::Observer;
+        let roster = vec![
+            entry(suspended, &[], 0),
+            entry(orchestrator, &[], 0),
+            entry(observer, &[], 0),
+            entry(agent("worker", 50), &[], 0),
+        ];
+        let ranked = rank(&[], roster);
+        assert_eq!(order(&ranked), ["worker"]);
+        assert_eq!(ranked[0].coverage, 100, "nothing required: everyone covers it");
+    }
+
+    #[test]
+    fn a_minimum_proficiency_must_be_met() {
+        use Proficiency::{Basic, Expert, Standard};
+        let needed = needs(json!([{"capability": "Rust", "minProficiency": "standard"}]));
+        let roster = vec![
+            entry(agent("basic", 50), &[("rust", Basic)], 0),
+            entry(agent("standard", 50), &[("rust", Standard)], 0),
+            entry(agent("expert", 50), &[("rust", Expert)], 0),
+        ];
+        let ranked = rank(&needed, roster);
+        let coverage: Vec<(&str, u8)> = ranked
+            .iter()
+            .map(|c| (c.agent.handle.as_str(), c.coverage))
+            .collect();
+        assert_eq!(
+            coverage,
+            [("expert", 100), ("standard", 100), ("basic", 0)]
+        );
+        assert!(ranked[2].matched.is_empty());
+    }
+
+    #[test]
+    fn requirements_accept_names_and_objects_and_refuse_the_rest() {
+        let needed = needs(json!(["SQL", {"capability": "go"}, "sql", {"capability": "rust", "minProficiency": null}]));
+        let names: Vec<&str> = needed.iter().map(|r| r.capability.as_str()).collect();
+        assert_eq!(names, ["sql", "go", "rust"], "normalized and de-duplicated");
+        assert!(needed.iter().all(|r| r.min.is_none()));
+        assert!(requirements(&Metadata::default()).unwrap().is_empty());
+        for bad in [
+            json!("rust"),
+            json!([1]),
+            json!([{"name": "rust"}]),
+            json!([{"capability": "rust", "minProficiency": "guru"}]),
+            json!([""]),
+        ] {
+            let metadata = Metadata::new(json!({ "requiredCapabilities": bad })).unwrap();
+            assert!(requirements(&metadata).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn coverage_rounds_half_up() {
+        assert_eq!(coverage(0, 4), 0);
+        assert_eq!(coverage(1, 2), 50);
+        assert_eq!(coverage(1, 6), 17);
+        assert_eq!(coverage(5, 6), 83);
+        assert_eq!(coverage(3, 3), 100);
+    }
+}

@@ -84,3 +84,141 @@ pub fn fallback_target<'a>(
         .filter(|agent| is_eligible(agent))
         .or_else(|| senior.filter(|agent| is_eligible(agent)))
 }
+
+#[cfg(test)]
+mod tests {
+    use time::macros::datetime;
+    use uuid::Uuid;
+
+    use super::*;
+    use crate::model::{
+        AgentHandle, AgentId, AgentMode, AgentRole, FeePct, Level, Metadata, OrgId, Tags, TaskId,
+        Title,
+    };
+
+    const NOW: OffsetDateTime = datetime!(2026-06-01 12:00 UTC);
+
+    fn task(status: TaskStatus, priority: TaskPriority) -> Task {
+        Task {
+            id: TaskId::from_uuid(Uuid::nil()),
+            org_id: OrgId::from_uuid(Uuid::nil()),
+            title: Title::new("t").unwrap(),
+            description: None,
+            status,
+            priority,
+            assignee_id: None,
+            creator: None,
+            parent_task_id: None,
+            approval_required: false,
+            due_at: None,
+            tags: Tags::default(),
+            metadata: Metadata::default(),
+            approved_by: None,
+            approved_at: None,
+            created_at: NOW - Duration::days(30),
+            updated_at: NOW,
+            status_changed_at: NOW,
+            last_activity_at: NOW,
+            version: 1,
+        }
+    }
+
+    fn agent(status: AgentStatus, mode: AgentMode) -> Agent {
+        Agent {
+            id: AgentId::from_uuid(Uuid::now_v7()),
+            org_id: OrgId::from_uuid(Uuid::nil()),
+            handle: AgentHandle::new("a").unwrap(),
+            name: "A".into(),
+            level: Level::new(4).unwrap(),
+            model: None,
+            role: AgentRole::Worker,
+            mode,
+            status,
+            parent_id: None,
+            current_balance: 0,
+            budget_period_limit: None,
+            budget_period_spent: 0,
+            budget_period_start: NOW,
+            management_fee_pct: FeePct::default(),
+            reputation_score: 50,
+            metadata: serde_json::Map::new(),
+            created_at: NOW,
+        }
+    }
+
+    #[test]
+    fn blocked_too_long_depends_on_priority() {
+        let limits = SweepThresholds::default();
+        let hours = [
+            (TaskPriority::Urgent, 2),
+            (TaskPriority::High, 8),
+            (TaskPriority::Normal, 24),
+            (TaskPriority::Low, 72),
+        ];
+        for (priority, h) in hours {
+            let mut blocked = task(TaskStatus::Blocked, priority);
+            blocked.status_changed_at = NOW - Duration::hours(h);
+            let due = |t: &Task| is_due(t, None, EscalationReason::BlockedTimeout, &limits, NOW);
+            assert!(!due(&blocked), "{priority:?} exactly at the limit");
+            blocked.status_changed_at -= Duration::seconds(1);
+            assert!(due(&blocked), "{priority:?} past the limit");
+            blocked.status = TaskStatus::InProgress;
+            assert!(!due(&blocked), "{priority:?} no longer blocked");
+        }
+    }
+
+    #[test]
+    fn stale_past_due_and_inactive_assignee() {
+        let limits = SweepThresholds::default();
+        let mut working = task(TaskStatus::InProgress, TaskPriority::Normal);
+        working.last_activity_at = NOW - Duration::hours(72) - Duration::seconds(1);
+        assert!(is_due(&working, None, EscalationReason::StaleTask, &limits, NOW));
+        working.status = TaskStatus::Review;
+        assert!(!is_due(&working, None, EscalationReason::StaleTask, &limits, NOW));
+
+        let mut late = task(TaskStatus::Todo, TaskPriority::Low);
+        assert!(!is_due(&late, None, EscalationReason::SlaBreach, &limits, NOW));
+        late.due_at = Some(NOW);
+        assert!(!is_due(&late, None, EscalationReason::SlaBreach, &limits, NOW));
+        late.due_at = Some(NOW - Duration::seconds(1));
+        assert!(is_due(&late, None, EscalationReason::SlaBreach, &limits, NOW));
+        late.status = TaskStatus::Done;
+        assert!(!is_due(&late, None, EscalationReason::SlaBreach, &limits, NOW), "closed");
+
+        let open = task(TaskStatus::Todo, TaskPriority::Low);
+        for (status, due) in [
+            (AgentStatus::Active, false),
+            (AgentStatus::Pending, false),
+            (AgentStatus::Suspended, true),
+            (AgentStatus::Revoked, true),
+        ] {
+            let assignee = agent(status, AgentMode::Worker);
+            let verdict = is_due(&open, Some(&assignee), EscalationReason::AssigneeInactive, &limits, NOW);
+            assert_eq!(verdict, due, "{status:?}");
+        }
+        assert!(!is_due(&open, None, EscalationReason::AssigneeInactive, &limits, NOW));
+        for reason in [
+            EscalationReason::Manual,
+            EscalationReason::QualityIssues,
+            EscalationReason::CapacityOverflow,
+        ] {
+            assert!(!is_due(&late, None, reason, &limits, NOW), "{reason:?} is never swept");
+        }
+    }
+
+    #[test]
+    fn the_parent_first_if_it_executes_then_the_senior() {
+        let parent = agent(AgentStatus::Active, AgentMode::Worker);
+        let senior = agent(AgentStatus::Active, AgentMode::Worker);
+        let orchestrating = agent(AgentStatus::Active, AgentMode::Orchestrator);
+        let suspended = agent(AgentStatus::Suspended, AgentMode::Worker);
+        assert_eq!(fallback_target(Some(&parent), Some(&senior)).map(|a| a.id), Some(parent.id));
+        assert_eq!(
+            fallback_target(Some(&orchestrating), Some(&senior)).map(|a| a.id),
+            Some(senior.id)
+        );
+        assert_eq!(fallback_target(Some(&suspended), None).map(|a| a.id), None);
+        assert_eq!(fallback_target(None, Some(&senior)).map(|a| a.id), Some(senior.id));
+        assert_eq!(fallback_target(None, Some(&orchestrating)).map(|a| a.id), None);
+    }
+}
