@@ -222,7 +222,7 @@ mod tests {
         }
     }
 
-    fn needs(value: serde_json::Value) -> Vec<Requirement> {
+    fn needs(value: &serde_json::Value) -> Vec<Requirement> {
         requirements(&Metadata::new(json!({ "requiredCapabilities": value })).unwrap()).unwrap()
     }
 
@@ -233,15 +233,27 @@ mod tests {
     #[test]
     fn every_tie_break_decides_a_pair() {
         use Proficiency::{Basic, Expert, Standard};
-        let needed = needs(json!(["rust", "sql"]));
+        let needed = needs(&json!(["rust", "sql"]));
         let roster = vec![
             // Coverage decides: 100 beats 50.
             entry(agent("half", 99), &[("rust", Expert)], 0),
             // Proficiency sum decides between full coverers: 6 beats 4.
-            entry(agent("experts", 10), &[("rust", Expert), ("sql", Expert)], 9),
+            entry(
+                agent("experts", 10),
+                &[("rust", Expert), ("sql", Expert)],
+                9,
+            ),
             // Open tasks decide at equal sums (4): 1 beats 2.
-            entry(agent("busy", 90), &[("rust", Standard), ("sql", Standard)], 2),
-            entry(agent("calm", 10), &[("rust", Standard), ("sql", Standard)], 1),
+            entry(
+                agent("busy", 90),
+                &[("rust", Standard), ("sql", Standard)],
+                2,
+            ),
+            entry(
+                agent("calm", 10),
+                &[("rust", Standard), ("sql", Standard)],
+                1,
+            ),
             // Reputation decides at equal sums (3) and load: 80 beats 70.
             entry(agent("zeta", 80), &[("rust", Standard), ("sql", Basic)], 0),
             entry(agent("yota", 70), &[("rust", Standard), ("sql", Basic)], 0),
@@ -252,7 +264,9 @@ mod tests {
         let ranked = rank(&needed, roster);
         assert_eq!(
             order(&ranked),
-            ["experts", "calm", "busy", "zeta", "yota", "alpha", "beta", "half"]
+            [
+                "experts", "calm", "busy", "zeta", "yota", "alpha", "beta", "half"
+            ]
         );
         let half = ranked.last().unwrap();
         assert_eq!((half.coverage, half.proficiency_sum), (50, 3));
@@ -275,13 +289,16 @@ mod tests {
         ];
         let ranked = rank(&[], roster);
         assert_eq!(order(&ranked), ["worker"]);
-        assert_eq!(ranked[0].coverage, 100, "nothing required: everyone covers it");
+        assert_eq!(
+            ranked[0].coverage, 100,
+            "nothing required: everyone covers it"
+        );
     }
 
     #[test]
     fn a_minimum_proficiency_must_be_met() {
         use Proficiency::{Basic, Expert, Standard};
-        let needed = needs(json!([{"capability": "Rust", "minProficiency": "standard"}]));
+        let needed = needs(&json!([{"capability": "Rust", "minProficiency": "standard"}]));
         let roster = vec![
             entry(agent("basic", 50), &[("rust", Basic)], 0),
             entry(agent("standard", 50), &[("rust", Standard)], 0),
@@ -292,16 +309,15 @@ mod tests {
             .iter()
             .map(|c| (c.agent.handle.as_str(), c.coverage))
             .collect();
-        assert_eq!(
-            coverage,
-            [("expert", 100), ("standard", 100), ("basic", 0)]
-        );
+        assert_eq!(coverage, [("expert", 100), ("standard", 100), ("basic", 0)]);
         assert!(ranked[2].matched.is_empty());
     }
 
     #[test]
     fn requirements_accept_names_and_objects_and_refuse_the_rest() {
-        let needed = needs(json!(["SQL", {"capability": "go"}, "sql", {"capability": "rust", "minProficiency": null}]));
+        let needed = needs(
+            json!(["SQL", {"capability": "go"}, "sql", {"capability": "rust", "minProficiency": null}]),
+        );
         let names: Vec<&str> = needed.iter().map(|r| r.capability.as_str()).collect();
         assert_eq!(names, ["sql", "go", "rust"], "normalized and de-duplicated");
         assert!(needed.iter().all(|r| r.min.is_none()));

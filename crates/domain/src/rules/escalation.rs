@@ -172,18 +172,51 @@ mod tests {
         let limits = SweepThresholds::default();
         let mut working = task(TaskStatus::InProgress, TaskPriority::Normal);
         working.last_activity_at = NOW - Duration::hours(72) - Duration::seconds(1);
-        assert!(is_due(&working, None, EscalationReason::StaleTask, &limits, NOW));
+        assert!(is_due(
+            &working,
+            None,
+            EscalationReason::StaleTask,
+            &limits,
+            NOW
+        ));
         working.status = TaskStatus::Review;
-        assert!(!is_due(&working, None, EscalationReason::StaleTask, &limits, NOW));
+        assert!(!is_due(
+            &working,
+            None,
+            EscalationReason::StaleTask,
+            &limits,
+            NOW
+        ));
 
         let mut late = task(TaskStatus::Todo, TaskPriority::Low);
-        assert!(!is_due(&late, None, EscalationReason::SlaBreach, &limits, NOW));
+        assert!(!is_due(
+            &late,
+            None,
+            EscalationReason::SlaBreach,
+            &limits,
+            NOW
+        ));
         late.due_at = Some(NOW);
-        assert!(!is_due(&late, None, EscalationReason::SlaBreach, &limits, NOW));
+        assert!(!is_due(
+            &late,
+            None,
+            EscalationReason::SlaBreach,
+            &limits,
+            NOW
+        ));
         late.due_at = Some(NOW - Duration::seconds(1));
-        assert!(is_due(&late, None, EscalationReason::SlaBreach, &limits, NOW));
+        assert!(is_due(
+            &late,
+            None,
+            EscalationReason::SlaBreach,
+            &limits,
+            NOW
+        ));
         late.status = TaskStatus::Done;
-        assert!(!is_due(&late, None, EscalationReason::SlaBreach, &limits, NOW), "closed");
+        assert!(
+            !is_due(&late, None, EscalationReason::SlaBreach, &limits, NOW),
+            "closed"
+        );
 
         let open = task(TaskStatus::Todo, TaskPriority::Low);
         for (status, due) in [
@@ -193,16 +226,31 @@ mod tests {
             (AgentStatus::Revoked, true),
         ] {
             let assignee = agent(status, AgentMode::Worker);
-            let verdict = is_due(&open, Some(&assignee), EscalationReason::AssigneeInactive, &limits, NOW);
+            let verdict = is_due(
+                &open,
+                Some(&assignee),
+                EscalationReason::AssigneeInactive,
+                &limits,
+                NOW,
+            );
             assert_eq!(verdict, due, "{status:?}");
         }
-        assert!(!is_due(&open, None, EscalationReason::AssigneeInactive, &limits, NOW));
+        assert!(!is_due(
+            &open,
+            None,
+            EscalationReason::AssigneeInactive,
+            &limits,
+            NOW
+        ));
         for reason in [
             EscalationReason::Manual,
             EscalationReason::QualityIssues,
             EscalationReason::CapacityOverflow,
         ] {
-            assert!(!is_due(&late, None, reason, &limits, NOW), "{reason:?} is never swept");
+            assert!(
+                !is_due(&late, None, reason, &limits, NOW),
+                "{reason:?} is never swept"
+            );
         }
     }
 
@@ -212,13 +260,22 @@ mod tests {
         let senior = agent(AgentStatus::Active, AgentMode::Worker);
         let orchestrating = agent(AgentStatus::Active, AgentMode::Orchestrator);
         let suspended = agent(AgentStatus::Suspended, AgentMode::Worker);
-        assert_eq!(fallback_target(Some(&parent), Some(&senior)).map(|a| a.id), Some(parent.id));
+        assert_eq!(
+            fallback_target(Some(&parent), Some(&senior)).map(|a| a.id),
+            Some(parent.id)
+        );
         assert_eq!(
             fallback_target(Some(&orchestrating), Some(&senior)).map(|a| a.id),
             Some(senior.id)
         );
         assert_eq!(fallback_target(Some(&suspended), None).map(|a| a.id), None);
-        assert_eq!(fallback_target(None, Some(&senior)).map(|a| a.id), Some(senior.id));
-        assert_eq!(fallback_target(None, Some(&orchestrating)).map(|a| a.id), None);
+        assert_eq!(
+            fallback_target(None, Some(&senior)).map(|a| a.id),
+            Some(senior.id)
+        );
+        assert_eq!(
+            fallback_target(None, Some(&orchestrating)).map(|a| a.id),
+            None
+        );
     }
 }
