@@ -316,7 +316,7 @@ mod tests {
     #[test]
     fn requirements_accept_names_and_objects_and_refuse_the_rest() {
         let needed = needs(
-            json!(["SQL", {"capability": "go"}, "sql", {"capability": "rust", "minProficiency": null}]),
+            &json!(["SQL", {"capability": "go"}, "sql", {"capability": "rust", "minProficiency": null}]),
         );
         let names: Vec<&str> = needed.iter().map(|r| r.capability.as_str()).collect();
         assert_eq!(names, ["sql", "go", "rust"], "normalized and de-duplicated");
