@@ -44,7 +44,8 @@ pub struct BenchArgs {
           value_parser = clap::value_parser!(u16).range(1..=4096))]
     connections: u16,
     /// Scenario to run, repeatable (default: all): health, get-task, list-tasks,
-    /// create-task, transition, list-events, mixed. `health` always runs first.
+    /// create-task, transition, list-events, mixed, comment, candidates, login.
+    /// `health` always runs first.
     #[arg(long = "scenario", value_name = "NAME", value_parser = Scenario::parse)]
     scenarios: Vec<Scenario>,
     /// Rewrite docs/benchmarks.md with the results (the analysis section is kept).
