@@ -186,7 +186,10 @@ impl WorkerState {
                 self.created += 1;
                 Call::post(
                     format!("/tasks/{}/comments", self.seeded_task()),
-                    format!(r#"{{"body":"Bench comment {}-{}"}}"#, self.worker, self.created),
+                    format!(
+                        r#"{{"body":"Bench comment {}-{}"}}"#,
+                        self.worker, self.created
+                    ),
                 )
             }
             Op::Candidates => Call::get(format!(

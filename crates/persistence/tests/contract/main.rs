@@ -60,4 +60,6 @@ mod unit_of_work;
 #[cfg(test)]
 mod users;
 #[cfg(test)]
+mod workflow;
+#[cfg(test)]
 mod writes;

@@ -1,0 +1,519 @@
+//! The task workflow's ports on both engines: dependencies and reachability, comments,
+//! escalations (automatic ones once), templates, routing's roster, the sweep's queries,
+//! the most senior agent, and the ledger and reputation rows.
+
+use muster_domain::model::{
+    AgentId, Author, Comment, CommentBody, CommentId, CreditKind, DependencyId, Escalation,
+    EscalationId, EscalationReason, LedgerEntry, LedgerEntryId, Level, Metadata, OrgId, Reason,
+    ReputationEvent, ReputationEventId, ReputationKind, Tags, Task, TaskDependency, TaskId,
+    TaskPriority, TaskStatus, TaskTemplate, TemplateId, TemplateName, Title,
+};
+use muster_domain::ports::{Lock, Overdue, TaskRepository, UniqueKey, transact};
+use muster_domain::service::{Conflict, ServiceError};
+use muster_persistence::Database;
+use serde_json::json;
+use time::Duration;
+
+use crate::support::{Seed, new_id, now_ms, raw_execute, seed_org, task};
+use crate::writes::Writes;
+
+contract_tests!(
+    dependencies_round_trip_and_reach,
+    comments_round_trip_and_page,
+    automatic_escalations_are_stored_once,
+    templates_round_trip_with_unique_names,
+    roster_counts_open_tasks_and_capabilities,
+    overdue_finds_each_reason_until_escalated,
+    senior_agent_is_the_highest_then_earliest,
+    ledger_and_reputation_rows_are_appended,
+);
+
+async fn stored_task(db: &Database, org: OrgId) -> Task {
+    let task = task(org);
+    db.insert(&task, &[]).await.unwrap();
+    task
+}
+
+fn dependency(org: OrgId, from: TaskId, to: TaskId, blocking: bool) -> TaskDependency {
+    TaskDependency {
+        id: DependencyId::from_uuid(new_id()),
+        org_id: org,
+        task_id: from,
+        depends_on_id: to,
+        blocking,
+        created_at: now_ms(),
+    }
+}
+
+async fn add(db: &Database, dependency: &TaskDependency) -> Result<(), ServiceError> {
+    let dependency = dependency.clone();
+    transact(db, move |tx| {
+        Box::pin(async move {
+            tx.lock_dependency_graph(dependency.org_id).await?;
+            tx.insert_dependency(&dependency).await?;
+            Ok(())
+        })
+    })
+    .await
+}
+
+async fn reaches(db: &Database, org: OrgId, from: TaskId, to: TaskId) -> bool {
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.depends_transitively(org, from, to).await?) })
+    })
+    .await
+    .unwrap()
+}
+
+async fn open_of(db: &Database, org: OrgId, task: TaskId) -> Vec<TaskId> {
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.open_blocking_dependencies(org, task).await?) })
+    })
+    .await
+    .unwrap()
+}
+
+async fn dependencies_round_trip_and_reach(db: &Database) {
+    let seed = seed_org(db).await;
+    let org = seed.org;
+    let [a, b, c, d] = [
+        stored_task(db, org).await,
+        stored_task(db, org).await,
+        stored_task(db, org).await,
+        stored_task(db, org).await,
+    ];
+    let ab = dependency(org, a.id, b.id, true);
+    let bc = dependency(org, b.id, c.id, false);
+    add(db, &ab).await.unwrap();
+    add(db, &bc).await.unwrap();
+    assert_eq!(db.dependencies(org, a.id).await.unwrap(), [ab.clone()]);
+    assert!(reaches(db, org, a.id, c.id).await);
+    assert!(!reaches(db, org, c.id, a.id).await);
+    assert!(!reaches(db, org, a.id, d.id).await);
+    let again = add(db, &dependency(org, a.id, b.id, false)).await;
+    assert!(
+        matches!(
+            again,
+            Err(ServiceError::Conflict(Conflict::Duplicate(
+                UniqueKey::Dependency
+            )))
+        ),
+        "{again:?}"
+    );
+    // Only blocking dependencies that are not done hold a task back.
+    assert_eq!(open_of(db, org, a.id).await, [b.id]);
+    assert!(open_of(db, org, b.id).await.is_empty());
+    let done = Task {
+        status: TaskStatus::Done,
+        version: b.version + 1,
+        ..b.clone()
+    };
+    assert!(db.update(&done, b.version, &[]).await.unwrap());
+    assert!(open_of(db, org, a.id).await.is_empty());
+    // Deleting answers the row once, and only from its own task and organization.
+    let other = seed_org(db).await;
+    let delete = |org: OrgId, task: TaskId, id: DependencyId| {
+        transact(db, move |tx| {
+            Box::pin(async move { Ok(tx.delete_dependency(org, task, id).await?) })
+        })
+    };
+    assert_eq!(delete(other.org, a.id, ab.id).await.unwrap(), None);
+    assert_eq!(delete(org, b.id, ab.id).await.unwrap(), None);
+    assert_eq!(delete(org, a.id, ab.id).await.unwrap(), Some(ab.clone()));
+    assert_eq!(delete(org, a.id, ab.id).await.unwrap(), None);
+    assert!(!reaches(db, org, a.id, c.id).await);
+}
+
+fn comment(
+    seed: &Seed,
+    task: TaskId,
+    author: Option<Author>,
+    parent: Option<CommentId>,
+) -> Comment {
+    Comment {
+        id: CommentId::from_uuid(new_id()),
+        org_id: seed.org,
+        task_id: task,
+        author,
+        parent_comment_id: parent,
+        body: CommentBody::new("ünïcode 'quotes' *markdown*".into()).unwrap(),
+        created_at: now_ms(),
+    }
+}
+
+async fn comments_round_trip_and_page(db: &Database) {
+    let seed = seed_org(db).await;
+    let t = stored_task(db, seed.org).await;
+    let first = comment(&seed, t.id, Some(Author::Agent(seed.hr)), None);
+    let second = comment(
+        &seed,
+        t.id,
+        Some(Author::User(seed.new.admin.id)),
+        Some(first.id),
+    );
+    let third = comment(&seed, t.id, None, None);
+    let later = now_ms() + Duration::hours(1);
+    let written = [first.clone(), second.clone(), third.clone()];
+    let (org, id) = (seed.org, t.id);
+    transact(db, move |tx| {
+        Box::pin(async move {
+            for c in &written {
+                tx.insert_comment(c).await?;
+            }
+            tx.touch_task(org, id, later).await?;
+            Ok(())
+        })
+    })
+    .await
+    .unwrap();
+    let all = db.comments(seed.org, t.id, None, 10).await.unwrap();
+    assert_eq!(all, [first.clone(), second.clone(), third.clone()]);
+    let rest = db
+        .comments(seed.org, t.id, Some(first.id), 1)
+        .await
+        .unwrap();
+    assert_eq!(rest, [second.clone()]);
+    let found = transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.comment(org, id, first.id).await?) })
+    })
+    .await
+    .unwrap();
+    assert!(found.is_some());
+    let other_task = stored_task(db, seed.org).await.id;
+    let wrong_task = transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.comment(org, other_task, second.id).await?) })
+    })
+    .await
+    .unwrap();
+    assert_eq!(wrong_task, None);
+    let touched = db.get(seed.org, t.id).await.unwrap().unwrap();
+    assert_eq!(touched.last_activity_at, later);
+    assert_eq!(touched.version, t.version, "activity is not a change");
+}
+
+fn escalation(seed: &Seed, task: TaskId, reason: EscalationReason, automatic: bool) -> Escalation {
+    Escalation {
+        id: EscalationId::from_uuid(new_id()),
+        org_id: seed.org,
+        task_id: task,
+        reason,
+        notes: Some(Reason::new("see ticket".into()).unwrap()),
+        from_agent_id: Some(seed.hr),
+        to_agent_id: None,
+        actor_id: automatic.then_some(seed.hr.as_uuid()),
+        automatic,
+        created_at: now_ms(),
+    }
+}
+
+async fn insert_escalation(db: &Database, e: &Escalation) -> bool {
+    let e = e.clone();
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.insert_escalation(&e).await?) })
+    })
+    .await
+    .unwrap()
+}
+
+async fn automatic_escalations_are_stored_once(db: &Database) {
+    let seed = seed_org(db).await;
+    let t = stored_task(db, seed.org).await;
+    let manual = escalation(&seed, t.id, EscalationReason::SlaBreach, false);
+    let manual_again = escalation(&seed, t.id, EscalationReason::SlaBreach, false);
+    let swept = escalation(&seed, t.id, EscalationReason::SlaBreach, true);
+    let swept_again = escalation(&seed, t.id, EscalationReason::SlaBreach, true);
+    let other_reason = escalation(&seed, t.id, EscalationReason::StaleTask, true);
+    assert!(insert_escalation(db, &manual).await);
+    assert!(
+        insert_escalation(db, &manual_again).await,
+        "people may repeat"
+    );
+    assert!(insert_escalation(db, &swept).await);
+    assert!(
+        !insert_escalation(db, &swept_again).await,
+        "the sweep may not"
+    );
+    assert!(insert_escalation(db, &other_reason).await);
+    let stored = db.escalations(seed.org, t.id, None, 10).await.unwrap();
+    assert_eq!(stored, [manual, manual_again, swept.clone(), other_reason]);
+    let page = db
+        .escalations(seed.org, t.id, Some(swept.id), 10)
+        .await
+        .unwrap();
+    assert_eq!(page.len(), 1);
+}
+
+fn template(org: OrgId, name: &str) -> TaskTemplate {
+    TaskTemplate {
+        id: TemplateId::from_uuid(new_id()),
+        org_id: org,
+        name: TemplateName::new(name).unwrap(),
+        title: Title::new("Weekly report").unwrap(),
+        description: Some(muster_domain::model::Description::new("# Body".into()).unwrap()),
+        priority: TaskPriority::High,
+        tags: Tags::new(vec!["ops".into(), "ünï".into()]).unwrap(),
+        approval_required: true,
+        metadata: Metadata::new(json!({"requiredCapabilities": ["sql"], "n": 2.5})).unwrap(),
+        created_from_task_id: None,
+        created_at: now_ms(),
+    }
+}
+
+async fn insert_template(db: &Database, t: &TaskTemplate) -> Result<(), ServiceError> {
+    let t = t.clone();
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.insert_template(&t).await?) })
+    })
+    .await
+}
+
+async fn templates_round_trip_with_unique_names(db: &Database) {
+    let seed = seed_org(db).await;
+    let source = stored_task(db, seed.org).await;
+    let first = TaskTemplate {
+        created_from_task_id: Some(source.id),
+        ..template(seed.org, "Weekly Report")
+    };
+    let second = TaskTemplate {
+        description: None,
+        tags: Tags::default(),
+        metadata: Metadata::default(),
+        approval_required: false,
+        ..template(seed.org, "Daily")
+    };
+    insert_template(db, &first).await.unwrap();
+    insert_template(db, &second).await.unwrap();
+    let clash = insert_template(db, &template(seed.org, "weekly report")).await;
+    assert!(
+        matches!(
+            clash,
+            Err(ServiceError::Conflict(Conflict::Duplicate(
+                UniqueKey::TemplateName
+            )))
+        ),
+        "{clash:?}"
+    );
+    let other = seed_org(db).await;
+    insert_template(db, &template(other.org, "weekly report"))
+        .await
+        .unwrap();
+    assert_eq!(
+        db.templates(seed.org, None, 10).await.unwrap(),
+        [second.clone(), first.clone()]
+    );
+    assert_eq!(
+        db.templates(seed.org, Some(second.id), 10).await.unwrap(),
+        [first.clone()]
+    );
+    assert_eq!(db.template(seed.org, first.id).await.unwrap(), Some(first));
+    assert_eq!(db.template(other.org, second.id).await.unwrap(), None);
+}
+
+async fn insert_capability(db: &Database, seed: &Seed, agent: AgentId, name: &str, level: &str) {
+    let sql = format!(
+        "INSERT INTO agent_capabilities (id, org_id, agent_id, capability, proficiency, created_at) \
+         VALUES ('{}', '{}', '{agent}', '{name}', '{level}', '2026-01-01T00:00:00.000Z')",
+        new_id(),
+        seed.org
+    );
+    raw_execute(db, &sql).await.unwrap();
+}
+
+async fn roster_counts_open_tasks_and_capabilities(db: &Database) {
+    let seed = seed_org(db).await;
+    insert_capability(db, &seed, seed.hr, "rust", "expert").await;
+    insert_capability(db, &seed, seed.hr, "sql", "basic").await;
+    for status in [TaskStatus::Todo, TaskStatus::Blocked, TaskStatus::Done] {
+        let t = Task {
+            assignee_id: Some(seed.hr),
+            status,
+            ..task(seed.org)
+        };
+        db.insert(&t, &[]).await.unwrap();
+    }
+    let other = seed_org(db).await;
+    let roster = db.roster(seed.org).await.unwrap();
+    assert_eq!(roster.len(), 1, "only the organization's active agents");
+    let entry = &roster[0];
+    assert_eq!(entry.agent.id, seed.hr);
+    assert_eq!(entry.open_tasks, 2, "done tasks are not open");
+    let mut skills: Vec<(String, &str)> = entry
+        .capabilities
+        .iter()
+        .map(|(n, p)| (n.as_str().to_owned(), p.as_str()))
+        .collect();
+    skills.sort();
+    assert_eq!(
+        skills,
+        [("rust".to_owned(), "expert"), ("sql".to_owned(), "basic")]
+    );
+    let theirs = db.roster(other.org).await.unwrap();
+    assert!(theirs[0].capabilities.is_empty());
+    assert_eq!(theirs[0].open_tasks, 0);
+}
+
+async fn overdue_finds_each_reason_until_escalated(db: &Database) {
+    let seed = seed_org(db).await;
+    let now = now_ms();
+    let old = now - Duration::days(10);
+    let blocked = Task {
+        status: TaskStatus::Blocked,
+        priority: TaskPriority::Urgent,
+        status_changed_at: old,
+        ..task(seed.org)
+    };
+    let idle = Task {
+        status: TaskStatus::InProgress,
+        last_activity_at: old,
+        ..task(seed.org)
+    };
+    let late = Task {
+        due_at: Some(old),
+        ..task(seed.org)
+    };
+    let late_but_done = Task {
+        status: TaskStatus::Done,
+        due_at: Some(old),
+        ..task(seed.org)
+    };
+    for t in [&blocked, &idle, &late, &late_but_done] {
+        db.insert(t, &[]).await.unwrap();
+    }
+    let found = |query| async move {
+        db.overdue(query, 100)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|(_, id)| id)
+            .collect::<Vec<_>>()
+    };
+    let blocked_query = Overdue::BlockedSince {
+        priority: TaskPriority::Urgent,
+        since: now - Duration::hours(2),
+    };
+    assert_eq!(found(blocked_query).await, [blocked.id]);
+    let high = Overdue::BlockedSince {
+        priority: TaskPriority::High,
+        since: now,
+    };
+    assert!(found(high).await.is_empty(), "another priority");
+    let idle_query = Overdue::IdleSince {
+        since: now - Duration::hours(72),
+    };
+    assert_eq!(found(idle_query).await, [idle.id]);
+    assert_eq!(found(Overdue::PastDue { now }).await, [late.id]);
+    assert!(found(Overdue::AssigneeInactive).await.is_empty());
+    let assigned = Task {
+        assignee_id: Some(seed.hr),
+        ..task(seed.org)
+    };
+    db.insert(&assigned, &[]).await.unwrap();
+    raw_execute(
+        db,
+        &format!(
+            "UPDATE agents SET status = 'suspended' WHERE id = '{}'",
+            seed.hr
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(found(Overdue::AssigneeInactive).await, [assigned.id]);
+    // Once escalated automatically for its reason, a task is not found again for it.
+    let swept = Escalation {
+        task_id: late.id,
+        ..escalation(&seed, late.id, EscalationReason::SlaBreach, true)
+    };
+    assert!(insert_escalation(db, &swept).await);
+    assert!(found(Overdue::PastDue { now }).await.is_empty());
+    let manual = escalation(&seed, idle.id, EscalationReason::StaleTask, false);
+    assert!(insert_escalation(db, &manual).await);
+    assert_eq!(
+        found(idle_query).await,
+        [idle.id],
+        "a manual one does not count"
+    );
+}
+
+async fn senior_agent_is_the_highest_then_earliest(db: &Database) {
+    let seed = seed_org(db).await;
+    // The HR agent is level 10 and active: the senior of everyone below 10.
+    let senior = |level: Option<u8>| {
+        let org = seed.org;
+        transact(db, move |tx| {
+            Box::pin(async move {
+                let level = level.map(|l| Level::new(i64::from(l)).unwrap());
+                Ok(tx.senior_agent_above(org, level).await?.map(|a| a.id))
+            })
+        })
+    };
+    assert_eq!(senior(None).await.unwrap(), Some(seed.hr));
+    assert_eq!(senior(Some(9)).await.unwrap(), Some(seed.hr));
+    assert_eq!(senior(Some(10)).await.unwrap(), None, "strictly above");
+    raw_execute(
+        db,
+        &format!(
+            "UPDATE agents SET mode = 'orchestrator' WHERE id = '{}'",
+            seed.hr
+        ),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        senior(None).await.unwrap(),
+        None,
+        "only agents that execute"
+    );
+}
+
+async fn ledger_and_reputation_rows_are_appended(db: &Database) {
+    let seed = seed_org(db).await;
+    let t = stored_task(db, seed.org).await;
+    let entry = |kind, amount, after| LedgerEntry {
+        id: LedgerEntryId::from_uuid(new_id()),
+        org_id: seed.org,
+        agent_id: seed.hr,
+        kind,
+        amount,
+        balance_after: after,
+        reason: Some("reward".into()),
+        task_id: Some(t.id),
+        counterparty_id: None,
+        created_at: now_ms(),
+    };
+    let entries = vec![
+        entry(CreditKind::Earned, 9, 9),
+        entry(CreditKind::Fee, 1, 10),
+    ];
+    let change = ReputationEvent {
+        id: ReputationEventId::from_uuid(new_id()),
+        org_id: seed.org,
+        agent_id: seed.hr,
+        kind: ReputationKind::TaskCompleted,
+        amount: 5,
+        reason: "done".into(),
+        task_id: Some(t.id),
+        created_at: now_ms(),
+    };
+    let org = seed.org;
+    let hr = seed.hr;
+    transact(db, move |tx| {
+        Box::pin(async move {
+            tx.insert_ledger_entries(&entries).await?;
+            tx.insert_reputation_events(&[change]).await?;
+            // Read back inside the same transaction: the agent row is still there.
+            let agent = tx.agent(org, hr, Lock::Share).await?;
+            assert!(agent.is_some());
+            Ok(())
+        })
+    })
+    .await
+    .unwrap();
+    // Counted by deleting them through a raw connection: `raw_execute` answers the
+    // number of rows a statement touched.
+    let count = |table: &str| {
+        let sql = format!("DELETE FROM {table} WHERE agent_id = '{}'", seed.hr);
+        async move { raw_execute(db, &sql).await.unwrap() }
+    };
+    assert_eq!(count("credit_ledger").await, 2);
+    assert_eq!(count("reputation_events").await, 1);
+}
