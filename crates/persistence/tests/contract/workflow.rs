@@ -86,7 +86,10 @@ async fn dependencies_round_trip_and_reach(db: &Database) {
     let bc = dependency(org, b.id, c.id, false);
     add(db, &ab).await.unwrap();
     add(db, &bc).await.unwrap();
-    assert_eq!(db.dependencies(org, a.id).await.unwrap(), [ab.clone()]);
+    assert_eq!(
+        db.dependencies(org, a.id).await.unwrap(),
+        std::slice::from_ref(&ab)
+    );
     assert!(reaches(db, org, a.id, c.id).await);
     assert!(!reaches(db, org, c.id, a.id).await);
     assert!(!reaches(db, org, a.id, d.id).await);
@@ -172,7 +175,7 @@ async fn comments_round_trip_and_page(db: &Database) {
         .comments(seed.org, t.id, Some(first.id), 1)
         .await
         .unwrap();
-    assert_eq!(rest, [second.clone()]);
+    assert_eq!(rest, std::slice::from_ref(&second));
     let found = transact(db, move |tx| {
         Box::pin(async move { Ok(tx.comment(org, id, first.id).await?) })
     })
@@ -303,7 +306,7 @@ async fn templates_round_trip_with_unique_names(db: &Database) {
     );
     assert_eq!(
         db.templates(seed.org, Some(second.id), 10).await.unwrap(),
-        [first.clone()]
+        std::slice::from_ref(&first)
     );
     assert_eq!(db.template(seed.org, first.id).await.unwrap(), Some(first));
     assert_eq!(db.template(other.org, second.id).await.unwrap(), None);
