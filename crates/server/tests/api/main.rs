@@ -59,4 +59,5 @@ mod task_support;
 mod tasks_create;
 mod tasks_escalation;
 mod tasks_read;
+mod tasks_sweep;
 mod tasks_transition;
