@@ -59,5 +59,6 @@ mod task_support;
 mod tasks_create;
 mod tasks_escalation;
 mod tasks_read;
+mod tasks_routing;
 mod tasks_sweep;
 mod tasks_transition;
