@@ -59,6 +59,7 @@ mod task_support;
 mod tasks_create;
 mod tasks_escalation;
 mod tasks_read;
+mod tasks_rewards;
 mod tasks_routing;
 mod tasks_sweep;
 mod tasks_transition;
