@@ -74,7 +74,9 @@ pub async fn set_agent(app: &TestApp, agent: &Agent, assignments: &str) {
 /// `UPDATE tasks SET {assignments}` on the task `task`.
 pub async fn set_task(app: &TestApp, task: &str, assignments: &str) {
     app.db()
-        .execute(&format!("UPDATE tasks SET {assignments} WHERE id = '{task}'"))
+        .execute(&format!(
+            "UPDATE tasks SET {assignments} WHERE id = '{task}'"
+        ))
         .await;
 }
 
@@ -104,11 +106,7 @@ pub async fn add_capability(
 }
 
 /// The stored agent, read through the persistence port.
-pub async fn agent_record(
-    app: &TestApp,
-    org: &Org,
-    agent: &Agent,
-) -> muster_domain::model::Agent {
+pub async fn agent_record(app: &TestApp, org: &Org, agent: &Agent) -> muster_domain::model::Agent {
     app.db()
         .db
         .get(OrgId::from_uuid(org.id), AgentId::from_uuid(agent.uuid))
@@ -128,7 +126,12 @@ pub async fn reputation(app: &TestApp, org: &Org, agent: &Agent) -> i32 {
 }
 
 /// Creates a task assigned to `assignee` (created by `creator`), answering its id.
-pub async fn assigned_task(app: &TestApp, creator: &Agent, assignee: &Agent, extra: Value) -> String {
+pub async fn assigned_task(
+    app: &TestApp,
+    creator: &Agent,
+    assignee: &Agent,
+    extra: Value,
+) -> String {
     let mut body = json!({ "title": "assigned work", "assigneeId": assignee.uuid });
     if let (Some(body), Value::Object(extra)) = (body.as_object_mut(), extra) {
         body.extend(extra);
@@ -142,12 +145,7 @@ pub async fn walk(app: &TestApp, agent: &Agent, task: &str, path: &[&str]) {
         let reply = app
             .transition(agent, task, &json!({ "status": to }).to_string())
             .await;
-        assert_eq!(
-            reply.status.as_u16(),
-            200,
-            "{task} -> {to}: {}",
-            reply.text
-        );
+        assert_eq!(reply.status.as_u16(), 200, "{task} -> {to}: {}", reply.text);
     }
 }
 

@@ -26,9 +26,18 @@ api_tests!(
 );
 
 /// Escalates `task` as `caller` with `body`.
-async fn escalate(app: &TestApp, caller: &Agent, task: &str, body: &Value) -> crate::helpers::Reply {
-    app.post(caller, &format!("/tasks/{task}/escalate"), &body.to_string())
-        .await
+async fn escalate(
+    app: &TestApp,
+    caller: &Agent,
+    task: &str,
+    body: &Value,
+) -> crate::helpers::Reply {
+    app.post(
+        caller,
+        &format!("/tasks/{task}/escalate"),
+        &body.to_string(),
+    )
+    .await
 }
 
 /// Escalates without naming a target and answers the new assignee (asserting 200).
@@ -83,7 +92,7 @@ async fn escalating_to_a_named_target_reassigns_and_records_it(app: &TestApp) {
     );
     // The record is listed, as answered.
     let listed = escalations_of(app, &app.org.hr, &task).await;
-    assert_eq!(listed, [data.clone()]);
+    assert_eq!(listed, std::slice::from_ref(&data));
     // And audited, as a warning.
     let events = events_typed(app, &app.org.hr, &task, "task.escalated").await;
     assert_eq!(events.len(), 1, "{events:?}");
@@ -140,7 +149,10 @@ async fn without_target_the_assignees_parent_takes_over(app: &TestApp) {
     set_parent(app, &child, &parent).await;
     let task = assigned_task(app, &app.org.hr, &child, json!({})).await;
     // HR (level 10) is more senior, yet the parent comes first.
-    assert_eq!(escalate_to_default(app, &task).await, parent.uuid.to_string());
+    assert_eq!(
+        escalate_to_default(app, &task).await,
+        parent.uuid.to_string()
+    );
 
     let listed = escalations_of(app, &app.org.hr, &task).await;
     assert_eq!(listed.len(), 1);
@@ -319,7 +331,11 @@ async fn invalid_escalation_bodies_are_400_and_change_nothing(app: &TestApp) {
         assert_error(&reply, 400, field);
     }
     let reply = app
-        .post(&app.org.hr, &format!("/tasks/{task}/escalate"), "{\"reason\":")
+        .post(
+            &app.org.hr,
+            &format!("/tasks/{task}/escalate"),
+            "{\"reason\":",
+        )
         .await;
     assert_error(&reply, 400, "JSON");
     unchanged(app, &task, &before).await;

@@ -68,7 +68,8 @@ async fn reputation_rows(app: &TestApp, agent: &Agent) -> Vec<String> {
 
 /// The `credits.earned` payloads of `agent`, oldest first.
 async fn earned(app: &TestApp, agent: &Agent) -> Vec<Value> {
-    let mut events = events_typed(app, &app.org.hr, &agent.uuid.to_string(), "credits.earned").await;
+    let mut events =
+        events_typed(app, &app.org.hr, &agent.uuid.to_string(), "credits.earned").await;
     events.reverse();
     for event in &events {
         assert_eq!(event["entityType"], "agent");
@@ -79,12 +80,16 @@ async fn earned(app: &TestApp, agent: &Agent) -> Vec<Value> {
 
 /// The `reputation.changed` payloads of `agent`, sorted by type.
 async fn reputation_changes(app: &TestApp, agent: &Agent) -> Vec<Value> {
-    let mut events: Vec<Value> =
-        events_typed(app, &app.org.hr, &agent.uuid.to_string(), "reputation.changed")
-            .await
-            .into_iter()
-            .map(|e| e["payload"].clone())
-            .collect();
+    let mut events: Vec<Value> = events_typed(
+        app,
+        &app.org.hr,
+        &agent.uuid.to_string(),
+        "reputation.changed",
+    )
+    .await
+    .into_iter()
+    .map(|e| e["payload"].clone())
+    .collect();
     events.sort_by_key(|p| p["type"].as_str().unwrap_or_default().to_owned());
     events
 }
@@ -140,7 +145,13 @@ async fn done_pays_the_assignee_and_the_parents_fee(app: &TestApp) {
 
 async fn approving_pays_like_finishing(app: &TestApp) {
     let (parent, child) = family(app, 50).await;
-    let task = assigned_task(app, &app.org.hr, &child, json!({ "approvalRequired": true })).await;
+    let task = assigned_task(
+        app,
+        &app.org.hr,
+        &child,
+        json!({ "approvalRequired": true }),
+    )
+    .await;
     walk(app, &child, &task, &["in_progress", "review"]).await;
     assert_eq!(balance(app, &app.org, &child).await, 0);
     let reply = app
@@ -195,7 +206,10 @@ async fn the_fee_is_a_floored_share_of_the_reward(app: &TestApp) {
     let task = assigned_task(app, &app.org.hr, &orphan, json!({})).await;
     walk(app, &orphan, &task, &["in_progress", "done"]).await;
     assert_eq!(balance(app, &app.org, &orphan).await, REWARD);
-    assert_eq!(ledger(app, &orphan).await, [format!("earned:10:10:{task}:-")]);
+    assert_eq!(
+        ledger(app, &orphan).await,
+        [format!("earned:10:10:{task}:-")]
+    );
 }
 
 async fn nothing_is_paid_without_an_assignee_or_before_done(app: &TestApp) {
@@ -203,10 +217,7 @@ async fn nothing_is_paid_without_an_assignee_or_before_done(app: &TestApp) {
     walk(app, &app.org.hr, &task, &["in_progress", "review", "done"]).await;
     assert_eq!(count(app, "credit_ledger").await, 0);
     assert_eq!(count(app, "reputation_events").await, 0);
-    assert_eq!(
-        count(app, "events WHERE type = 'credits.earned'").await,
-        0
-    );
+    assert_eq!(count(app, "events WHERE type = 'credits.earned'").await, 0);
     assert_eq!(
         count(app, "events WHERE type = 'reputation.changed'").await,
         0
@@ -220,7 +231,14 @@ async fn nothing_is_paid_without_an_assignee_or_before_done(app: &TestApp) {
         app,
         &child,
         &task,
-        &["backlog", "todo", "in_progress", "blocked", "in_progress", "review"],
+        &[
+            "backlog",
+            "todo",
+            "in_progress",
+            "blocked",
+            "in_progress",
+            "review",
+        ],
     )
     .await;
     assert_eq!(count(app, "credit_ledger").await, 0);
@@ -237,46 +255,87 @@ async fn nothing_is_paid_without_an_assignee_or_before_done(app: &TestApp) {
     assert_eq!(count(app, "credit_ledger").await, 2);
 }
 
+/// One move sequence and what it is worth to the assignee's reputation.
+struct Outcome {
+    /// The statuses the task goes through after `todo`.
+    path: &'static [&'static str],
+    /// Its due date, as a SQL literal.
+    due: Option<&'static str>,
+    /// The reputation events it writes: type and nominal amount.
+    kinds: &'static [(&'static str, i32)],
+    /// The score afterwards, from 50.
+    score: i32,
+}
+
+const PAST: &str = "'2020-01-01T00:00:00.000Z'";
+const FUTURE: &str = "'2999-01-01T00:00:00.000Z'";
+
+const OUTCOMES: [Outcome; 9] = [
+    Outcome {
+        path: &["in_progress", "done"],
+        due: None,
+        kinds: &[("task_completed", 5)],
+        score: 55,
+    },
+    Outcome {
+        path: &["in_progress", "review", "done"],
+        due: Some(FUTURE),
+        kinds: &[("on_time_delivery", 2), ("task_completed", 5)],
+        score: 57,
+    },
+    Outcome {
+        path: &["in_progress", "done"],
+        due: Some(PAST),
+        kinds: &[("late_delivery", -5), ("task_completed", 5)],
+        score: 50,
+    },
+    Outcome {
+        path: &["in_progress", "cancelled"],
+        due: None,
+        kinds: &[("task_failed", -10)],
+        score: 40,
+    },
+    Outcome {
+        path: &["in_progress", "review", "cancelled"],
+        due: None,
+        kinds: &[("task_failed", -10)],
+        score: 40,
+    },
+    Outcome {
+        path: &["in_progress", "blocked", "cancelled"],
+        due: None,
+        kinds: &[("task_failed", -10)],
+        score: 40,
+    },
+    // Cancelled before work started: no failure.
+    Outcome {
+        path: &["cancelled"],
+        due: None,
+        kinds: &[],
+        score: 50,
+    },
+    Outcome {
+        path: &["backlog", "cancelled"],
+        due: Some(PAST),
+        kinds: &[],
+        score: 50,
+    },
+    Outcome {
+        path: &["in_progress", "review", "in_progress"],
+        due: None,
+        kinds: &[("task_rework", -3)],
+        score: 47,
+    },
+];
+
 async fn reputation_follows_each_outcome(app: &TestApp) {
-    // (path, due date, expected kinds with amounts, final score from 50)
-    let past = "'2020-01-01T00:00:00.000Z'";
-    let cases: [(&[&str], Option<&str>, &[(&str, i32)], i32); 9] = [
-        (&["in_progress", "done"], None, &[("task_completed", 5)], 55),
-        (
-            &["in_progress", "review", "done"],
-            Some("'2999-01-01T00:00:00.000Z'"),
-            &[("on_time_delivery", 2), ("task_completed", 5)],
-            57,
-        ),
-        (
-            &["in_progress", "done"],
-            Some(past),
-            &[("late_delivery", -5), ("task_completed", 5)],
-            50,
-        ),
-        (&["in_progress", "cancelled"], None, &[("task_failed", -10)], 40),
-        (
-            &["in_progress", "review", "cancelled"],
-            None,
-            &[("task_failed", -10)],
-            40,
-        ),
-        (
-            &["in_progress", "blocked", "cancelled"],
-            None,
-            &[("task_failed", -10)],
-            40,
-        ),
-        (&["cancelled"], None, &[], 50),
-        (&["backlog", "cancelled"], Some(past), &[], 50),
-        (
-            &["in_progress", "review", "in_progress"],
-            None,
-            &[("task_rework", -3)],
-            47,
-        ),
-    ];
-    for (path, due, kinds, score) in cases {
+    for outcome in &OUTCOMES {
+        let Outcome {
+            path,
+            due,
+            kinds,
+            score,
+        } = outcome;
         let agent = app.worker(&app.org).await;
         let task = assigned_task(app, &app.org.hr, &agent, json!({})).await;
         if let Some(due) = due {
@@ -285,7 +344,7 @@ async fn reputation_follows_each_outcome(app: &TestApp) {
         walk(app, &agent, &task, path).await;
         assert_eq!(
             reputation(app, &app.org, &agent).await,
-            score,
+            *score,
             "{path:?} due {due:?}"
         );
         let expected: Vec<String> = kinds
@@ -293,8 +352,8 @@ async fn reputation_follows_each_outcome(app: &TestApp) {
             .map(|(kind, amount)| format!("{kind}:{amount}:{task}"))
             .collect();
         assert_eq!(reputation_rows(app, &agent).await, expected, "{path:?}");
-        let changes = reputation_changes(app, &agent).await;
-        let got: Vec<(String, i64)> = changes
+        let got: Vec<(String, i64)> = reputation_changes(app, &agent)
+            .await
             .iter()
             .map(|c| {
                 (
@@ -312,12 +371,26 @@ async fn reputation_follows_each_outcome(app: &TestApp) {
 
     // Rework twice, then finished on time: every cycle counts.
     let agent = app.worker(&app.org).await;
-    let task = assigned_task(app, &app.org.hr, &agent, json!({ "dueAt": "2999-01-01T00:00:00.000Z" })).await;
+    let task = assigned_task(
+        app,
+        &app.org.hr,
+        &agent,
+        json!({ "dueAt": "2999-01-01T00:00:00.000Z" }),
+    )
+    .await;
     walk(
         app,
         &agent,
         &task,
-        &["in_progress", "review", "in_progress", "review", "in_progress", "review", "done"],
+        &[
+            "in_progress",
+            "review",
+            "in_progress",
+            "review",
+            "in_progress",
+            "review",
+            "done",
+        ],
     )
     .await;
     assert_eq!(reputation(app, &app.org, &agent).await, 50 - 3 - 3 + 5 + 2);
@@ -329,7 +402,13 @@ async fn reputation_clamps_but_events_keep_the_nominal_amount(app: &TestApp) {
     // Near the top: +5 and +2 stop at 100.
     let star = app.worker(&app.org).await;
     set_agent(app, &star, "reputation_score = 98").await;
-    let task = assigned_task(app, &app.org.hr, &star, json!({ "dueAt": "2999-01-01T00:00:00.000Z" })).await;
+    let task = assigned_task(
+        app,
+        &app.org.hr,
+        &star,
+        json!({ "dueAt": "2999-01-01T00:00:00.000Z" }),
+    )
+    .await;
     walk(app, &star, &task, &["in_progress", "done"]).await;
     assert_eq!(reputation(app, &app.org, &star).await, 100);
     assert_eq!(

@@ -7,9 +7,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::helpers::{Agent, TestApp, assert_error, assert_error_exact, str_of};
-use crate::task_support::{
-    add_capability, assigned_task, events_typed, set_agent, task_of, walk,
-};
+use crate::task_support::{add_capability, assigned_task, events_typed, set_agent, task_of, walk};
 
 api_tests!(
     candidates_are_ranked_by_every_tie_break,
@@ -49,7 +47,10 @@ impl Roster {
     }
 
     fn ids(&self) -> Vec<String> {
-        self.ranked.iter().map(|(a, _)| a.uuid.to_string()).collect()
+        self.ranked
+            .iter()
+            .map(|(a, _)| a.uuid.to_string())
+            .collect()
     }
 }
 
@@ -91,7 +92,11 @@ async fn roster(app: &TestApp) -> Roster {
         50,
     )
     .await;
-    let standard: &[(&str, &str)] = &[("rust", "standard"), ("sql", "standard"), ("go", "standard")];
+    let standard: &[(&str, &str)] = &[
+        ("rust", "standard"),
+        ("sql", "standard"),
+        ("go", "standard"),
+    ];
     let h9 = agent_with(app, "h9", standard, 50).await;
     let h0 = agent_with(app, "h0", standard, 50).await;
     let basic_sql_standard: &[(&str, &str)] =
@@ -246,7 +251,10 @@ async fn candidates_are_ranked_by_every_tie_break(app: &TestApp) {
         );
     }
     // Reading changes nothing.
-    assert_eq!(task_of(app, &app.org.hr, &task).await["assigneeId"], Value::Null);
+    assert_eq!(
+        task_of(app, &app.org.hr, &task).await["assigneeId"],
+        Value::Null
+    );
 }
 
 async fn candidates_are_filtered_and_limited(app: &TestApp) {
@@ -266,7 +274,11 @@ async fn candidates_are_filtered_and_limited(app: &TestApp) {
         ("minCoverage=34&maxResults=7", &all[..7]),
     ];
     for (query, expected) in cases {
-        assert_eq!(ids_of(&candidates(app, &task, query).await), expected, "?{query}");
+        assert_eq!(
+            ids_of(&candidates(app, &task, query).await),
+            expected,
+            "?{query}"
+        );
     }
     assert_eq!(
         ids_of(&candidates(app, &task, "minCoverage=33&maxResults=100").await),
@@ -294,10 +306,15 @@ async fn bad_candidate_queries_are_400(app: &TestApp) {
     )
     .await;
     // Another organization's task, or none, is not found.
-    let reply = app.get(&app.other.hr, &format!("{path}?maxResults=5")).await;
+    let reply = app
+        .get(&app.other.hr, &format!("{path}?maxResults=5"))
+        .await;
     assert_error(&reply, 404, "not found");
     let reply = app
-        .get(&app.org.hr, &format!("/tasks/{}/candidates", Uuid::now_v7()))
+        .get(
+            &app.org.hr,
+            &format!("/tasks/{}/candidates", Uuid::now_v7()),
+        )
         .await;
     assert_error(&reply, 404, "not found");
 }
@@ -320,10 +337,17 @@ async fn without_requirements_every_eligible_agent_scores_100(app: &TestApp) {
         name("h0"),
     ];
     let mut tasks = Vec::new();
-    for metadata in [json!({}), json!({ "requiredCapabilities": [] }), json!({ "other": 1 })] {
+    for metadata in [
+        json!({}),
+        json!({ "requiredCapabilities": [] }),
+        json!({ "other": 1 }),
+    ] {
         let task = str_of(
-            &app.create_task(&app.org.hr, &json!({ "title": "anyone", "metadata": metadata }))
-                .await,
+            &app.create_task(
+                &app.org.hr,
+                &json!({ "title": "anyone", "metadata": metadata }),
+            )
+            .await,
             "id",
         );
         let list = candidates(app, &task, "maxResults=100").await;
@@ -389,7 +413,9 @@ async fn auto_assign_picks_the_best_candidate_not_excluded(app: &TestApp) {
     .await;
     assert_eq!(reply.data()["assigneeId"], app.org.hr.uuid.to_string());
     assert_eq!(
-        events_typed(app, &app.org.hr, &task, "task.assigned").await.len(),
+        events_typed(app, &app.org.hr, &task, "task.assigned")
+            .await
+            .len(),
         5
     );
 }
@@ -448,7 +474,10 @@ async fn auto_assign_below_the_threshold_is_409_and_changes_nothing(app: &TestAp
             .is_empty()
     );
     // With threshold 0, the first candidate listed.
-    let first = str_of(&candidates(app, &cobol, "minCoverage=0").await[0], "agentId");
+    let first = str_of(
+        &candidates(app, &cobol, "minCoverage=0").await[0],
+        "agentId",
+    );
     let reply = auto_assign(app, &cobol, &json!({ "minCoverage": 0 })).await;
     assert_eq!(reply.data()["assigneeId"], first);
 }

@@ -21,6 +21,7 @@ use crate::task_support::{
 api_tests!(
     blocked_tasks_escalate_after_their_prioritys_threshold,
     stale_in_progress_tasks_escalate_after_72_hours,
+    activity_keeps_an_in_progress_task_from_going_stale,
     past_due_tasks_escalate_once,
     tasks_of_an_inactive_assignee_escalate_once,
     a_task_that_moved_on_is_not_escalated,
@@ -113,7 +114,12 @@ async fn blocked_tasks_escalate_after_their_prioritys_threshold(app: &TestApp) {
     for (priority, hours) in [("urgent", 2), ("high", 8), ("normal", 24), ("low", 72)] {
         let task = assigned_task(app, &app.org.hr, &worker, json!({ "priority": priority })).await;
         walk(app, &worker, &task, &["in_progress", "blocked"]).await;
-        set_task(app, &task, &format!("status_changed_at = {}", sql_time(t0()))).await;
+        set_task(
+            app,
+            &task,
+            &format!("status_changed_at = {}", sql_time(t0())),
+        )
+        .await;
         tasks.push((task, hours));
     }
     let clock = TestClock::at(t0());
@@ -175,13 +181,63 @@ async fn stale_in_progress_tasks_escalate_after_72_hours(app: &TestApp) {
     clock.set(threshold);
     assert_eq!(run(&sweep).await, []);
     clock.set(threshold + Duration::milliseconds(1));
-    assert_eq!(run(&sweep).await, [(stale.clone(), "STALE_TASK".to_owned())]);
+    assert_eq!(
+        run(&sweep).await,
+        [(stale.clone(), "STALE_TASK".to_owned())]
+    );
     assert_eq!(run(&sweep).await, []);
     clock.set(threshold + Duration::days(30));
     assert_eq!(run(&sweep).await, []);
     assert_escalated(app, &app.org, &stale, &["STALE_TASK"], &worker, &app.org.hr).await;
     assert_not_escalated(app, &waiting).await;
     assert_not_escalated(app, &reviewed).await;
+}
+
+async fn activity_keeps_an_in_progress_task_from_going_stale(app: &TestApp) {
+    // The server stamps activity with the real clock, so this sweep runs just after now
+    // on tasks last touched 73 hours ago; a comment or an edit counts as activity.
+    let worker = app.worker(&app.org).await;
+    let long_ago = OffsetDateTime::now_utc() - Duration::hours(73);
+    let mut tasks = Vec::new();
+    for _ in 0..3 {
+        let task = assigned_task(app, &app.org.hr, &worker, json!({})).await;
+        walk(app, &worker, &task, &["in_progress"]).await;
+        set_task(
+            app,
+            &task,
+            &format!(
+                "last_activity_at = {t}, status_changed_at = {t}",
+                t = sql_time(long_ago)
+            ),
+        )
+        .await;
+        tasks.push(task);
+    }
+    let (idle, commented, edited) = (&tasks[0], &tasks[1], &tasks[2]);
+    let reply = app
+        .post(
+            &worker,
+            &format!("/tasks/{commented}/comments"),
+            &json!({ "body": "still on it" }).to_string(),
+        )
+        .await;
+    assert_eq!(reply.status.as_u16(), 200, "{}", reply.text);
+    let patch = json!({ "description": "narrowed down" }).to_string();
+    let reply = crate::helpers::send(app.signed(
+        &worker,
+        reqwest::Method::PATCH,
+        &format!("/tasks/{edited}"),
+        Some(&patch),
+    ))
+    .await;
+    assert_eq!(reply.status.as_u16(), 200, "{}", reply.text);
+
+    let clock = TestClock::at(OffsetDateTime::now_utc() + Duration::minutes(1));
+    let sweep = sweep_on(app, clock);
+    assert_eq!(run(&sweep).await, [(idle.clone(), "STALE_TASK".to_owned())]);
+    assert_escalated(app, &app.org, idle, &["STALE_TASK"], &worker, &app.org.hr).await;
+    assert_not_escalated(app, commented).await;
+    assert_not_escalated(app, edited).await;
 }
 
 async fn past_due_tasks_escalate_once(app: &TestApp) {
@@ -221,7 +277,11 @@ async fn past_due_tasks_escalate_once(app: &TestApp) {
     let sweep = sweep_on(app, clock.clone());
     assert_eq!(run(&sweep).await, []);
     clock.set(t0());
-    assert_eq!(run(&sweep).await, [], "at the due instant it is not late yet");
+    assert_eq!(
+        run(&sweep).await,
+        [],
+        "at the due instant it is not late yet"
+    );
     clock.set(t0() + Duration::milliseconds(1));
     let mut expected: Vec<(String, String)> = tasks
         .iter()
@@ -272,11 +332,27 @@ async fn tasks_of_an_inactive_assignee_escalate_once(app: &TestApp) {
     assert_eq!(run(&sweep).await, []);
 
     let reason = ["ASSIGNEE_INACTIVE"];
-    assert_escalated(app, &app.org, &of_suspended, &reason, &suspended, &app.org.hr).await;
+    assert_escalated(
+        app,
+        &app.org,
+        &of_suspended,
+        &reason,
+        &suspended,
+        &app.org.hr,
+    )
+    .await;
     assert_escalated(app, &app.org, &of_revoked, &reason, &revoked, &app.org.hr).await;
     assert_escalated(app, &app.org, &of_child, &reason, &orphaned_child, &parent).await;
     // The other organization's task goes to its own senior agent.
-    assert_escalated(app, &app.other, &of_foreign, &reason, &foreign, &app.other.hr).await;
+    assert_escalated(
+        app,
+        &app.other,
+        &of_foreign,
+        &reason,
+        &foreign,
+        &app.other.hr,
+    )
+    .await;
     assert_not_escalated(app, &of_active).await;
     assert_not_escalated(app, &closed).await;
 }
@@ -318,7 +394,13 @@ async fn a_task_that_moved_on_is_not_escalated(app: &TestApp) {
         assert_eq!(made, None, "{reason:?}");
     }
     // A due date moved later is not breached; an assignee reactivated is not inactive.
-    let postponed = assigned_task(app, &app.org.hr, &worker, json!({ "dueAt": "2099-01-01T00:00:00.000Z" })).await;
+    let postponed = assigned_task(
+        app,
+        &app.org.hr,
+        &worker,
+        json!({ "dueAt": "2099-01-01T00:00:00.000Z" }),
+    )
+    .await;
     let postponed_id = TaskId::from_uuid(Uuid::parse_str(&postponed).unwrap());
     let patch = json!({ "dueAt": "2100-06-01T00:00:00.000Z" }).to_string();
     let reply = crate::helpers::send(app.signed(
@@ -330,7 +412,13 @@ async fn a_task_that_moved_on_is_not_escalated(app: &TestApp) {
     .await;
     assert_eq!(reply.status.as_u16(), 200, "{}", reply.text);
     let made = service
-        .escalate_overdue(org, postponed_id, EscalationReason::SlaBreach, thresholds, now)
+        .escalate_overdue(
+            org,
+            postponed_id,
+            EscalationReason::SlaBreach,
+            thresholds,
+            now,
+        )
         .await
         .unwrap();
     assert_eq!(made, None);
@@ -343,7 +431,13 @@ async fn a_task_that_moved_on_is_not_escalated(app: &TestApp) {
     assert_eq!(made, None);
     let other = OrgId::from_uuid(app.other.id);
     let made = service
-        .escalate_overdue(other, postponed_id, EscalationReason::StaleTask, thresholds, now)
+        .escalate_overdue(
+            other,
+            postponed_id,
+            EscalationReason::StaleTask,
+            thresholds,
+            now,
+        )
         .await
         .unwrap();
     assert_eq!(made, None);
@@ -366,7 +460,13 @@ async fn terminal_tasks_are_never_escalated(app: &TestApp) {
         &["cancelled"][..],
         &["in_progress", "blocked", "cancelled"][..],
     ] {
-        let task = assigned_task(app, &app.org.hr, &worker, json!({ "dueAt": "2098-01-01T00:00:00.000Z" })).await;
+        let task = assigned_task(
+            app,
+            &app.org.hr,
+            &worker,
+            json!({ "dueAt": "2098-01-01T00:00:00.000Z" }),
+        )
+        .await;
         walk(app, &worker, &task, path).await;
         set_task(
             app,
@@ -386,7 +486,13 @@ async fn terminal_tasks_are_never_escalated(app: &TestApp) {
         let id = TaskId::from_uuid(Uuid::parse_str(task).unwrap());
         for reason in EscalationReason::ALL {
             let made = service
-                .escalate_overdue(org, id, reason, SweepThresholds::default(), clock_now(&clock))
+                .escalate_overdue(
+                    org,
+                    id,
+                    reason,
+                    SweepThresholds::default(),
+                    clock_now(&clock),
+                )
                 .await
                 .unwrap();
             assert_eq!(made, None, "{task} {reason:?}");
