@@ -81,8 +81,19 @@ pub async fn sweep_escalations(sweep: EscalationSweep, every: Duration) {
     loop {
         ticker.tick().await;
         match sweep.run_once().await {
-            Ok(made) if made.is_empty() => {}
-            Ok(made) => tracing::info!(escalated = made.len(), "escalation sweep"),
+            Ok(run) => {
+                if !run.escalated.is_empty() {
+                    tracing::info!(escalated = run.escalated.len(), "escalation sweep");
+                }
+                for failure in &run.failed {
+                    tracing::warn!(
+                        task = %failure.task,
+                        reason = failure.reason.as_str(),
+                        err = %failure.error,
+                        "could not escalate a task; the next sweep tries again"
+                    );
+                }
+            }
             Err(err) => tracing::warn!(%err, "escalation sweep failed"),
         }
     }

@@ -17,6 +17,6 @@ pub use error::{Conflict, Entity, NotFound, ServiceError, Unauthorized};
 pub use events::{EventQuery, EventService};
 pub use paging::{Page, PageRequest};
 pub use tasks::{
-    AutoAssign, CandidateQuery, EscalationSweep, NewEscalation, NewTask, TaskPage, TaskPatch,
-    TaskService, TemplateOverrides,
+    AutoAssign, CandidateQuery, EscalationSweep, NewEscalation, NewTask, SweepFailure, SweepRun,
+    TaskPage, TaskPatch, TaskService, TemplateOverrides,
 };

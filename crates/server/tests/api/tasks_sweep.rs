@@ -37,7 +37,9 @@ fn t0() -> OffsetDateTime {
 
 /// One pass of `sweep`, as sorted `(task, reason)` pairs.
 async fn run(sweep: &EscalationSweep) -> Vec<(String, String)> {
-    let made = sweep.run_once().await.unwrap();
+    let run_result = sweep.run_once().await.unwrap();
+    assert!(run_result.failed.is_empty(), "{:?}", run_result.failed);
+    let made = run_result.escalated;
     let mut pairs: Vec<(String, String)> = made
         .iter()
         .map(|e| {
@@ -545,7 +547,7 @@ async fn concurrent_sweeps_escalate_each_task_once_per_reason(app: &TestApp) {
         SweepThresholds::default(),
     );
     let (a, b) = tokio::join!(first.run_once(), second.run_once());
-    let (a, b) = (a.unwrap(), b.unwrap());
+    let (a, b) = (a.unwrap().escalated, b.unwrap().escalated);
     let mut made: Vec<(String, String)> = a
         .iter()
         .chain(&b)
@@ -595,6 +597,6 @@ async fn concurrent_sweeps_escalate_each_task_once_per_reason(app: &TestApp) {
 
     // Racing again finds nothing.
     let (a, b) = tokio::join!(first.run_once(), second.run_once());
-    assert!(a.unwrap().is_empty());
-    assert!(b.unwrap().is_empty());
+    assert!(a.unwrap().escalated.is_empty());
+    assert!(b.unwrap().escalated.is_empty());
 }

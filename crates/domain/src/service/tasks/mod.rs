@@ -16,7 +16,7 @@ use time::OffsetDateTime;
 
 pub use self::escalations::NewEscalation;
 pub use self::routing::{AutoAssign, CandidateQuery};
-pub use self::sweep::EscalationSweep;
+pub use self::sweep::{EscalationSweep, SweepFailure, SweepRun};
 pub use self::templates::TemplateOverrides;
 use super::{Conflict, Entity, NotFound, Page, PageRequest, ServiceError};
 use crate::ValidationError;

@@ -1,7 +1,7 @@
 //! The background escalation sweep (decision D-37), driven by the clock port.
 
 use super::TaskService;
-use crate::model::{Escalation, TaskPriority};
+use crate::model::{Escalation, EscalationReason, OrgId, TaskId, TaskPriority};
 use crate::ports::Overdue;
 use crate::rules::escalation::SweepThresholds;
 use crate::service::ServiceError;
@@ -29,8 +29,10 @@ impl EscalationSweep {
         }
     }
 
-    /// One pass at the clock's current time; the escalations it made.
-    pub async fn run_once(&self) -> Result<Vec<Escalation>, ServiceError> {
+    /// One pass at the clock's current time. A task that cannot be escalated (its
+    /// transaction failed) is reported in [`SweepRun::failed`] and does not hold back the
+    /// others; only a failed search stops the pass.
+    pub async fn run_once(&self) -> Result<SweepRun, ServiceError> {
         let now = self.tasks.clock.now();
         let mut queries: Vec<Overdue> = TaskPriority::ALL
             .into_iter()
@@ -44,16 +46,47 @@ impl EscalationSweep {
         });
         queries.push(Overdue::PastDue { now });
         queries.push(Overdue::AssigneeInactive);
-        let mut made = Vec::new();
+        let mut run = SweepRun::default();
         for query in queries {
+            let reason = query.reason();
             for (org, task) in self.tasks.tasks.overdue(query, self.batch).await? {
-                let escalated = self
+                match self
                     .tasks
-                    .escalate_overdue(org, task, query.reason(), self.thresholds, now)
-                    .await?;
-                made.extend(escalated);
+                    .escalate_overdue(org, task, reason, self.thresholds, now)
+                    .await
+                {
+                    Ok(made) => run.escalated.extend(made),
+                    Err(err) => run.failed.push(SweepFailure {
+                        org,
+                        task,
+                        reason,
+                        error: err,
+                    }),
+                }
             }
         }
-        Ok(made)
+        Ok(run)
     }
+}
+
+/// What one pass of the sweep did.
+#[derive(Debug, Default)]
+pub struct SweepRun {
+    /// The escalations it made.
+    pub escalated: Vec<Escalation>,
+    /// The tasks it could not escalate; the next pass tries them again.
+    pub failed: Vec<SweepFailure>,
+}
+
+/// A task the sweep could not escalate.
+#[derive(Debug)]
+pub struct SweepFailure {
+    /// Its organization.
+    pub org: OrgId,
+    /// The task.
+    pub task: TaskId,
+    /// The reason it was due for.
+    pub reason: EscalationReason,
+    /// Why it failed.
+    pub error: ServiceError,
 }
