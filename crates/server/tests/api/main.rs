@@ -56,5 +56,6 @@ mod health;
 mod helpers;
 mod oauth;
 mod tasks_create;
+mod tasks_dependencies;
 mod tasks_read;
 mod tasks_transition;
