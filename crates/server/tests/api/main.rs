@@ -55,6 +55,7 @@ mod events_read;
 mod health;
 mod helpers;
 mod oauth;
+mod tasks_comments;
 mod tasks_create;
 mod tasks_dependencies;
 mod tasks_read;
