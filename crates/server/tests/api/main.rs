@@ -59,4 +59,5 @@ mod tasks_comments;
 mod tasks_create;
 mod tasks_dependencies;
 mod tasks_read;
+mod tasks_templates;
 mod tasks_transition;
