@@ -53,6 +53,12 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     if let Err(err) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
         return Err(ApiError::bad_request(format!("malformed JSON: {err}")));
     }
+    // Our bodies are JSON objects (decisions D-3, D-4). Serde would also fill a struct
+    // from an array of its fields in order (`["<uuid>", true]`), so refuse any other
+    // top-level value before it gets the chance.
+    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(ApiError::bad_request("request body must be a JSON object"));
+    }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
         let path = err.path().to_string();
@@ -101,4 +107,39 @@ fn describe(path: &str, message: &str) -> String {
 
 fn backticked<'a>(message: &'a str, prefix: &str) -> Option<&'a str> {
     message.strip_prefix(prefix)?.split('`').next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields, rename_all = "camelCase")]
+    struct Pair {
+        #[allow(dead_code)] // only whether it parses matters
+        depends_on_id: uuid::Uuid,
+        #[serde(default)]
+        #[allow(dead_code)]
+        blocking: bool,
+    }
+
+    #[test]
+    fn only_objects_fill_a_struct() {
+        let id = "0190a7c4-0000-7000-8000-000000000000";
+        assert!(parse_json::<Pair>(format!(r#" {{"dependsOnId":"{id}"}}"#).as_bytes()).is_ok());
+        for body in [
+            format!(r#"["{id}"]"#),
+            format!(r#" ["{id}", true]"#),
+            "null".to_owned(),
+            "42".to_owned(),
+            format!(r#""{id}""#),
+        ] {
+            let err = parse_json::<Pair>(body.as_bytes()).unwrap_err();
+            assert_eq!(
+                err.message(),
+                "request body must be a JSON object",
+                "{body}"
+            );
+        }
+    }
 }
