@@ -42,16 +42,24 @@ pub(crate) async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result
     Ok(body.freeze())
 }
 
-/// Parses a JSON body into `T`. Messages name the offending field: "property x should
-/// not exist", "title is required", "status: unknown variant `x`, expected one of ...".
+/// Parses a JSON body, which must be an object, into `T`. Messages name the offending
+/// field: "property x should not exist", "title is required", "status: unknown variant
+/// `x`, expected one of ...".
 pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    let not_an_object = || ApiError::bad_request("request body must be a JSON object");
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::bad_request("request body must be a JSON object"));
+        return Err(not_an_object());
     }
     // Well-formed JSON of the wrong shape must name the field, so tell the two apart
     // first: serde_json files some type errors (a number where an enum goes) as syntax.
     if let Err(err) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
         return Err(ApiError::bad_request(format!("malformed JSON: {err}")));
+    }
+    // Every body is an object. serde would also fill a struct from an array, field by
+    // field in order (`["new title"]` as `{"title": "new title"}`): a wrong JSON type,
+    // refused like any other (decision D-4).
+    if body.trim_ascii_start().first() != Some(&b'{') {
+        return Err(not_an_object());
     }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
