@@ -55,6 +55,8 @@ mod events_read;
 mod health;
 mod helpers;
 mod oauth;
+mod task_tools;
 mod tasks_create;
 mod tasks_read;
 mod tasks_transition;
+mod tasks_update;
