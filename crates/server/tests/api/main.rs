@@ -56,6 +56,7 @@ mod health;
 mod helpers;
 mod oauth;
 mod task_tools;
+mod tasks_approval;
 mod tasks_create;
 mod tasks_read;
 mod tasks_transition;
