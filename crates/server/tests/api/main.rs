@@ -57,6 +57,7 @@ mod helpers;
 mod oauth;
 mod task_tools;
 mod tasks_approval;
+mod tasks_assign;
 mod tasks_create;
 mod tasks_read;
 mod tasks_transition;
