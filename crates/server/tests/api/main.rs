@@ -62,3 +62,4 @@ mod tasks_create;
 mod tasks_read;
 mod tasks_transition;
 mod tasks_update;
+mod tasks_workflow_table;
