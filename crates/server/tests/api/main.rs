@@ -59,6 +59,7 @@ mod task_tools;
 mod tasks_approval;
 mod tasks_assign;
 mod tasks_create;
+mod tasks_isolation;
 mod tasks_permissions;
 mod tasks_read;
 mod tasks_transition;
