@@ -80,4 +80,37 @@ macro_rules! first_locked {
     };
 }
 
-pub(crate) use {first_locked, on_conn};
+/// Inserts the rows of the slice `$rows` into `$table`, in order, evaluating to
+/// `QueryResult<()>`: one multi-row INSERT on PostgreSQL (one round trip). Diesel builds
+/// multi-row INSERTs for SQLite only on its synchronous connection, so there the rows go
+/// one by one, inside the caller's transaction on one cached statement, with no round
+/// trip to pay.
+macro_rules! insert_all {
+    ($conn:expr, $table:expr, $rows:expr) => {{
+        let rows = $rows;
+        match $conn {
+            _ if rows.is_empty() => Ok(()),
+            $crate::conn::Conn::Pg(c) => diesel::insert_into($table)
+                .values(rows)
+                .execute(*c)
+                .await
+                .map(|_| ()),
+            $crate::conn::Conn::Sqlite(c) => {
+                let mut done = Ok(());
+                for row in rows {
+                    done = diesel::insert_into($table)
+                        .values(row)
+                        .execute(*c)
+                        .await
+                        .map(|_| ());
+                    if done.is_err() {
+                        break;
+                    }
+                }
+                done
+            }
+        }
+    }};
+}
+
+pub(crate) use {first_locked, insert_all, on_conn};

@@ -69,8 +69,20 @@ impl Reason {
 
     /// Checks the length of `value`.
     pub fn new(value: String) -> Result<Self, ValidationError> {
-        max_chars("reason", &value, Self::MAX_CHARS)?;
-        no_nul("reason", &value)?;
+        Self::named("reason", value)
+    }
+
+    /// [`new`](Self::new) for a field with another name (an escalation's `notes`), so
+    /// that the message names it.
+    ///
+    /// ```
+    /// use muster_domain::model::Reason;
+    /// let err = Reason::named("notes", "x".repeat(2_001)).unwrap_err();
+    /// assert_eq!(err.message(), "notes must be at most 2000 characters");
+    /// ```
+    pub fn named(field: &str, value: String) -> Result<Self, ValidationError> {
+        max_chars(field, &value, Self::MAX_CHARS)?;
+        no_nul(field, &value)?;
         Ok(Self(value))
     }
 

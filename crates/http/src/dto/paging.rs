@@ -17,22 +17,24 @@ pub struct PageQuery {
 impl PageQuery {
     /// The checked request, with the cursor turned into the list's id type.
     pub fn request<C: From<Uuid>>(&self) -> Result<PageRequest<C>, ApiError> {
-        let cursor = self
-            .cursor
-            .as_deref()
-            .map(|c| {
-                Uuid::parse_str(c).map(C::from).map_err(|_| {
-                    ApiError::bad_request(
-                        "cursor is not valid; pass meta.nextCursor of the previous page",
-                    )
-                })
-            })
-            .transpose()?;
         Ok(PageRequest {
-            cursor,
+            cursor: parse_cursor(self.cursor.as_deref())?,
             limit: self.limit.unwrap_or(PageRequest::<C>::DEFAULT_LIMIT),
         })
     }
+}
+
+/// A `cursor` query value: the `meta.nextCursor` of the previous page, an id.
+pub fn parse_cursor<C: From<Uuid>>(cursor: Option<&str>) -> Result<Option<C>, ApiError> {
+    cursor
+        .map(|c| {
+            Uuid::parse_str(c).map(C::from).map_err(|_| {
+                ApiError::bad_request(
+                    "cursor is not valid; pass meta.nextCursor of the previous page",
+                )
+            })
+        })
+        .transpose()
 }
 
 /// `{data: [...]}`, plus `meta: {nextCursor}` only when more remain.

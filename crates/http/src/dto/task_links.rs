@@ -2,7 +2,7 @@
 
 use muster_domain::model::{
     AgentId, Author, Comment, CommentBody, CommentId, Escalation, EscalationReason, Reason,
-    TaskDependency, TaskId,
+    TaskDependency,
 };
 use muster_domain::service::NewEscalation;
 use serde::{Deserialize, Serialize};
@@ -131,17 +131,7 @@ impl EscalateRequest {
     pub fn into_escalation(self) -> Result<NewEscalation, ApiError> {
         Ok(NewEscalation {
             reason: self.reason,
-            notes: self
-                .notes
-                .map(|n| {
-                    Reason::new(n).map_err(|_| {
-                        ApiError::bad_request(format!(
-                            "notes must be at most {} characters",
-                            Reason::MAX_CHARS
-                        ))
-                    })
-                })
-                .transpose()?,
+            notes: self.notes.map(|n| Reason::named("notes", n)).transpose()?,
             target: self.target_agent_id.map(AgentId::from_uuid),
         })
     }
@@ -177,9 +167,4 @@ impl From<Escalation> for EscalationResponse {
             created_at: e.created_at,
         }
     }
-}
-
-/// A task id from a body field or path segment.
-pub fn task_id(field: &str, value: &str) -> Result<TaskId, ApiError> {
-    super::parse_uuid(field, value).map(TaskId::from_uuid)
 }

@@ -33,14 +33,9 @@ pub struct CreateTaskRequest {
 impl CreateTaskRequest {
     /// Validates every field into the domain's types.
     pub fn into_new_task(self) -> Result<NewTask, ApiError> {
-        let bad = |e: muster_domain::ValidationError| ApiError::bad_request(e.message());
         Ok(NewTask {
-            title: Title::new(&self.title).map_err(bad)?,
-            description: self
-                .description
-                .map(Description::new)
-                .transpose()
-                .map_err(bad)?,
+            title: Title::new(&self.title)?,
+            description: self.description.map(Description::new).transpose()?,
             priority: self.priority.unwrap_or_default(),
             assignee_id: self.assignee_id.map(AgentId::from_uuid),
             parent_task_id: self.parent_task_id.map(TaskId::from_uuid),
@@ -49,11 +44,10 @@ impl CreateTaskRequest {
                 .due_at
                 .map(|v| parse("dueAt", &v, DayEdge::Start))
                 .transpose()?,
-            tags: Tags::new(self.tags.unwrap_or_default()).map_err(bad)?,
+            tags: Tags::new(self.tags.unwrap_or_default())?,
             metadata: self
                 .metadata
-                .map_or_else(|| Ok(Metadata::default()), Metadata::new)
-                .map_err(bad)?,
+                .map_or_else(|| Ok(Metadata::default()), Metadata::new)?,
         })
     }
 }
@@ -113,11 +107,7 @@ pub struct TransitionRequest {
 impl TransitionRequest {
     /// The checked reason.
     pub fn reason(&self) -> Result<Option<Reason>, ApiError> {
-        self.reason
-            .clone()
-            .map(Reason::new)
-            .transpose()
-            .map_err(|e| ApiError::bad_request(e.message()))
+        Ok(self.reason.clone().map(Reason::new).transpose()?)
     }
 }
 
@@ -151,36 +141,8 @@ impl ListTasksQuery {
 
     /// The cursor from the previous page, checked.
     pub fn cursor(&self) -> Result<Option<TaskId>, ApiError> {
-        self.cursor
-            .as_deref()
-            .map(|c| {
-                Uuid::parse_str(c).map(TaskId::from_uuid).map_err(|_| {
-                    ApiError::bad_request(
-                        "cursor is not valid; pass meta.nextCursor of the previous page",
-                    )
-                })
-            })
-            .transpose()
+        super::paging::parse_cursor(self.cursor.as_deref())
     }
-}
-
-/// A page of `GET /tasks`: `{data: [...]}`, plus `meta: {nextCursor}` only when more
-/// remain (decision D-7).
-#[derive(Debug, Serialize)]
-pub struct TaskPageResponse {
-    /// The tasks, newest first.
-    pub data: Vec<TaskResponse>,
-    /// Present when there is a next page.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meta: Option<TaskListMeta>,
-}
-
-/// Paging information of `GET /tasks`.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskListMeta {
-    /// Pass as `cursor` to get the next page.
-    pub next_cursor: String,
 }
 
 /// A task on the wire.

@@ -7,10 +7,10 @@ use muster_domain::model::AgentId;
 use crate::ApiError;
 use crate::body::{parse_json, parse_optional_json, parse_query};
 use crate::dto;
+use crate::dto::paging::PageResponse;
 use crate::dto::task_links::{AssignRequest, EmptyRequest};
 use crate::dto::tasks::{
-    CreateTaskRequest, ListTasksQuery, PatchTaskRequest, TaskListMeta, TaskPageResponse,
-    TaskResponse, TransitionRequest,
+    CreateTaskRequest, ListTasksQuery, PatchTaskRequest, TaskResponse, TransitionRequest,
 };
 use crate::extract::Authenticated;
 use crate::state::AppState;
@@ -36,18 +36,13 @@ pub(super) async fn list(
     state: Data<AppState>,
     req: HttpRequest,
     auth: Authenticated,
-) -> Answer<TaskPageResponse> {
+) -> Answer<PageResponse<TaskResponse>> {
     let query: ListTasksQuery = parse_query(req.query_string())?;
     let page = state
         .tasks
         .list(&auth.actor, &query.filter(), query.cursor()?, query.limit())
         .await?;
-    Ok(Json(TaskPageResponse {
-        data: page.items.into_iter().map(TaskResponse::from).collect(),
-        meta: page.next_cursor.map(|id| TaskListMeta {
-            next_cursor: id.to_string(),
-        }),
-    }))
+    Ok(Json(PageResponse::of(page, TaskResponse::from)))
 }
 
 /// `GET /tasks/:id`.

@@ -90,19 +90,15 @@ pub(crate) async fn reaches(
     from: TaskId,
     to: TaskId,
 ) -> QueryResult<bool> {
-    const PG: &str = "WITH RECURSIVE reach(id) AS ( \
+    // PostgreSQL numbers its parameters `$n`, SQLite `?n`: one text for both.
+    const REACH: &str = "WITH RECURSIVE reach(id) AS ( \
         SELECT depends_on_id FROM task_dependencies WHERE org_id = $1 AND task_id = $2 \
         UNION SELECT d.depends_on_id FROM task_dependencies d JOIN reach r ON d.task_id = r.id \
         WHERE d.org_id = $1) \
         SELECT 1 AS found FROM reach WHERE id = $3 LIMIT 1";
-    const SQLITE: &str = "WITH RECURSIVE reach(id) AS ( \
-        SELECT depends_on_id FROM task_dependencies WHERE org_id = ?1 AND task_id = ?2 \
-        UNION SELECT d.depends_on_id FROM task_dependencies d JOIN reach r ON d.task_id = r.id \
-        WHERE d.org_id = ?1) \
-        SELECT 1 AS found FROM reach WHERE id = ?3 LIMIT 1";
     let found: Vec<Found> = match conn {
         Conn::Pg(c) => {
-            diesel::sql_query(PG)
+            diesel::sql_query(REACH)
                 .bind::<PortableUuid, _>(db_uuid(org))
                 .bind::<PortableUuid, _>(db_uuid(from))
                 .bind::<PortableUuid, _>(db_uuid(to))
@@ -110,7 +106,7 @@ pub(crate) async fn reaches(
                 .await?
         }
         Conn::Sqlite(c) => {
-            diesel::sql_query(SQLITE)
+            diesel::sql_query(REACH.replace('$', "?"))
                 .bind::<PortableUuid, _>(db_uuid(org))
                 .bind::<PortableUuid, _>(db_uuid(from))
                 .bind::<PortableUuid, _>(db_uuid(to))

@@ -4,36 +4,15 @@ use diesel_async::RunQueryDsl;
 use muster_domain::model::{EventId, OrgId};
 use muster_domain::ports::EventFilter;
 
-use crate::conn::{Conn, on_conn};
+use crate::conn::{Conn, insert_all, on_conn};
 use crate::rows::{EventRow, db_uuid};
 use crate::schema::events;
 use crate::types::{DbTime, DbUuid};
 
-/// Appends `rows`, in order: every write path records its events here. PostgreSQL takes
-/// them in one multi-row INSERT (one round trip). Diesel builds multi-row INSERTs for
-/// SQLite only on its synchronous connection, so there the rows go one by one, inside the
-/// same transaction on the same cached statement, with no round trip to pay.
+/// Appends `rows`, in order: every write path records its events here, in one
+/// statement on PostgreSQL (see [`insert_all`]).
 pub(crate) async fn append(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResult<()> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    match conn {
-        Conn::Pg(c) => {
-            diesel::insert_into(events::table)
-                .values(rows)
-                .execute(*c)
-                .await?;
-        }
-        Conn::Sqlite(c) => {
-            for row in rows {
-                diesel::insert_into(events::table)
-                    .values(row)
-                    .execute(*c)
-                    .await?;
-            }
-        }
-    }
-    Ok(())
+    insert_all!(conn, events::table, rows)
 }
 
 /// The event `id` of `org`.

@@ -52,7 +52,7 @@ impl TryFrom<EscalationRow> for Escalation {
                 .ok_or_else(|| corrupt("escalation reason", &row.reason))?,
             notes: row
                 .notes
-                .map(Reason::new)
+                .map(|n| Reason::named("notes", n))
                 .transpose()
                 .map_err(|e| corrupt("escalation notes", e))?,
             from_agent_id: row.from_agent_id.map(|id| AgentId::from_uuid(id.0)),

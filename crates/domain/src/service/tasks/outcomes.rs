@@ -6,7 +6,7 @@ use time::OffsetDateTime;
 
 use super::TaskService;
 use crate::model::{
-    Actor, Agent, AgentStatus, AuditEvent, CreditKind, CreditsEarned, Event, LedgerEntry,
+    Actor, Agent, AgentId, AgentStatus, AuditEvent, CreditKind, CreditsEarned, Event, LedgerEntry,
     LedgerEntryId, ReputationChanged, ReputationEvent, ReputationEventId, Task, TaskStatus,
 };
 use crate::ports::{Lock, Transaction};
@@ -50,21 +50,13 @@ impl TaskService {
                 None => None,
             };
             let split = split_reward(self.reward, parent.as_ref().map(|p| p.management_fee_pct));
-            let earned = self.credit(
-                actor,
-                &mut assignee,
-                split.to_assignee,
-                after,
-                "reward",
-                now,
-            );
-            ledger.push(earned.0);
-            events.push(earned.1);
+            let (entry, event) =
+                self.credit(actor, &mut assignee, split.to_assignee, None, after, now);
+            ledger.push(entry);
+            events.push(event);
             if let Some(mut parent) = parent.filter(|_| split.fee > 0) {
-                let (mut entry, event) =
-                    self.credit(actor, &mut parent, split.fee, after, "management_fee", now);
-                entry.kind = CreditKind::Fee;
-                entry.counterparty_id = Some(assignee.id);
+                let (entry, event) =
+                    self.credit(actor, &mut parent, split.fee, Some(assignee.id), after, now);
                 ledger.push(entry);
                 events.push(event);
                 tx.update_agent(&parent, now).await?;
@@ -106,28 +98,33 @@ impl TaskService {
         Ok(events)
     }
 
-    /// Adds `amount` earned credits to `agent` for `task`: the ledger row and the
-    /// `credits.earned` event.
+    /// Adds `amount` credits earned by finishing `task` to `agent`: its reward, or, with
+    /// `fee_from` (the child whose reward it comes out of), a management fee. Answers the
+    /// ledger row and the `credits.earned` event.
     fn credit(
         &self,
         actor: &Actor,
         agent: &mut Agent,
         amount: i64,
+        fee_from: Option<AgentId>,
         task: &Task,
-        source: &str,
         now: OffsetDateTime,
     ) -> (LedgerEntry, Event) {
+        let (kind, source) = match fee_from {
+            Some(_) => (CreditKind::Fee, "management_fee"),
+            None => (CreditKind::Earned, "reward"),
+        };
         agent.current_balance = agent.current_balance.saturating_add(amount);
         let entry = LedgerEntry {
             id: LedgerEntryId::from_uuid(self.ids.new_id()),
             org_id: actor.org_id,
             agent_id: agent.id,
-            kind: CreditKind::Earned,
+            kind,
             amount,
             balance_after: agent.current_balance,
             reason: Some(format!("{source} for task {}", task.id)),
             task_id: Some(task.id),
-            counterparty_id: None,
+            counterparty_id: fee_from,
             created_at: now,
         };
         let earned = AuditEvent::CreditsEarned(CreditsEarned {
