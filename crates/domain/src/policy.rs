@@ -2,8 +2,8 @@
 //! here.
 
 use crate::model::{
-    Actor, ActorKind, Agent, AgentMode, AgentRole, AgentStatus, ApiKeyScope, KeyAccess, TaskStatus,
-    UserRole,
+    Actor, ActorKind, Agent, AgentId, AgentMode, AgentRole, AgentStatus, ApiKeyScope, KeyAccess,
+    TaskStatus, UserRole,
 };
 
 /// Why an actor is refused (answered as 403). The variant names the rule; `Display` is
@@ -42,6 +42,43 @@ pub enum Forbidden {
     /// The assignee of a task does not approve it (decision D-33).
     #[error("the assignee cannot approve their own task")]
     ApproverIsAssignee,
+    /// Only agents spawn, spend and transfer (decisions D-51, D-58, D-59).
+    #[error("only agents may do this")]
+    AgentRequired,
+    /// Activating, rejecting and budgeting an agent is for its parent, a level-10 agent
+    /// or an admin (decisions D-53, D-57).
+    #[error("only the agent's parent, a level-10 agent or an admin may do this")]
+    ParentRequired,
+    /// Nobody revokes or suspends themselves (decision D-54).
+    #[error("you cannot revoke or suspend yourself")]
+    OwnStatus,
+    /// Capabilities are managed by the agent, its parent, a level-10 agent, HR or an
+    /// admin (decision D-62).
+    #[error(
+        "only the agent, its parent, a level-10 agent, HR or an admin may change its capabilities"
+    )]
+    CapabilityManager,
+    /// Reputation is given by agents of level 7 or more or the target's parent
+    /// (decision D-63).
+    #[error("only agents of level 7 or above, or the agent's parent, may give a bonus or penalty")]
+    ReputationGiver,
+    /// Nobody scores themselves (decision D-63).
+    #[error("you cannot give yourself a bonus or penalty")]
+    OwnReputation,
+    /// Demotion needs a founder or admin agent of level 9 or more, or an admin user
+    /// (decision D-64).
+    #[error("only founder or admin agents of level 9 or above, or admin users, may demote")]
+    DemoterRequired,
+    /// A demoter must rank strictly above the agent (decision D-64).
+    #[error("you can only demote agents below your own level")]
+    DemoteNotBelow,
+    /// Credits are created by admin users and founder or admin agents (decision D-58).
+    #[error("only admin users and founder or admin agents may grant credits")]
+    GranterRequired,
+    /// Transfers go to children, the parent or siblings, unless the sender is at level
+    /// 10 (decision D-59).
+    #[error("credits can only be transferred to your parent, children or siblings")]
+    TransferRelation,
 }
 
 /// An agent that may not act at all: only `active` agents authenticate (decision D-54).
@@ -136,7 +173,7 @@ pub fn may_grant_agent_role(actor: &Actor, role: AgentRole) -> Result<(), Forbid
 
 /// May `actor` change the level or role of the agent `target`? Never their own
 /// (decision D-18); otherwise as [`may_administer_agents`].
-pub fn may_change_rank(actor: &Actor, target: crate::model::AgentId) -> Result<(), Forbidden> {
+pub fn may_change_rank(actor: &Actor, target: AgentId) -> Result<(), Forbidden> {
     may_administer_agents(actor)?;
     if actor.agent_id() == Some(target) {
         return Err(Forbidden::OwnRank);
@@ -171,6 +208,146 @@ pub fn may_approve(actor: &Actor, task: &crate::model::Task) -> Result<(), Forbi
         return Err(Forbidden::ApproverIsAssignee);
     }
     Ok(())
+}
+
+/// The calling agent, for what only agents do (spawn, spend, transfer).
+pub fn acting_agent(actor: &Actor) -> Result<AgentId, Forbidden> {
+    actor.agent_id().ok_or(Forbidden::AgentRequired)
+}
+
+/// Is `actor` an admin user (through a key, one with the `admin` scope)?
+fn admin_user(actor: &Actor) -> bool {
+    is_user_admin(actor)
+}
+
+/// Is `actor` an agent at `level` or above?
+fn agent_at_least(actor: &Actor, level: u8) -> bool {
+    matches!(actor.kind, ActorKind::Agent { level: l, .. } if l.get() >= level)
+}
+
+/// Is `actor` the parent of `target`?
+fn is_parent_of(actor: &Actor, target: &Agent) -> bool {
+    actor.agent_id().is_some() && actor.agent_id() == target.parent_id
+}
+
+/// May `actor` activate or reject the pending `target`, or set its budget? Its parent, a
+/// level-10 agent or an admin user or agent (decisions D-53, D-57); through a key, the
+/// `admin` scope.
+pub fn may_oversee(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
+    may_write(actor)?;
+    has_scope(actor, ApiKeyScope::Admin)?;
+    let admin_agent = matches!(
+        actor.kind,
+        ActorKind::Agent {
+            role: AgentRole::Admin,
+            ..
+        }
+    );
+    if is_parent_of(actor, target) || agent_at_least(actor, 10) || admin_agent || admin_user(actor)
+    {
+        Ok(())
+    } else {
+        Err(Forbidden::ParentRequired)
+    }
+}
+
+/// May `actor` revoke or suspend `target`? HR administration (decision D-18), never on
+/// oneself (decision D-54).
+pub fn may_change_status(actor: &Actor, target: AgentId) -> Result<(), Forbidden> {
+    may_administer_agents(actor)?;
+    if actor.agent_id() == Some(target) {
+        return Err(Forbidden::OwnStatus);
+    }
+    Ok(())
+}
+
+/// May `actor` add, change or remove capabilities of `target` (decision D-62)? The agent
+/// itself, its parent, a level-10 agent, an HR, founder or admin agent, or an admin user.
+pub fn may_manage_capabilities(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
+    may_write(actor)?;
+    let hr = matches!(
+        actor.kind,
+        ActorKind::Agent {
+            role: AgentRole::Hr | AgentRole::Founder | AgentRole::Admin,
+            ..
+        }
+    );
+    if actor.agent_id() == Some(target.id)
+        || is_parent_of(actor, target)
+        || agent_at_least(actor, 10)
+        || hr
+        || admin_user(actor)
+    {
+        Ok(())
+    } else {
+        Err(Forbidden::CapabilityManager)
+    }
+}
+
+/// May `actor` give `target` a bonus or penalty (decision D-63)? Agents of level 7 or
+/// more, the target's parent, or admin users; never oneself.
+pub fn may_score(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
+    may_write(actor)?;
+    if actor.agent_id() == Some(target.id) {
+        return Err(Forbidden::OwnReputation);
+    }
+    if agent_at_least(actor, 7) || is_parent_of(actor, target) || admin_user(actor) {
+        Ok(())
+    } else {
+        Err(Forbidden::ReputationGiver)
+    }
+}
+
+/// May `actor` demote `target` (decision D-64)? A founder or admin agent of level 9 or
+/// more strictly above the target, or an admin user (through a key, the `admin` scope).
+pub fn may_demote(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
+    may_write(actor)?;
+    has_scope(actor, ApiKeyScope::Admin)?;
+    match actor.kind {
+        ActorKind::User { .. } if admin_user(actor) => Ok(()),
+        ActorKind::System => Ok(()),
+        ActorKind::Agent {
+            role: AgentRole::Founder | AgentRole::Admin,
+            level,
+            ..
+        } if level.get() >= 9 => {
+            if level > target.level {
+                Ok(())
+            } else {
+                Err(Forbidden::DemoteNotBelow)
+            }
+        }
+        _ => Err(Forbidden::DemoterRequired),
+    }
+}
+
+/// May `actor` create credits (decision D-58)? Admin users (through a key, the `admin`
+/// scope) and founder or admin agents.
+pub fn may_grant_credits(actor: &Actor) -> Result<(), Forbidden> {
+    may_write(actor)?;
+    has_scope(actor, ApiKeyScope::Admin)?;
+    match actor.kind {
+        ActorKind::Agent {
+            role: AgentRole::Founder | AgentRole::Admin,
+            ..
+        }
+        | ActorKind::System => Ok(()),
+        ActorKind::User { .. } if admin_user(actor) => Ok(()),
+        _ => Err(Forbidden::GranterRequired),
+    }
+}
+
+/// May the agent `from` send credits to `to` (decision D-59)? To its children, its
+/// parent and its siblings (same parent); a level-10 agent to anyone.
+pub fn may_transfer(from: &Agent, to: &Agent) -> Result<(), Forbidden> {
+    let child = to.parent_id == Some(from.id);
+    let parent = from.parent_id == Some(to.id);
+    let sibling = from.parent_id.is_some() && from.parent_id == to.parent_id;
+    if child || parent || sibling || from.level == crate::model::Level::MAX {
+        Ok(())
+    } else {
+        Err(Forbidden::TransferRelation)
+    }
 }
 
 /// May `actor` move a task to `to`? Orchestrators coordinate but never execute, so they

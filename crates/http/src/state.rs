@@ -7,7 +7,9 @@ use muster_auth::agent::AgentAuthenticator;
 use muster_auth::bearer::BearerAuthenticator;
 use muster_domain::model::{Actor, User};
 use muster_domain::ports::IdentityProvider;
-use muster_domain::service::{AccountService, ApiKeyService, EventService, TaskService};
+use muster_domain::service::{
+    AccountService, AgentService, ApiKeyService, EventService, TaskService,
+};
 
 /// Answers whether the service's dependencies (the database) respond, for `GET /ready`.
 #[async_trait]
@@ -68,6 +70,8 @@ impl std::fmt::Debug for OAuthSettings {
 pub struct AppState {
     /// Task use cases.
     pub tasks: TaskService,
+    /// Agent use cases.
+    pub agents: AgentService,
     /// Audit log use cases.
     pub events: EventService,
     /// Human users' accounts.

@@ -67,7 +67,9 @@ macro_rules! first_locked {
     ($conn:expr, $lock:expr, $query:expr) => {
         match $conn {
             $crate::conn::Conn::Pg(c) => match $lock {
-                None => $query.first(*c).await.optional(),
+                None | Some(muster_domain::ports::Lock::Nothing) => {
+                    $query.first(*c).await.optional()
+                }
                 Some(muster_domain::ports::Lock::Share) => {
                     $query.for_share().first(*c).await.optional()
                 }

@@ -8,10 +8,10 @@ use std::pin::Pin;
 use async_trait::async_trait;
 use diesel_async::{AsyncConnection, AsyncPgConnection};
 use muster_domain::model::{
-    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Comment, CommentId, DependencyId, Email,
-    Escalation, Event, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization,
-    RefreshToken, RefreshTokenId, ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate,
-    TokenHash, User, UserId,
+    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId, Comment,
+    CommentId, DependencyId, Email, Escalation, Event, LedgerEntry, Level, LoginFamilyId,
+    OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId, ReputationEvent, Task,
+    TaskDependency, TaskId, TaskTemplate, TokenHash, User, UserId,
 };
 use muster_domain::ports::{Lock, RepositoryError, Transaction, UnitOfWork, Work, WorkOutput};
 use muster_domain::service::ServiceError;
@@ -22,12 +22,12 @@ use crate::conn::{Conn, PooledConn};
 use crate::db::SqliteConn;
 use crate::error::from_diesel;
 use crate::queries::{
-    agents, api_keys, comments, dependencies, escalations, events, ledger, oauth_states,
-    organizations, recovery_codes, refresh_tokens, tasks, templates, users,
+    agents, api_keys, capabilities, comments, dependencies, escalations, events, ledger,
+    oauth_states, organizations, recovery_codes, refresh_tokens, tasks, templates, users,
 };
 use crate::rows::{
-    AgentChanges, AgentRow, ApiKeyRow, CommentRow, DependencyRow, EscalationRow, EventRow,
-    LedgerRow, OAuthStateRow, OrganizationRow, RefreshTokenRow, ReputationRow, TaskRow,
+    AgentChanges, AgentRow, ApiKeyRow, CapabilityRow, CommentRow, DependencyRow, EscalationRow,
+    EventRow, LedgerRow, OAuthStateRow, OrganizationRow, RefreshTokenRow, ReputationRow, TaskRow,
     TemplateRow, UserChanges, UserRow,
 };
 
@@ -286,6 +286,69 @@ impl Transaction for DbTransaction<'_> {
         )
         .await
         .map_err(from_diesel)
+    }
+
+    async fn delete_agent(&mut self, org: OrgId, id: AgentId) -> Result<bool, RepositoryError> {
+        agents::delete(&mut self.0, org, id)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn live_children(&mut self, org: OrgId, parent: AgentId) -> Result<u32, RepositoryError> {
+        let n = agents::live_children(&mut self.0, org, parent)
+            .await
+            .map_err(from_diesel)?;
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    async fn capability(
+        &mut self,
+        org: OrgId,
+        id: CapabilityId,
+        lock: Lock,
+    ) -> Result<Option<Capability>, RepositoryError> {
+        let row = capabilities::find(&mut self.0, org, id, Some(lock))
+            .await
+            .map_err(from_diesel)?;
+        row.map(Capability::try_from).transpose()
+    }
+
+    async fn insert_capabilities(&mut self, rows: &[Capability]) -> Result<(), RepositoryError> {
+        let rows: Vec<CapabilityRow> = rows.iter().map(CapabilityRow::from).collect();
+        capabilities::insert(&mut self.0, &rows)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn update_capability(
+        &mut self,
+        capability: &Capability,
+    ) -> Result<bool, RepositoryError> {
+        capabilities::set_proficiency(
+            &mut self.0,
+            capability.org_id,
+            capability.id,
+            capability.proficiency.as_str(),
+        )
+        .await
+        .map_err(from_diesel)
+    }
+
+    async fn delete_capability(
+        &mut self,
+        org: OrgId,
+        id: CapabilityId,
+    ) -> Result<bool, RepositoryError> {
+        capabilities::delete(&mut self.0, org, id)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn roll_budget_periods(&mut self, start: OffsetDateTime) -> Result<u64, RepositoryError> {
+        let n = agents::roll_budget_periods(&mut self.0, start)
+            .await
+            .map_err(from_diesel)?;
+        Ok(u64::try_from(n).unwrap_or(u64::MAX))
     }
 
     async fn task(

@@ -14,7 +14,7 @@ use muster_auth::tokens::TokenService;
 use muster_auth::totp::TotpService;
 use muster_domain::model::{Actor, ActorKind, OrgId};
 use muster_domain::service::{
-    AccountPorts, AccountService, ApiKeyService, EventService, TaskService,
+    AccountPorts, AccountService, AgentService, ApiKeyService, EventService, TaskService,
 };
 use muster_http::{AppState, AuthMode, OAuthSettings, Readiness, ServerOptions};
 use muster_outbound::oauth::HttpIdentityProvider;
@@ -72,6 +72,14 @@ pub async fn app_state(
     Ok(AppState {
         tasks: TaskService::new(db.clone(), db.clone(), clock.clone(), ids.clone())
             .with_reward(task_settings.task_reward),
+        agents: AgentService::new(
+            db.clone(),
+            db.clone(),
+            Arc::new(key.secret_cipher()),
+            clock.clone(),
+            ids.clone(),
+        )
+        .with_period(task_settings.budget_period),
         events: EventService::new(db.clone()),
         accounts,
         api_keys: ApiKeyService::new(db.clone(), db.clone(), tokens.clone(), clock.clone(), ids),

@@ -1,12 +1,13 @@
 //! What each subcommand does. Every failure is one clear line for `main` to print.
 
 use std::net::TcpListener;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 use muster_auth::keys::ServerKey;
 use muster_domain::ports::{Clock, NonceStore, OrganizationRepository, UserRepository};
-use muster_domain::service::EscalationSweep;
+use muster_domain::service::{BudgetRollover, EscalationSweep};
 use muster_http::ServerOptions;
 use muster_persistence::{Database, DatabaseUrl, PoolOptions, run_migrations};
 
@@ -16,7 +17,7 @@ use crate::auth_settings::AuthSettings;
 use crate::bootstrap::{BootstrapInput, bootstrap};
 use crate::cli::{BootstrapArgs, DatabaseArgs, ServeArgs};
 use crate::key::load_server_key;
-use crate::task_settings::sweep_escalations;
+use crate::task_settings::{roll_budgets, sweep_escalations};
 
 /// How often expired nonces and sign-ins are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(60);
@@ -69,8 +70,19 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .tasks
         .sweep_every()
         .map(|every| tokio::spawn(sweep_escalations(sweep, every)));
+    let roller = args.tasks.rollover_every().map(|every| {
+        let job = BudgetRollover::new(
+            Arc::new(db.clone()),
+            Arc::new(SystemClock),
+            args.tasks.budget_period,
+        );
+        tokio::spawn(roll_budgets(job, every))
+    });
     let result = app.run_until_stopped().await;
     purger.abort();
+    if let Some(roller) = roller {
+        roller.abort();
+    }
     if let Some(sweeper) = sweeper {
         sweeper.abort();
     }

@@ -1,12 +1,14 @@
-//! How tasks pay and escalate: the completion reward (decision D-58) and the escalation
-//! sweep's schedule and thresholds (D-37), from flags or `MUSTER_*` variables.
+//! How work pays, escalates and is budgeted: the completion reward (decision D-58), the
+//! escalation sweep's schedule and thresholds (D-37), and the budget period with its
+//! roll-over job (D-57), from flags or `MUSTER_*` variables.
 
 use std::time::Duration;
 
 use clap::Args;
+use muster_domain::rules::budget::BudgetPeriod;
 use muster_domain::rules::escalation::SweepThresholds;
 use muster_domain::rules::reward::DEFAULT_TASK_REWARD;
-use muster_domain::service::EscalationSweep;
+use muster_domain::service::{BudgetRollover, EscalationSweep};
 
 /// The task settings of `muster serve`.
 #[derive(Debug, Clone, Args)]
@@ -28,6 +30,19 @@ pub struct TaskSettings {
     #[arg(long, env = "MUSTER_ESCALATION_STALE_HOURS", default_value_t = 72,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub escalation_stale_hours: u32,
+    /// Length of agents' budget periods: day, week or month (each starts at 00:00 UTC;
+    /// weeks on Monday).
+    #[arg(long, env = "MUSTER_BUDGET_PERIOD", default_value = "day",
+          value_parser = parse_period)]
+    pub budget_period: BudgetPeriod,
+    /// Seconds between two checks for budget periods to roll over; 0 turns the job off
+    /// (reads and spends still see the new period at once).
+    #[arg(long, env = "MUSTER_BUDGET_ROLLOVER_SECS", default_value_t = 60)]
+    pub budget_rollover_secs: u64,
+}
+
+fn parse_period(value: &str) -> Result<BudgetPeriod, String> {
+    BudgetPeriod::parse(value).ok_or_else(|| "expected day, week or month".to_owned())
 }
 
 impl Default for TaskSettings {
@@ -37,6 +52,8 @@ impl Default for TaskSettings {
             escalation_sweep_secs: 60,
             escalation_blocked_hours: BlockedHours([2, 8, 24, 72]),
             escalation_stale_hours: 72,
+            budget_period: BudgetPeriod::Day,
+            budget_rollover_secs: 60,
         }
     }
 }
@@ -70,6 +87,28 @@ impl TaskSettings {
     /// How often the sweep runs; `None` when it is off.
     pub fn sweep_every(&self) -> Option<Duration> {
         (self.escalation_sweep_secs > 0).then(|| Duration::from_secs(self.escalation_sweep_secs))
+    }
+}
+
+impl TaskSettings {
+    /// How often the budget roll-over job runs; `None` when it is off.
+    pub fn rollover_every(&self) -> Option<Duration> {
+        (self.budget_rollover_secs > 0).then(|| Duration::from_secs(self.budget_rollover_secs))
+    }
+}
+
+/// Background worker: rolls budget periods over every `every`. The roll-over is one
+/// conditional update, so instances racing on it change each agent once per period.
+pub async fn roll_budgets(job: BudgetRollover, every: Duration) {
+    let mut ticker = tokio::time::interval(every);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        match job.run_once().await {
+            Ok(0) => {}
+            Ok(rolled) => tracing::info!(rolled, "budget periods rolled over"),
+            Err(err) => tracing::warn!(%err, "budget roll-over failed; the next run tries again"),
+        }
     }
 }
 
@@ -124,5 +163,8 @@ mod tests {
             TaskSettings::default().sweep_every(),
             Some(Duration::from_secs(60))
         );
+        assert_eq!(TaskSettings::default().budget_period, BudgetPeriod::Day);
+        assert_eq!(parse_period("week"), Ok(BudgetPeriod::Week));
+        assert!(parse_period("year").is_err());
     }
 }

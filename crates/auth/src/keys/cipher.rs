@@ -115,6 +115,12 @@ impl SecretSealer for SecretCipher {
         SecretCipher::seal(self, secret.expose().as_bytes(), agent.as_uuid().as_bytes())
             .map_err(|e| SealError(e.to_string()))
     }
+
+    fn generate(&self) -> Result<AgentSecret, SealError> {
+        super::generate_agent_secret()
+            .map(AgentSecret::new)
+            .map_err(|e| SealError(e.to_string()))
+    }
 }
 
 impl fmt::Debug for SecretCipher {

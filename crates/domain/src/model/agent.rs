@@ -98,6 +98,11 @@ impl Level {
     pub const fn get(self) -> u8 {
         self.0
     }
+
+    /// The level below, or `None` at level 1.
+    pub fn below(self) -> Option<Self> {
+        (self.0 > 1).then(|| Self(self.0 - 1))
+    }
 }
 
 /// Percentage of a child's reward an agent takes for managing it, 0..=50.
@@ -190,6 +195,70 @@ pub struct Agent {
     pub metadata: Map<String, Value>,
     /// When it was created.
     pub created_at: OffsetDateTime,
+}
+
+impl Agent {
+    /// Longest `name`, in characters.
+    pub const MAX_NAME_CHARS: usize = 255;
+    /// Longest `model`, in characters.
+    pub const MAX_MODEL_CHARS: usize = 100;
+
+    /// A new agent with the defaults of decision D-50: level 1, role and mode `worker`,
+    /// status `active`, no parent, balance 0, no budget limit with the period starting
+    /// at `period_start`, no management fee, reputation 50, no metadata.
+    pub fn new(
+        id: AgentId,
+        org_id: OrgId,
+        handle: AgentHandle,
+        name: String,
+        now: OffsetDateTime,
+        period_start: OffsetDateTime,
+    ) -> Self {
+        Self {
+            id,
+            org_id,
+            handle,
+            name,
+            level: Level(1),
+            model: None,
+            role: AgentRole::Worker,
+            mode: AgentMode::Worker,
+            status: AgentStatus::Active,
+            parent_id: None,
+            current_balance: 0,
+            budget_period_limit: None,
+            budget_period_spent: 0,
+            budget_period_start: period_start,
+            management_fee_pct: FeePct::default(),
+            reputation_score: crate::rules::reputation::INITIAL_SCORE,
+            metadata: Map::new(),
+            created_at: now,
+        }
+    }
+
+    /// Checks a display name: trimmed, 1..=255 characters.
+    ///
+    /// ```
+    /// use muster_domain::model::Agent;
+    /// assert_eq!(Agent::check_name(" Ada ").unwrap(), "Ada");
+    /// assert!(Agent::check_name("  ").is_err());
+    /// ```
+    pub fn check_name(value: &str) -> Result<String, ValidationError> {
+        let name = value.trim();
+        if name.is_empty() {
+            return Err(ValidationError::new("name must not be empty"));
+        }
+        crate::validation::max_chars("name", name, Self::MAX_NAME_CHARS)?;
+        crate::validation::no_nul("name", name)?;
+        Ok(name.to_owned())
+    }
+
+    /// Checks a model name: at most 100 characters.
+    pub fn check_model(value: &str) -> Result<String, ValidationError> {
+        crate::validation::max_chars("model", value, Self::MAX_MODEL_CHARS)?;
+        crate::validation::no_nul("model", value)?;
+        Ok(value.to_owned())
+    }
 }
 
 /// An agent's signing secret in plain text, between its generation and its sealing or

@@ -1,9 +1,27 @@
 use async_trait::async_trait;
 
 use super::RepositoryError;
-use crate::model::{Agent, AgentCredentials, AgentHandle, AgentId, OrgId};
+use crate::model::{
+    Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Capability,
+    CapabilityName, LedgerEntry, LedgerEntryId, OrgId, ReputationEvent,
+};
+use crate::rules::candidates::RosterEntry;
 
-/// Stored agents.
+/// Filters of `GET /agents`; `None` means "any".
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentFilter {
+    /// Only agents in this status.
+    pub status: Option<AgentStatus>,
+    /// Only agents with this role.
+    pub role: Option<AgentRole>,
+    /// Only agents in this mode.
+    pub mode: Option<AgentMode>,
+    /// Only children of this agent.
+    pub parent_id: Option<AgentId>,
+}
+
+/// Stored agents and what hangs off them, for reading. Every method is scoped to one
+/// organization except [`find_credentials`](Self::find_credentials).
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait AgentRepository: Send + Sync {
@@ -17,4 +35,77 @@ pub trait AgentRepository: Send + Sync {
         &self,
         handle: &AgentHandle,
     ) -> Result<Option<AgentCredentials>, RepositoryError>;
+
+    /// Up to `limit` agents of `org` matching `filter`, newest first, older than the
+    /// agent `before` when given.
+    async fn list(
+        &self,
+        org: OrgId,
+        filter: &AgentFilter,
+        before: Option<AgentId>,
+        limit: u32,
+    ) -> Result<Vec<Agent>, RepositoryError>;
+
+    /// The capabilities of `agent`, by name.
+    async fn capabilities(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<Vec<Capability>, RepositoryError>;
+
+    /// The distinct capability names declared in `org`, alphabetical.
+    async fn capability_names(&self, org: OrgId) -> Result<Vec<CapabilityName>, RepositoryError>;
+
+    /// Every agent of `org` (only the active ones when `active_only`) with its
+    /// capabilities and its count of open tasks, for capability matching.
+    async fn roster(
+        &self,
+        org: OrgId,
+        active_only: bool,
+    ) -> Result<Vec<RosterEntry>, RepositoryError>;
+
+    /// Pending agents of `org`, oldest first: the children of `parent`, or all of them
+    /// when `None`.
+    async fn pending(
+        &self,
+        org: OrgId,
+        parent: Option<AgentId>,
+    ) -> Result<Vec<Agent>, RepositoryError>;
+
+    /// The children of any of `parents`.
+    async fn children(
+        &self,
+        org: OrgId,
+        parents: &[AgentId],
+    ) -> Result<Vec<Agent>, RepositoryError>;
+
+    /// Active agents of `org` with a budget limit above 0.
+    async fn limited(&self, org: OrgId) -> Result<Vec<Agent>, RepositoryError>;
+
+    /// Up to `limit` ledger entries of `agent`, newest first, older than `before`.
+    async fn ledger(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        before: Option<LedgerEntryId>,
+        limit: u32,
+    ) -> Result<Vec<LedgerEntry>, RepositoryError>;
+
+    /// Up to `limit` reputation events of `agent` after skipping `offset`, newest first,
+    /// and how many there are in all.
+    async fn reputation_history(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        limit: u32,
+        offset: u64,
+    ) -> Result<(Vec<ReputationEvent>, u64), RepositoryError>;
+
+    /// The `limit` active agents of `org` with the highest reputation (ties by
+    /// `agentId`), each with how many tasks it completed.
+    async fn leaderboard(
+        &self,
+        org: OrgId,
+        limit: u32,
+    ) -> Result<Vec<(Agent, u64)>, RepositoryError>;
 }

@@ -16,7 +16,7 @@ mod tasks;
 mod transaction;
 mod users;
 
-pub use agents::AgentRepository;
+pub use agents::{AgentFilter, AgentRepository};
 pub use credentials::{
     ExternalIdentity, IdentityProvider, NewTotpSecret, PasswordHasher, ProviderError, SecretKind,
     TokenMinter, TotpAuthority,

@@ -11,4 +11,8 @@ pub struct SealError(pub String);
 pub trait SecretSealer: Send + Sync {
     /// Seals `secret` for `agent`.
     fn seal(&self, agent: AgentId, secret: &AgentSecret) -> Result<Vec<u8>, SealError>;
+
+    /// Draws a new signing secret from the system's randomness: 64 lowercase hex
+    /// characters (decision D-50).
+    fn generate(&self) -> Result<AgentSecret, SealError>;
 }

@@ -10,10 +10,10 @@ use time::OffsetDateTime;
 
 use super::RepositoryError;
 use crate::model::{
-    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Comment, CommentId, DependencyId, Email,
-    Escalation, Event, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization,
-    RefreshToken, RefreshTokenId, ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate,
-    TokenHash, User, UserId,
+    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId, Comment,
+    CommentId, DependencyId, Email, Escalation, Event, LedgerEntry, Level, LoginFamilyId,
+    OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId, ReputationEvent, Task,
+    TaskDependency, TaskId, TaskTemplate, TokenHash, User, UserId,
 };
 use crate::service::ServiceError;
 
@@ -39,6 +39,9 @@ pub enum Lock {
     Share,
     /// The caller will change the row; concurrent lockers wait (PostgreSQL `FOR UPDATE`).
     Update,
+    /// A plain read that holds nothing, for facts that never change (an agent's parent)
+    /// read before the rows that must be locked in order.
+    Nothing,
 }
 
 /// Runs work as ONE database transaction on whichever engine is configured: reads that
@@ -234,6 +237,44 @@ pub trait Transaction: Send {
         agent: &Agent,
         at: OffsetDateTime,
     ) -> Result<bool, RepositoryError>;
+
+    /// Deletes the agent `id` of `org` (a rejected pending agent, decision D-53) with its
+    /// capabilities; whether it existed.
+    async fn delete_agent(&mut self, org: OrgId, id: AgentId) -> Result<bool, RepositoryError>;
+
+    /// How many children of `parent` are `active` or `pending` (decision D-51).
+    async fn live_children(&mut self, org: OrgId, parent: AgentId) -> Result<u32, RepositoryError>;
+
+    /// The capability `id` of `org`, held with `lock`.
+    async fn capability(
+        &mut self,
+        org: OrgId,
+        id: CapabilityId,
+        lock: Lock,
+    ) -> Result<Option<Capability>, RepositoryError>;
+
+    /// Stores new capabilities; a name the agent already has is
+    /// [`UniqueKey::Capability`](super::UniqueKey::Capability).
+    async fn insert_capabilities(
+        &mut self,
+        capabilities: &[Capability],
+    ) -> Result<(), RepositoryError>;
+
+    /// Writes the proficiency of `capability`; whether it exists.
+    async fn update_capability(&mut self, capability: &Capability)
+    -> Result<bool, RepositoryError>;
+
+    /// Deletes the capability `id` of `org`; whether it existed.
+    async fn delete_capability(
+        &mut self,
+        org: OrgId,
+        id: CapabilityId,
+    ) -> Result<bool, RepositoryError>;
+
+    /// Starts a new budget period at `start` for every agent (of every organization)
+    /// whose period began before it: nothing spent yet. How many agents rolled over.
+    /// Running it again for the same `start` changes nothing, so instances may race.
+    async fn roll_budget_periods(&mut self, start: OffsetDateTime) -> Result<u64, RepositoryError>;
 
     /// The task with `id` in `org`, held with `lock` until the end of the transaction.
     async fn task(

@@ -140,9 +140,19 @@ pub fn coverage(matched: usize, required: usize) -> u8 {
 /// (high first), proficiency sum (high first), open tasks (few first), reputation (high
 /// first), then `agentId` (alphabetical) so that the order is total and stable.
 pub fn rank(needed: &[Requirement], roster: Vec<RosterEntry>) -> Vec<Candidate> {
-    let mut candidates: Vec<Candidate> = roster
+    let eligible = roster
         .into_iter()
         .filter(|entry| is_eligible(&entry.agent))
+        .collect();
+    rank_all(needed, eligible)
+}
+
+/// [`rank`] without the eligibility filter: every agent of `roster` is scored and
+/// ordered, whatever its status or mode (capability matching, decision D-62, chooses
+/// its own agents).
+pub fn rank_all(needed: &[Requirement], roster: Vec<RosterEntry>) -> Vec<Candidate> {
+    let mut candidates: Vec<Candidate> = roster
+        .into_iter()
         .map(|entry| score(needed, entry))
         .collect();
     candidates.sort_by(compare);

@@ -1,8 +1,10 @@
 //! Pure business rules, exhaustively unit-tested.
 
+pub mod budget;
 pub mod candidates;
 pub mod escalation;
 pub mod login;
 pub mod reputation;
 pub mod reward;
+pub mod spawn;
 pub mod transition;

@@ -38,6 +38,9 @@ pub enum ServiceError {
         /// Seconds until a login may succeed again.
         retry_after_secs: u64,
     },
+    /// No agent holds the capabilities asked for (404, decision D-62).
+    #[error("No agent matches the requested capabilities")]
+    NoMatchingAgent,
     /// Storage is temporarily unreachable (503).
     #[error("storage unavailable")]
     Unavailable(#[source] RepositoryError),
@@ -90,6 +93,8 @@ pub enum Entity {
     Comment,
     /// A task template.
     Template,
+    /// An agent's capability.
+    Capability,
 }
 
 impl fmt::Display for Entity {
@@ -105,6 +110,7 @@ impl fmt::Display for Entity {
             Self::Dependency => "Dependency",
             Self::Comment => "Comment",
             Self::Template => "Template",
+            Self::Capability => "Capability",
         })
     }
 }
@@ -208,6 +214,49 @@ pub enum Conflict {
     /// Auto-assign found nobody good enough (decision D-36).
     #[error("No agent meets the coverage threshold")]
     NoCandidate,
+    /// The spawning agent has as many active and pending children as its level allows
+    /// (decision D-51).
+    #[error("Spawn capacity reached ({current}/{max})")]
+    SpawnCapacity {
+        /// Its active and pending children.
+        current: u32,
+        /// What its level allows.
+        max: u32,
+    },
+    /// The agent's status does not allow the change (decisions D-53, D-54).
+    #[error("Agent is {} and cannot be {action}", .status.as_str())]
+    AgentStatus {
+        /// Its status.
+        status: crate::model::AgentStatus,
+        /// What was asked, as a past participle ("activated", "suspended").
+        action: &'static str,
+    },
+    /// A transfer, grant or bonus names an agent that is not active (decision D-59).
+    #[error("Agent {agent} is not active")]
+    AgentNotActive {
+        /// The agent.
+        agent: AgentId,
+    },
+    /// A revoked agent stays revoked (decision D-54).
+    #[error("Agent is revoked; revocation is permanent")]
+    AlreadyRevoked,
+    /// Demoting an agent at level 1 (decision D-64).
+    #[error("Agent is already at level 1")]
+    LowestLevel,
+    /// The balance is below the amount (decision D-59).
+    #[error("Insufficient balance: {balance} credits available, {amount} needed")]
+    InsufficientBalance {
+        /// The balance.
+        balance: i64,
+        /// The amount asked.
+        amount: i64,
+    },
+    /// The amount would exceed the period limit (decision D-59).
+    #[error("Budget period limit exceeded: {remaining} credits remain in this period")]
+    BudgetExceeded {
+        /// What remains of the period's limit.
+        remaining: i64,
+    },
 }
 
 fn list_ids(ids: &[TaskId]) -> String {

@@ -3,14 +3,30 @@
 //! [`UnitOfWork`](crate::ports::UnitOfWork) port.
 
 pub mod accounts;
+mod agents;
 mod api_keys;
 mod bootstrap;
 mod error;
 mod events;
+mod locks;
 mod paging;
 mod tasks;
 
 pub use accounts::{AccountPorts, AccountService};
+pub mod agent_limits {
+    //! The checked query values of the agent routes: budget limits, hierarchy depth, the
+    //! reputation history and leaderboard sizes.
+    pub use super::agents::{
+        HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT,
+        budget_limit, hierarchy_depth, limit_of,
+    };
+}
+pub use agents::{
+    AgentPage, AgentPatch, AgentService, AgentView, BudgetRollover, BudgetStatus, CanSpend,
+    CapabilityMatch, Capacity, CreditAmount, HierarchyNode, LeaderboardEntry, LedgerPage,
+    MatchQuery, NewAgent, NewChild, Registered, ReputationSummary, ScoreChange, Transfer,
+    unique_capabilities,
+};
 pub use api_keys::{ApiKeyService, NewApiKey};
 pub use bootstrap::{BootstrapRequest, BootstrapService, NewOrganization};
 pub use error::{Conflict, Entity, NotFound, ServiceError, Unauthorized};

@@ -1,6 +1,9 @@
 //! Request and response shapes of the HTTP contract, and their conversions to and from
 //! the domain. Field names are camelCase on the wire.
 
+pub mod agent_money;
+pub mod agent_skills;
+pub mod agents;
 pub mod auth;
 pub mod events;
 pub mod nullable;

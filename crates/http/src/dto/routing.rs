@@ -48,6 +48,16 @@ pub struct MatchedCapability {
     proficiency: &'static str,
 }
 
+impl MatchedCapability {
+    /// The capability `name` held at `level`.
+    pub fn new(name: &str, level: muster_domain::model::Proficiency) -> Self {
+        Self {
+            capability: name.to_owned(),
+            proficiency: level.as_str(),
+        }
+    }
+}
+
 impl From<Candidate> for CandidateResponse {
     fn from(c: Candidate) -> Self {
         Self {
@@ -59,10 +69,7 @@ impl From<Candidate> for CandidateResponse {
             matched_capabilities: c
                 .matched
                 .into_iter()
-                .map(|(name, level)| MatchedCapability {
-                    capability: name.as_str().to_owned(),
-                    proficiency: level.as_str(),
-                })
+                .map(|(name, level)| MatchedCapability::new(name.as_str(), level))
                 .collect(),
             proficiency_sum: c.proficiency_sum,
             open_tasks: c.open_tasks,

@@ -1,5 +1,10 @@
 //! Route table: thin handlers that parse, call one use case and map the result.
 
+mod agent_capabilities;
+mod agent_money;
+mod agent_reputation;
+mod agent_spawning;
+mod agents;
 mod api_keys;
 mod auth;
 mod events;
@@ -15,6 +20,7 @@ use actix_web::{HttpRequest, web};
 /// Registers every route.
 pub fn configure(cfg: &mut web::ServiceConfig) {
     tasks(cfg);
+    agent_routes(cfg);
     cfg.service(
         web::resource("/events")
             .route(web::get().to(events::list))
@@ -135,6 +141,100 @@ fn tasks(cfg: &mut web::ServiceConfig) {
             .default_service(only("GET")),
     )
     .service(post("/tasks/{id}/auto-assign", routing::auto_assign));
+}
+
+/// The `/agents` family. Fixed paths (`/agents/capacity`, `/agents/capabilities/match`,
+/// ...) come before the `{id}` patterns that would take their segments for ids.
+fn agent_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/agents")
+            .route(web::get().to(agents::list))
+            .default_service(only("GET")),
+    )
+    .service(post("/agents/register", agents::register))
+    .service(post("/agents/spawn", agent_spawning::spawn))
+    .service(get("/agents/capacity", agent_spawning::capacity))
+    .service(get("/agents/pending", agent_spawning::pending))
+    .service(get("/agents/budget/alerts", agent_money::alerts))
+    .service(post("/agents/credits/transfer", agent_money::transfer))
+    .service(post("/agents/credits/spend", agent_money::spend))
+    .service(get(
+        "/agents/leaderboard/trust",
+        agent_reputation::leaderboard,
+    ))
+    .service(get("/agents/capabilities", agent_capabilities::names))
+    .service(get(
+        "/agents/capabilities/match",
+        agent_capabilities::matching,
+    ))
+    .service(get(
+        "/agents/capabilities/best-match",
+        agent_capabilities::best_match,
+    ))
+    .service(
+        web::resource("/agents/capabilities/{capability_id}")
+            .route(web::patch().to(agent_capabilities::update))
+            .route(web::delete().to(agent_capabilities::remove))
+            .default_service(only("DELETE, PATCH")),
+    )
+    .service(
+        web::resource("/agents/{id}")
+            .route(web::get().to(agents::get))
+            .route(web::patch().to(agents::update))
+            .default_service(only("GET, PATCH")),
+    )
+    .service(post("/agents/{id}/revoke", agents::revoke))
+    .service(post("/agents/{id}/suspend", agents::suspend))
+    .service(post("/agents/{id}/unsuspend", agents::unsuspend))
+    .service(post("/agents/{id}/demote", agents::demote))
+    .service(post("/agents/{id}/activate", agent_spawning::activate))
+    .service(
+        web::resource("/agents/{id}/reject")
+            .route(web::delete().to(agent_spawning::reject))
+            .default_service(only("DELETE")),
+    )
+    .service(get("/agents/{id}/hierarchy", agent_spawning::hierarchy))
+    .service(
+        web::resource("/agents/{id}/budget")
+            .route(web::get().to(agent_money::budget))
+            .route(web::patch().to(agent_money::set_budget))
+            .default_service(only("GET, PATCH")),
+    )
+    .service(get("/agents/{id}/budget/can-spend", agent_money::can_spend))
+    .service(get("/agents/{id}/credits/balance", agent_money::balance))
+    .service(post("/agents/{id}/credits/grant", agent_money::grant))
+    .service(get("/agents/{id}/credits/history", agent_money::history))
+    .service(
+        web::resource("/agents/{id}/capabilities")
+            .route(web::get().to(agent_capabilities::of_agent))
+            .route(web::post().to(agent_capabilities::add))
+            .default_service(only("GET, POST")),
+    )
+    .service(get("/agents/{id}/reputation", agent_reputation::summary))
+    .service(get(
+        "/agents/{id}/reputation/history",
+        agent_reputation::history,
+    ))
+    .service(post(
+        "/agents/{id}/reputation/bonus",
+        agent_reputation::bonus,
+    ))
+    .service(post(
+        "/agents/{id}/reputation/penalty",
+        agent_reputation::penalty,
+    ));
+}
+
+/// A resource answering only `GET` with `handler`.
+fn get<F, Args>(path: &str, handler: F) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    web::resource(path)
+        .route(web::get().to(handler))
+        .default_service(only("GET"))
 }
 
 /// The fallback of a resource: 405 naming the methods it has.

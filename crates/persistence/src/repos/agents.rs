@@ -1,10 +1,64 @@
+use std::collections::HashMap;
+
 use async_trait::async_trait;
-use muster_domain::model::{Agent, AgentCredentials, AgentHandle, AgentId, OrgId};
-use muster_domain::ports::{AgentRepository, RepositoryError};
+use muster_domain::model::{
+    Agent, AgentCredentials, AgentHandle, AgentId, Capability, CapabilityName, LedgerEntry,
+    LedgerEntryId, OrgId, ReputationEvent,
+};
+use muster_domain::ports::{AgentFilter, AgentRepository, RepositoryError};
+use muster_domain::rules::candidates::RosterEntry;
 
 use crate::Database;
-use crate::error::from_diesel;
-use crate::queries::agents;
+use crate::conn::Conn;
+use crate::error::{corrupt, from_diesel};
+use crate::queries::{agents, capabilities, ledger, tasks};
+use crate::rows::AgentRow;
+
+/// Stored rows as agents (never their secrets).
+fn agents_of(rows: Vec<AgentRow>) -> Result<Vec<Agent>, RepositoryError> {
+    rows.into_iter()
+        .map(|r| AgentCredentials::try_from(r).map(|c| c.agent))
+        .collect()
+}
+
+/// The agents of `org` (only the active ones when `active_only`) with their
+/// capabilities and open-task counts: three queries, joined here.
+pub(crate) async fn roster_of(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    active_only: bool,
+) -> Result<Vec<RosterEntry>, RepositoryError> {
+    let agents = agents::of_org(conn, org, active_only)
+        .await
+        .map_err(from_diesel)?;
+    let mut skills: HashMap<uuid::Uuid, Vec<_>> = HashMap::new();
+    for row in capabilities::of_org(conn, org).await.map_err(from_diesel)? {
+        let capability = Capability::try_from(row)?;
+        skills
+            .entry(capability.agent_id.as_uuid())
+            .or_default()
+            .push((capability.name, capability.proficiency));
+    }
+    let open: HashMap<uuid::Uuid, i64> = tasks::open_counts(conn, org)
+        .await
+        .map_err(from_diesel)?
+        .into_iter()
+        .filter_map(|(agent, count)| agent.map(|a| (a.0, count)))
+        .collect();
+    agents_of(agents)?
+        .into_iter()
+        .map(|agent| {
+            let id = agent.id.as_uuid();
+            Ok(RosterEntry {
+                capabilities: skills.remove(&id).unwrap_or_default(),
+                open_tasks: open
+                    .get(&id)
+                    .map_or(0, |n| u32::try_from(*n).unwrap_or(u32::MAX)),
+                agent,
+            })
+        })
+        .collect()
+}
 
 #[async_trait]
 impl AgentRepository for Database {
@@ -26,5 +80,151 @@ impl AgentRepository for Database {
             .await
             .map_err(from_diesel)?;
         row.map(AgentCredentials::try_from).transpose()
+    }
+
+    async fn list(
+        &self,
+        org: OrgId,
+        filter: &AgentFilter,
+        before: Option<AgentId>,
+        limit: u32,
+    ) -> Result<Vec<Agent>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = agents::list(&mut pooled.conn(), org, filter, before, limit)
+            .await
+            .map_err(from_diesel)?;
+        agents_of(rows)
+    }
+
+    async fn capabilities(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<Vec<Capability>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = capabilities::of_agent(&mut pooled.conn(), org, agent)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(Capability::try_from).collect()
+    }
+
+    async fn capability_names(&self, org: OrgId) -> Result<Vec<CapabilityName>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let names = capabilities::names(&mut pooled.conn(), org)
+            .await
+            .map_err(from_diesel)?;
+        names
+            .iter()
+            .map(|n| CapabilityName::new(n).map_err(|e| corrupt("capability", e)))
+            .collect()
+    }
+
+    async fn roster(
+        &self,
+        org: OrgId,
+        active_only: bool,
+    ) -> Result<Vec<RosterEntry>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        roster_of(&mut pooled.conn(), org, active_only).await
+    }
+
+    async fn pending(
+        &self,
+        org: OrgId,
+        parent: Option<AgentId>,
+    ) -> Result<Vec<Agent>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = agents::pending(&mut pooled.conn(), org, parent)
+            .await
+            .map_err(from_diesel)?;
+        agents_of(rows)
+    }
+
+    async fn children(
+        &self,
+        org: OrgId,
+        parents: &[AgentId],
+    ) -> Result<Vec<Agent>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = agents::children(&mut pooled.conn(), org, parents)
+            .await
+            .map_err(from_diesel)?;
+        agents_of(rows)
+    }
+
+    async fn limited(&self, org: OrgId) -> Result<Vec<Agent>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = agents::limited(&mut pooled.conn(), org)
+            .await
+            .map_err(from_diesel)?;
+        agents_of(rows)
+    }
+
+    async fn ledger(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        before: Option<LedgerEntryId>,
+        limit: u32,
+    ) -> Result<Vec<LedgerEntry>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = ledger::of_agent(&mut pooled.conn(), org, agent, before, limit)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(LedgerEntry::try_from).collect()
+    }
+
+    async fn reputation_history(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+        limit: u32,
+        offset: u64,
+    ) -> Result<(Vec<ReputationEvent>, u64), RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let mut conn = pooled.conn();
+        let rows = if limit == 0 {
+            Vec::new()
+        } else {
+            ledger::reputation_of(&mut conn, org, agent, limit, offset)
+                .await
+                .map_err(from_diesel)?
+        };
+        let total = ledger::reputation_count(&mut conn, org, agent)
+            .await
+            .map_err(from_diesel)?;
+        let events = rows
+            .into_iter()
+            .map(ReputationEvent::try_from)
+            .collect::<Result<_, _>>()?;
+        Ok((events, u64::try_from(total).unwrap_or(0)))
+    }
+
+    async fn leaderboard(
+        &self,
+        org: OrgId,
+        limit: u32,
+    ) -> Result<Vec<(Agent, u64)>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let mut conn = pooled.conn();
+        let top = agents_of(
+            agents::top_reputation(&mut conn, org, limit)
+                .await
+                .map_err(from_diesel)?,
+        )?;
+        let ids: Vec<AgentId> = top.iter().map(|a| a.id).collect();
+        let completed: HashMap<uuid::Uuid, i64> = ledger::completed_counts(&mut conn, org, &ids)
+            .await
+            .map_err(from_diesel)?
+            .into_iter()
+            .map(|(id, n)| (id.0, n))
+            .collect();
+        Ok(top
+            .into_iter()
+            .map(|agent| {
+                let n = completed.get(&agent.id.as_uuid()).copied().unwrap_or(0);
+                (agent, u64::try_from(n).unwrap_or(0))
+            })
+            .collect())
     }
 }

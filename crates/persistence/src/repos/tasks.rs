@@ -1,16 +1,14 @@
-use std::collections::HashMap;
-
 use async_trait::async_trait;
 use muster_domain::model::{
-    AgentCredentials, Capability, Comment, CommentId, Escalation, EscalationId, OrgId, Task,
-    TaskDependency, TaskId, TaskTemplate, TemplateId,
+    Comment, CommentId, Escalation, EscalationId, OrgId, Task, TaskDependency, TaskId,
+    TaskTemplate, TemplateId,
 };
 use muster_domain::ports::{Overdue, RepositoryError, TaskFilter, TaskRepository};
 use muster_domain::rules::candidates::RosterEntry;
 
 use crate::Database;
 use crate::error::from_diesel;
-use crate::queries::{agents, capabilities, comments, dependencies, escalations, tasks, templates};
+use crate::queries::{comments, dependencies, escalations, tasks, templates};
 
 #[async_trait]
 impl TaskRepository for Database {
@@ -103,41 +101,7 @@ impl TaskRepository for Database {
 
     async fn roster(&self, org: OrgId) -> Result<Vec<RosterEntry>, RepositoryError> {
         let mut pooled = self.pooled().await?;
-        let mut conn = pooled.conn();
-        let agents = agents::active_of_org(&mut conn, org)
-            .await
-            .map_err(from_diesel)?;
-        let mut skills: HashMap<uuid::Uuid, Vec<_>> = HashMap::new();
-        for row in capabilities::of_org(&mut conn, org)
-            .await
-            .map_err(from_diesel)?
-        {
-            let capability = Capability::try_from(row)?;
-            skills
-                .entry(capability.agent_id.as_uuid())
-                .or_default()
-                .push((capability.name, capability.proficiency));
-        }
-        let open: HashMap<uuid::Uuid, i64> = tasks::open_counts(&mut conn, org)
-            .await
-            .map_err(from_diesel)?
-            .into_iter()
-            .filter_map(|(agent, count)| agent.map(|a| (a.0, count)))
-            .collect();
-        agents
-            .into_iter()
-            .map(|row| {
-                let agent = AgentCredentials::try_from(row)?.agent;
-                let id = agent.id.as_uuid();
-                Ok(RosterEntry {
-                    capabilities: skills.remove(&id).unwrap_or_default(),
-                    open_tasks: open
-                        .get(&id)
-                        .map_or(0, |n| u32::try_from(*n).unwrap_or(u32::MAX)),
-                    agent,
-                })
-            })
-            .collect()
+        super::agents::roster_of(&mut pooled.conn(), org, true).await
     }
 
     async fn overdue(

@@ -13,13 +13,14 @@ use crate::ports::{Lock, Transaction};
 use crate::rules::reputation;
 use crate::rules::reward::split_reward;
 use crate::service::ServiceError;
+use crate::service::locks::lock_agents;
 
 impl TaskService {
     /// Pays and scores the assignee of `after` for its move from `before`: locks the
     /// assignee (and, for a reward, its parent), updates their balances and score, and
     /// stores the ledger rows and reputation events. Answers the audit events to write.
-    /// Agents are locked child before parent, after the task: one order for every use
-    /// case, so concurrent completions queue instead of deadlocking.
+    /// Agents are locked in ascending id order, after the task: one order for every use
+    /// case (transfers too), so concurrent changes queue instead of deadlocking.
     pub(super) async fn settle(
         &self,
         tx: &mut dyn Transaction,
@@ -36,19 +37,22 @@ impl TaskService {
         if kinds.is_empty() && !paid {
             return Ok(Vec::new());
         }
-        let Some(mut assignee) = tx.agent(actor.org_id, assignee_id, Lock::Update).await? else {
+        // The parent never changes, so a plain read finds it; then both rows are locked
+        // in the one agent order (ascending id).
+        let Some(unlocked) = tx.agent(actor.org_id, assignee_id, Lock::Nothing).await? else {
             return Ok(Vec::new());
         };
+        let parent_id = unlocked.parent_id.filter(|_| paid);
+        let ids: Vec<AgentId> = std::iter::once(assignee_id).chain(parent_id).collect();
+        let mut locked = lock_agents(tx, actor.org_id, &ids).await?;
+        let parent = match parent_id {
+            Some(_) => locked.pop().filter(|p| p.status != AgentStatus::Revoked),
+            None => None,
+        };
+        let mut assignee = locked.remove(0);
         let mut events = Vec::new();
         let mut ledger = Vec::new();
         if paid {
-            let parent = match assignee.parent_id {
-                Some(parent) => tx
-                    .agent(actor.org_id, parent, Lock::Update)
-                    .await?
-                    .filter(|p| p.status != AgentStatus::Revoked),
-                None => None,
-            };
             let split = split_reward(self.reward, parent.as_ref().map(|p| p.management_fee_pct));
             let (entry, event) =
                 self.credit(actor, &mut assignee, split.to_assignee, None, after, now);

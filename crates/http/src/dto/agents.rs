@@ -1,0 +1,419 @@
+//! `/agents` shapes: the agent record, registration, edits, spawning and the hierarchy.
+
+use muster_domain::model::{
+    Agent, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Capability, CapabilityName,
+    FeePct, Level, Metadata, Proficiency, Reason,
+};
+use muster_domain::ports::AgentFilter;
+use muster_domain::service::agent_limits::budget_limit;
+use muster_domain::service::{AgentPatch, AgentView, HierarchyNode, NewAgent, NewChild};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::nullable::Patch;
+use crate::ApiError;
+
+/// One capability in a register or spawn body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CapabilityInput {
+    capability: String,
+    proficiency: Option<Proficiency>,
+}
+
+/// Normalizes the capabilities of a body (decision D-50); repeats are refused by the
+/// use case.
+fn capabilities(
+    input: Option<Vec<CapabilityInput>>,
+) -> Result<Vec<(CapabilityName, Proficiency)>, ApiError> {
+    input
+        .unwrap_or_default()
+        .into_iter()
+        .map(|c| {
+            Ok((
+                CapabilityName::new(&c.capability)?,
+                c.proficiency.unwrap_or_default(),
+            ))
+        })
+        .collect()
+}
+
+fn metadata(value: Option<Value>) -> Result<Metadata, ApiError> {
+    Ok(value.map_or_else(|| Ok(Metadata::default()), Metadata::new)?)
+}
+
+fn model(value: Option<String>) -> Result<Option<String>, ApiError> {
+    Ok(value.map(|m| Agent::check_model(&m)).transpose()?)
+}
+
+/// Body of `POST /agents/register`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct RegisterRequest {
+    agent_id: String,
+    name: String,
+    level: Option<i64>,
+    model: Option<String>,
+    role: Option<AgentRole>,
+    mode: Option<AgentMode>,
+    management_fee_pct: Option<i64>,
+    budget_period_limit: Option<i64>,
+    capabilities: Option<Vec<CapabilityInput>>,
+    metadata: Option<Value>,
+}
+
+impl RegisterRequest {
+    /// Validates every field into the domain's types.
+    pub fn into_new_agent(self) -> Result<NewAgent, ApiError> {
+        Ok(NewAgent {
+            handle: AgentHandle::new(&self.agent_id)?,
+            name: Agent::check_name(&self.name)?,
+            level: self.level.map(Level::new).transpose()?,
+            model: model(self.model)?,
+            role: self.role.unwrap_or(AgentRole::Worker),
+            mode: self.mode.unwrap_or(AgentMode::Worker),
+            management_fee_pct: self
+                .management_fee_pct
+                .map(FeePct::new)
+                .transpose()?
+                .unwrap_or_default(),
+            budget_period_limit: self.budget_period_limit.map(budget_limit).transpose()?,
+            capabilities: capabilities(self.capabilities)?,
+            metadata: metadata(self.metadata)?,
+        })
+    }
+}
+
+/// Body of `POST /agents/spawn`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SpawnRequest {
+    agent_id: String,
+    name: String,
+    level: Option<i64>,
+    model: Option<String>,
+    mode: Option<AgentMode>,
+    budget_period_limit: Option<i64>,
+    capabilities: Option<Vec<CapabilityInput>>,
+    metadata: Option<Value>,
+}
+
+impl SpawnRequest {
+    /// Validates every field; the level is checked against the parent's by the use case.
+    pub fn into_new_child(self) -> Result<NewChild, ApiError> {
+        Ok(NewChild {
+            handle: AgentHandle::new(&self.agent_id)?,
+            name: Agent::check_name(&self.name)?,
+            level: self.level,
+            model: model(self.model)?,
+            mode: self.mode.unwrap_or(AgentMode::Worker),
+            budget_period_limit: self.budget_period_limit.map(budget_limit).transpose()?,
+            capabilities: capabilities(self.capabilities)?,
+            metadata: metadata(self.metadata)?,
+        })
+    }
+}
+
+/// Body of `PATCH /agents/:id`: every field optional; `null` clears `model` and
+/// `budgetPeriodLimit` (no limit); `metadata` replaces the old.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PatchAgentRequest {
+    #[serde(default)]
+    name: Patch<String>,
+    #[serde(default)]
+    level: Patch<i64>,
+    #[serde(default)]
+    model: Patch<String>,
+    #[serde(default)]
+    mode: Patch<AgentMode>,
+    #[serde(default)]
+    management_fee_pct: Patch<i64>,
+    #[serde(default)]
+    budget_period_limit: Patch<i64>,
+    #[serde(default)]
+    metadata: Patch<Value>,
+}
+
+impl PatchAgentRequest {
+    /// Validates every given field into the domain's patch.
+    pub fn into_patch(self) -> Result<AgentPatch, ApiError> {
+        Ok(AgentPatch {
+            name: self
+                .name
+                .required("name")?
+                .map(|n| Agent::check_name(&n))
+                .transpose()?,
+            level: self.level.required("level")?.map(Level::new).transpose()?,
+            model: self.model.clearable(|m| Agent::check_model(&m))?,
+            mode: self.mode.required("mode")?,
+            management_fee_pct: self
+                .management_fee_pct
+                .required("managementFeePct")?
+                .map(FeePct::new)
+                .transpose()?,
+            budget_period_limit: self.budget_period_limit.clearable(budget_limit)?,
+            metadata: self
+                .metadata
+                .required("metadata")?
+                .map(Metadata::new)
+                .transpose()?,
+        })
+    }
+}
+
+/// An optional body with an optional `reason` (reject, demote).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReasonRequest {
+    reason: Option<String>,
+}
+
+impl ReasonRequest {
+    /// The checked reason.
+    pub fn reason(self) -> Result<Option<Reason>, ApiError> {
+        Ok(self.reason.map(Reason::new).transpose()?)
+    }
+}
+
+/// Query of `GET /agents` (decision D-7 paging).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ListAgentsQuery {
+    status: Option<AgentStatus>,
+    role: Option<AgentRole>,
+    mode: Option<AgentMode>,
+    parent_id: Option<Uuid>,
+    limit: Option<u32>,
+    cursor: Option<String>,
+}
+
+impl ListAgentsQuery {
+    /// The filter.
+    pub fn filter(&self) -> AgentFilter {
+        AgentFilter {
+            status: self.status,
+            role: self.role,
+            mode: self.mode,
+            parent_id: self.parent_id.map(AgentId::from_uuid),
+        }
+    }
+
+    /// The paging part.
+    pub fn page(&self) -> Result<muster_domain::service::PageRequest<AgentId>, ApiError> {
+        Ok(muster_domain::service::PageRequest {
+            cursor: super::paging::parse_cursor(self.cursor.as_deref())?,
+            limit: self
+                .limit
+                .unwrap_or(muster_domain::service::PageRequest::<AgentId>::DEFAULT_LIMIT),
+        })
+    }
+}
+
+/// Query of `GET /agents/:id/hierarchy`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HierarchyQuery {
+    /// Levels below the root, 1..=10 (default 3).
+    pub depth: Option<i64>,
+}
+
+/// A capability on the wire.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CapabilityResponse {
+    id: Uuid,
+    agent_id: Uuid,
+    capability: String,
+    proficiency: Proficiency,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+}
+
+impl From<Capability> for CapabilityResponse {
+    fn from(c: Capability) -> Self {
+        Self {
+            id: c.id.as_uuid(),
+            agent_id: c.agent_id.as_uuid(),
+            capability: c.name.as_str().to_owned(),
+            proficiency: c.proficiency,
+            created_at: c.created_at,
+        }
+    }
+}
+
+/// An agent on the wire (never its secret). `agentId` is the handle; list entries leave
+/// out `capabilities`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentResponse {
+    id: Uuid,
+    org_id: Uuid,
+    agent_id: String,
+    name: String,
+    level: u8,
+    model: Option<String>,
+    role: AgentRole,
+    mode: AgentMode,
+    status: AgentStatus,
+    parent_id: Option<Uuid>,
+    current_balance: i64,
+    budget_period_limit: Option<i64>,
+    budget_period_spent: i64,
+    #[serde(serialize_with = "super::time::serialize")]
+    budget_period_start: OffsetDateTime,
+    management_fee_pct: u8,
+    reputation_score: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    capabilities: Option<Vec<CapabilityResponse>>,
+    metadata: Value,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+}
+
+impl From<Agent> for AgentResponse {
+    fn from(a: Agent) -> Self {
+        Self {
+            id: a.id.as_uuid(),
+            org_id: a.org_id.as_uuid(),
+            agent_id: a.handle.as_str().to_owned(),
+            name: a.name,
+            level: a.level.get(),
+            model: a.model,
+            role: a.role,
+            mode: a.mode,
+            status: a.status,
+            parent_id: a.parent_id.map(AgentId::as_uuid),
+            current_balance: a.current_balance,
+            budget_period_limit: a.budget_period_limit,
+            budget_period_spent: a.budget_period_spent,
+            budget_period_start: a.budget_period_start,
+            management_fee_pct: a.management_fee_pct.get(),
+            reputation_score: a.reputation_score,
+            capabilities: None,
+            metadata: Value::Object(a.metadata),
+            created_at: a.created_at,
+        }
+    }
+}
+
+impl From<AgentView> for AgentResponse {
+    fn from(view: AgentView) -> Self {
+        let mut response = Self::from(view.agent);
+        response.capabilities = Some(view.capabilities.into_iter().map(Into::into).collect());
+        response
+    }
+}
+
+/// `{data, secret, message}`: a new agent with its secret, shown once.
+#[derive(Debug, Serialize)]
+pub struct WithSecret {
+    /// The agent.
+    pub data: AgentResponse,
+    /// The signing secret.
+    pub secret: String,
+    /// A sentence for people.
+    pub message: String,
+}
+
+/// `{id, agentId, status}`: the answer of a status change.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusResponse {
+    id: Uuid,
+    agent_id: String,
+    status: AgentStatus,
+    level: u8,
+}
+
+impl From<Agent> for StatusResponse {
+    fn from(a: Agent) -> Self {
+        Self {
+            id: a.id.as_uuid(),
+            agent_id: a.handle.as_str().to_owned(),
+            status: a.status,
+            level: a.level.get(),
+        }
+    }
+}
+
+/// A pending agent (decision D-52).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PendingResponse {
+    id: Uuid,
+    agent_id: String,
+    name: String,
+    level: u8,
+    parent_id: Option<Uuid>,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+}
+
+impl From<Agent> for PendingResponse {
+    fn from(a: Agent) -> Self {
+        Self {
+            id: a.id.as_uuid(),
+            agent_id: a.handle.as_str().to_owned(),
+            name: a.name,
+            level: a.level.get(),
+            parent_id: a.parent_id.map(AgentId::as_uuid),
+            created_at: a.created_at,
+        }
+    }
+}
+
+/// A node of the hierarchy (decision D-56).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HierarchyResponse {
+    id: Uuid,
+    agent_id: String,
+    name: String,
+    level: u8,
+    role: AgentRole,
+    mode: AgentMode,
+    status: AgentStatus,
+    parent_id: Option<Uuid>,
+    children: Vec<HierarchyResponse>,
+}
+
+impl From<HierarchyNode> for HierarchyResponse {
+    fn from(node: HierarchyNode) -> Self {
+        let a = node.agent;
+        Self {
+            id: a.id.as_uuid(),
+            agent_id: a.handle.as_str().to_owned(),
+            name: a.name,
+            level: a.level.get(),
+            role: a.role,
+            mode: a.mode,
+            status: a.status,
+            parent_id: a.parent_id.map(AgentId::as_uuid),
+            children: node.children.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+/// `{canSpawn, current, max, reason}` (decision D-51).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CapacityResponse {
+    can_spawn: bool,
+    current: u32,
+    max: u32,
+    reason: Option<String>,
+}
+
+impl From<muster_domain::service::Capacity> for CapacityResponse {
+    fn from(c: muster_domain::service::Capacity) -> Self {
+        Self {
+            can_spawn: c.can_spawn,
+            current: c.current,
+            max: c.max,
+            reason: c.reason,
+        }
+    }
+}

@@ -1,0 +1,147 @@
+//! Budgets and credits: budget status and limit, can-spend, alerts, balance, grant,
+//! spend, transfer, history.
+
+use actix_web::HttpRequest;
+use actix_web::web::{Data, Json, Path};
+
+use super::agents::agent_id;
+use super::tasks::Answer;
+use crate::body::{parse_json, parse_query};
+use crate::dto;
+use crate::dto::agent_money::{
+    AmountRequest, BalanceResponse, BudgetRequest, BudgetResponse, CanSpendQuery, CanSpendResponse,
+    LedgerResponse, TransferRequest, TransferResponse,
+};
+use crate::dto::paging::{PageQuery, PageResponse};
+use crate::dto::task_links::DataWithMessage;
+use crate::extract::Authenticated;
+use crate::state::AppState;
+
+/// `GET /agents/:id/budget`.
+pub(super) async fn budget(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<BudgetResponse>> {
+    let status = state.agents.budget(&auth.actor, agent_id(&path)?).await?;
+    Ok(Json(dto::Data {
+        data: status.into(),
+    }))
+}
+
+/// `PATCH /agents/:id/budget`.
+pub(super) async fn set_budget(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<BudgetResponse>> {
+    let id = agent_id(&path)?;
+    let (limit, reset) = parse_json::<BudgetRequest>(&auth.body)?.into_parts()?;
+    let status = state
+        .agents
+        .set_budget(&auth.actor, id, limit, reset)
+        .await?;
+    Ok(Json(dto::Data {
+        data: status.into(),
+    }))
+}
+
+/// `GET /agents/:id/budget/can-spend`.
+pub(super) async fn can_spend(
+    state: Data<AppState>,
+    req: HttpRequest,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<CanSpendResponse>> {
+    let id = agent_id(&path)?;
+    let amount = parse_query::<CanSpendQuery>(req.query_string())?.amount()?;
+    let verdict = state.agents.can_spend(&auth.actor, id, amount).await?;
+    Ok(Json(dto::Data {
+        data: verdict.into(),
+    }))
+}
+
+/// `GET /agents/budget/alerts`.
+pub(super) async fn alerts(
+    state: Data<AppState>,
+    auth: Authenticated,
+) -> Answer<dto::Data<Vec<BudgetResponse>>> {
+    let alerts = state.agents.budget_alerts(&auth.actor).await?;
+    Ok(Json(dto::Data {
+        data: alerts.into_iter().map(Into::into).collect(),
+    }))
+}
+
+/// `GET /agents/:id/credits/balance`.
+pub(super) async fn balance(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<BalanceResponse>> {
+    let agent = state.agents.balance(&auth.actor, agent_id(&path)?).await?;
+    Ok(Json(dto::Data {
+        data: BalanceResponse {
+            agent_id: agent.id.as_uuid(),
+            current_balance: agent.current_balance,
+        },
+    }))
+}
+
+/// `POST /agents/:id/credits/grant`.
+pub(super) async fn grant(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<DataWithMessage<LedgerResponse>> {
+    let id = agent_id(&path)?;
+    let (amount, reason) = parse_json::<AmountRequest>(&auth.body)?.into_parts()?;
+    let entry = state.agents.grant(&auth.actor, id, amount, reason).await?;
+    Ok(Json(DataWithMessage {
+        message: format!("Granted {} credits", amount.get()),
+        data: entry.into(),
+    }))
+}
+
+/// `POST /agents/credits/spend`.
+pub(super) async fn spend(
+    state: Data<AppState>,
+    auth: Authenticated,
+) -> Answer<DataWithMessage<LedgerResponse>> {
+    let (amount, reason) = parse_json::<AmountRequest>(&auth.body)?.into_parts()?;
+    let entry = state.agents.spend(&auth.actor, amount, reason).await?;
+    Ok(Json(DataWithMessage {
+        message: format!("Spent {} credits", amount.get()),
+        data: entry.into(),
+    }))
+}
+
+/// `POST /agents/credits/transfer`.
+pub(super) async fn transfer(
+    state: Data<AppState>,
+    auth: Authenticated,
+) -> Answer<dto::Data<TransferResponse>> {
+    let (to, amount, reason) = parse_json::<TransferRequest>(&auth.body)?.into_parts()?;
+    let transfer = state
+        .agents
+        .transfer(&auth.actor, to, amount, reason)
+        .await?;
+    Ok(Json(dto::Data {
+        data: transfer.into(),
+    }))
+}
+
+/// `GET /agents/:id/credits/history`.
+pub(super) async fn history(
+    state: Data<AppState>,
+    req: HttpRequest,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<PageResponse<LedgerResponse>> {
+    let id = agent_id(&path)?;
+    let query: PageQuery = parse_query(req.query_string())?;
+    let page = state
+        .agents
+        .history(&auth.actor, id, query.request()?)
+        .await?;
+    Ok(Json(PageResponse::of(page, LedgerResponse::from)))
+}

@@ -1,0 +1,134 @@
+//! `/agents`: register, list, read, edit, revoke, suspend, unsuspend, demote.
+
+use actix_web::HttpRequest;
+use actix_web::web::{Data, Json, Path};
+use muster_domain::model::AgentId;
+
+use super::tasks::Answer;
+use crate::ApiError;
+use crate::body::{parse_json, parse_optional_json, parse_query};
+use crate::dto;
+use crate::dto::agents::{
+    AgentResponse, ListAgentsQuery, PatchAgentRequest, ReasonRequest, RegisterRequest,
+    StatusResponse, WithSecret,
+};
+use crate::dto::paging::PageResponse;
+use crate::dto::task_links::{DataWithMessage, EmptyRequest};
+use crate::extract::Authenticated;
+use crate::state::AppState;
+
+/// The agent id of a path segment.
+pub(super) fn agent_id(path: &str) -> Result<AgentId, ApiError> {
+    dto::parse_uuid("id", path).map(AgentId::from_uuid)
+}
+
+/// `POST /agents/register`.
+pub(super) async fn register(
+    state: Data<AppState>,
+    auth: Authenticated,
+) -> Result<Json<WithSecret>, ApiError> {
+    let new = parse_json::<RegisterRequest>(&auth.body)?.into_new_agent()?;
+    let registered = state.agents.register(&auth.actor, new).await?;
+    Ok(Json(WithSecret {
+        data: registered.view.into(),
+        secret: registered.secret.expose().to_owned(),
+        message: "Agent registered. Store the secret now: it is shown only once.".to_owned(),
+    }))
+}
+
+/// `GET /agents`.
+pub(super) async fn list(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+) -> Answer<PageResponse<AgentResponse>> {
+    let query: ListAgentsQuery = parse_query(req.query_string())?;
+    let page = state
+        .agents
+        .list(&auth.actor, &query.filter(), query.page()?)
+        .await?;
+    Ok(Json(PageResponse::of(page, AgentResponse::from)))
+}
+
+/// `GET /agents/:id`.
+pub(super) async fn get(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<AgentResponse>> {
+    let view = state.agents.get(&auth.actor, agent_id(&path)?).await?;
+    Ok(Json(dto::Data { data: view.into() }))
+}
+
+/// `PATCH /agents/:id`.
+pub(super) async fn update(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<AgentResponse>> {
+    let id = agent_id(&path)?;
+    let patch = parse_json::<PatchAgentRequest>(&auth.body)?.into_patch()?;
+    let view = state.agents.update(&auth.actor, id, patch).await?;
+    Ok(Json(dto::Data { data: view.into() }))
+}
+
+/// `POST /agents/:id/revoke`.
+pub(super) async fn revoke(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<DataWithMessage<StatusResponse>> {
+    let id = agent_id(&path)?;
+    parse_optional_json::<EmptyRequest>(&auth.body)?;
+    let agent = state.agents.revoke(&auth.actor, id).await?;
+    Ok(Json(DataWithMessage {
+        data: agent.into(),
+        message: "Agent revoked".to_owned(),
+    }))
+}
+
+/// `POST /agents/:id/suspend`.
+pub(super) async fn suspend(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<DataWithMessage<StatusResponse>> {
+    let id = agent_id(&path)?;
+    parse_optional_json::<EmptyRequest>(&auth.body)?;
+    let agent = state.agents.suspend(&auth.actor, id).await?;
+    Ok(Json(DataWithMessage {
+        data: agent.into(),
+        message: "Agent suspended".to_owned(),
+    }))
+}
+
+/// `POST /agents/:id/unsuspend`.
+pub(super) async fn unsuspend(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<DataWithMessage<StatusResponse>> {
+    let id = agent_id(&path)?;
+    parse_optional_json::<EmptyRequest>(&auth.body)?;
+    let agent = state.agents.unsuspend(&auth.actor, id).await?;
+    Ok(Json(DataWithMessage {
+        data: agent.into(),
+        message: "Agent unsuspended".to_owned(),
+    }))
+}
+
+/// `POST /agents/:id/demote`.
+pub(super) async fn demote(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<DataWithMessage<StatusResponse>> {
+    let id = agent_id(&path)?;
+    let reason = parse_optional_json::<ReasonRequest>(&auth.body)?.reason()?;
+    let agent = state.agents.demote(&auth.actor, id, reason).await?;
+    let message = format!("Agent demoted to level {}", agent.level.get());
+    Ok(Json(DataWithMessage {
+        data: agent.into(),
+        message,
+    }))
+}
