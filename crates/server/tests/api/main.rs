@@ -42,6 +42,8 @@ macro_rules! api_tests {
 }
 
 mod agent_auth;
+mod agent_support;
+mod agents_smoke;
 mod agent_signing;
 mod api_keys;
 mod auth_account;
