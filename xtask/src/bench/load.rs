@@ -34,6 +34,8 @@ pub struct LoadPlan {
     pub duration: Duration,
     /// Worker `i` signs as `agents[i % agents.len()]`.
     pub agents: Arc<Vec<Credentials>>,
+    /// The UUIDs of `agents`, in the same order.
+    pub agent_ids: Arc<Vec<String>>,
     /// Seeded tasks for reads.
     pub task_ids: Arc<Vec<String>>,
     /// One task per worker for transitions, when the scenario needs them.
@@ -78,7 +80,8 @@ pub async fn run(plan: LoadPlan) -> anyhow::Result<LoadOutcome> {
             id: id.clone(),
             blocked: false,
         });
-        let state = WorkerState::new(worker, Arc::clone(&plan.task_ids), own_task);
+        let state = WorkerState::new(worker, Arc::clone(&plan.task_ids), own_task)
+            .with_agents(Arc::clone(&plan.agent_ids));
         let credentials = plan.agents[worker % plan.agents.len()].clone();
         workers.push(tokio::spawn(worker_loop(
             plan.addr,

@@ -44,7 +44,8 @@ pub struct BenchArgs {
           value_parser = clap::value_parser!(u16).range(1..=4096))]
     connections: u16,
     /// Scenario to run, repeatable (default: all): health, get-task, list-tasks,
-    /// create-task, transition, list-events, mixed, comment, candidates, login.
+    /// create-task, transition, list-events, mixed, comment, candidates, get-agent,
+    /// transfer, login.
     /// `health` always runs first.
     #[arg(long = "scenario", value_name = "NAME", value_parser = Scenario::parse)]
     scenarios: Vec<Scenario>,
@@ -141,15 +142,15 @@ async fn bench_engine(
     let ready = server.wait_ready().await?;
     eprintln!("xtask: {engine}: ready in {} ms", ready.as_millis());
 
-    let agents = Arc::new(
-        seed_agents(&AgentSeed {
-            database_url: &db.url,
-            secret_key: &key,
-            bootstrap: &bootstrapped,
-            wanted: AGENTS_WANTED,
-        })
-        .await?,
-    );
+    let (agents, agent_ids) = seed_agents(&AgentSeed {
+        database_url: &db.url,
+        secret_key: &key,
+        bootstrap: &bootstrapped,
+        wanted: AGENTS_WANTED,
+    })
+    .await?;
+    let agents = Arc::new(agents);
+    let agent_ids = Arc::new(agent_ids);
     let seeding = Instant::now();
     let task_ids = Arc::new(create_tasks(server.addr, &agents, args.tasks, false).await?);
     let seeded = (task_ids.len(), seeding.elapsed());
@@ -189,6 +190,7 @@ async fn bench_engine(
             warmup: Duration::from_secs(args.warmup),
             duration: Duration::from_secs(seconds),
             agents: Arc::clone(&agents),
+            agent_ids: Arc::clone(&agent_ids),
             task_ids: Arc::clone(&task_ids),
             own_tasks,
         })

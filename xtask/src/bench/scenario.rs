@@ -33,6 +33,11 @@ pub enum Scenario {
     Comment,
     /// `GET /tasks/:id/candidates`: ranks the organization's agents for a task.
     Candidates,
+    /// `GET /agents/:id` over the seeded agents (with their capabilities).
+    GetAgent,
+    /// `POST /agents/credits/transfer` of 1 credit to a random other agent: two agent
+    /// rows locked, two ledger rows and an event per request.
+    Transfer,
 }
 
 /// Scenarios asked for that the API cannot serve yet, with the reason shown.
@@ -41,7 +46,7 @@ pub const PLANNED: [(&str, &str); 0] = [];
 impl Scenario {
     /// Every scenario, in the order they run; `health` is first because every other one
     /// is compared with it.
-    pub const ALL: [Self; 10] = [
+    pub const ALL: [Self; 12] = [
         Self::Health,
         Self::GetTask,
         Self::ListTasks,
@@ -51,6 +56,8 @@ impl Scenario {
         Self::Mixed,
         Self::Comment,
         Self::Candidates,
+        Self::GetAgent,
+        Self::Transfer,
         Self::Login,
     ];
 
@@ -67,6 +74,8 @@ impl Scenario {
             Self::Login => "login",
             Self::Comment => "comment",
             Self::Candidates => "candidates",
+            Self::GetAgent => "get-agent",
+            Self::Transfer => "transfer",
         }
     }
 
@@ -102,6 +111,8 @@ impl Scenario {
             Self::Login => Op::Login,
             Self::Comment => Op::Comment,
             Self::Candidates => Op::Candidates,
+            Self::GetAgent => Op::GetAgent,
+            Self::Transfer => Op::Transfer,
             // Reads split evenly over 70 %, writes over 30 %.
             Self::Mixed => match rng.below(100) {
                 0..=23 => Op::GetTask,
@@ -132,6 +143,8 @@ pub enum Op {
     Login,
     Comment,
     Candidates,
+    GetAgent,
+    Transfer,
 }
 
 /// A worker's own task for transitions: it alternates `in_progress` <-> `blocked`, both
@@ -150,6 +163,7 @@ pub struct OwnTask {
 pub struct WorkerState {
     rng: Rng,
     task_ids: std::sync::Arc<Vec<String>>,
+    agent_ids: std::sync::Arc<Vec<String>>,
     own_task: Option<OwnTask>,
     created: u64,
     worker: usize,
@@ -165,10 +179,32 @@ impl WorkerState {
         Self {
             rng: Rng::new(worker as u64),
             task_ids,
+            agent_ids: std::sync::Arc::default(),
             own_task,
             created: 0,
             worker,
         }
+    }
+
+    /// Gives the worker the seeded agents' UUIDs (worker `i` signs as agent `i % len`).
+    #[must_use]
+    pub fn with_agents(mut self, agent_ids: std::sync::Arc<Vec<String>>) -> Self {
+        self.agent_ids = agent_ids;
+        self
+    }
+
+    /// A random seeded agent's UUID other than the worker's own.
+    fn other_agent(&mut self) -> String {
+        let count = self.agent_ids.len();
+        if count < 2 {
+            return "none".to_owned();
+        }
+        let own = self.worker % count;
+        let mut pick = usize::try_from(self.rng.below(count as u64)).unwrap_or(0);
+        if pick == own {
+            pick = (pick + 1) % count;
+        }
+        self.agent_ids[pick].clone()
     }
 
     /// The next request of `scenario`, and which operation it is.
@@ -196,6 +232,14 @@ impl WorkerState {
                 "/tasks/{}/candidates?maxResults=10",
                 self.seeded_task()
             )),
+            Op::GetAgent => Call::get(format!("/agents/{}", self.other_agent())),
+            Op::Transfer => Call::post(
+                "/agents/credits/transfer".to_owned(),
+                format!(
+                    r#"{{"toAgentId":"{}","amount":1,"reason":"bench"}}"#,
+                    self.other_agent()
+                ),
+            ),
             Op::ListTasks => Call::get("/tasks?status=todo&limit=50".to_owned()),
             Op::ListEvents => Call::get("/events?limit=50".to_owned()),
             Op::Login => Call::public_post(
@@ -289,6 +333,20 @@ mod tests {
             .filter(|op| matches!(op, Op::GetTask | Op::ListTasks | Op::ListEvents))
             .count();
         assert!((6_700..7_300).contains(&reads), "{reads}");
+    }
+
+    #[test]
+    fn transfers_never_go_to_the_sender() {
+        let ids: Vec<String> = (0..3).map(|n| format!("agent-{n}")).collect();
+        let mut state = WorkerState::new(4, std::sync::Arc::new(vec![]), None)
+            .with_agents(std::sync::Arc::new(ids));
+        // Worker 4 signs as agent 4 % 3 = 1.
+        for _ in 0..200 {
+            let (_, call) = state.next_call(Scenario::Transfer);
+            let body = String::from_utf8_lossy(&call.body).into_owned();
+            assert!(!body.contains("agent-1"), "{body}");
+            assert!(body.contains(r#""amount":1"#), "{body}");
+        }
     }
 
     #[test]

@@ -6,10 +6,11 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use muster_auth::keys::{ServerKey, generate_agent_secret};
 use muster_domain::model::{
-    Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentRegistered, AgentRole,
-    AgentSecret, AgentStatus, AuditEvent, Event, EventId, FeePct, Level, OrgId,
+    Agent, AgentCredentials, AgentHandle, AgentId, AgentRegistered, AgentSecret, AuditEvent,
+    CreditKind, Event, EventId, LedgerEntry, LedgerEntryId, Level, OrgId,
 };
-use muster_domain::ports::{SecretSealer, transact};
+use muster_domain::ports::{Lock, SecretSealer, transact};
+use muster_domain::service::ServiceError;
 use muster_persistence::{Database, DatabaseUrl, PoolOptions};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -38,11 +39,16 @@ pub struct AgentSeed<'a> {
     pub wanted: usize,
 }
 
-/// The agents the load is signed with (worker `i` uses agent `i % len`): the HR agent of
-/// bootstrap and `wanted - 1` active workers of its organization. The API has no route
-/// to register agents yet, so they are written the way a use case would write them:
-/// one unit of work through the persistence port, secrets sealed with the server key.
-pub async fn seed_agents(seed: &AgentSeed<'_>) -> anyhow::Result<Vec<Credentials>> {
+/// Credits each bench agent starts with, so that the transfer scenario never runs dry.
+pub const STARTING_CREDITS: i64 = 1_000_000;
+
+/// The agents the load is signed with (worker `i` uses agent `i % len`) and their UUIDs:
+/// the HR agent of bootstrap and `wanted - 1` active level-10 agents of its organization
+/// (level 10 may transfer credits to anyone), each holding [`STARTING_CREDITS`] from a
+/// grant. They are written in one unit of work through the persistence port, as the
+/// register and grant use cases write them (`Agent::new` gives the D-50 defaults), so
+/// that seeding 50 agents costs no 50 signed round trips.
+pub async fn seed_agents(seed: &AgentSeed<'_>) -> anyhow::Result<(Vec<Credentials>, Vec<String>)> {
     let url = DatabaseUrl::parse(seed.database_url).context("bench database URL")?;
     let db = Database::connect(&url, PoolOptions::default())
         .await
@@ -52,8 +58,12 @@ pub async fn seed_agents(seed: &AgentSeed<'_>) -> anyhow::Result<Vec<Credentials
     let org = OrgId::from_uuid(
         Uuid::parse_str(&seed.bootstrap.org_id).context("bootstrap printed a bad orgId")?,
     );
+    let hr_id = AgentId::from_uuid(
+        Uuid::parse_str(&seed.bootstrap.hr_agent_id).context("bootstrap printed a bad hr id")?,
+    );
     let now = muster_domain::model::instant::to_millis(OffsetDateTime::now_utc());
     let mut credentials = vec![seed.bootstrap.hr_agent.clone()];
+    let mut ids = vec![seed.bootstrap.hr_agent_id.clone()];
     let mut rows = Vec::new();
     let mut events = Vec::new();
     for n in 1..seed.wanted {
@@ -65,9 +75,8 @@ pub async fn seed_agents(seed: &AgentSeed<'_>) -> anyhow::Result<Vec<Credentials
             role: agent.role,
             level: agent.level,
         });
-        let id = EventId::from_uuid(Uuid::now_v7());
         events.push(Event::record(
-            id,
+            EventId::from_uuid(Uuid::now_v7()),
             org,
             None,
             agent.id.as_uuid(),
@@ -78,6 +87,7 @@ pub async fn seed_agents(seed: &AgentSeed<'_>) -> anyhow::Result<Vec<Credentials
             agent_id: agent.handle.as_str().to_owned(),
             secret: secret.expose().to_owned(),
         });
+        ids.push(agent.id.as_uuid().to_string());
         rows.push(AgentCredentials {
             agent,
             encrypted_secret: sealed,
@@ -85,41 +95,57 @@ pub async fn seed_agents(seed: &AgentSeed<'_>) -> anyhow::Result<Vec<Credentials
     }
     transact(&db, move |tx| {
         Box::pin(async move {
-            for row in &rows {
+            let mut hr = tx
+                .agent(org, hr_id, Lock::Update)
+                .await?
+                .ok_or_else(|| ServiceError::internal("the bootstrap HR agent is missing"))?;
+            hr.current_balance = STARTING_CREDITS;
+            tx.update_agent(&hr, now).await?;
+            let mut grants = vec![starting_grant(&hr, now)];
+            for row in &mut rows {
+                row.agent.current_balance = STARTING_CREDITS;
                 tx.insert_agent(row).await?;
+                grants.push(starting_grant(&row.agent, now));
             }
+            tx.insert_ledger_entries(&grants).await?;
             tx.append_events(&events).await?;
             Ok(())
         })
     })
     .await
     .map_err(|err| anyhow::anyhow!("writing the bench agents: {err}"))?;
-    Ok(credentials)
+    Ok((credentials, ids))
 }
 
-/// Active worker number `n` of `org`.
+/// The ledger row of the starting credits of `agent`.
+fn starting_grant(agent: &Agent, now: OffsetDateTime) -> LedgerEntry {
+    LedgerEntry {
+        id: LedgerEntryId::from_uuid(Uuid::now_v7()),
+        org_id: agent.org_id,
+        agent_id: agent.id,
+        kind: CreditKind::Granted,
+        amount: STARTING_CREDITS,
+        balance_after: STARTING_CREDITS,
+        reason: Some("bench starting credits".to_owned()),
+        task_id: None,
+        counterparty_id: None,
+        created_at: now,
+    }
+}
+
+/// Active level-10 agent number `n` of `org`.
 fn worker(org: OrgId, n: usize, now: OffsetDateTime) -> anyhow::Result<Agent> {
     let handle = format!("bench-worker-{n:02}-{}", Uuid::now_v7().simple());
-    Ok(Agent {
-        id: AgentId::from_uuid(Uuid::now_v7()),
-        org_id: org,
-        handle: AgentHandle::new(&handle).map_err(|e| anyhow::anyhow!("{e}"))?,
-        name: format!("Bench worker {n}"),
-        level: Level::new(3).map_err(|e| anyhow::anyhow!("{e}"))?,
-        model: None,
-        role: AgentRole::Worker,
-        mode: AgentMode::Worker,
-        status: AgentStatus::Active,
-        parent_id: None,
-        current_balance: 0,
-        budget_period_limit: None,
-        budget_period_spent: 0,
-        budget_period_start: now,
-        management_fee_pct: FeePct::default(),
-        reputation_score: 50,
-        metadata: serde_json::Map::new(),
-        created_at: now,
-    })
+    let mut agent = Agent::new(
+        AgentId::from_uuid(Uuid::now_v7()),
+        org,
+        AgentHandle::new(&handle).map_err(|e| anyhow::anyhow!("{e}"))?,
+        format!("Bench worker {n}"),
+        now,
+        now,
+    );
+    agent.level = Level::MAX;
+    Ok(agent)
 }
 
 /// Creates `count` tasks through signed `POST /tasks`, `SEED_CONCURRENCY` at a time, and

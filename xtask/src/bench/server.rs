@@ -80,6 +80,8 @@ pub struct Bootstrapped {
     pub org_id: String,
     /// Its HR agent.
     pub hr_agent: Credentials,
+    /// The HR agent's UUID.
+    pub hr_agent_id: String,
 }
 
 /// The bench organization's admin, who logs in in the `login` scenario.
@@ -124,6 +126,7 @@ pub fn bootstrap(binary: &Path, database_url: &str, key: &str) -> anyhow::Result
             agent_id: text("/hrAgent/agentId")?,
             secret: text("/hrAgent/secret")?,
         },
+        hr_agent_id: text("/hrAgent/id")?,
     })
 }
 

@@ -57,7 +57,12 @@ pub async fn active_child(app: &TestApp, parent: &Agent, extra: &Value) -> Agent
     let activated = app
         .post(parent, &format!("/agents/{}/activate", child.uuid), "")
         .await;
-    assert_eq!(activated.status.as_u16(), 200, "activate: {}", activated.text);
+    assert_eq!(
+        activated.status.as_u16(),
+        200,
+        "activate: {}",
+        activated.text
+    );
     child
 }
 

@@ -42,7 +42,9 @@ async fn agent_walkthrough(app: &TestApp) {
     assert_eq!(transfer["toBalance"], 30);
     assert!(!str_of(transfer, "transferId").is_empty());
 
-    let budget = app.get(&parent, &format!("/agents/{}/budget", parent.uuid)).await;
+    let budget = app
+        .get(&parent, &format!("/agents/{}/budget", parent.uuid))
+        .await;
     assert_eq!(budget.data()["budgetPeriodSpent"], 30);
     assert_eq!(budget.data()["budgetRemaining"], serde_json::Value::Null);
 

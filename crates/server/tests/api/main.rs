@@ -42,9 +42,9 @@ macro_rules! api_tests {
 }
 
 mod agent_auth;
+mod agent_signing;
 mod agent_support;
 mod agents_smoke;
-mod agent_signing;
 mod api_keys;
 mod auth_account;
 mod auth_login;
