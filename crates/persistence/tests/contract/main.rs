@@ -36,6 +36,8 @@ macro_rules! contract_tests {
 // `#[cfg(test)]` (always true here) lets clippy see these modules as test code, where
 // the workspace's clippy.toml allows unwrap, expect and panic.
 #[cfg(test)]
+mod agent_records;
+#[cfg(test)]
 mod agents;
 #[cfg(test)]
 mod api_keys;
