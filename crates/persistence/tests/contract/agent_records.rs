@@ -23,6 +23,7 @@ contract_tests!(
     ledger_pages_newest_first,
     reputation_history_pages_with_total,
     leaderboard_orders_active_agents_with_completions,
+    the_database_refuses_negative_money,
 );
 
 /// A new agent of `seed`'s organization, stored.
@@ -426,4 +427,32 @@ async fn leaderboard_orders_active_agents_with_completions(db: &Database) {
     let board = db.leaderboard(seed.org, 3).await.unwrap();
     let rows: Vec<(AgentId, u64)> = board.iter().map(|(a, n)| (a.id, *n)).collect();
     assert_eq!(rows, [(top.id, 2), (tie_a.id, 0), (tie_b.id, 1)]);
+}
+
+async fn the_database_refuses_negative_money(db: &Database) {
+    let seed = seed_org(db).await;
+    let agent = store_agent(db, &seed, |a| a.current_balance = 5).await;
+    for change in [
+        (|a: &mut Agent| a.current_balance = -1) as fn(&mut Agent),
+        |a: &mut Agent| a.budget_period_spent = -1,
+    ] {
+        let mut broken = agent.clone();
+        change(&mut broken);
+        let result = transact(db, move |tx| {
+            Box::pin(async move {
+                tx.update_agent(&broken, now_ms()).await?;
+                Ok(())
+            })
+        })
+        .await;
+        assert!(
+            matches!(result, Err(ServiceError::Internal(_))),
+            "{result:?}"
+        );
+    }
+    let stored = AgentRepository::get(db, seed.org, agent.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((stored.current_balance, stored.budget_period_spent), (5, 0));
 }

@@ -1,0 +1,4 @@
+DROP INDEX reputation_events_agent_kind;
+DROP INDEX agents_org_reputation;
+DROP TRIGGER agents_money_not_negative_update;
+DROP TRIGGER agents_money_not_negative_insert;
