@@ -178,13 +178,14 @@ impl AgentService {
         })
     }
 
-    /// Active and pending children of `parent`, read in a short transaction.
+    /// Active and pending children of `parent` (at most its capacity, 100).
     async fn live_children(&self, actor: &Actor, parent: AgentId) -> Result<u32, ServiceError> {
-        let org = actor.org_id;
-        transact(self.uow.as_ref(), move |tx| {
-            Box::pin(async move { Ok(tx.live_children(org, parent).await?) })
-        })
-        .await
+        let children = self.agents.children(actor.org_id, &[parent]).await?;
+        let live = children
+            .iter()
+            .filter(|c| matches!(c.status, AgentStatus::Active | AgentStatus::Pending))
+            .count();
+        Ok(u32::try_from(live).unwrap_or(u32::MAX))
     }
 
     /// Pending agents the caller may activate (decision D-52): its own pending children,
