@@ -146,8 +146,14 @@ impl AgentService {
                 refuse(check_spend(&agent, amount.get()), amount)?;
                 debit(&mut agent, amount.get());
                 let reason = reason.map(|r| r.as_str().to_owned());
-                let entry =
-                    service.entry(&agent, CreditKind::Spent, -amount.get(), reason.as_deref(), None, now);
+                let entry = service.entry(
+                    &agent,
+                    CreditKind::Spent,
+                    -amount.get(),
+                    reason.as_deref(),
+                    None,
+                    now,
+                );
                 tx.update_agent(&agent, now).await?;
                 tx.insert_ledger_entries(std::slice::from_ref(&entry))
                     .await?;
