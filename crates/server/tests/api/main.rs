@@ -44,6 +44,8 @@ macro_rules! api_tests {
 mod agent_auth;
 mod agent_signing;
 mod agent_support;
+mod agents_budgets;
+mod agents_credits;
 mod agents_smoke;
 mod api_keys;
 mod auth_account;
