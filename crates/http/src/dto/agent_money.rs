@@ -164,7 +164,7 @@ impl From<LedgerEntry> for LedgerResponse {
             amount: e.amount,
             balance_after: e.balance_after,
             reason: e.reason,
-            task_id: e.task_id.map(|t| t.as_uuid()),
+            task_id: e.task_id.map(muster_domain::model::TaskId::as_uuid),
             counterparty_id: e.counterparty_id.map(AgentId::as_uuid),
             created_at: e.created_at,
         }

@@ -187,7 +187,7 @@ impl From<ReputationEvent> for ReputationEventResponse {
             kind: e.kind,
             amount: e.amount,
             reason: e.reason,
-            task_id: e.task_id.map(|t| t.as_uuid()),
+            task_id: e.task_id.map(muster_domain::model::TaskId::as_uuid),
             created_at: e.created_at,
         }
     }
