@@ -164,13 +164,11 @@ pub async fn settle() {
 /// Whether `agent` can sign a request: 200, or the 401 of a switched-off agent.
 pub async fn can_sign(app: &TestApp, agent: &Agent) -> bool {
     let reply = app.get(agent, "/agents?limit=1").await;
-    match reply.status.as_u16() {
-        200 => true,
-        _ => {
-            assert_error_exact(&reply, 401, "agent is not active");
-            false
-        }
+    if reply.status.as_u16() == 200 {
+        return true;
     }
+    assert_error_exact(&reply, 401, "agent is not active");
+    false
 }
 
 async fn register_applies_the_d50_defaults_and_shows_the_secret_once(app: &TestApp) {
@@ -257,8 +255,11 @@ async fn register_applies_the_d50_defaults_and_shows_the_secret_once(app: &TestA
         events[0]["payload"],
         json!({"agentId": handle, "role": "worker", "level": 1})
     );
+    register_with_every_field(app).await;
+}
 
-    // Every field given, at the edges of its range.
+/// Every field of a register body given, at the edges of its range, is stored.
+async fn register_with_every_field(app: &TestApp) {
     let long_handle = format!("{:x<100}", unique_handle("edge"));
     let long_name = "n".repeat(255);
     let (_, full) = register(
@@ -283,17 +284,17 @@ async fn register_applies_the_d50_defaults_and_shows_the_secret_once(app: &TestA
     assert_eq!(full["capabilities"], json!([]));
     assert_eq!(full["status"], "active");
     let full_id = str_of(&full, "id");
-    let events = app.events_of(hr, &full_id).await;
+    let events = app.events_of(&app.org.hr, &full_id).await;
     assert_eq!(
         events[0]["payload"],
         json!({"agentId": long_handle, "role": "hr", "level": 10})
     );
 }
 
-async fn register_refuses_invalid_bodies_and_stores_nothing(app: &TestApp) {
-    let hr = &app.org.hr;
+/// Register fields that are refused, with the message (`true`: exactly that message).
+fn invalid_register_fields() -> Vec<(Value, &'static str, bool)> {
     let too_long = "a".repeat(101);
-    let cases: Vec<(Value, &str, bool)> = vec![
+    vec![
         (
             json!({"agentId": too_long}),
             "agentId must be 1 to 100 characters",
@@ -376,7 +377,12 @@ async fn register_refuses_invalid_bodies_and_stores_nothing(app: &TestApp) {
             "metadata must be a JSON object",
             true,
         ),
-    ];
+    ]
+}
+
+async fn register_refuses_invalid_bodies_and_stores_nothing(app: &TestApp) {
+    let hr = &app.org.hr;
+    let cases = invalid_register_fields();
     let agents_before = agents_in(app, &app.org).await;
     let events_before = event_total(app, hr).await;
     for (extra, message, exact) in &cases {
@@ -512,7 +518,30 @@ async fn register_is_for_hr_founder_and_admin_agents_and_admin_users(app: &TestA
             privileged,
         ),
     ];
-    for (caller, extra, message) in &refused {
+    refused_registrations(app, &refused).await;
+    assert_eq!(agents_in(app, org).await, agents_before);
+    assert_eq!(event_total(app, &org.hr).await, events_before);
+    let registrars = [
+        Caller::Agent(org.hr.clone()),
+        Caller::Agent(hr_role),
+        Caller::Agent(founder),
+        Caller::Agent(admin_agent),
+        admin_user,
+        Caller::Bearer(admin_key),
+    ];
+    registered_by_each(app, &registrars).await;
+    assert_eq!(agents_in(app, org).await, agents_before + 6);
+    assert_eq!(
+        agents_in(app, &app.other).await,
+        1,
+        "nothing in the other org"
+    );
+}
+
+/// Each of `refused` (caller, extra fields, message) is 403 and stores nothing; without
+/// credentials it is 401.
+async fn refused_registrations(app: &TestApp, refused: &[(Caller, Value, &str)]) {
+    for (caller, extra, message) in refused {
         let body = register_body(extra);
         let reply = register_by(app, caller, &body).await;
         assert_eq!(reply.status.as_u16(), 403, "{caller:?}: {}", reply.text);
@@ -529,53 +558,43 @@ async fn register_is_for_hr_founder_and_admin_agents_and_admin_users(app: &TestA
         401,
         "missing credentials: sign the request as an agent or send Authorization: Bearer <token>",
     );
-    assert_eq!(agents_in(app, org).await, agents_before);
-    assert_eq!(event_total(app, &org.hr).await, events_before);
+}
 
-    // Allowed: HR (any level), founder and admin agents, admin users, admin-scoped keys;
-    // the event names who registered.
-    let allowed: Vec<(Caller, Value, String)> = vec![
-        (
-            Caller::Agent(org.hr.clone()),
-            json!({"role": "hr"}),
-            org.hr.uuid.to_string(),
-        ),
-        (
-            Caller::Agent(hr_role.clone()),
-            json!({}),
-            hr_role.uuid.to_string(),
-        ),
-        (
-            Caller::Agent(founder.clone()),
-            json!({"role": "founder"}),
-            founder.uuid.to_string(),
-        ),
-        (
-            Caller::Agent(admin_agent.clone()),
-            json!({"role": "admin"}),
-            admin_agent.uuid.to_string(),
-        ),
-        (admin_user, json!({"role": "admin"}), String::new()),
-        (Caller::Bearer(admin_key), json!({}), String::new()),
+/// Each of `registrars` (HR agent, HR-role agent, founder agent, admin agent, admin user,
+/// admin key) registers an agent of the role it may give, and the event names it.
+async fn registered_by_each(app: &TestApp, registrars: &[Caller; 6]) {
+    let org = &app.org;
+    let actor = |caller: &Caller| match caller {
+        Caller::Agent(agent) => agent.uuid.to_string(),
+        Caller::Bearer(_) => String::new(),
+    };
+    let [hr, hr_role, founder, admin_agent, admin_user, admin_key] = registrars;
+    let allowed: Vec<(&Caller, Value)> = vec![
+        (hr, json!({"role": "hr"})),
+        (hr_role, json!({})),
+        (founder, json!({"role": "founder"})),
+        (admin_agent, json!({"role": "admin"})),
+        (admin_user, json!({"role": "admin"})),
+        (admin_key, json!({})),
     ];
-    for (caller, extra, actor) in &allowed {
+    for (caller, extra) in &allowed {
         let reply = register_by(app, caller, &register_body(extra)).await;
         assert_eq!(reply.status.as_u16(), 200, "{caller:?}: {}", reply.text);
         let agent = agent_of(&reply);
         assert_eq!(reply.data()["orgId"], org.id.to_string());
+        let role = extra
+            .get("role")
+            .cloned()
+            .unwrap_or_else(|| json!("worker"));
+        assert_eq!(reply.data()["role"], role);
         assert!(can_sign(app, &agent).await, "{caller:?}");
         let events = app.events_of(&org.hr, &agent.uuid.to_string()).await;
         assert_eq!(types(&events), ["agent.registered"]);
+        let actor = actor(caller);
         if !actor.is_empty() {
-            assert_eq!(&events[0]["actorId"], actor.as_str());
+            assert_eq!(events[0]["actorId"], actor.as_str());
         }
     }
-    assert_eq!(agents_in(app, org).await, agents_before + 6);
-    assert_eq!(
-        agents_in(app, &app.other).await,
-        1,
-        "nothing in the other org"
-    );
 }
 
 async fn patch_changes_the_given_fields_and_names_them_in_the_event(app: &TestApp) {
@@ -660,8 +679,13 @@ async fn patch_changes_the_given_fields_and_names_them_in_the_event(app: &TestAp
         json!({"fields": ["model", "budgetPeriodLimit"]})
     );
 
-    // Admin users and admin-scoped keys may edit; an HR agent may edit itself apart from
-    // its level.
+    others_may_patch(app, &path).await;
+}
+
+/// Admin users and admin-scoped keys may edit the agent at `path`; an HR agent may edit
+/// itself apart from its level.
+async fn others_may_patch(app: &TestApp, path: &str) {
+    let hr = &app.org.hr;
     let admin = app.admin_token(&app.org).await;
     let admin_key = app.api_key(&admin, &["admin"]).await;
     for (caller, name) in [
@@ -672,7 +696,7 @@ async fn patch_changes_the_given_fields_and_names_them_in_the_event(app: &TestAp
             .call(
                 app,
                 Method::PATCH,
-                &path,
+                path,
                 Some(&json!({"name": name, "level": 2})),
             )
             .await;
@@ -695,6 +719,50 @@ async fn patch_changes_the_given_fields_and_names_them_in_the_event(app: &TestAp
         json!({"fields": ["name", "metadata"]})
     );
     assert_eq!(events[0]["actorId"], hr.uuid.to_string());
+}
+
+/// `PATCH /agents/:id` bodies that are refused with 400, with the message (`true`:
+/// exactly that message).
+fn invalid_patches() -> Vec<(&'static str, &'static str, bool)> {
+    vec![
+        ("{}", "at least one field must be given", true),
+        ("{\"name\": null}", "name must not be null", true),
+        ("{\"level\": null}", "level must not be null", true),
+        ("{\"mode\": null}", "mode must not be null", true),
+        ("{\"metadata\": null}", "metadata must not be null", true),
+        (
+            "{\"managementFeePct\": null}",
+            "managementFeePct must not be null",
+            true,
+        ),
+        ("{\"name\": \" \"}", "name must not be empty", true),
+        ("{\"level\": 0}", "level must be between 1 and 10", true),
+        ("{\"level\": 11}", "level must be between 1 and 10", true),
+        (
+            "{\"managementFeePct\": 51}",
+            "managementFeePct must be between 0 and 50",
+            true,
+        ),
+        (
+            "{\"budgetPeriodLimit\": -1}",
+            "budgetPeriodLimit must be at least 0",
+            true,
+        ),
+        ("{\"mode\": \"boss\"}", "mode", false),
+        ("{\"role\": \"hr\"}", "property role should not exist", true),
+        (
+            "{\"status\": \"revoked\"}",
+            "property status should not exist",
+            true,
+        ),
+        (
+            "{\"metadata\": \"text\"}",
+            "metadata must be a JSON object",
+            true,
+        ),
+        ("{\"name\": ", "malformed JSON", false),
+        ("", "request body must be a JSON object", true),
+    ]
 }
 
 async fn patch_refuses_bad_requests_and_callers_and_changes_nothing(app: &TestApp) {
@@ -736,45 +804,7 @@ async fn patch_refuses_bad_requests_and_callers_and_changes_nothing(app: &TestAp
     let events_before = event_total(app, hr).await;
     let their_events = event_total(app, &app.other.hr).await;
 
-    let bad: Vec<(&str, &str, bool)> = vec![
-        ("{}", "at least one field must be given", true),
-        ("{\"name\": null}", "name must not be null", true),
-        ("{\"level\": null}", "level must not be null", true),
-        ("{\"mode\": null}", "mode must not be null", true),
-        ("{\"metadata\": null}", "metadata must not be null", true),
-        (
-            "{\"managementFeePct\": null}",
-            "managementFeePct must not be null",
-            true,
-        ),
-        ("{\"name\": \" \"}", "name must not be empty", true),
-        ("{\"level\": 0}", "level must be between 1 and 10", true),
-        ("{\"level\": 11}", "level must be between 1 and 10", true),
-        (
-            "{\"managementFeePct\": 51}",
-            "managementFeePct must be between 0 and 50",
-            true,
-        ),
-        (
-            "{\"budgetPeriodLimit\": -1}",
-            "budgetPeriodLimit must be at least 0",
-            true,
-        ),
-        ("{\"mode\": \"boss\"}", "mode", false),
-        ("{\"role\": \"hr\"}", "property role should not exist", true),
-        (
-            "{\"status\": \"revoked\"}",
-            "property status should not exist",
-            true,
-        ),
-        (
-            "{\"metadata\": \"text\"}",
-            "metadata must be a JSON object",
-            true,
-        ),
-        ("{\"name\": ", "malformed JSON", false),
-        ("", "request body must be a JSON object", true),
-    ];
+    let bad = invalid_patches();
     for (body, message, exact) in &bad {
         let reply = patch(app, hr, &path, body).await;
         if *exact {
@@ -789,23 +819,7 @@ async fn patch_refuses_bad_requests_and_callers_and_changes_nothing(app: &TestAp
         400,
         "model must be at most 100 characters",
     );
-    let rename = json!({"name": "nope"}).to_string();
-    assert_error_exact(
-        &patch(app, hr, "/agents/not-a-uuid", &rename).await,
-        400,
-        "id must be a UUID",
-    );
-    let ghost = Uuid::now_v7();
-    assert_error_exact(
-        &patch(app, hr, &format!("/agents/{ghost}"), &rename).await,
-        404,
-        &format!("Agent {ghost} not found"),
-    );
-    assert_error_exact(
-        &patch(app, hr, &format!("/agents/{}", theirs.uuid), &rename).await,
-        404,
-        &format!("Agent {} not found", theirs.uuid),
-    );
+    patch_misses(app, &theirs).await;
 
     // Nobody changes their own level, not even together with allowed fields.
     let own_path = format!("/agents/{}", own_hr.uuid);
@@ -844,6 +858,28 @@ async fn patch_refuses_bad_requests_and_callers_and_changes_nothing(app: &TestAp
     );
     assert_eq!(event_total(app, hr).await, events_before);
     assert_eq!(event_total(app, &app.other.hr).await, their_events);
+}
+
+/// `PATCH` of an id that is no UUID (400), unknown or in the other organization (404).
+async fn patch_misses(app: &TestApp, theirs: &Agent) {
+    let hr = &app.org.hr;
+    let rename = json!({"name": "nope"}).to_string();
+    assert_error_exact(
+        &patch(app, hr, "/agents/not-a-uuid", &rename).await,
+        400,
+        "id must be a UUID",
+    );
+    let ghost = Uuid::now_v7();
+    assert_error_exact(
+        &patch(app, hr, &format!("/agents/{ghost}"), &rename).await,
+        404,
+        &format!("Agent {ghost} not found"),
+    );
+    assert_error_exact(
+        &patch(app, hr, &format!("/agents/{}", theirs.uuid), &rename).await,
+        404,
+        &format!("Agent {} not found", theirs.uuid),
+    );
 }
 
 async fn revoke_is_permanent_and_locks_the_agent_out(app: &TestApp) {
@@ -1123,7 +1159,20 @@ async fn list_filters_pages_and_keeps_to_the_organization(app: &TestApp) {
     let their_pending = app.get(&app.other.hr, "/agents?status=pending").await.ids();
     assert_eq!(their_pending, [uuid(&their_child)]);
 
-    // Pages of 4 walk the whole list in order; only a page with more after it has meta.
+    walk_pages(app, &ids, &parent, &[uuid(&active_child), uuid(&pending)]).await;
+    list_refuses_bad_queries(app).await;
+
+    // Read-only callers list too.
+    let (_, viewer) = app.user_token(org, "viewer").await;
+    let reply = send(app.bearer(&viewer, Method::GET, "/agents?limit=500", None)).await;
+    assert_eq!(reply.ids(), ids);
+    assert_eq!(app.get(&observer, "/agents?limit=500").await.ids(), ids);
+}
+
+/// Pages of 4 walk `ids` (the whole list) in order, only a page with more after it having
+/// `meta`; pages of 1 of `parent`'s `children` keep the filter.
+async fn walk_pages(app: &TestApp, ids: &[String], parent: &Agent, children: &[String; 2]) {
+    let hr = &app.org.hr;
     let mut walked = Vec::new();
     let mut query = "/agents?limit=4".to_owned();
     let mut pages = 0;
@@ -1147,7 +1196,7 @@ async fn list_filters_pages_and_keeps_to_the_organization(app: &TestApp) {
     let filtered_page = app
         .get(hr, &format!("/agents?parentId={}&limit=1", parent.uuid))
         .await;
-    assert_eq!(filtered_page.ids(), [uuid(&active_child)]);
+    assert_eq!(filtered_page.ids(), [children[0].clone()]);
     let cursor = str_of(&filtered_page.body["meta"], "nextCursor");
     let next = app
         .get(
@@ -1155,10 +1204,14 @@ async fn list_filters_pages_and_keeps_to_the_organization(app: &TestApp) {
             &format!("/agents?parentId={}&limit=1&cursor={cursor}", parent.uuid),
         )
         .await;
-    assert_eq!(next.ids(), [uuid(&pending)]);
+    assert_eq!(next.ids(), [children[1].clone()]);
     assert!(next.body.get("meta").is_none());
     assert_eq!(app.get(hr, "/agents").await.ids(), ids, "default limit 100");
+}
 
+/// Bad `GET /agents` queries are 400 naming the problem.
+async fn list_refuses_bad_queries(app: &TestApp) {
+    let hr = &app.org.hr;
     assert_bad_queries(
         app,
         hr,
@@ -1192,11 +1245,6 @@ async fn list_filters_pages_and_keeps_to_the_organization(app: &TestApp) {
             );
         }
     }
-    // Read-only callers list too.
-    let (_, viewer) = app.user_token(org, "viewer").await;
-    let reply = send(app.bearer(&viewer, Method::GET, "/agents?limit=500", None)).await;
-    assert_eq!(reply.ids(), ids);
-    assert_eq!(app.get(&observer, "/agents?limit=500").await.ids(), ids);
 }
 
 async fn get_reads_one_agent_of_the_organization_and_never_a_secret(app: &TestApp) {
