@@ -1,6 +1,6 @@
 //! Shapes of budgets and credits (decisions D-57 to D-61).
 
-use muster_domain::model::{AgentId, CreditKind, LedgerEntry, Reason};
+use muster_domain::model::{AgentId, CreditKind, LedgerEntry, Reason, TaskId};
 use muster_domain::service::agent_limits::budget_limit;
 use muster_domain::service::{BudgetStatus, CanSpend, CreditAmount, Transfer};
 use serde::{Deserialize, Serialize};
@@ -164,7 +164,7 @@ impl From<LedgerEntry> for LedgerResponse {
             amount: e.amount,
             balance_after: e.balance_after,
             reason: e.reason,
-            task_id: e.task_id.map(|t| t.as_uuid()),
+            task_id: e.task_id.map(TaskId::as_uuid),
             counterparty_id: e.counterparty_id.map(AgentId::as_uuid),
             created_at: e.created_at,
         }

@@ -1,6 +1,8 @@
 //! Shapes of capabilities, matching and reputation (decisions D-62 to D-65).
 
-use muster_domain::model::{CapabilityName, Proficiency, Reason, ReputationEvent, ReputationKind};
+use muster_domain::model::{
+    CapabilityName, Proficiency, Reason, ReputationEvent, ReputationKind, TaskId,
+};
 use muster_domain::service::agent_limits::{
     HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT,
     limit_of,
@@ -187,7 +189,7 @@ impl From<ReputationEvent> for ReputationEventResponse {
             kind: e.kind,
             amount: e.amount,
             reason: e.reason,
-            task_id: e.task_id.map(|t| t.as_uuid()),
+            task_id: e.task_id.map(TaskId::as_uuid),
             created_at: e.created_at,
         }
     }

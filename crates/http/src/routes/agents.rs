@@ -67,8 +67,8 @@ pub(super) async fn update(
     auth: Authenticated,
 ) -> Answer<dto::Data<AgentResponse>> {
     let id = agent_id(&path)?;
-    let patch = parse_json::<PatchAgentRequest>(&auth.body)?.into_patch()?;
-    let view = state.agents.update(&auth.actor, id, patch).await?;
+    let changes = parse_json::<PatchAgentRequest>(&auth.body)?.into_patch()?;
+    let view = state.agents.update(&auth.actor, id, changes).await?;
     Ok(Json(dto::Data { data: view.into() }))
 }
 

@@ -148,21 +148,16 @@ impl AgentService {
                 let agent = locked_agent(tx, actor.org_id, capability.agent_id).await?;
                 policy::may_manage_capabilities(&actor, &agent)?;
                 let name = capability.name.as_str().to_owned();
-                let what = match proficiency {
-                    Some(proficiency) => {
-                        capability.proficiency = proficiency;
-                        tx.update_capability(&capability).await?;
-                        AuditEvent::AgentCapabilityUpdated(AgentCapabilityAdded {
-                            capability: name,
-                            proficiency: proficiency.as_str().to_owned(),
-                        })
-                    }
-                    None => {
-                        tx.delete_capability(actor.org_id, id).await?;
-                        AuditEvent::AgentCapabilityRemoved(AgentCapabilityRemoved {
-                            capability: name,
-                        })
-                    }
+                let what = if let Some(proficiency) = proficiency {
+                    capability.proficiency = proficiency;
+                    tx.update_capability(&capability).await?;
+                    AuditEvent::AgentCapabilityUpdated(AgentCapabilityAdded {
+                        capability: name,
+                        proficiency: proficiency.as_str().to_owned(),
+                    })
+                } else {
+                    tx.delete_capability(actor.org_id, id).await?;
+                    AuditEvent::AgentCapabilityRemoved(AgentCapabilityRemoved { capability: name })
                 };
                 let now = service.clock.now();
                 tx.append_events(&[service.event(&actor, agent.id, now, &what)])

@@ -106,7 +106,7 @@ impl AgentService {
                     &agent,
                     CreditKind::Granted,
                     amount.get(),
-                    &reason,
+                    reason.as_deref(),
                     None,
                     now,
                 );
@@ -146,8 +146,14 @@ impl AgentService {
                 refuse(check_spend(&agent, amount.get()), amount)?;
                 debit(&mut agent, amount.get());
                 let reason = reason.map(|r| r.as_str().to_owned());
-                let entry =
-                    service.entry(&agent, CreditKind::Spent, -amount.get(), &reason, None, now);
+                let entry = service.entry(
+                    &agent,
+                    CreditKind::Spent,
+                    -amount.get(),
+                    reason.as_deref(),
+                    None,
+                    now,
+                );
                 tx.update_agent(&agent, now).await?;
                 tx.insert_ledger_entries(std::slice::from_ref(&entry))
                     .await?;
@@ -199,7 +205,7 @@ impl AgentService {
                     &sender,
                     CreditKind::TransferOut,
                     -amount.get(),
-                    &reason,
+                    reason.as_deref(),
                     Some(to),
                     now,
                 );
@@ -207,7 +213,7 @@ impl AgentService {
                     &receiver,
                     CreditKind::TransferIn,
                     amount.get(),
-                    &reason,
+                    reason.as_deref(),
                     Some(from),
                     now,
                 );
@@ -261,7 +267,7 @@ impl AgentService {
         agent: &Agent,
         kind: CreditKind,
         amount: i64,
-        reason: &Option<String>,
+        reason: Option<&str>,
         counterparty: Option<AgentId>,
         now: OffsetDateTime,
     ) -> LedgerEntry {
@@ -272,7 +278,7 @@ impl AgentService {
             kind,
             amount,
             balance_after: agent.current_balance,
-            reason: reason.clone(),
+            reason: reason.map(str::to_owned),
             task_id: None,
             counterparty_id: counterparty,
             created_at: now,
