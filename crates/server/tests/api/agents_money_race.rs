@@ -266,19 +266,70 @@ struct Stored {
     spent: i64,
 }
 
-async fn credits_race(app: &TestApp) {
-    // A level-9 parent (capacity 50) and 20 active children: siblings of each other.
+/// The siblings and what the race did to them, as the answers tell.
+#[derive(Debug)]
+struct Race {
+    siblings: Vec<Agent>,
+    /// Credits granted before the race.
+    funded: i64,
+    outcomes: Vec<Outcome>,
+}
+
+impl Race {
+    /// `IN (...)` list of the siblings' ids.
+    fn ids(&self) -> String {
+        self.siblings
+            .iter()
+            .map(|s| format!("'{}'", s.uuid))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Sibling index by id.
+    fn index(&self) -> HashMap<String, usize> {
+        self.siblings
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (s.uuid.to_string(), i))
+            .collect()
+    }
+
+    fn count(&self, pick: fn(&Outcome) -> bool) -> usize {
+        self.outcomes.iter().filter(|o| pick(o)).count()
+    }
+
+    /// Accepted spends (negative) and grants: ledger id, sibling, amount, balance after.
+    fn booked(&self) -> Vec<(String, usize, i64, i64)> {
+        self.outcomes
+            .iter()
+            .filter_map(|o| match o {
+                Outcome::Booked {
+                    ledger_id,
+                    agent,
+                    amount,
+                    balance_after,
+                } => Some((ledger_id.clone(), *agent, *amount, *balance_after)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// What the balances must add up to: funds, plus accepted grants, minus spends.
+    fn expected_total(&self) -> i64 {
+        self.funded + self.booked().iter().map(|b| b.2).sum::<i64>()
+    }
+}
+
+/// A level-9 parent (capacity 50) with 20 active children, siblings of each other, some
+/// with a period limit set by the parent, all with uneven funds (some too small for
+/// what they are asked to move). Answers the siblings, the admin's token and the funds.
+async fn arrange(app: &TestApp) -> (Vec<Agent>, String, i64) {
     let parent = agent_with(app, &app.org, 9, "worker", "worker").await;
     let mut siblings = Vec::with_capacity(SIBLINGS);
     for _ in 0..SIBLINGS {
         siblings.push(active_child(app, &parent, &json!({})).await);
     }
-    for sibling in siblings
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| limited(*i))
-        .map(|(_, s)| s)
-    {
+    for (_, sibling) in siblings.iter().enumerate().filter(|(i, _)| limited(*i)) {
         let reply = answer(
             app.signed(
                 &parent,
@@ -291,100 +342,63 @@ async fn credits_race(app: &TestApp) {
         .await;
         assert_eq!(reply.data()["budgetPeriodLimit"], PERIOD_LIMIT);
     }
-    // Uneven starting funds, some too small for what they are asked to move.
     let token = app.admin_token(&app.org).await;
-    let mut granted = 0;
+    let mut funded = 0;
     for (i, sibling) in siblings.iter().enumerate() {
         let amount = 20 + 15 * i64::try_from(i).unwrap();
         let reply = answer(grant_request(app, &token, sibling, amount), "initial grant").await;
         assert_eq!(reply.data()["balanceAfter"], amount);
-        granted += amount;
+        funded += amount;
     }
+    (siblings, token, funded)
+}
 
-    let ops = operations();
+/// Runs the 2,000 operations, `IN_FLIGHT` at a time.
+async fn race(app: &TestApp) -> Race {
+    let (siblings, token, funded) = arrange(app).await;
     let started = Instant::now();
-    let outcomes: Vec<Outcome> = stream::iter(ops.iter().copied())
+    let outcomes: Vec<Outcome> = stream::iter(operations())
         .map(|op| run(app, &token, &siblings, op))
         .buffer_unordered(IN_FLIGHT)
         .collect()
         .await;
-    let elapsed = started.elapsed();
     let engine = if is_postgres(app) {
         "PostgreSQL"
     } else {
         "SQLite"
     };
     eprintln!(
-        "credits race on {engine}: {OPERATIONS} requests, {IN_FLIGHT} in flight, {elapsed:?}"
+        "credits race on {engine}: {OPERATIONS} requests, {IN_FLIGHT} in flight, {:?}",
+        started.elapsed()
     );
     assert_eq!(outcomes.len(), OPERATIONS);
+    Race {
+        siblings,
+        funded,
+        outcomes,
+    }
+}
 
-    let transfers: Vec<&Outcome> = outcomes
-        .iter()
-        .filter(|o| matches!(o, Outcome::Transferred { .. }))
-        .collect();
-    let booked: Vec<(String, usize, i64, i64)> = outcomes
-        .iter()
-        .filter_map(|o| match o {
-            Outcome::Booked {
-                ledger_id,
-                agent,
-                amount,
-                balance_after,
-            } => Some((ledger_id.clone(), *agent, *amount, *balance_after)),
-            _ => None,
-        })
-        .collect();
-    let insufficient = outcomes
-        .iter()
-        .filter(|o| matches!(o, Outcome::Insufficient))
-        .count();
-    let over_limit = outcomes
-        .iter()
-        .filter(|o| matches!(o, Outcome::OverLimit))
-        .count();
-    eprintln!(
-        "  {} transfers, {} spends and grants accepted; {insufficient} refused for the \
-         balance, {over_limit} for the period limit",
-        transfers.len(),
-        booked.len()
-    );
-    // The race must have pressed on both refusals, or it proves little.
-    assert!(insufficient > 0, "no spend was refused for the balance");
-    assert!(over_limit > 0, "no spend was refused for the period limit");
-    let accepted_grants: i64 = booked.iter().map(|b| b.2).filter(|a| *a > 0).sum();
-    let accepted_spends: i64 = booked.iter().map(|b| -b.2).filter(|a| *a > 0).sum();
-
-    // What the database holds.
-    let index: HashMap<String, usize> = siblings
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.uuid.to_string(), i))
-        .collect();
-    let ids = siblings
-        .iter()
-        .map(|s| format!("'{}'", s.uuid))
-        .collect::<Vec<_>>()
-        .join(", ");
+/// The siblings' money fields and ledger rows (oldest first), as stored.
+async fn books(app: &TestApp, race: &Race) -> (HashMap<usize, Stored>, Vec<Row>) {
+    let index = race.index();
     let stored: HashMap<usize, Stored> = rows(
         app,
         "CAST(id AS TEXT) || '|' || CAST(current_balance AS TEXT) || '|' || \
          COALESCE(CAST(budget_period_limit AS TEXT), '-') || '|' || \
          CAST(budget_period_spent AS TEXT)",
-        &format!("agents WHERE id IN ({ids})"),
+        &format!("agents WHERE id IN ({})", race.ids()),
         "id",
     )
     .await
     .into_iter()
     .map(|r| {
-        (
-            index[&r[0]],
-            Stored {
-                balance: r[1].parse().unwrap(),
-                limit: r[2].parse().ok(),
-                spent: r[3].parse().unwrap(),
-            },
-        )
+        let stored = Stored {
+            balance: r[1].parse().unwrap(),
+            limit: r[2].parse().ok(),
+            spent: r[3].parse().unwrap(),
+        };
+        (index[&r[0]], stored)
     })
     .collect();
     assert_eq!(stored.len(), SIBLINGS);
@@ -409,9 +423,19 @@ async fn credits_race(app: &TestApp) {
         counterparty: (r[5] != "-").then(|| index[&r[5]]),
     })
     .collect();
+    (stored, ledger)
+}
 
-    // No balance is negative, now or after any ledger row.
-    for (i, s) in &stored {
+/// No balance is negative, now or after any ledger row; the money adds up exactly by
+/// the answers, the balances and the ledger; each sibling's ledger replays to its
+/// balance row by row.
+async fn check_balances(
+    app: &TestApp,
+    race: &Race,
+    stored: &HashMap<usize, Stored>,
+    ledger: &[Row],
+) {
+    for (i, s) in stored {
         assert!(
             s.balance >= 0,
             "sibling {i} has a negative balance {}",
@@ -425,21 +449,19 @@ async fn credits_race(app: &TestApp) {
     );
     assert_eq!(count(app, "agents WHERE current_balance < 0").await, 0);
 
-    // The money adds up exactly: what was granted minus what was spent, by the answers,
-    // by the balances and by the ledger.
-    let expected_total = granted + accepted_grants - accepted_spends;
+    let expected = race.expected_total();
     let total: i64 = stored.values().map(|s| s.balance).sum();
-    assert_eq!(total, expected_total, "sum of balances");
-    assert_eq!(
-        sql_int(
-            app,
-            &format!("SELECT SUM(current_balance) AS v FROM agents WHERE id IN ({ids})")
-        )
-        .await,
-        expected_total
+    assert_eq!(total, expected, "sum of balances");
+    let summed = format!(
+        "SELECT SUM(current_balance) AS v FROM agents WHERE id IN ({})",
+        race.ids()
     );
-    let ledger_total: i64 = ledger.iter().map(|r| r.amount).sum();
-    assert_eq!(ledger_total, expected_total, "sum of the ledger");
+    assert_eq!(sql_int(app, &summed).await, expected);
+    assert_eq!(
+        ledger.iter().map(|r| r.amount).sum::<i64>(),
+        expected,
+        "sum of the ledger"
+    );
     let by_kind = |kind: &str| -> i64 {
         ledger
             .iter()
@@ -447,13 +469,15 @@ async fn credits_race(app: &TestApp) {
             .map(|r| r.amount)
             .sum()
     };
-    assert_eq!(by_kind("granted"), granted + accepted_grants);
-    assert_eq!(by_kind("spent"), -accepted_spends);
+    let booked = race.booked();
+    let grants: i64 = booked.iter().map(|b| b.2).filter(|a| *a > 0).sum();
+    let spends: i64 = booked.iter().map(|b| b.2).filter(|a| *a < 0).sum();
+    assert_eq!(by_kind("granted"), race.funded + grants);
+    assert_eq!(by_kind("spent"), spends);
     assert_eq!(by_kind("transfer_in") + by_kind("transfer_out"), 0);
     assert_eq!(by_kind("earned") + by_kind("fee"), 0);
 
-    // Each sibling's ledger replays to its balance, row by row.
-    for (i, s) in &stored {
+    for (i, s) in stored {
         let mut running = 0;
         let mine: Vec<&Row> = ledger.iter().filter(|r| r.agent == *i).collect();
         for row in &mine {
@@ -467,8 +491,12 @@ async fn credits_race(app: &TestApp) {
         assert_eq!(running, s.balance, "sibling {i}: balance vs its ledger");
         assert_eq!(mine.last().map(|r| r.balance_after), Some(s.balance));
     }
+}
 
-    // Every accepted spend and grant has its one row; refused ones have none.
+/// Every accepted spend, grant and transfer has exactly its ledger rows, matching its
+/// answer; refused ones have none.
+async fn check_rows(app: &TestApp, race: &Race, ledger: &[Row]) {
+    let booked = race.booked();
     let booked_rows: HashMap<&str, &Row> = ledger
         .iter()
         .filter(|r| r.kind == "spent" || r.kind == "granted")
@@ -489,7 +517,7 @@ async fn credits_race(app: &TestApp) {
         );
     }
 
-    // Every accepted transfer has exactly its two rows; refused ones have none.
+    let transfers = race.count(|o| matches!(o, Outcome::Transferred { .. }));
     let out_rows: Vec<&Row> = ledger.iter().filter(|r| r.kind == "transfer_out").collect();
     let outs: HashMap<&str, &Row> = out_rows.iter().map(|r| (r.id.as_str(), *r)).collect();
     assert_eq!(
@@ -497,20 +525,18 @@ async fn credits_race(app: &TestApp) {
         out_rows.len(),
         "two transfer_out rows with one id"
     );
-    let mut ins: HashMap<(usize, usize, i64, i64), usize> = HashMap::new();
-    let mut in_rows = 0;
-    for r in ledger.iter().filter(|r| r.kind == "transfer_in") {
-        *ins.entry((r.agent, r.counterparty.unwrap(), r.amount, r.balance_after))
-            .or_default() += 1;
-        in_rows += 1;
-    }
-    assert_eq!(outs.len(), transfers.len(), "transfer_out rows");
+    assert_eq!(outs.len(), transfers, "transfer_out rows");
     assert_eq!(
         count(app, "credit_ledger WHERE kind = 'transfer_out'").await,
-        i64::try_from(transfers.len()).unwrap()
+        i64::try_from(transfers).unwrap()
     );
-    assert_eq!(in_rows, transfers.len(), "transfer_in rows");
-    for t in &transfers {
+    let mut ins: HashMap<(usize, usize, i64, i64), usize> = HashMap::new();
+    for r in ledger.iter().filter(|r| r.kind == "transfer_in") {
+        let key = (r.agent, r.counterparty.unwrap(), r.amount, r.balance_after);
+        *ins.entry(key).or_default() += 1;
+    }
+    assert_eq!(ins.values().sum::<usize>(), transfers, "transfer_in rows");
+    for outcome in &race.outcomes {
         let Outcome::Transferred {
             id,
             from,
@@ -518,9 +544,9 @@ async fn credits_race(app: &TestApp) {
             amount,
             from_balance,
             to_balance,
-        } = t
+        } = outcome
         else {
-            unreachable!()
+            continue;
         };
         let id: String = id.parse::<Uuid>().unwrap().to_string();
         let out = outs
@@ -531,9 +557,8 @@ async fn credits_race(app: &TestApp) {
             (*from, Some(*to), -amount, *from_balance),
             "transfer {id}: its transfer_out row"
         );
-        let key = (*to, *from, *amount, *to_balance);
         let left = ins
-            .get_mut(&key)
+            .get_mut(&(*to, *from, *amount, *to_balance))
             .filter(|n| **n > 0)
             .unwrap_or_else(|| panic!("transfer {id} has no matching transfer_in row"));
         *left -= 1;
@@ -542,10 +567,12 @@ async fn credits_race(app: &TestApp) {
         ins.values().all(|n| *n == 0),
         "transfer_in rows of no transfer"
     );
+}
 
-    // No period limit was exceeded, and what was spent in the period is what the ledger
-    // says went out in it.
-    for (i, sibling) in siblings.iter().enumerate() {
+/// No period limit was exceeded, and what each sibling spent in the period is what the
+/// ledger says went out in it; the API tells the same.
+async fn check_periods(app: &TestApp, race: &Race, stored: &HashMap<usize, Stored>) {
+    for (i, sibling) in race.siblings.iter().enumerate() {
         let s = &stored[&i];
         let out_in_period = sql_int(
             app,
@@ -569,22 +596,38 @@ async fn credits_race(app: &TestApp) {
         } else {
             assert_eq!(s.limit, None);
         }
-    }
-
-    // The API tells the same.
-    for (i, sibling) in siblings.iter().enumerate() {
         let reply = app
             .get(sibling, &format!("/agents/{}/budget", sibling.uuid))
             .await;
         let budget: &Value = reply.data();
-        assert_eq!(budget["currentBalance"], stored[&i].balance, "sibling {i}");
-        assert_eq!(budget["budgetPeriodSpent"], stored[&i].spent, "sibling {i}");
+        assert_eq!(budget["currentBalance"], s.balance, "sibling {i}");
+        assert_eq!(budget["budgetPeriodSpent"], s.spent, "sibling {i}");
         if limited(i) {
             assert_eq!(
                 budget["budgetRemaining"],
-                PERIOD_LIMIT - stored[&i].spent,
+                PERIOD_LIMIT - s.spent,
                 "sibling {i}"
             );
         }
     }
+}
+
+async fn credits_race(app: &TestApp) {
+    let race = race(app).await;
+    let insufficient = race.count(|o| matches!(o, Outcome::Insufficient));
+    let over_limit = race.count(|o| matches!(o, Outcome::OverLimit));
+    eprintln!(
+        "  {} transfers, {} spends and grants accepted; {insufficient} refused for the \
+         balance, {over_limit} for the period limit",
+        race.count(|o| matches!(o, Outcome::Transferred { .. })),
+        race.booked().len()
+    );
+    // The race must have pressed on both refusals, or it proves little.
+    assert!(insufficient > 0, "no spend was refused for the balance");
+    assert!(over_limit > 0, "no spend was refused for the period limit");
+
+    let (stored, ledger) = books(app, &race).await;
+    check_balances(app, &race, &stored, &ledger).await;
+    check_rows(app, &race, &ledger).await;
+    check_periods(app, &race, &stored).await;
 }
