@@ -62,7 +62,13 @@ macro_rules! on_conn {
 
 /// Loads the first row of `$query` (an expression, built once per arm) on `$conn`,
 /// holding it with `$lock` (an `Option<Lock>`) on PostgreSQL: `FOR SHARE` or
-/// `FOR UPDATE`. SQLite has no row locks; its write transactions run one at a time.
+/// `FOR NO KEY UPDATE`. SQLite has no row locks; its write transactions run one at a time.
+///
+/// `Lock::Update` is `FOR NO KEY UPDATE`, not `FOR UPDATE`: no use case changes a key,
+/// and `FOR UPDATE` also blocks the `FOR KEY SHARE` lock that PostgreSQL's foreign-key
+/// check takes on the referenced row. A batch of nonces (or ledger rows) naming agents A
+/// and B then waited on a transfer holding A while the transfer waited on the batch's
+/// lock on B: a deadlock, answered as a 500. Lockers that change the row still queue.
 macro_rules! first_locked {
     ($conn:expr, $lock:expr, $query:expr) => {
         match $conn {
@@ -74,7 +80,7 @@ macro_rules! first_locked {
                     $query.for_share().first(*c).await.optional()
                 }
                 Some(muster_domain::ports::Lock::Update) => {
-                    $query.for_update().first(*c).await.optional()
+                    $query.for_no_key_update().first(*c).await.optional()
                 }
             },
             $crate::conn::Conn::Sqlite(c) => $query.first(*c).await.optional(),

@@ -37,7 +37,8 @@ pub type Work = Box<
 pub enum Lock {
     /// Others may read the row, nobody may change it (PostgreSQL `FOR SHARE`).
     Share,
-    /// The caller will change the row; concurrent lockers wait (PostgreSQL `FOR UPDATE`).
+    /// The caller will change the row (never its key); concurrent lockers wait
+    /// (PostgreSQL `FOR NO KEY UPDATE`, which lets foreign-key checks through).
     Update,
     /// A plain read that holds nothing, for facts that never change (an agent's parent)
     /// read before the rows that must be locked in order.

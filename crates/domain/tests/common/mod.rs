@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod accounts;
+pub mod agents;
 pub mod writes;
 
 use std::sync::Arc;

@@ -47,6 +47,7 @@ mod agent_support;
 mod agents_budgets;
 mod agents_credits;
 mod agents_lifecycle;
+mod agents_money_race;
 mod agents_smoke;
 mod agents_spawning;
 mod api_keys;
