@@ -42,9 +42,10 @@ macro_rules! api_tests {
 }
 
 mod agent_auth;
-mod agent_support;
-mod agents_smoke;
 mod agent_signing;
+mod agent_support;
+mod agents_capabilities;
+mod agents_smoke;
 mod api_keys;
 mod auth_account;
 mod auth_login;
