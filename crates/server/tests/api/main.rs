@@ -45,6 +45,7 @@ mod agent_auth;
 mod agent_signing;
 mod agent_support;
 mod agents_capabilities;
+mod agents_reputation;
 mod agents_smoke;
 mod api_keys;
 mod auth_account;
