@@ -220,6 +220,20 @@ fn admin_user(actor: &Actor) -> bool {
     is_user_admin(actor)
 }
 
+/// Is `actor` a user with the admin role, through a key of any scope? For what the
+/// `write` scope covers (capabilities, reputation: decision D-17) the caller checks the
+/// scope with [`may_write`]; asking for the `admin` scope there would refuse a
+/// `write`-scoped key of an admin.
+fn admin_role_user(actor: &Actor) -> bool {
+    matches!(
+        actor.kind,
+        ActorKind::User {
+            role: UserRole::Admin,
+            ..
+        }
+    )
+}
+
 /// Is `actor` an agent at `level` or above?
 fn agent_at_least(actor: &Actor, level: u8) -> bool {
     matches!(actor.kind, ActorKind::Agent { level: l, .. } if l.get() >= level)
@@ -276,7 +290,7 @@ pub fn may_manage_capabilities(actor: &Actor, target: &Agent) -> Result<(), Forb
         || is_parent_of(actor, target)
         || agent_at_least(actor, 10)
         || hr
-        || admin_user(actor)
+        || admin_role_user(actor)
     {
         Ok(())
     } else {
@@ -291,7 +305,7 @@ pub fn may_score(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
     if actor.agent_id() == Some(target.id) {
         return Err(Forbidden::OwnReputation);
     }
-    if agent_at_least(actor, 7) || is_parent_of(actor, target) || admin_user(actor) {
+    if agent_at_least(actor, 7) || is_parent_of(actor, target) || admin_role_user(actor) {
         Ok(())
     } else {
         Err(Forbidden::ReputationGiver)
@@ -566,6 +580,29 @@ mod tests {
         assert_eq!(may_change_rank(&hr, own), Err(Forbidden::OwnRank));
         let other = crate::model::AgentId::from_uuid(Uuid::from_u128(7));
         assert_eq!(may_change_rank(&hr, other), Ok(()));
+    }
+
+    #[test]
+    fn write_scoped_keys_of_admins_manage_capabilities_and_reputation() {
+        let target = stored_agent(AgentStatus::Active);
+        for scope in [ApiKeyScope::Write, ApiKeyScope::Admin] {
+            let key = with_key(UserRole::Admin, scope);
+            assert_eq!(may_manage_capabilities(&key, &target), Ok(()), "{scope:?}");
+            assert_eq!(may_score(&key, &target), Ok(()), "{scope:?}");
+        }
+        let read = with_key(UserRole::Admin, ApiKeyScope::Read);
+        let missing = Err(Forbidden::MissingScope(ApiKeyScope::Write));
+        assert_eq!(may_manage_capabilities(&read, &target), missing);
+        assert_eq!(may_score(&read, &target), missing);
+        let operator = with_key(UserRole::Operator, ApiKeyScope::Admin);
+        assert_eq!(
+            may_manage_capabilities(&operator, &target),
+            Err(Forbidden::CapabilityManager)
+        );
+        assert_eq!(
+            may_score(&operator, &target),
+            Err(Forbidden::ReputationGiver)
+        );
     }
 
     #[test]
