@@ -56,15 +56,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let auth = AuthSettings::from_env(args.auth_mode)?;
     let state = app_state(&db, &key, &auth, &args.tasks).await?;
     let sweep = EscalationSweep::new(state.tasks.clone(), args.tasks.thresholds());
-    let listener =
-        TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
-    let options = ServerOptions {
-        workers: args.workers,
-        ..ServerOptions::default()
-    };
-    let app = Application::build(listener, state, options)?;
-    tracing::info!(bind = %args.bind, port = app.port(), database = %db.url().redacted(), "muster is listening");
 
+    // Background jobs start before the port opens, so that once it accepts connections
+    // nothing stands between it and the server handling requests and signals.
     let purger = tokio::spawn(purge_expired(db.clone()));
     let sweeper = args
         .tasks
@@ -78,6 +72,15 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         );
         tokio::spawn(roll_budgets(job, every))
     });
+    let listener =
+        TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
+    let options = ServerOptions {
+        workers: args.workers,
+        ..ServerOptions::default()
+    };
+    let app = Application::build(listener, state, options)?;
+    tracing::info!(bind = %args.bind, port = app.port(), database = %db.url().redacted(), "muster is listening");
+
     let result = app.run_until_stopped().await;
     purger.abort();
     if let Some(roller) = roller {

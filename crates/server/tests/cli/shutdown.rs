@@ -42,12 +42,29 @@ pub(crate) fn start_with(scratch: &Scratch, env: &[(&str, &str)], stderr: Stdio)
         .stderr(stderr)
         .spawn()
         .unwrap();
+    // Ready means answering HTTP, not just accepting connections: the port is bound
+    // (and queues connections) before the server runs and handles signals.
     let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+    while !answers_health(port) {
         assert!(Instant::now() < deadline, "server did not start");
         std::thread::sleep(Duration::from_millis(50));
     }
     Server { child, port }
+}
+
+/// Whether `GET /health` on `port` answers 200.
+fn answers_health(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    let request = "GET /health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n";
+    if stream.write_all(request.as_bytes()).is_err() {
+        return false;
+    }
+    let mut status_line = String::new();
+    BufReader::new(stream).read_line(&mut status_line).is_ok()
+        && status_line.starts_with("HTTP/1.1 200")
 }
 
 /// Everything the stopped server wrote on its piped stderr.

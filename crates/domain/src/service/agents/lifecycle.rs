@@ -268,10 +268,13 @@ impl AgentService {
                 let amount = kind.fixed_amount().unwrap_or(0);
                 let score_before = agent.reputation_score;
                 agent.reputation_score = reputation::apply(score_before, amount);
-                let text = reason.map_or_else(
-                    || format!("demoted from level {} to {}", from.get(), to.get()),
-                    |r| r.as_str().to_owned(),
-                );
+                // A blank reason says nothing: the event says what happened instead.
+                let text = reason
+                    .map(|r| r.as_str().trim().to_owned())
+                    .filter(|r| !r.is_empty())
+                    .unwrap_or_else(|| {
+                        format!("demoted from level {} to {}", from.get(), to.get())
+                    });
                 tx.update_agent(&agent, now).await?;
                 tx.insert_reputation_events(&[ReputationEvent {
                     id: ReputationEventId::from_uuid(service.ids.new_id()),
