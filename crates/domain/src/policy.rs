@@ -215,11 +215,6 @@ pub fn acting_agent(actor: &Actor) -> Result<AgentId, Forbidden> {
     actor.agent_id().ok_or(Forbidden::AgentRequired)
 }
 
-/// Is `actor` an admin user (through a key, one with the `admin` scope)?
-fn admin_user(actor: &Actor) -> bool {
-    is_user_admin(actor)
-}
-
 /// Is `actor` a user with the admin role, through a key of any scope? For what the
 /// `write` scope covers (capabilities, reputation: decision D-17) the caller checks the
 /// scope with [`may_write`]; asking for the `admin` scope there would refuse a
@@ -257,7 +252,10 @@ pub fn may_oversee(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
             ..
         }
     );
-    if is_parent_of(actor, target) || agent_at_least(actor, 10) || admin_agent || admin_user(actor)
+    if is_parent_of(actor, target)
+        || agent_at_least(actor, 10)
+        || admin_agent
+        || is_user_admin(actor)
     {
         Ok(())
     } else {
@@ -318,7 +316,7 @@ pub fn may_demote(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
     may_write(actor)?;
     has_scope(actor, ApiKeyScope::Admin)?;
     match actor.kind {
-        ActorKind::User { .. } if admin_user(actor) => Ok(()),
+        ActorKind::User { .. } if is_user_admin(actor) => Ok(()),
         ActorKind::System => Ok(()),
         ActorKind::Agent {
             role: AgentRole::Founder | AgentRole::Admin,
@@ -346,7 +344,7 @@ pub fn may_grant_credits(actor: &Actor) -> Result<(), Forbidden> {
             ..
         }
         | ActorKind::System => Ok(()),
-        ActorKind::User { .. } if admin_user(actor) => Ok(()),
+        ActorKind::User { .. } if is_user_admin(actor) => Ok(()),
         _ => Err(Forbidden::GranterRequired),
     }
 }

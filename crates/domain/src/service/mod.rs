@@ -10,6 +10,7 @@ mod error;
 mod events;
 mod locks;
 mod paging;
+mod scoring;
 mod tasks;
 
 pub use accounts::{AccountPorts, AccountService};

@@ -203,12 +203,7 @@ impl ListAgentsQuery {
 
     /// The paging part.
     pub fn page(&self) -> Result<muster_domain::service::PageRequest<AgentId>, ApiError> {
-        Ok(muster_domain::service::PageRequest {
-            cursor: super::paging::parse_cursor(self.cursor.as_deref())?,
-            limit: self
-                .limit
-                .unwrap_or(muster_domain::service::PageRequest::<AgentId>::DEFAULT_LIMIT),
-        })
+        super::paging::page_request(self.limit, self.cursor.as_deref())
     }
 }
 

@@ -17,11 +17,20 @@ pub struct PageQuery {
 impl PageQuery {
     /// The checked request, with the cursor turned into the list's id type.
     pub fn request<C: From<Uuid>>(&self) -> Result<PageRequest<C>, ApiError> {
-        Ok(PageRequest {
-            cursor: parse_cursor(self.cursor.as_deref())?,
-            limit: self.limit.unwrap_or(PageRequest::<C>::DEFAULT_LIMIT),
-        })
+        page_request(self.limit, self.cursor.as_deref())
     }
+}
+
+/// The page asked for by a list's `limit` (default 100; the use case checks the range)
+/// and `cursor` query values.
+pub fn page_request<C: From<Uuid>>(
+    limit: Option<u32>,
+    cursor: Option<&str>,
+) -> Result<PageRequest<C>, ApiError> {
+    Ok(PageRequest {
+        cursor: parse_cursor(cursor)?,
+        limit: limit.unwrap_or(PageRequest::<C>::DEFAULT_LIMIT),
+    })
 }
 
 /// A `cursor` query value: the `meta.nextCursor` of the previous page, an id.

@@ -4,7 +4,7 @@ use actix_web::HttpRequest;
 use actix_web::web::{Data, Json, Path};
 use muster_domain::service::agent_limits::hierarchy_depth;
 
-use super::agents::agent_id;
+use super::agents::{agent_id, status_answer, status_target};
 use super::tasks::Answer;
 use crate::ApiError;
 use crate::body::{parse_json, parse_optional_json, parse_query};
@@ -13,7 +13,7 @@ use crate::dto::agents::{
     CapacityResponse, HierarchyQuery, HierarchyResponse, PendingResponse, ReasonRequest,
     SpawnRequest, StatusResponse, WithSecret,
 };
-use crate::dto::task_links::{DataWithMessage, EmptyRequest};
+use crate::dto::task_links::DataWithMessage;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 
@@ -67,13 +67,11 @@ pub(super) async fn activate(
     path: Path<String>,
     auth: Authenticated,
 ) -> Answer<DataWithMessage<StatusResponse>> {
-    let id = agent_id(&path)?;
-    parse_optional_json::<EmptyRequest>(&auth.body)?;
-    let agent = state.agents.activate(&auth.actor, id).await?;
-    Ok(Json(DataWithMessage {
-        data: agent.into(),
-        message: "Agent activated".to_owned(),
-    }))
+    let agent = state
+        .agents
+        .activate(&auth.actor, status_target(&path, &auth)?)
+        .await?;
+    Ok(status_answer(agent, "Agent activated"))
 }
 
 /// `DELETE /agents/:id/reject`.

@@ -2,7 +2,7 @@
 
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Json, Path};
-use muster_domain::model::AgentId;
+use muster_domain::model::{Agent, AgentId};
 
 use super::tasks::Answer;
 use crate::ApiError;
@@ -20,6 +20,25 @@ use crate::state::AppState;
 /// The agent id of a path segment.
 pub(super) fn agent_id(path: &str) -> Result<AgentId, ApiError> {
     dto::parse_uuid("id", path).map(AgentId::from_uuid)
+}
+
+/// The agent of a status route (`/revoke`, `/activate`, ...), whose body may only be
+/// empty or `{}`.
+pub(super) fn status_target(path: &str, auth: &Authenticated) -> Result<AgentId, ApiError> {
+    let id = agent_id(path)?;
+    parse_optional_json::<EmptyRequest>(&auth.body)?;
+    Ok(id)
+}
+
+/// `{data: {id, agentId, status, level}, message}`: the answer of a status change.
+pub(super) fn status_answer(
+    agent: Agent,
+    message: impl Into<String>,
+) -> Json<DataWithMessage<StatusResponse>> {
+    Json(DataWithMessage {
+        data: agent.into(),
+        message: message.into(),
+    })
 }
 
 /// `POST /agents/register`.
@@ -78,13 +97,11 @@ pub(super) async fn revoke(
     path: Path<String>,
     auth: Authenticated,
 ) -> Answer<DataWithMessage<StatusResponse>> {
-    let id = agent_id(&path)?;
-    parse_optional_json::<EmptyRequest>(&auth.body)?;
-    let agent = state.agents.revoke(&auth.actor, id).await?;
-    Ok(Json(DataWithMessage {
-        data: agent.into(),
-        message: "Agent revoked".to_owned(),
-    }))
+    let agent = state
+        .agents
+        .revoke(&auth.actor, status_target(&path, &auth)?)
+        .await?;
+    Ok(status_answer(agent, "Agent revoked"))
 }
 
 /// `POST /agents/:id/suspend`.
@@ -93,13 +110,11 @@ pub(super) async fn suspend(
     path: Path<String>,
     auth: Authenticated,
 ) -> Answer<DataWithMessage<StatusResponse>> {
-    let id = agent_id(&path)?;
-    parse_optional_json::<EmptyRequest>(&auth.body)?;
-    let agent = state.agents.suspend(&auth.actor, id).await?;
-    Ok(Json(DataWithMessage {
-        data: agent.into(),
-        message: "Agent suspended".to_owned(),
-    }))
+    let agent = state
+        .agents
+        .suspend(&auth.actor, status_target(&path, &auth)?)
+        .await?;
+    Ok(status_answer(agent, "Agent suspended"))
 }
 
 /// `POST /agents/:id/unsuspend`.
@@ -108,13 +123,11 @@ pub(super) async fn unsuspend(
     path: Path<String>,
     auth: Authenticated,
 ) -> Answer<DataWithMessage<StatusResponse>> {
-    let id = agent_id(&path)?;
-    parse_optional_json::<EmptyRequest>(&auth.body)?;
-    let agent = state.agents.unsuspend(&auth.actor, id).await?;
-    Ok(Json(DataWithMessage {
-        data: agent.into(),
-        message: "Agent unsuspended".to_owned(),
-    }))
+    let agent = state
+        .agents
+        .unsuspend(&auth.actor, status_target(&path, &auth)?)
+        .await?;
+    Ok(status_answer(agent, "Agent unsuspended"))
 }
 
 /// `POST /agents/:id/demote`.
@@ -127,8 +140,5 @@ pub(super) async fn demote(
     let reason = parse_optional_json::<ReasonRequest>(&auth.body)?.reason()?;
     let agent = state.agents.demote(&auth.actor, id, reason).await?;
     let message = format!("Agent demoted to level {}", agent.level.get());
-    Ok(Json(DataWithMessage {
-        data: agent.into(),
-        message,
-    }))
+    Ok(status_answer(agent, message))
 }

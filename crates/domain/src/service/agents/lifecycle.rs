@@ -8,12 +8,12 @@ use crate::ValidationError;
 use crate::model::{
     Actor, Agent, AgentCredentials, AgentDemoted, AgentHandle, AgentId, AgentMode, AgentRegistered,
     AgentRole, AgentSecret, AgentStatus, AgentStatusChanged, AgentUpdated, AuditEvent,
-    CapabilityName, FeePct, Level, Metadata, Proficiency, Reason, ReputationChanged,
-    ReputationEvent, ReputationEventId, ReputationKind,
+    CapabilityName, FeePct, Level, Metadata, Proficiency, Reason, ReputationEventId,
+    ReputationKind,
 };
 use crate::policy;
 use crate::ports::{RepositoryError, UniqueKey, transact};
-use crate::rules::reputation;
+use crate::service::scoring::rescore;
 use crate::service::{Conflict, ServiceError};
 
 /// An agent to register, validated field by field (decision D-50 for the defaults).
@@ -136,19 +136,7 @@ impl AgentService {
             encrypted_secret,
         };
         let view = transact(self.uow.as_ref(), move |tx| {
-            Box::pin(async move {
-                tx.insert_agent(&credentials)
-                    .await
-                    .map_err(|err| handle_taken(err, &credentials.agent.handle))?;
-                if !capabilities.is_empty() {
-                    tx.insert_capabilities(&capabilities).await?;
-                }
-                tx.append_events(&[event]).await?;
-                Ok(AgentView {
-                    agent: credentials.agent,
-                    capabilities,
-                })
-            })
+            Box::pin(async move { insert_new(tx, credentials, capabilities, event).await })
         })
         .await?;
         Ok(Registered { view, secret })
@@ -264,10 +252,6 @@ impl AgentService {
                 let to = from.below().ok_or(Conflict::LowestLevel)?;
                 let now = service.clock.now();
                 agent.level = to;
-                let kind = ReputationKind::LevelDown;
-                let amount = kind.fixed_amount().unwrap_or(0);
-                let score_before = agent.reputation_score;
-                agent.reputation_score = reputation::apply(score_before, amount);
                 // A blank reason says nothing: the event says what happened instead.
                 let text = reason
                     .map(|r| r.as_str().trim().to_owned())
@@ -275,33 +259,19 @@ impl AgentService {
                     .unwrap_or_else(|| {
                         format!("demoted from level {} to {}", from.get(), to.get())
                     });
+                let kind = ReputationKind::LevelDown;
+                let amount = (kind, kind.fixed_amount().unwrap_or(0));
+                let event_id = ReputationEventId::from_uuid(service.ids.new_id());
+                let scored = rescore(&mut agent, event_id, amount, text, None, now);
                 tx.update_agent(&agent, now).await?;
-                tx.insert_reputation_events(&[ReputationEvent {
-                    id: ReputationEventId::from_uuid(service.ids.new_id()),
-                    org_id: agent.org_id,
-                    agent_id: id,
-                    kind,
-                    amount,
-                    reason: text.clone(),
-                    task_id: None,
-                    created_at: now,
-                }])
-                .await?;
+                tx.insert_reputation_events(&[scored.event]).await?;
                 let demoted = AuditEvent::AgentDemoted(AgentDemoted {
                     from_level: from,
                     to_level: to,
                 });
-                let scored = AuditEvent::ReputationChanged(ReputationChanged {
-                    kind: kind.as_str().to_owned(),
-                    amount,
-                    score_before,
-                    score_after: agent.reputation_score,
-                    reason: Some(text),
-                    task_id: None,
-                });
                 tx.append_events(&[
                     service.event(&actor, id, now, &demoted),
-                    service.event(&actor, id, now, &scored),
+                    service.event(&actor, id, now, &scored.audit),
                 ])
                 .await?;
                 Ok(agent)
@@ -353,8 +323,29 @@ impl StatusMove {
     }
 }
 
+/// Stores a new agent with its capabilities and its event; a taken handle is the 409
+/// that names it.
+pub(super) async fn insert_new(
+    tx: &mut dyn crate::ports::Transaction,
+    credentials: AgentCredentials,
+    capabilities: Vec<crate::model::Capability>,
+    event: crate::model::Event,
+) -> Result<AgentView, ServiceError> {
+    tx.insert_agent(&credentials)
+        .await
+        .map_err(|err| handle_taken(err, &credentials.agent.handle))?;
+    if !capabilities.is_empty() {
+        tx.insert_capabilities(&capabilities).await?;
+    }
+    tx.append_events(&[event]).await?;
+    Ok(AgentView {
+        agent: credentials.agent,
+        capabilities,
+    })
+}
+
 /// A taken handle as the 409 that names it.
-pub(super) fn handle_taken(err: RepositoryError, handle: &AgentHandle) -> ServiceError {
+fn handle_taken(err: RepositoryError, handle: &AgentHandle) -> ServiceError {
     match err {
         RepositoryError::Duplicate(UniqueKey::AgentHandle) => Conflict::HandleTaken {
             handle: handle.as_str().to_owned(),

@@ -4,13 +4,13 @@
 use super::{AgentService, locked_agent};
 use crate::ValidationError;
 use crate::model::{
-    Actor, Agent, AgentId, AuditEvent, Reason, ReputationChanged, ReputationEvent,
-    ReputationEventId, ReputationKind,
+    Actor, Agent, AgentId, Reason, ReputationEvent, ReputationEventId, ReputationKind,
 };
 use crate::policy;
 use crate::ports::transact;
-use crate::rules::reputation::{apply, level};
+use crate::rules::reputation::level;
 use crate::service::ServiceError;
+use crate::service::scoring::rescore;
 
 /// The summary of `GET /agents/:id/reputation`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -168,32 +168,15 @@ impl AgentService {
                 let mut agent = locked_agent(tx, actor.org_id, id).await?;
                 policy::may_score(&actor, &agent)?;
                 let now = service.clock.now();
-                let score_before = agent.reputation_score;
-                agent.reputation_score = apply(score_before, amount);
-                let event = ReputationEvent {
-                    id: ReputationEventId::from_uuid(service.ids.new_id()),
-                    org_id: agent.org_id,
-                    agent_id: id,
-                    kind,
-                    amount,
-                    reason: change.reason.as_str().to_owned(),
-                    task_id: None,
-                    created_at: now,
-                };
+                let event_id = ReputationEventId::from_uuid(service.ids.new_id());
+                let reason = change.reason.as_str().to_owned();
+                let scored = rescore(&mut agent, event_id, (kind, amount), reason, None, now);
                 tx.update_agent(&agent, now).await?;
-                tx.insert_reputation_events(std::slice::from_ref(&event))
+                tx.insert_reputation_events(std::slice::from_ref(&scored.event))
                     .await?;
-                let changed = AuditEvent::ReputationChanged(ReputationChanged {
-                    kind: kind.as_str().to_owned(),
-                    amount,
-                    score_before,
-                    score_after: agent.reputation_score,
-                    reason: Some(event.reason.clone()),
-                    task_id: None,
-                });
-                tx.append_events(&[service.event(&actor, id, now, &changed)])
+                tx.append_events(&[service.event(&actor, id, now, &scored.audit)])
                     .await?;
-                Ok(event)
+                Ok(scored.event)
             })
         })
         .await

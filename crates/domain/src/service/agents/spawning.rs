@@ -1,7 +1,7 @@
 //! Agents making agents: spawn with capacity, the pending list, activation and
 //! rejection, and the hierarchy (decisions D-51, D-52, D-53, D-56).
 
-use super::lifecycle::StatusMove;
+use super::lifecycle::{StatusMove, insert_new};
 use super::{AgentService, locked_agent, unique_capabilities};
 use crate::ValidationError;
 use crate::model::{
@@ -132,17 +132,7 @@ impl AgentService {
                     agent: child,
                     encrypted_secret,
                 };
-                tx.insert_agent(&credentials).await.map_err(|err| {
-                    super::lifecycle::handle_taken(err, &credentials.agent.handle)
-                })?;
-                if !capabilities.is_empty() {
-                    tx.insert_capabilities(&capabilities).await?;
-                }
-                tx.append_events(&[event]).await?;
-                Ok(super::AgentView {
-                    agent: credentials.agent,
-                    capabilities,
-                })
+                insert_new(tx, credentials, capabilities, event).await
             })
         })
         .await?;

@@ -7,13 +7,14 @@ use time::OffsetDateTime;
 use super::TaskService;
 use crate::model::{
     Actor, Agent, AgentId, AgentStatus, AuditEvent, CreditKind, CreditsEarned, Event, LedgerEntry,
-    LedgerEntryId, ReputationChanged, ReputationEvent, ReputationEventId, Task, TaskStatus,
+    LedgerEntryId, ReputationEventId, Task, TaskStatus,
 };
 use crate::ports::{Lock, Transaction};
 use crate::rules::reputation;
 use crate::rules::reward::split_reward;
 use crate::service::ServiceError;
 use crate::service::locks::lock_agents;
+use crate::service::scoring::rescore;
 
 impl TaskService {
     /// Pays and scores the assignee of `after` for its move from `before`: locks the
@@ -68,29 +69,19 @@ impl TaskService {
         }
         let mut changes = Vec::new();
         for kind in kinds {
-            let amount = kind.fixed_amount().unwrap_or(0);
-            let score_before = assignee.reputation_score;
-            assignee.reputation_score = reputation::apply(score_before, amount);
             let reason = format!("task {} {}", after.id, kind.as_str().replace('_', " "));
-            changes.push(ReputationEvent {
-                id: ReputationEventId::from_uuid(self.ids.new_id()),
-                org_id: actor.org_id,
-                agent_id: assignee.id,
-                kind,
-                amount,
-                reason: reason.clone(),
-                task_id: Some(after.id),
-                created_at: now,
-            });
-            let moved = AuditEvent::ReputationChanged(ReputationChanged {
-                kind: kind.as_str().to_owned(),
-                amount,
-                score_before,
-                score_after: assignee.reputation_score,
-                reason: Some(reason),
-                task_id: Some(after.id),
-            });
-            events.push(self.event(actor, assignee.id.as_uuid(), now, &moved));
+            let id = ReputationEventId::from_uuid(self.ids.new_id());
+            let amount = kind.fixed_amount().unwrap_or(0);
+            let scored = rescore(
+                &mut assignee,
+                id,
+                (kind, amount),
+                reason,
+                Some(after.id),
+                now,
+            );
+            events.push(self.event(actor, assignee.id.as_uuid(), now, &scored.audit));
+            changes.push(scored.event);
         }
         tx.update_agent(&assignee, now).await?;
         if !ledger.is_empty() {
