@@ -3,7 +3,7 @@
 use std::fmt;
 
 use muster_domain::model::{AgentId, AgentSecret};
-use muster_domain::ports::{SealError, SecretSealer};
+use muster_domain::ports::{SealError, SecretSealer, SecretVault};
 use ring::aead::{AES_256_GCM, Aad, LessSafeKey, NONCE_LEN, Nonce, UnboundKey};
 
 use super::{KeyError, random_bytes};
@@ -121,6 +121,37 @@ impl SecretSealer for SecretCipher {
             .map(AgentSecret::new)
             .map_err(|e| SealError(e.to_string()))
     }
+}
+
+/// Webhook and integration secrets are sealed bound to their purpose and record UUID.
+impl SecretVault for SecretCipher {
+    fn seal(&self, purpose: &str, owner: uuid::Uuid, plain: &str) -> Result<Vec<u8>, SealError> {
+        SecretCipher::seal(self, plain.as_bytes(), &vault_context(purpose, owner))
+            .map_err(|e| SealError(e.to_string()))
+    }
+
+    fn open(&self, purpose: &str, owner: uuid::Uuid, sealed: &[u8]) -> Result<String, SealError> {
+        let plain = SecretCipher::open(self, sealed, &vault_context(purpose, owner))
+            .map_err(|e| SealError(e.to_string()))?;
+        String::from_utf8(plain).map_err(|_| SealError("sealed value is not UTF-8".into()))
+    }
+
+    fn random_hex(&self, bytes: usize) -> Result<String, SealError> {
+        let mut buf = vec![0u8; bytes];
+        ring::rand::SecureRandom::fill(&ring::rand::SystemRandom::new(), &mut buf)
+            .map_err(|_| SealError(CipherError::Random.to_string()))?;
+        Ok(hex::encode(buf))
+    }
+}
+
+/// `purpose || 0x00 || owner UUID`: the associated data of a vault secret, distinct
+/// from an agent secret's (the bare agent UUID).
+fn vault_context(purpose: &str, owner: uuid::Uuid) -> Vec<u8> {
+    let mut context = Vec::with_capacity(purpose.len() + 17);
+    context.extend_from_slice(purpose.as_bytes());
+    context.push(0);
+    context.extend_from_slice(owner.as_bytes());
+    context
 }
 
 impl fmt::Debug for SecretCipher {

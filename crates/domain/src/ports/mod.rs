@@ -26,7 +26,7 @@ pub use events::{EventFilter, EventLog, EventPage};
 pub use nonces::{NonceOutcome, NonceStore};
 pub use organizations::OrganizationRepository;
 pub use runtime::{Clock, IdGenerator};
-pub use secrets::{SealError, SecretSealer};
+pub use secrets::{SealError, SecretSealer, SecretVault};
 pub use signing::MessageSigner;
 pub use tasks::{Overdue, TaskFilter, TaskRepository};
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact};
@@ -47,7 +47,7 @@ pub use organizations::MockOrganizationRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use runtime::{MockClock, MockIdGenerator};
 #[cfg(any(test, feature = "mocks"))]
-pub use secrets::MockSecretSealer;
+pub use secrets::{MockSecretSealer, MockSecretVault};
 #[cfg(any(test, feature = "mocks"))]
 pub use signing::MockMessageSigner;
 #[cfg(any(test, feature = "mocks"))]

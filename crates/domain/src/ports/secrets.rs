@@ -16,3 +16,20 @@ pub trait SecretSealer: Send + Sync {
     /// characters (decision D-50).
     fn generate(&self) -> Result<AgentSecret, SealError>;
 }
+
+/// Protects the shared secrets of webhooks and integrations (inbound keys, outbound
+/// hooks, code-host connections) at rest, and draws new ones. A sealed value is bound
+/// to its `owner` (the record's UUID) and `purpose` (`"inbound_webhook"`,
+/// `"webhook"`, ...), so it does not open when copied onto another row or kind.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait SecretVault: Send + Sync {
+    /// Seals `plain` for the record `owner` of kind `purpose`.
+    fn seal(&self, purpose: &str, owner: uuid::Uuid, plain: &str) -> Result<Vec<u8>, SealError>;
+
+    /// Opens a value sealed by [`seal`](Self::seal) with the same `purpose` and `owner`.
+    fn open(&self, purpose: &str, owner: uuid::Uuid, sealed: &[u8]) -> Result<String, SealError>;
+
+    /// `bytes` fresh random bytes from the system's randomness, as lowercase hex
+    /// (twice as many characters).
+    fn random_hex(&self, bytes: usize) -> Result<String, SealError>;
+}

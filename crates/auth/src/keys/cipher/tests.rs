@@ -101,3 +101,24 @@ fn another_context_does_not_open() {
     assert_eq!(cipher.open(&sealed, b"agent-a").unwrap(), b"secret");
     assert_eq!(cipher.open(&sealed, b"agent-b"), Err(CipherError::Open));
 }
+
+#[test]
+fn vault_secrets_open_only_for_their_purpose_and_owner() {
+    use muster_domain::ports::SecretVault;
+    let cipher = cipher(7);
+    let owner = uuid::Uuid::from_u128(7);
+    let sealed = SecretVault::seal(&cipher, "webhook", owner, "whsec-1").unwrap();
+    assert_eq!(
+        SecretVault::open(&cipher, "webhook", owner, &sealed).unwrap(),
+        "whsec-1"
+    );
+    assert!(SecretVault::open(&cipher, "inbound_webhook", owner, &sealed).is_err());
+    assert!(SecretVault::open(&cipher, "webhook", uuid::Uuid::from_u128(8), &sealed).is_err());
+    let hex = SecretVault::random_hex(&cipher, 32).unwrap();
+    assert_eq!(hex.len(), 64);
+    assert!(
+        hex.chars()
+            .all(|c| c.is_ascii_hexdigit() && !c.is_ascii_uppercase())
+    );
+    assert_ne!(hex, SecretVault::random_hex(&cipher, 32).unwrap());
+}
