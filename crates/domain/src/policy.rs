@@ -79,6 +79,14 @@ pub enum Forbidden {
     /// 10 (decision D-59).
     #[error("credits can only be transferred to your parent, children or siblings")]
     TransferRelation,
+    /// A `canBlock` pre-hook answered `allow: false` (decision D-84).
+    #[error("Blocked by webhook {hook}: {reason}")]
+    BlockedByHook {
+        /// The hook's name.
+        hook: String,
+        /// The hook's reason, or a default sentence when it gave none.
+        reason: String,
+    },
 }
 
 /// An agent that may not act at all: only `active` agents authenticate (decision D-54).
@@ -127,6 +135,21 @@ pub fn may_write(actor: &Actor) -> Result<(), Forbidden> {
             ..
         } => Err(Forbidden::ViewerIsReadOnly),
         _ => Ok(()),
+    }
+}
+
+/// May `actor` register, change, test or delete webhooks? Signed-in users who may write
+/// (operators and admins); viewers read only, agents never manage hooks.
+pub fn may_manage_webhooks(actor: &Actor) -> Result<(), Forbidden> {
+    may_read_webhooks(actor)?;
+    may_write(actor)
+}
+
+/// May `actor` read webhooks and their delivery logs? Any signed-in user of the org.
+pub fn may_read_webhooks(actor: &Actor) -> Result<(), Forbidden> {
+    match actor.kind {
+        ActorKind::User { .. } => Ok(()),
+        ActorKind::Agent { .. } | ActorKind::System => Err(Forbidden::UserRequired),
     }
 }
 

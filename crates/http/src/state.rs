@@ -8,7 +8,7 @@ use muster_auth::bearer::BearerAuthenticator;
 use muster_domain::model::{Actor, User};
 use muster_domain::ports::IdentityProvider;
 use muster_domain::service::{
-    AccountService, AgentService, ApiKeyService, EventService, TaskService,
+    AccountService, AgentService, ApiKeyService, EventService, TaskService, WebhookService,
 };
 
 /// Answers whether the service's dependencies (the database) respond, for `GET /ready`.
@@ -78,6 +78,8 @@ pub struct AppState {
     pub accounts: AccountService,
     /// API keys.
     pub api_keys: ApiKeyService,
+    /// Outbound webhooks.
+    pub webhooks: WebhookService,
     /// Verifies signed agent requests.
     pub agent_auth: Arc<AgentAuthenticator>,
     /// Verifies access tokens and API keys.

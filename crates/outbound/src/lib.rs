@@ -8,9 +8,11 @@
 //! - [`http_client`]: the HTTP/1.1 client (rustls with the ring provider and Mozilla's
 //!   roots, or plain `http://`) they share, with a deadline and a body cap.
 
+pub mod hooks;
 pub mod http_client;
 pub mod oauth;
 
+pub use hooks::HttpHookCaller;
 pub use oauth::{HttpIdentityProvider, OAuthProviderConfig, OAuthSetupError};
 
 use muster_domain::ports::MessageSigner;

@@ -304,6 +304,73 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableJson, PortableTimestamp, PortableUuid};
+
+    webhooks (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        name -> Text,
+        url -> Text,
+        sealed_secret -> Nullable<Binary>,
+        events -> PortableJson,
+        hook_type -> Text,
+        can_block -> Bool,
+        timeout_ms -> Integer,
+        enabled -> Bool,
+        consecutive_failures -> Integer,
+        last_error -> Nullable<Text>,
+        lease_holder -> Nullable<PortableUuid>,
+        lease_until -> Nullable<PortableTimestamp>,
+        created_at -> PortableTimestamp,
+        updated_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::PortableUuid;
+
+    webhook_subscriptions (webhook_id, event_type) {
+        webhook_id -> PortableUuid,
+        org_id -> PortableUuid,
+        event_type -> Text,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    webhook_deliveries (webhook_id, event_id) {
+        webhook_id -> PortableUuid,
+        event_id -> PortableUuid,
+        event_at -> PortableTimestamp,
+        attempts -> Integer,
+        next_attempt_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    webhook_attempts (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        webhook_id -> PortableUuid,
+        event_id -> Nullable<PortableUuid>,
+        event_type -> Text,
+        delivery_id -> PortableUuid,
+        attempt -> Integer,
+        status_code -> Nullable<Integer>,
+        duration_ms -> Integer,
+        error -> Nullable<Text>,
+        created_at -> PortableTimestamp,
+    }
+}
+
 joinable!(users -> organizations (org_id));
 joinable!(task_dependencies -> organizations (org_id));
 joinable!(task_comments -> tasks (task_id));
@@ -313,6 +380,9 @@ joinable!(credit_ledger -> agents (agent_id));
 joinable!(reputation_events -> agents (agent_id));
 joinable!(tasks -> organizations (org_id));
 joinable!(events -> organizations (org_id));
+joinable!(webhook_subscriptions -> webhooks (webhook_id));
+joinable!(webhook_deliveries -> webhooks (webhook_id));
+joinable!(webhook_deliveries -> events (event_id));
 joinable!(nonces -> agents (agent_id));
 joinable!(refresh_tokens -> organizations (org_id));
 joinable!(refresh_tokens -> users (user_id));
@@ -338,4 +408,8 @@ allow_tables_to_appear_in_same_query!(
     agent_capabilities,
     credit_ledger,
     reputation_events,
+    webhooks,
+    webhook_subscriptions,
+    webhook_deliveries,
+    webhook_attempts,
 );

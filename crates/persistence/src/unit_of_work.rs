@@ -9,9 +9,10 @@ use async_trait::async_trait;
 use diesel_async::{AsyncConnection, AsyncPgConnection};
 use muster_domain::model::{
     Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId, Comment,
-    CommentId, DependencyId, Email, Escalation, Event, LedgerEntry, Level, LoginFamilyId,
-    OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId, ReputationEvent, Task,
-    TaskDependency, TaskId, TaskTemplate, TokenHash, User, UserId,
+    CommentId, DeliveryAttempt, DependencyId, Email, Escalation, Event, EventId, LedgerEntry,
+    Level, LoginFamilyId, OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId,
+    ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate, TokenHash, User, UserId, Webhook,
+    WebhookId,
 };
 use muster_domain::ports::{Lock, RepositoryError, Transaction, UnitOfWork, Work, WorkOutput};
 use muster_domain::service::ServiceError;
@@ -22,13 +23,14 @@ use crate::conn::{Conn, PooledConn};
 use crate::db::SqliteConn;
 use crate::error::from_diesel;
 use crate::queries::{
-    agents, api_keys, capabilities, comments, dependencies, escalations, events, ledger,
-    oauth_states, organizations, recovery_codes, refresh_tokens, tasks, templates, users,
+    agents, api_keys, capabilities, comments, deliveries, dependencies, escalations, events,
+    ledger, oauth_states, organizations, recovery_codes, refresh_tokens, tasks, templates, users,
+    webhooks,
 };
 use crate::rows::{
-    AgentChanges, AgentRow, ApiKeyRow, CapabilityRow, CommentRow, DependencyRow, EscalationRow,
-    EventRow, LedgerRow, OAuthStateRow, OrganizationRow, RefreshTokenRow, ReputationRow, TaskRow,
-    TemplateRow, UserChanges, UserRow,
+    AgentChanges, AgentRow, ApiKeyRow, AttemptRow, CapabilityRow, CommentRow, DependencyRow,
+    EscalationRow, EventRow, LedgerRow, OAuthStateRow, OrganizationRow, RefreshTokenRow,
+    ReputationRow, SubscriptionRow, TaskRow, TemplateRow, UserChanges, UserRow, WebhookRow,
 };
 
 /// Why a transaction ended without a commit: the store failed, or the work refused.
@@ -75,20 +77,21 @@ type Running<'c> = Pin<Box<dyn Future<Output = Result<WorkOutput, Abort>> + Send
 
 fn on_postgres(conn: &mut AsyncPgConnection, work: Work) -> Running<'_> {
     Box::pin(conn.transaction(async |c| {
-        let mut tx = DbTransaction(Conn::Pg(c));
+        let mut tx = DbTransaction(Conn::Pg(c), Vec::new());
         work(&mut tx).await.map_err(Abort::Work)
     }))
 }
 
 fn on_sqlite(conn: &mut SqliteConn, work: Work) -> Running<'_> {
     Box::pin(conn.immediate_transaction(async |c| {
-        let mut tx = DbTransaction(Conn::Sqlite(c));
+        let mut tx = DbTransaction(Conn::Sqlite(c), Vec::new());
         work(&mut tx).await.map_err(Abort::Work)
     }))
 }
 
-/// One open transaction: each method is one query piece on its connection.
-struct DbTransaction<'c>(Conn<'c>);
+/// One open transaction: each method is one query piece on its connection. The second
+/// field keeps the events appended so far, for the pre-hooks asked before the commit.
+struct DbTransaction<'c>(Conn<'c>, Vec<Event>);
 
 #[async_trait]
 impl Transaction for DbTransaction<'_> {
@@ -504,9 +507,103 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    /// Appends the events and, in the same transaction, queues their post-hook
+    /// deliveries: the audit log is the outbox.
     async fn append_events(&mut self, batch: &[Event]) -> Result<(), RepositoryError> {
         let rows: Vec<EventRow> = batch.iter().map(EventRow::from).collect();
         events::append(&mut self.0, &rows)
+            .await
+            .map_err(from_diesel)?;
+        deliveries::enqueue(&mut self.0, &rows)
+            .await
+            .map_err(from_diesel)?;
+        self.1.extend_from_slice(batch);
+        Ok(())
+    }
+
+    fn written_events(&self) -> Vec<Event> {
+        self.1.clone()
+    }
+
+    async fn webhook(
+        &mut self,
+        org: OrgId,
+        id: WebhookId,
+        lock: Lock,
+    ) -> Result<Option<Webhook>, RepositoryError> {
+        let row = webhooks::find(&mut self.0, org, id, Some(lock))
+            .await
+            .map_err(from_diesel)?;
+        row.map(Webhook::try_from).transpose()
+    }
+
+    async fn pre_hooks(&mut self, org: OrgId) -> Result<Vec<Webhook>, RepositoryError> {
+        let rows = webhooks::list(&mut self.0, org, true)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(Webhook::try_from).collect()
+    }
+
+    async fn insert_webhook(&mut self, hook: &Webhook) -> Result<(), RepositoryError> {
+        webhooks::insert(
+            &mut self.0,
+            &WebhookRow::from(hook),
+            &SubscriptionRow::of(hook),
+        )
+        .await
+        .map_err(from_diesel)
+    }
+
+    async fn update_webhook(&mut self, hook: &Webhook) -> Result<bool, RepositoryError> {
+        webhooks::update(
+            &mut self.0,
+            &WebhookRow::from(hook),
+            &SubscriptionRow::of(hook),
+        )
+        .await
+        .map_err(from_diesel)
+    }
+
+    async fn update_webhook_health(&mut self, hook: &Webhook) -> Result<bool, RepositoryError> {
+        webhooks::update_health(&mut self.0, &WebhookRow::from(hook))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn delete_webhook(&mut self, org: OrgId, id: WebhookId) -> Result<bool, RepositoryError> {
+        webhooks::delete(&mut self.0, org, id)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn insert_delivery_attempt(
+        &mut self,
+        attempt: &DeliveryAttempt,
+    ) -> Result<(), RepositoryError> {
+        webhooks::insert_attempt(&mut self.0, &AttemptRow::from(attempt))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn reschedule_delivery(
+        &mut self,
+        hook: WebhookId,
+        event: EventId,
+        attempts: u32,
+        next_at: OffsetDateTime,
+    ) -> Result<(), RepositoryError> {
+        let attempts = i32::try_from(attempts).unwrap_or(i32::MAX);
+        deliveries::reschedule(&mut self.0, hook, event, attempts, next_at)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn finish_delivery(
+        &mut self,
+        hook: WebhookId,
+        event: EventId,
+    ) -> Result<(), RepositoryError> {
+        deliveries::finish(&mut self.0, hook, event)
             .await
             .map_err(from_diesel)
     }

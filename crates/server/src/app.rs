@@ -10,19 +10,24 @@ use muster_auth::agent::AgentAuthenticator;
 use muster_auth::bearer::BearerAuthenticator;
 use muster_auth::keys::ServerKey;
 use muster_auth::password::{Argon2Hasher, hash_password};
+use muster_auth::signing::HmacSha256;
 use muster_auth::tokens::TokenService;
 use muster_auth::totp::TotpService;
 use muster_domain::model::{Actor, ActorKind, OrgId};
+use muster_domain::ports::{HookCaller, UnitOfWork, WebhookRepository};
 use muster_domain::service::{
-    AccountPorts, AccountService, AgentService, ApiKeyService, EventService, TaskService,
+    AccountPorts, AccountService, AgentService, ApiKeyService, DeliveryService, EventService,
+    GatedUnitOfWork, HookGate, TaskService, WebhookPorts, WebhookService,
 };
 use muster_http::{AppState, AuthMode, OAuthSettings, Readiness, ServerOptions};
+use muster_outbound::HttpHookCaller;
 use muster_outbound::oauth::HttpIdentityProvider;
 use muster_persistence::{Database, NonceBatcher};
 
 use crate::adapters::{SystemClock, UuidV7Ids};
 use crate::auth_settings::{AuthModeSetting, AuthSettings, LocalPassword};
 use crate::task_settings::TaskSettings;
+use crate::webhook_settings::WebhookSettings;
 
 /// `/ready` asks the database.
 struct DatabaseReadiness(Database);
@@ -42,13 +47,33 @@ pub async fn app_state(
     key: &ServerKey,
     auth: &AuthSettings,
     task_settings: &TaskSettings,
+    hooks: &WebhookSettings,
 ) -> anyhow::Result<AppState> {
     let db = Arc::new(db.clone());
     let clock = Arc::new(SystemClock);
     let ids = Arc::new(UuidV7Ids);
     let tokens = Arc::new(TokenService::new(key));
+    let caller = hook_caller(hooks)?;
+    let gate = Arc::new(HookGate::new(
+        caller.clone(),
+        Arc::new(key.secret_cipher()),
+        clock.clone(),
+        ids.clone(),
+    ));
+    // Every change passes the pre-hooks (decision D-84) before it commits.
+    let uow: Arc<dyn UnitOfWork> = Arc::new(GatedUnitOfWork::new(db.clone(), gate.clone()));
+    let webhooks = WebhookService::new(WebhookPorts {
+        hooks: db.clone(),
+        uow: uow.clone(),
+        guard: crate::webhook_settings::target_guard(hooks),
+        vault: Arc::new(key.secret_cipher()),
+        caller,
+        clock: clock.clone(),
+        ids: ids.clone(),
+    })
+    .with_gate(gate);
     let accounts = AccountService::new(AccountPorts {
-        uow: db.clone(),
+        uow: uow.clone(),
         users: db.clone(),
         orgs: db.clone(),
         hasher: Arc::new(Argon2Hasher::new()),
@@ -70,11 +95,11 @@ pub async fn app_state(
         None => None,
     };
     Ok(AppState {
-        tasks: TaskService::new(db.clone(), db.clone(), clock.clone(), ids.clone())
+        tasks: TaskService::new(db.clone(), uow.clone(), clock.clone(), ids.clone())
             .with_reward(task_settings.task_reward),
         agents: AgentService::new(
             db.clone(),
-            db.clone(),
+            uow.clone(),
             Arc::new(key.secret_cipher()),
             clock.clone(),
             ids.clone(),
@@ -82,7 +107,8 @@ pub async fn app_state(
         .with_period(task_settings.budget_period),
         events: EventService::new(db.clone()),
         accounts,
-        api_keys: ApiKeyService::new(db.clone(), db.clone(), tokens.clone(), clock.clone(), ids),
+        api_keys: ApiKeyService::new(uow, db.clone(), tokens.clone(), clock.clone(), ids),
+        webhooks,
         agent_auth: Arc::new(AgentAuthenticator::new(
             db.clone(),
             // Signed requests record their nonces in batches (group commit).
@@ -95,6 +121,32 @@ pub async fn app_state(
         oauth,
         readiness: Arc::new(DatabaseReadiness(Database::clone(&db))),
     })
+}
+
+/// The HTTP client calling hooks, with the SSRF guard the settings ask for.
+fn hook_caller(hooks: &WebhookSettings) -> anyhow::Result<Arc<dyn HookCaller>> {
+    let client = crate::webhook_settings::hook_client(hooks)?;
+    Ok(Arc::new(HttpHookCaller::new(client, Arc::new(HmacSha256))))
+}
+
+/// The post-hook delivery side of the outbox, for the background worker.
+pub fn deliveries(
+    db: &Database,
+    key: &ServerKey,
+    hooks: &WebhookSettings,
+) -> anyhow::Result<DeliveryService> {
+    let db = Arc::new(db.clone());
+    let repository: Arc<dyn WebhookRepository> = db.clone();
+    Ok(DeliveryService::new(
+        repository,
+        db.clone(),
+        db,
+        Arc::new(key.secret_cipher()),
+        hook_caller(hooks)?,
+        Arc::new(SystemClock),
+        Arc::new(UuidV7Ids),
+    )
+    .with_schedule(hooks.retry_schedule.clone()))
 }
 
 /// The auth mode with its synthetic owner (created when missing).

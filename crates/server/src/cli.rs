@@ -72,6 +72,8 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub tasks: crate::task_settings::TaskSettings,
     #[command(flatten)]
+    pub webhooks: crate::webhook_settings::WebhookSettings,
+    #[command(flatten)]
     pub database: DatabaseArgs,
 }
 

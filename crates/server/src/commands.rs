@@ -18,6 +18,7 @@ use crate::bootstrap::{BootstrapInput, bootstrap};
 use crate::cli::{BootstrapArgs, DatabaseArgs, ServeArgs};
 use crate::key::load_server_key;
 use crate::task_settings::{roll_budgets, sweep_escalations};
+use crate::webhook_settings::deliver_webhooks;
 
 /// How often expired nonces and sign-ins are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(60);
@@ -54,7 +55,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // happens before the port opens: once it accepts connections, the server serves and
     // shuts down gracefully.
     let auth = AuthSettings::from_env(args.auth_mode)?;
-    let state = app_state(&db, &key, &auth, &args.tasks).await?;
+    args.webhooks.warn_if_relaxed();
+    let state = app_state(&db, &key, &auth, &args.tasks, &args.webhooks).await?;
+    let deliveries = crate::app::deliveries(&db, &key, &args.webhooks)?;
     let sweep = EscalationSweep::new(state.tasks.clone(), args.tasks.thresholds());
 
     // Background jobs start before the port opens, so that once it accepts connections
@@ -72,6 +75,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         );
         tokio::spawn(roll_budgets(job, every))
     });
+    let deliverer = args.webhooks.poll_every().map(|every| {
+        tokio::spawn(deliver_webhooks(
+            deliveries.clone(),
+            every,
+            args.webhooks.webhook_concurrency,
+        ))
+    });
     let listener =
         TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
     let options = ServerOptions {
@@ -88,6 +98,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     if let Some(sweeper) = sweeper {
         sweeper.abort();
+    }
+    if let Some(deliverer) = deliverer {
+        deliverer.abort();
+        // Calls cut short are retried; the hooks are free for the next instance at once.
+        if let Err(err) = deliveries.release_all().await {
+            tracing::warn!(%err, "could not release webhook delivery leases");
+        }
     }
     result.context("server failed")?;
     tracing::info!("muster stopped");

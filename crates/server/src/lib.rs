@@ -11,3 +11,4 @@ pub mod key;
 pub mod logging;
 pub mod sign;
 pub mod task_settings;
+pub mod webhook_settings;

@@ -103,3 +103,11 @@ id_type!(
     /// Identifies one change of an agent's reputation.
     ReputationEventId
 );
+id_type!(
+    /// Identifies an outbound webhook.
+    WebhookId
+);
+id_type!(
+    /// Identifies one recorded attempt to call an outbound webhook.
+    DeliveryAttemptId
+);

@@ -17,6 +17,7 @@ mod task;
 mod template;
 mod text;
 mod user;
+mod webhook;
 
 pub use actor::{Actor, ActorKind, KeyAccess};
 pub use agent::{
@@ -37,9 +38,11 @@ pub use ids::{
     AgentId, ApiKeyId, CapabilityId, CommentId, DependencyId, EscalationId, EventId, LedgerEntryId,
     LoginFamilyId, OrgId, RefreshTokenId, ReputationEventId, TaskId, TemplateId, UserId,
 };
+pub use ids::{DeliveryAttemptId, WebhookId};
 pub use ledger::{CreditKind, LedgerEntry, ReputationEvent, ReputationKind};
 pub use organization::{OrgName, Organization};
 pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};
 pub use template::{TaskTemplate, TemplateName};
 pub use text::{Description, Reason, Title};
 pub use user::{Email, LoginThrottle, Password, TotpSettings, User, UserRole};
+pub use webhook::{DeliveryAttempt, HookEvents, HookName, HookTimeout, HookType, HookUrl, Webhook};

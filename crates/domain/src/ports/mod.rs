@@ -12,9 +12,11 @@ mod organizations;
 mod runtime;
 mod secrets;
 mod signing;
+mod targets;
 mod tasks;
 mod transaction;
 mod users;
+mod webhooks;
 
 pub use agents::{AgentFilter, AgentRepository};
 pub use credentials::{
@@ -28,9 +30,13 @@ pub use organizations::OrganizationRepository;
 pub use runtime::{Clock, IdGenerator};
 pub use secrets::{SealError, SecretSealer, SecretVault};
 pub use signing::MessageSigner;
+pub use targets::{TargetGuard, TargetRefusal};
 pub use tasks::{Overdue, TaskFilter, TaskRepository};
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact};
 pub use users::UserRepository;
+pub use webhooks::{
+    CallResult, DeliveryQueue, HookCall, HookCaller, PendingDelivery, WebhookRepository,
+};
 
 #[cfg(any(test, feature = "mocks"))]
 pub use agents::MockAgentRepository;
@@ -51,8 +57,12 @@ pub use secrets::{MockSecretSealer, MockSecretVault};
 #[cfg(any(test, feature = "mocks"))]
 pub use signing::MockMessageSigner;
 #[cfg(any(test, feature = "mocks"))]
+pub use targets::MockTargetGuard;
+#[cfg(any(test, feature = "mocks"))]
 pub use tasks::MockTaskRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use transaction::{MockTransaction, MockUnitOfWork, Outcome};
 #[cfg(any(test, feature = "mocks"))]
 pub use users::MockUserRepository;
+#[cfg(any(test, feature = "mocks"))]
+pub use webhooks::{MockDeliveryQueue, MockHookCaller, MockWebhookRepository};

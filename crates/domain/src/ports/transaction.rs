@@ -11,9 +11,10 @@ use time::OffsetDateTime;
 use super::RepositoryError;
 use crate::model::{
     Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId, Comment,
-    CommentId, DependencyId, Email, Escalation, Event, LedgerEntry, Level, LoginFamilyId,
-    OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId, ReputationEvent, Task,
-    TaskDependency, TaskId, TaskTemplate, TokenHash, User, UserId,
+    CommentId, DeliveryAttempt, DependencyId, Email, Escalation, Event, EventId, LedgerEntry,
+    Level, LoginFamilyId, OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId,
+    ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate, TokenHash, User, UserId, Webhook,
+    WebhookId,
 };
 use crate::service::ServiceError;
 
@@ -385,6 +386,58 @@ pub trait Transaction: Send {
 
     /// Appends audit events, in order, in one statement.
     async fn append_events(&mut self, events: &[Event]) -> Result<(), RepositoryError>;
+
+    /// The events appended so far in this transaction, in order: the would-be events a
+    /// pre-hook is asked about before the commit (decision D-84).
+    fn written_events(&self) -> Vec<Event>;
+
+    /// The outbound webhook, if it is in `org`.
+    async fn webhook(
+        &mut self,
+        org: OrgId,
+        id: WebhookId,
+        lock: Lock,
+    ) -> Result<Option<Webhook>, RepositoryError>;
+
+    /// The organization's enabled pre-hooks (read on the transaction's own connection:
+    /// the gate asks them before the commit).
+    async fn pre_hooks(&mut self, org: OrgId) -> Result<Vec<Webhook>, RepositoryError>;
+
+    /// Registers a webhook.
+    async fn insert_webhook(&mut self, hook: &Webhook) -> Result<(), RepositoryError>;
+
+    /// Stores every field of a webhook; `false` when it is gone.
+    async fn update_webhook(&mut self, hook: &Webhook) -> Result<bool, RepositoryError>;
+
+    /// Stores only what a delivery changes on a hook (enabled, failures, last error,
+    /// updated at); `false` when it is gone.
+    async fn update_webhook_health(&mut self, hook: &Webhook) -> Result<bool, RepositoryError>;
+
+    /// Deletes a webhook with its pending deliveries and log; `false` when it is gone.
+    async fn delete_webhook(&mut self, org: OrgId, id: WebhookId) -> Result<bool, RepositoryError>;
+
+    /// Records one call of a hook in its delivery log.
+    async fn insert_delivery_attempt(
+        &mut self,
+        attempt: &DeliveryAttempt,
+    ) -> Result<(), RepositoryError>;
+
+    /// After a failed attempt at `event` for `hook`: `attempts` made so far, the next
+    /// one at `next_at`.
+    async fn reschedule_delivery(
+        &mut self,
+        hook: WebhookId,
+        event: EventId,
+        attempts: u32,
+        next_at: OffsetDateTime,
+    ) -> Result<(), RepositoryError>;
+
+    /// Takes a delivery out of the outbox: delivered, or out of attempts.
+    async fn finish_delivery(
+        &mut self,
+        hook: WebhookId,
+        event: EventId,
+    ) -> Result<(), RepositoryError>;
 }
 
 #[cfg(any(test, feature = "mocks"))]

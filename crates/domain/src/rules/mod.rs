@@ -2,6 +2,7 @@
 
 pub mod budget;
 pub mod candidates;
+pub mod delivery;
 pub mod escalation;
 pub mod login;
 pub mod reputation;

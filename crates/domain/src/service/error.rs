@@ -95,6 +95,8 @@ pub enum Entity {
     Template,
     /// An agent's capability.
     Capability,
+    /// An outbound webhook.
+    Webhook,
 }
 
 impl fmt::Display for Entity {
@@ -111,6 +113,7 @@ impl fmt::Display for Entity {
             Self::Comment => "Comment",
             Self::Template => "Template",
             Self::Capability => "Capability",
+            Self::Webhook => "Webhook",
         })
     }
 }

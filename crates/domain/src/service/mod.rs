@@ -12,6 +12,7 @@ mod locks;
 mod paging;
 mod scoring;
 mod tasks;
+mod webhooks;
 
 pub use accounts::{AccountPorts, AccountService};
 pub mod agent_limits {
@@ -36,4 +37,8 @@ pub use paging::{Page, PageRequest};
 pub use tasks::{
     AutoAssign, CandidateQuery, EscalationSweep, NewEscalation, NewTask, SweepFailure, SweepRun,
     TaskPage, TaskPatch, TaskService, TemplateOverrides,
+};
+pub use webhooks::{
+    DeliveryService, DrainReport, GatedUnitOfWork, HookGate, NewWebhook, TestOutcome, WebhookPatch,
+    WebhookPorts, WebhookService, check_secret,
 };

@@ -36,3 +36,4 @@ pub fn parse_uuid(field: &str, value: &str) -> Result<uuid::Uuid, crate::ApiErro
     uuid::Uuid::parse_str(value)
         .map_err(|_| crate::ApiError::bad_request(format!("{field} must be a UUID")))
 }
+pub mod webhooks;

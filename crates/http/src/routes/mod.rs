@@ -14,6 +14,7 @@ mod oauth;
 mod routing;
 mod task_links;
 mod tasks;
+mod webhooks;
 
 use actix_web::{HttpRequest, web};
 
@@ -21,6 +22,7 @@ use actix_web::{HttpRequest, web};
 pub fn configure(cfg: &mut web::ServiceConfig) {
     tasks(cfg);
     agent_routes(cfg);
+    webhook_routes(cfg);
     cfg.service(
         web::resource("/events")
             .route(web::get().to(events::list))
@@ -240,6 +242,29 @@ where
 /// The fallback of a resource: 405 naming the methods it has.
 fn only(allowed: &'static str) -> actix_web::Route {
     web::to(move |req: HttpRequest| async move { fallback::method_not_allowed(&req, allowed) })
+}
+
+/// `/api/v1/webhooks`: outbound webhook management (decisions D-81 to D-85).
+fn webhook_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/api/v1/webhooks")
+            .route(web::post().to(webhooks::create))
+            .route(web::get().to(webhooks::list))
+            .default_service(only("GET, POST")),
+    )
+    .service(
+        web::resource("/api/v1/webhooks/{id}")
+            .route(web::get().to(webhooks::get))
+            .route(web::patch().to(webhooks::update))
+            .route(web::delete().to(webhooks::delete))
+            .default_service(only("DELETE, GET, PATCH")),
+    )
+    .service(
+        web::resource("/api/v1/webhooks/{id}/deliveries")
+            .route(web::get().to(webhooks::deliveries))
+            .default_service(only("GET")),
+    )
+    .service(post("/api/v1/webhooks/{id}/test", webhooks::test));
 }
 
 /// A resource answering only `POST` with `handler`.

@@ -6,3 +6,4 @@ mod nonces;
 mod organizations;
 mod tasks;
 mod users;
+mod webhooks;

@@ -16,6 +16,7 @@ mod refresh_token;
 mod task;
 mod template;
 mod user;
+mod webhook;
 
 pub(crate) use agent::{AgentChanges, AgentRow};
 pub(crate) use api_key::ApiKeyRow;
@@ -32,6 +33,7 @@ pub(crate) use refresh_token::RefreshTokenRow;
 pub(crate) use task::TaskRow;
 pub(crate) use template::TemplateRow;
 pub(crate) use user::{UserChanges, UserRow};
+pub(crate) use webhook::{AttemptRow, DeliveryRow, SubscriptionRow, WebhookRow};
 
 use muster_domain::model::TokenHash;
 use muster_domain::ports::RepositoryError;

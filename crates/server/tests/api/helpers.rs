@@ -8,13 +8,16 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use actix_web::dev::ServerHandle;
 use muster_auth::keys::ServerKey;
 use muster_auth::signing::{canonical_message, sign};
+use muster_domain::service::DeliveryService;
 use muster_http::ServerOptions;
 use muster_persistence::testing::TestDatabase;
 use muster_persistence::{DatabaseUrl, Engine};
-use muster_server::app::{Application, app_state};
+use muster_server::app::{Application, app_state, deliveries};
 pub use muster_server::auth_settings::{AuthModeSetting, AuthSettings, LocalPassword};
 use muster_server::bootstrap::{BootstrapInput, bootstrap};
 use muster_server::task_settings::TaskSettings;
+pub use muster_server::webhook_settings::WebhookSettings;
+use muster_server::webhook_settings::deliver_webhooks;
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde_json::Value;
 use uuid::Uuid;
@@ -60,6 +63,10 @@ pub struct TestApp {
     /// A second organization, for isolation checks.
     pub other: Org,
     handle: ServerHandle,
+    /// The webhook delivery worker, when it runs.
+    worker: Option<(DeliveryService, tokio::task::JoinHandle<()>)>,
+    /// What it was started with, to start it again.
+    settings: AppSettings,
     /// The server key, to seal the secrets of agents added by SQL.
     key: ServerKey,
     // Last: the database outlives the server handle.
@@ -118,20 +125,74 @@ pub async fn spawn_app(engine: Engine) -> Option<TestApp> {
     spawn_app_with(engine, AuthSettings::default()).await
 }
 
-/// [`spawn_app`] with other user-authentication settings (auth mode, identity provider).
-pub async fn spawn_app_with(engine: Engine, auth: AuthSettings) -> Option<TestApp> {
+/// What a test app is started with: user-authentication settings, and webhook settings
+/// with the delivery worker running (off unless asked for).
+#[derive(Debug, Clone, Default)]
+pub struct AppSettings {
+    /// User authentication.
+    pub auth: AuthSettings,
+    /// Webhooks; `Some` also runs the delivery worker.
+    pub hooks: Option<WebhookSettings>,
+}
+
+impl From<AuthSettings> for AppSettings {
+    fn from(auth: AuthSettings) -> Self {
+        Self { auth, hooks: None }
+    }
+}
+
+impl From<WebhookSettings> for AppSettings {
+    fn from(hooks: WebhookSettings) -> Self {
+        Self {
+            auth: AuthSettings::default(),
+            hooks: Some(hooks),
+        }
+    }
+}
+
+/// [`spawn_app`] with other settings (auth mode, identity provider, webhooks).
+pub async fn spawn_app_with(engine: Engine, settings: impl Into<AppSettings>) -> Option<TestApp> {
+    let settings = settings.into();
     let db = TestDatabase::new(engine).await?;
     let key = ServerKey::generate().unwrap();
     let org = bootstrap_org(&db, &key, "Acme").await;
     let other = bootstrap_org(&db, &key, "Globex").await;
+    Some(start(db, key, org, other, settings).await)
+}
+
+/// Starts the server (and the delivery worker, when asked) over `db`.
+async fn start(
+    db: TestDatabase,
+    key: ServerKey,
+    org: Org,
+    other: Org,
+    settings: AppSettings,
+) -> TestApp {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let options = ServerOptions {
         workers: Some(1),
         shutdown_timeout: Duration::from_secs(1),
     };
-    let state = app_state(&db.db, &key, &auth, &TaskSettings::default())
-        .await
-        .unwrap();
+    let hooks = settings.hooks.clone().unwrap_or_default();
+    let state = app_state(
+        &db.db,
+        &key,
+        &settings.auth,
+        &TaskSettings::default(),
+        &hooks,
+    )
+    .await
+    .unwrap();
+    let worker = settings.hooks.as_ref().map(|hooks| {
+        let deliveries = deliveries(&db.db, &key, hooks).unwrap();
+        let every = hooks.poll_every().unwrap_or(Duration::from_millis(50));
+        let task = tokio::spawn(deliver_webhooks(
+            deliveries.clone(),
+            every,
+            hooks.webhook_concurrency,
+        ));
+        (deliveries, task)
+    });
     let app = Application::build(listener, state, options).unwrap();
     let base = format!("http://127.0.0.1:{}", app.port());
     let handle = app.handle();
@@ -140,15 +201,17 @@ pub async fn spawn_app_with(engine: Engine, auth: AuthSettings) -> Option<TestAp
         .timeout(Duration::from_secs(30))
         .build()
         .unwrap();
-    Some(TestApp {
+    TestApp {
         base,
         client,
         org,
         other,
         handle,
+        worker,
+        settings,
         key,
         db,
-    })
+    }
 }
 
 async fn bootstrap_org(db: &TestDatabase, key: &ServerKey, name: &str) -> Org {
@@ -174,7 +237,31 @@ async fn bootstrap_org(db: &TestDatabase, key: &ServerKey, name: &str) -> Org {
 impl TestApp {
     /// Stops the server at once (the database is removed when `self` drops).
     pub async fn stop(self) {
+        self.halt().await;
+    }
+
+    /// Stops the server and the delivery worker as `muster serve` does on a signal,
+    /// keeping the database.
+    async fn halt(&self) {
         self.handle.stop(false).await;
+        if let Some((deliveries, task)) = &self.worker {
+            task.abort();
+            deliveries.release_all().await.unwrap();
+        }
+    }
+
+    /// Stops this instance and starts a new one over the same database (a restart).
+    pub async fn restart(self) -> Self {
+        self.halt().await;
+        let Self {
+            org,
+            other,
+            settings,
+            key,
+            db,
+            ..
+        } = self;
+        start(db, key, org, other, settings).await
     }
 
     /// The deployment's server key.

@@ -1,0 +1,130 @@
+use async_trait::async_trait;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::RepositoryError;
+use crate::model::{DeliveryAttempt, Event, HookType, OrgId, Webhook, WebhookId};
+
+/// Reads of outbound webhooks and their delivery log.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait WebhookRepository: Send + Sync {
+    /// The organization's hooks, newest first.
+    async fn list(&self, org: OrgId) -> Result<Vec<Webhook>, RepositoryError>;
+
+    /// The hook, if it is in `org`.
+    async fn get(&self, org: OrgId, id: WebhookId) -> Result<Option<Webhook>, RepositoryError>;
+
+    /// The hook's recorded calls, newest first, skipping `offset`, at most `limit`, with
+    /// how many there are in all.
+    async fn attempts(
+        &self,
+        org: OrgId,
+        id: WebhookId,
+        limit: u32,
+        offset: u64,
+    ) -> Result<(Vec<DeliveryAttempt>, u64), RepositoryError>;
+}
+
+/// A post-hook delivery waiting in the outbox.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PendingDelivery {
+    /// The stored event to deliver.
+    pub event: Event,
+    /// Attempts already made.
+    pub attempts: u32,
+}
+
+/// The outbox of post-hook deliveries: a row per (hook, event) written with the event,
+/// in its transaction, for every enabled post-hook subscribed to its type. Workers lease
+/// a hook before delivering to it, so that several instances never call one hook
+/// concurrently and its events go out in order.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait DeliveryQueue: Send + Sync {
+    /// Leases, to `holder` until `until`, at most `max_hooks` enabled hooks that have a
+    /// delivery due at `now` and no live lease; answers their ids.
+    async fn lease_due_hooks(
+        &self,
+        now: OffsetDateTime,
+        until: OffsetDateTime,
+        holder: Uuid,
+        max_hooks: u32,
+    ) -> Result<Vec<(OrgId, WebhookId)>, RepositoryError>;
+
+    /// Extends `holder`'s lease of `hook` to `until`; `false` when it no longer holds it.
+    async fn extend_lease(
+        &self,
+        hook: WebhookId,
+        holder: Uuid,
+        until: OffsetDateTime,
+    ) -> Result<bool, RepositoryError>;
+
+    /// Gives up `holder`'s lease of `hook`.
+    async fn release(&self, hook: WebhookId, holder: Uuid) -> Result<(), RepositoryError>;
+
+    /// Gives up every lease `holder` has (it is stopping).
+    async fn release_all(&self, holder: Uuid) -> Result<u64, RepositoryError>;
+
+    /// The hook's deliveries due at `now`, oldest event first, at most `limit`.
+    async fn due(
+        &self,
+        hook: WebhookId,
+        now: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<PendingDelivery>, RepositoryError>;
+}
+
+/// One call of a hook, ready to send.
+#[derive(Clone, PartialEq, Eq)]
+pub struct HookCall {
+    /// Where to POST.
+    pub url: String,
+    /// The signing secret (`X-Service-Signature`), when the hook has one.
+    pub secret: Option<String>,
+    /// How long the call may take, in milliseconds.
+    pub timeout_ms: u32,
+    /// `X-Service-Hook-Type`.
+    pub hook_type: HookType,
+    /// `X-Service-Event`.
+    pub event_type: String,
+    /// `X-Service-Delivery`.
+    pub delivery_id: Uuid,
+    /// The raw JSON body.
+    pub body: Vec<u8>,
+}
+
+impl std::fmt::Debug for HookCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookCall")
+            .field("url", &self.url)
+            .field("secret", &self.secret.as_ref().map(|_| "<redacted>"))
+            .field("timeout_ms", &self.timeout_ms)
+            .field("hook_type", &self.hook_type)
+            .field("event_type", &self.event_type)
+            .field("delivery_id", &self.delivery_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What came of one call. Never an error: a failure is described in `error`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CallResult {
+    /// The receiver's status code, when it answered.
+    pub status: Option<u16>,
+    /// How long the call took.
+    pub duration_ms: u32,
+    /// Why it failed (no answer, refused target, non-2xx status); `None` on a 2xx.
+    pub error: Option<String>,
+    /// The answer's body (what a pre-hook decided), at most 64 KiB.
+    pub body: Vec<u8>,
+}
+
+/// Calls hooks over HTTP: signs the body, sends the delivery headers, checks the target
+/// again (decision D-81) and connects to the checked address, follows no redirect.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait HookCaller: Send + Sync {
+    /// Makes the call within its timeout.
+    async fn call(&self, call: &HookCall) -> CallResult;
+}

@@ -1,0 +1,290 @@
+//! Delivering post-hooks from the outbox (decision D-83): a worker leases the hooks that
+//! have deliveries due, then drains each one's deliveries in event order, one call at a
+//! time, recording every attempt, rescheduling failures and switching off a hook that
+//! failed ten times in a row.
+
+use std::sync::Arc;
+
+use time::{Duration, OffsetDateTime};
+use uuid::Uuid;
+
+use super::ServiceError;
+use super::calls::{Attempted, hook_call};
+use crate::model::{
+    AuditEvent, DeliveryAttemptId, Event, EventId, OrgId, Webhook, WebhookDisabled, WebhookId,
+};
+use crate::ports::{
+    CallResult, Clock, DeliveryQueue, HookCaller, IdGenerator, Lock, PendingDelivery, SecretVault,
+    UnitOfWork, WebhookRepository, transact,
+};
+use crate::rules::delivery::{
+    RetrySchedule, after_failure, delivery_body, delivery_id, is_success,
+};
+
+/// How long a lease outlives the call it covers, so that a slow commit does not let
+/// another instance in.
+const LEASE_MARGIN: Duration = Duration::seconds(10);
+
+/// How much longer than the next call a lease is extended, so that a run of fast calls
+/// does not extend it before each one.
+const LEASE_RENEWAL: Duration = Duration::seconds(30);
+
+/// How many due deliveries of one hook are read at a time.
+const BATCH: u32 = 50;
+
+/// What one drain of a hook did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DrainReport {
+    /// Deliveries answered 2xx.
+    pub delivered: u32,
+    /// Attempts that failed.
+    pub failed: u32,
+    /// Whether the hook was switched off on the way.
+    pub disabled: bool,
+}
+
+/// The delivery side of the outbox, for a worker to drive.
+#[derive(Clone)]
+pub struct DeliveryService {
+    hooks: Arc<dyn WebhookRepository>,
+    queue: Arc<dyn DeliveryQueue>,
+    uow: Arc<dyn UnitOfWork>,
+    vault: Arc<dyn SecretVault>,
+    caller: Arc<dyn HookCaller>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    schedule: RetrySchedule,
+    holder: Uuid,
+}
+
+impl std::fmt::Debug for DeliveryService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DeliveryService")
+            .field("holder", &self.holder)
+            .finish_non_exhaustive()
+    }
+}
+
+impl DeliveryService {
+    /// Wires the worker's use cases. `uow` must be the plain unit of work (recording an
+    /// attempt is not an action a pre-hook is asked about). `holder` names this worker
+    /// in the leases it takes: one per process.
+    pub fn new(
+        hooks: Arc<dyn WebhookRepository>,
+        queue: Arc<dyn DeliveryQueue>,
+        uow: Arc<dyn UnitOfWork>,
+        vault: Arc<dyn SecretVault>,
+        caller: Arc<dyn HookCaller>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+    ) -> Self {
+        let holder = ids.new_id();
+        Self {
+            hooks,
+            queue,
+            uow,
+            vault,
+            caller,
+            clock,
+            ids,
+            schedule: RetrySchedule::default(),
+            holder,
+        }
+    }
+
+    /// Another retry schedule than decision D-83's (for tests and drills).
+    #[must_use]
+    pub fn with_schedule(mut self, schedule: RetrySchedule) -> Self {
+        self.schedule = schedule;
+        self
+    }
+
+    /// Leases at most `max_hooks` hooks with deliveries due and no other worker on them.
+    pub async fn lease(&self, max_hooks: u32) -> Result<Vec<(OrgId, WebhookId)>, ServiceError> {
+        if max_hooks == 0 {
+            return Ok(Vec::new());
+        }
+        let now = self.clock.now();
+        // Long enough for the slowest first call; extended before each later one.
+        let until = now + Duration::milliseconds(30_000) + LEASE_MARGIN;
+        Ok(self
+            .queue
+            .lease_due_hooks(now, until, self.holder, max_hooks)
+            .await?)
+    }
+
+    /// Gives up every lease this worker holds, so that another instance (or this one,
+    /// restarted) resumes its hooks at once rather than when the leases run out.
+    /// Tried twice: a worker stopped mid-query may have left a broken connection in
+    /// the pool for the first try to draw.
+    pub async fn release_all(&self) -> Result<u64, ServiceError> {
+        match self.queue.release_all(self.holder).await {
+            Ok(released) => Ok(released),
+            Err(_) => Ok(self.queue.release_all(self.holder).await?),
+        }
+    }
+
+    /// Delivers the leased hook's due deliveries in event order, one call at a time, then
+    /// gives the lease up. Stops early when the hook is switched off, deleted, or the
+    /// lease is lost.
+    pub async fn drain(&self, org: OrgId, hook: WebhookId) -> Result<DrainReport, ServiceError> {
+        let report = self.drain_leased(org, hook).await;
+        let released = self.queue.release(hook, self.holder).await;
+        let report = report?;
+        released?;
+        Ok(report)
+    }
+
+    async fn drain_leased(&self, org: OrgId, id: WebhookId) -> Result<DrainReport, ServiceError> {
+        let mut report = DrainReport::default();
+        let mut lease_until = OffsetDateTime::UNIX_EPOCH;
+        loop {
+            let due = self.queue.due(id, self.clock.now(), BATCH).await?;
+            if due.is_empty() {
+                return Ok(report);
+            }
+            // Read once a batch: recording each attempt re-reads the hook under lock and
+            // stops the drain when it was switched off or deleted meanwhile.
+            let Some(hook) = self.hooks.get(org, id).await?.filter(|h| h.enabled) else {
+                return Ok(report);
+            };
+            for pending in due {
+                let needed = self.clock.now()
+                    + Duration::milliseconds(hook.timeout.ms().into())
+                    + LEASE_MARGIN;
+                if needed > lease_until {
+                    lease_until = needed + LEASE_RENEWAL;
+                    if !self
+                        .queue
+                        .extend_lease(id, self.holder, lease_until)
+                        .await?
+                    {
+                        return Ok(report);
+                    }
+                }
+                let recorded = self.deliver(&hook, pending).await?;
+                if recorded.delivered {
+                    report.delivered += 1;
+                } else {
+                    report.failed += 1;
+                }
+                report.disabled |= recorded.disabled;
+                if recorded.stop {
+                    return Ok(report);
+                }
+            }
+        }
+    }
+
+    async fn deliver(
+        &self,
+        hook: &Webhook,
+        pending: PendingDelivery,
+    ) -> Result<Recorded, ServiceError> {
+        let event = pending.event;
+        let body = delivery_body(&event, self.clock.now());
+        let call = hook_call(
+            self.vault.as_ref(),
+            hook,
+            &event.event_type,
+            delivery_id(hook.id, event.id.as_uuid()),
+            &body,
+        )?;
+        let result = self.caller.call(&call).await;
+        let attempt = pending.attempts.saturating_add(1);
+        let now = self.clock.now();
+        let record = Attempted {
+            id: DeliveryAttemptId::from_uuid(self.ids.new_id()),
+            hook,
+            call: &call,
+            event_id: Some(event.id),
+            attempt,
+            result: &result,
+            at: now,
+        }
+        .record();
+        let next_at = self.schedule.next_attempt(attempt, now);
+        let disabled_event = EventId::from_uuid(self.ids.new_id());
+        let (org, id, event_id) = (hook.org_id, hook.id, event.id);
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move {
+                tx.insert_delivery_attempt(&record).await?;
+                let delivered = result.status.is_some_and(is_success);
+                match (delivered, next_at) {
+                    (false, Some(next_at)) => {
+                        tx.reschedule_delivery(id, event_id, attempt, next_at)
+                            .await?;
+                    }
+                    _ => tx.finish_delivery(id, event_id).await?,
+                }
+                let Some(mut hook) = tx.webhook(org, id, Lock::Update).await? else {
+                    return Ok(Recorded {
+                        delivered,
+                        disabled: false,
+                        stop: true,
+                    });
+                };
+                let disabled = count(&mut hook, &result, now);
+                tx.update_webhook_health(&hook).await?;
+                if disabled {
+                    tx.append_events(&[disabled_record(disabled_event, &hook, now)])
+                        .await?;
+                }
+                Ok(Recorded {
+                    delivered,
+                    disabled,
+                    stop: !hook.enabled,
+                })
+            })
+        })
+        .await
+    }
+}
+
+/// What recording one attempt decided.
+#[derive(Debug)]
+struct Recorded {
+    delivered: bool,
+    /// This attempt switched the hook off.
+    disabled: bool,
+    /// The hook is off or gone: stop draining it.
+    stop: bool,
+}
+
+/// Counts the call's result on the hook: a success resets the failures, a failure adds
+/// one and may switch the hook off. Answers whether it did.
+fn count(hook: &mut Webhook, result: &CallResult, now: OffsetDateTime) -> bool {
+    if result.status.is_some_and(is_success) {
+        hook.consecutive_failures = 0;
+        return false;
+    }
+    let (failures, disable) = after_failure(hook.consecutive_failures);
+    hook.consecutive_failures = failures;
+    hook.last_error = Some(
+        result
+            .error
+            .clone()
+            .unwrap_or_else(|| "delivery failed".to_owned()),
+    );
+    hook.updated_at = now;
+    let switched_off = disable && hook.enabled;
+    if switched_off {
+        hook.enabled = false;
+    }
+    switched_off
+}
+
+fn disabled_record(id: EventId, hook: &Webhook, now: OffsetDateTime) -> Event {
+    Event::record(
+        id,
+        hook.org_id,
+        None,
+        hook.id.as_uuid(),
+        now,
+        &AuditEvent::WebhookDisabled(WebhookDisabled {
+            name: hook.name.as_str().to_owned(),
+            consecutive_failures: hook.consecutive_failures,
+            last_error: hook.last_error.clone(),
+        }),
+    )
+}

@@ -1,0 +1,302 @@
+//! Pre-hooks (decision D-84): before a change commits, every enabled pre-hook
+//! subscribed to the type of an event the change would write is asked, in parallel,
+//! each within its own timeout. A `canBlock` hook answering `allow: false` blocks the
+//! change (403, nothing written, `webhook.blocked` recorded); a timeout, an HTTP error or
+//! an answer that is not the expected JSON lets it through.
+//!
+//! [`GatedUnitOfWork`] wraps the unit of work every use case runs through, so no use case
+//! has to remember to ask: the would-be events are exactly those the change appended.
+//! The questions are asked inside the transaction, before the commit: the change is
+//! held (its rows locked; on SQLite, the one writer) for at most the slowest asked hook's
+//! timeout, and only when the organization has a pre-hook for one of its event types.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use async_trait::async_trait;
+use futures_util::future::join_all;
+use serde::Deserialize;
+use time::{Duration, OffsetDateTime};
+
+use super::ServiceError;
+use super::calls::{Attempted, hook_call};
+use crate::model::{
+    AuditEvent, DeliveryAttempt, DeliveryAttemptId, Event, EventId, OrgId, Webhook, WebhookBlocked,
+};
+use crate::policy::Forbidden;
+use crate::ports::{
+    CallResult, Clock, HookCaller, IdGenerator, SecretVault, Transaction, UnitOfWork, Work,
+    WorkOutput,
+};
+use crate::rules::delivery::{delivery_body, delivery_id, is_success};
+
+/// How long the list of an organization's pre-hooks is reused before it is read again:
+/// the delay after which a hook changed on another instance is asked.
+const CACHE_TTL: Duration = Duration::seconds(1);
+
+/// The reason given when a blocking hook gives none.
+const NO_REASON: &str = "no reason given";
+
+/// Asks pre-hooks about would-be events.
+pub struct HookGate {
+    caller: Arc<dyn HookCaller>,
+    vault: Arc<dyn SecretVault>,
+    clock: Arc<dyn Clock>,
+    ids: Arc<dyn IdGenerator>,
+    cache: Mutex<HashMap<OrgId, Cached>>,
+}
+
+impl std::fmt::Debug for HookGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HookGate").finish_non_exhaustive()
+    }
+}
+
+struct Cached {
+    read_at: OffsetDateTime,
+    hooks: Arc<Vec<Webhook>>,
+}
+
+/// What asking the pre-hooks came to.
+#[derive(Debug, Default)]
+pub(super) struct Verdict {
+    /// The calls made, for the hooks' logs.
+    attempts: Vec<DeliveryAttempt>,
+    /// The first refusal of a blocking hook, with the event recording it.
+    refusal: Option<(Forbidden, Event)>,
+}
+
+/// The answer a pre-hook gives (decision D-84).
+#[derive(Debug, Deserialize)]
+struct Answer {
+    allow: bool,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+impl HookGate {
+    /// A gate calling pre-hooks through `caller`.
+    pub fn new(
+        caller: Arc<dyn HookCaller>,
+        vault: Arc<dyn SecretVault>,
+        clock: Arc<dyn Clock>,
+        ids: Arc<dyn IdGenerator>,
+    ) -> Self {
+        Self {
+            caller,
+            vault,
+            clock,
+            ids,
+            cache: Mutex::default(),
+        }
+    }
+
+    /// Forgets what is known of `org`'s pre-hooks (they changed on this instance).
+    pub fn forget(&self, org: OrgId) {
+        self.cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&org);
+    }
+
+    async fn pre_hooks(
+        &self,
+        tx: &mut dyn Transaction,
+        org: OrgId,
+    ) -> Result<Arc<Vec<Webhook>>, ServiceError> {
+        let now = self.clock.now();
+        if let Some(cached) = self
+            .cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&org)
+            .filter(|cached| now - cached.read_at < CACHE_TTL)
+        {
+            return Ok(cached.hooks.clone());
+        }
+        let hooks = Arc::new(tx.pre_hooks(org).await?);
+        self.cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(
+                org,
+                Cached {
+                    read_at: now,
+                    hooks: hooks.clone(),
+                },
+            );
+        Ok(hooks)
+    }
+
+    /// Asks every enabled pre-hook that hears one of `events` about it, all in parallel.
+    pub(super) async fn ask(
+        &self,
+        tx: &mut dyn Transaction,
+        events: &[Event],
+    ) -> Result<Verdict, ServiceError> {
+        let mut questions = Vec::new();
+        let mut orgs: Vec<OrgId> = events.iter().map(|e| e.org_id).collect();
+        orgs.dedup();
+        for org in orgs {
+            let hooks = self.pre_hooks(tx, org).await?;
+            for event in events.iter().filter(|e| e.org_id == org) {
+                for hook in hooks.iter().filter(|h| h.hears(&event.event_type)) {
+                    questions.push((hook.clone(), event));
+                }
+            }
+        }
+        if questions.is_empty() {
+            return Ok(Verdict::default());
+        }
+        let now = self.clock.now();
+        let mut calls = Vec::with_capacity(questions.len());
+        for (hook, event) in &questions {
+            let body = delivery_body(event, now);
+            let id = delivery_id(hook.id, event.id.as_uuid());
+            calls.push(hook_call(
+                self.vault.as_ref(),
+                hook,
+                &event.event_type,
+                id,
+                &body,
+            )?);
+        }
+        let results = join_all(calls.iter().map(|call| self.caller.call(call))).await;
+        let mut verdict = Verdict::default();
+        for (((hook, event), call), result) in questions.iter().zip(&calls).zip(&results) {
+            verdict.attempts.push(
+                Attempted {
+                    id: DeliveryAttemptId::from_uuid(self.ids.new_id()),
+                    hook,
+                    call,
+                    event_id: Some(event.id),
+                    attempt: 1,
+                    result,
+                    at: now,
+                }
+                .record(),
+            );
+            if verdict.refusal.is_none()
+                && hook.can_block
+                && let Some(Refused { reason }) = refusal(result)
+            {
+                verdict.refusal = Some(self.blocked(hook, event, reason, now));
+            }
+        }
+        Ok(verdict)
+    }
+
+    fn blocked(
+        &self,
+        hook: &Webhook,
+        event: &Event,
+        reason: Option<String>,
+        now: OffsetDateTime,
+    ) -> (Forbidden, Event) {
+        let record = Event::record(
+            EventId::from_uuid(self.ids.new_id()),
+            hook.org_id,
+            event.actor_id,
+            hook.id.as_uuid(),
+            now,
+            &AuditEvent::WebhookBlocked(WebhookBlocked {
+                name: hook.name.as_str().to_owned(),
+                blocked_event_type: event.event_type.clone(),
+                reason: reason.clone(),
+            }),
+        );
+        let forbidden = Forbidden::BlockedByHook {
+            hook: hook.name.as_str().to_owned(),
+            reason: reason.unwrap_or_else(|| NO_REASON.to_owned()),
+        };
+        (forbidden, record)
+    }
+}
+
+/// A hook's `allow: false`, with its reason if it gave one.
+struct Refused {
+    reason: Option<String>,
+}
+
+/// `Some` when a hook answered 2xx with `{allow: false}`; everything else (an error, a
+/// timeout, another status, another body) lets the action through.
+fn refusal(result: &CallResult) -> Option<Refused> {
+    if !result.status.is_some_and(is_success) {
+        return None;
+    }
+    let answer: Answer = serde_json::from_slice(&result.body).ok()?;
+    if answer.allow {
+        return None;
+    }
+    Some(Refused {
+        reason: answer.reason.filter(|r| !r.trim().is_empty()),
+    })
+}
+
+/// The unit of work every use case runs through: the inner one, with the pre-hooks asked
+/// before each commit, and the calls made logged after it.
+pub struct GatedUnitOfWork {
+    inner: Arc<dyn UnitOfWork>,
+    gate: Arc<HookGate>,
+}
+
+impl std::fmt::Debug for GatedUnitOfWork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GatedUnitOfWork").finish_non_exhaustive()
+    }
+}
+
+impl GatedUnitOfWork {
+    /// Wraps `inner`.
+    pub fn new(inner: Arc<dyn UnitOfWork>, gate: Arc<HookGate>) -> Self {
+        Self { inner, gate }
+    }
+}
+
+#[async_trait]
+impl UnitOfWork for GatedUnitOfWork {
+    async fn run(&self, work: Work) -> Result<WorkOutput, ServiceError> {
+        let gate = self.gate.clone();
+        let verdict: Arc<Mutex<Verdict>> = Arc::default();
+        let seen = verdict.clone();
+        let gated: Work = Box::new(move |tx| {
+            Box::pin(async move {
+                let output = work(&mut *tx).await?;
+                let events = tx.written_events();
+                if events.is_empty() {
+                    return Ok(output);
+                }
+                let asked = gate.ask(&mut *tx, &events).await?;
+                let refusal = asked.refusal.as_ref().map(|(f, _)| f.clone());
+                *seen.lock().unwrap_or_else(PoisonError::into_inner) = asked;
+                match refusal {
+                    Some(forbidden) => Err(forbidden.into()),
+                    None => Ok(output),
+                }
+            })
+        });
+        let result = self.inner.run(gated).await;
+        let Verdict { attempts, refusal } =
+            std::mem::take(&mut *verdict.lock().unwrap_or_else(PoisonError::into_inner));
+        if !attempts.is_empty() {
+            let blocked: Vec<Event> = refusal.into_iter().map(|(_, event)| event).collect();
+            // The log and the refusal's event are written whatever became of the change.
+            // Failing to write them does not change its answer.
+            let _ = self
+                .inner
+                .run(Box::new(move |tx| {
+                    Box::pin(async move {
+                        for attempt in &attempts {
+                            tx.insert_delivery_attempt(attempt).await?;
+                        }
+                        if !blocked.is_empty() {
+                            tx.append_events(&blocked).await?;
+                        }
+                        Ok(Box::new(()) as WorkOutput)
+                    })
+                }))
+                .await;
+        }
+        result
+    }
+}

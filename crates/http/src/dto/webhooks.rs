@@ -1,0 +1,208 @@
+//! Shapes of outbound webhooks (decisions D-81 to D-85). The secret is never answered.
+
+use muster_domain::model::{
+    DeliveryAttempt, HookEvents, HookName, HookTimeout, HookType, HookUrl, Webhook,
+};
+use muster_domain::service::{NewWebhook, TestOutcome, WebhookPatch};
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::nullable::Patch;
+use crate::ApiError;
+
+/// Body of `POST /api/v1/webhooks`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateWebhookBody {
+    name: String,
+    url: String,
+    secret: Option<String>,
+    events: Vec<String>,
+    hook_type: Option<HookType>,
+    can_block: Option<bool>,
+    timeout_ms: Option<i64>,
+}
+
+impl CreateWebhookBody {
+    /// The checked hook.
+    pub fn into_new(self) -> Result<NewWebhook, ApiError> {
+        Ok(NewWebhook {
+            name: HookName::new(&self.name)?,
+            url: HookUrl::new(&self.url)?,
+            secret: self.secret,
+            events: HookEvents::new(self.events)?,
+            hook_type: self.hook_type.unwrap_or(HookType::Post),
+            can_block: self.can_block.unwrap_or(false),
+            timeout: self
+                .timeout_ms
+                .map(HookTimeout::new)
+                .transpose()?
+                .unwrap_or(HookTimeout::DEFAULT),
+        })
+    }
+}
+
+/// Body of `PATCH /api/v1/webhooks/:id`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct UpdateWebhookBody {
+    #[serde(default)]
+    name: Patch<String>,
+    #[serde(default)]
+    url: Patch<String>,
+    #[serde(default)]
+    secret: Patch<String>,
+    #[serde(default)]
+    events: Patch<Vec<String>>,
+    #[serde(default)]
+    hook_type: Patch<HookType>,
+    #[serde(default)]
+    can_block: Patch<bool>,
+    #[serde(default)]
+    timeout_ms: Patch<i64>,
+    #[serde(default)]
+    enabled: Patch<bool>,
+}
+
+impl UpdateWebhookBody {
+    /// The checked patch; `secret: null` removes the secret.
+    pub fn into_patch(self) -> Result<WebhookPatch, ApiError> {
+        Ok(WebhookPatch {
+            name: self
+                .name
+                .required("name")?
+                .map(|n| HookName::new(&n))
+                .transpose()?,
+            url: self
+                .url
+                .required("url")?
+                .map(|u| HookUrl::new(&u))
+                .transpose()?,
+            secret: self.secret.clearable(Ok::<_, ApiError>)?,
+            events: self
+                .events
+                .required("events")?
+                .map(HookEvents::new)
+                .transpose()?,
+            hook_type: self.hook_type.required("hookType")?,
+            can_block: self.can_block.required("canBlock")?,
+            timeout: self
+                .timeout_ms
+                .required("timeoutMs")?
+                .map(HookTimeout::new)
+                .transpose()?,
+            enabled: self.enabled.required("enabled")?,
+        })
+    }
+}
+
+/// An outbound webhook as answered: never its secret, only whether it has one.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookResponse {
+    id: Uuid,
+    org_id: Uuid,
+    name: String,
+    url: String,
+    events: Vec<String>,
+    hook_type: HookType,
+    can_block: bool,
+    timeout_ms: u32,
+    enabled: bool,
+    has_secret: bool,
+    consecutive_failures: u32,
+    last_error: Option<String>,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+    #[serde(serialize_with = "super::time::serialize")]
+    updated_at: OffsetDateTime,
+}
+
+impl From<&Webhook> for WebhookResponse {
+    fn from(hook: &Webhook) -> Self {
+        Self {
+            id: hook.id.as_uuid(),
+            org_id: hook.org_id.as_uuid(),
+            name: hook.name.as_str().to_owned(),
+            url: hook.url.as_str().to_owned(),
+            events: hook.events.as_slice().to_vec(),
+            hook_type: hook.hook_type,
+            can_block: hook.can_block,
+            timeout_ms: hook.timeout.ms(),
+            enabled: hook.enabled,
+            has_secret: hook.sealed_secret.is_some(),
+            consecutive_failures: hook.consecutive_failures,
+            last_error: hook.last_error.clone(),
+            created_at: hook.created_at,
+            updated_at: hook.updated_at,
+        }
+    }
+}
+
+/// One entry of `GET /api/v1/webhooks/:id/deliveries`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeliveryResponse {
+    id: Uuid,
+    webhook_id: Uuid,
+    event_id: Option<Uuid>,
+    event_type: String,
+    delivery_id: Uuid,
+    attempt: u32,
+    status_code: Option<u16>,
+    duration_ms: u32,
+    success: bool,
+    error: Option<String>,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+}
+
+impl From<&DeliveryAttempt> for DeliveryResponse {
+    fn from(a: &DeliveryAttempt) -> Self {
+        Self {
+            id: a.id.as_uuid(),
+            webhook_id: a.webhook_id.as_uuid(),
+            event_id: a.event_id.map(muster_domain::model::EventId::as_uuid),
+            event_type: a.event_type.clone(),
+            delivery_id: a.delivery_id,
+            attempt: a.attempt,
+            status_code: a.status_code,
+            duration_ms: a.duration_ms,
+            success: a.error.is_none(),
+            error: a.error.clone(),
+            created_at: a.created_at,
+        }
+    }
+}
+
+/// Query of `GET /api/v1/webhooks/:id/deliveries`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeliveriesQuery {
+    /// Page size (1..=200, default 50).
+    pub limit: Option<u32>,
+    /// Page number, from 1.
+    pub page: Option<u64>,
+}
+
+/// The answer of `POST /api/v1/webhooks/:id/test` (decision D-85).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TestResponse {
+    delivered: bool,
+    status_code: Option<u16>,
+    duration_ms: u32,
+    error: Option<String>,
+}
+
+impl From<TestOutcome> for TestResponse {
+    fn from(outcome: TestOutcome) -> Self {
+        Self {
+            delivered: outcome.delivered,
+            status_code: outcome.status_code,
+            duration_ms: outcome.duration_ms,
+            error: outcome.error,
+        }
+    }
+}

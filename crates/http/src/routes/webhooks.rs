@@ -1,0 +1,123 @@
+//! `/api/v1/webhooks`: outbound webhook management, delivery logs and test deliveries
+//! (decisions D-81 to D-85). Signed-in users only (decision D-17).
+
+use actix_web::HttpRequest;
+use actix_web::web::{Data, Json, Path};
+use muster_domain::model::WebhookId;
+
+use crate::ApiError;
+use crate::body::{parse_json, parse_query};
+use crate::dto::auth::MessageResponse;
+use crate::dto::webhooks::{
+    CreateWebhookBody, DeliveriesQuery, DeliveryResponse, TestResponse, UpdateWebhookBody,
+    WebhookResponse,
+};
+use crate::dto::{self, Data as Envelope};
+use crate::extract::SignedInUser;
+use crate::state::AppState;
+
+fn hook_id(path: &str) -> Result<WebhookId, ApiError> {
+    dto::parse_uuid("id", path).map(WebhookId::from_uuid)
+}
+
+/// `POST /api/v1/webhooks`.
+pub(super) async fn create(
+    state: Data<AppState>,
+    user: SignedInUser,
+) -> Result<Json<WebhookResponse>, ApiError> {
+    let body: CreateWebhookBody = parse_json(&user.body)?;
+    let hook = state
+        .webhooks
+        .register(&user.actor, body.into_new()?)
+        .await?;
+    Ok(Json(WebhookResponse::from(&hook)))
+}
+
+/// `GET /api/v1/webhooks`.
+pub(super) async fn list(
+    state: Data<AppState>,
+    user: SignedInUser,
+) -> Result<Json<Envelope<Vec<WebhookResponse>>>, ApiError> {
+    let hooks = state.webhooks.list(&user.actor).await?;
+    Ok(Json(Envelope {
+        data: hooks.iter().map(WebhookResponse::from).collect(),
+    }))
+}
+
+/// `GET /api/v1/webhooks/:id`.
+pub(super) async fn get(
+    state: Data<AppState>,
+    path: Path<String>,
+    user: SignedInUser,
+) -> Result<Json<WebhookResponse>, ApiError> {
+    let hook = state.webhooks.get(&user.actor, hook_id(&path)?).await?;
+    Ok(Json(WebhookResponse::from(&hook)))
+}
+
+/// `PATCH /api/v1/webhooks/:id`.
+pub(super) async fn update(
+    state: Data<AppState>,
+    path: Path<String>,
+    user: SignedInUser,
+) -> Result<Json<WebhookResponse>, ApiError> {
+    let id = hook_id(&path)?;
+    let body: UpdateWebhookBody = parse_json(&user.body)?;
+    let hook = state
+        .webhooks
+        .update(&user.actor, id, body.into_patch()?)
+        .await?;
+    Ok(Json(WebhookResponse::from(&hook)))
+}
+
+/// `DELETE /api/v1/webhooks/:id`.
+pub(super) async fn delete(
+    state: Data<AppState>,
+    path: Path<String>,
+    user: SignedInUser,
+) -> Result<Json<MessageResponse>, ApiError> {
+    state.webhooks.delete(&user.actor, hook_id(&path)?).await?;
+    Ok(Json(MessageResponse {
+        message: "Webhook deleted",
+    }))
+}
+
+/// `GET /api/v1/webhooks/:id/deliveries?limit&page`: the hook's calls, newest first,
+/// with `meta: {total, page, limit}`.
+pub(super) async fn deliveries(
+    state: Data<AppState>,
+    req: HttpRequest,
+    path: Path<String>,
+    user: SignedInUser,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let id = hook_id(&path)?;
+    let query: DeliveriesQuery = parse_query(req.query_string())?;
+    let page = query.page.unwrap_or(1);
+    if page == 0 {
+        return Err(ApiError::bad_request("page must be at least 1"));
+    }
+    let limit = query
+        .limit
+        .unwrap_or(muster_domain::service::WebhookService::DEFAULT_LOG_LIMIT);
+    let offset = (page - 1).saturating_mul(u64::from(limit));
+    let (attempts, total) = state
+        .webhooks
+        .attempts(&user.actor, id, Some(limit), offset)
+        .await?;
+    let data: Vec<DeliveryResponse> = attempts.iter().map(DeliveryResponse::from).collect();
+    Ok(Json(serde_json::json!({
+        "data": data,
+        "meta": {"total": total, "page": page, "limit": limit},
+    })))
+}
+
+/// `POST /api/v1/webhooks/:id/test` (decision D-85).
+pub(super) async fn test(
+    state: Data<AppState>,
+    path: Path<String>,
+    user: SignedInUser,
+) -> Result<Json<Envelope<TestResponse>>, ApiError> {
+    let outcome = state.webhooks.test(&user.actor, hook_id(&path)?).await?;
+    Ok(Json(Envelope {
+        data: TestResponse::from(outcome),
+    }))
+}

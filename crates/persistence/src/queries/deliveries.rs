@@ -1,0 +1,222 @@
+//! The outbox of post-hook deliveries (decision D-83): rows written with the events, and
+//! the lease a worker takes on a hook before delivering to it.
+
+use std::collections::HashSet;
+
+use diesel::prelude::*;
+use diesel::result::QueryResult;
+use diesel_async::RunQueryDsl;
+use muster_domain::model::{EventId, OrgId, WebhookId};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::conn::{Conn, insert_all, on_conn};
+use crate::rows::{DeliveryRow, EventRow, db_uuid};
+use crate::schema::{events, webhook_deliveries, webhook_subscriptions, webhooks};
+use crate::types::{DbTime, DbUuid, PortableTimestamp, PortableUuid};
+
+/// Queues a delivery of each of `rows` (just appended) to every enabled post-hook of its
+/// organization subscribed to its type (or to `*`): one read of the organization's
+/// subscriptions, one insert.
+pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResult<()> {
+    let mut orgs: Vec<DbUuid> = rows.iter().map(|row| row.org_id).collect();
+    orgs.sort_unstable_by_key(|org| org.0);
+    orgs.dedup();
+    let subscriptions: Vec<(DbUuid, DbUuid, String)> = on_conn!(conn, c => {
+        webhook_subscriptions::table
+            .inner_join(webhooks::table)
+            .filter(webhook_subscriptions::org_id.eq_any(&orgs))
+            .filter(webhooks::enabled.eq(true))
+            .filter(webhooks::hook_type.eq("post"))
+            .select((
+                webhook_subscriptions::org_id,
+                webhook_subscriptions::webhook_id,
+                webhook_subscriptions::event_type,
+            ))
+            .load(c)
+            .await
+    })?;
+    if subscriptions.is_empty() {
+        return Ok(());
+    }
+    let mut seen = HashSet::new();
+    let mut deliveries = Vec::new();
+    for row in rows {
+        for (org, hook, event_type) in &subscriptions {
+            let hears = *event_type == row.event_type || event_type == "*";
+            if org.0 == row.org_id.0 && hears && seen.insert((hook.0, row.id.0)) {
+                deliveries.push(DeliveryRow {
+                    webhook_id: *hook,
+                    event_id: row.id,
+                    event_at: row.created_at,
+                    attempts: 0,
+                    next_attempt_at: row.created_at,
+                });
+            }
+        }
+    }
+    insert_all!(conn, webhook_deliveries::table, &deliveries)
+}
+
+/// `hook`'s deliveries due at `now`, oldest event first, with their events.
+pub(crate) async fn due(
+    conn: &mut Conn<'_>,
+    hook: WebhookId,
+    now: OffsetDateTime,
+    limit: u32,
+) -> QueryResult<Vec<(EventRow, i32)>> {
+    on_conn!(conn, c => {
+        webhook_deliveries::table
+            .inner_join(events::table)
+            .filter(webhook_deliveries::webhook_id.eq(db_uuid(hook)))
+            .filter(webhook_deliveries::next_attempt_at.le(DbTime(now)))
+            .order((webhook_deliveries::event_at, webhook_deliveries::event_id))
+            .limit(i64::from(limit))
+            .select((EventRow::as_select(), webhook_deliveries::attempts))
+            .load(c)
+            .await
+    })
+}
+
+/// After a failed attempt: `attempts` made, the next at `next_at`.
+pub(crate) async fn reschedule(
+    conn: &mut Conn<'_>,
+    hook: WebhookId,
+    event: EventId,
+    attempts: i32,
+    next_at: OffsetDateTime,
+) -> QueryResult<()> {
+    let target = webhook_deliveries::table
+        .filter(webhook_deliveries::webhook_id.eq(db_uuid(hook)))
+        .filter(webhook_deliveries::event_id.eq(db_uuid(event)));
+    let changes = (
+        webhook_deliveries::attempts.eq(attempts),
+        webhook_deliveries::next_attempt_at.eq(DbTime(next_at)),
+    );
+    on_conn!(conn, c => diesel::update(target).set(changes).execute(c).await)?;
+    Ok(())
+}
+
+/// Takes a delivery out of the outbox.
+pub(crate) async fn finish(
+    conn: &mut Conn<'_>,
+    hook: WebhookId,
+    event: EventId,
+) -> QueryResult<()> {
+    let target = webhook_deliveries::table
+        .filter(webhook_deliveries::webhook_id.eq(db_uuid(hook)))
+        .filter(webhook_deliveries::event_id.eq(db_uuid(event)));
+    on_conn!(conn, c => diesel::delete(target).execute(c).await)?;
+    Ok(())
+}
+
+#[derive(QueryableByName)]
+struct Leased {
+    #[diesel(sql_type = PortableUuid)]
+    org_id: DbUuid,
+    #[diesel(sql_type = PortableUuid)]
+    id: DbUuid,
+}
+
+/// Leases to `holder`, until `until`, at most `max` enabled hooks with a delivery due at
+/// `now` and no live lease. On PostgreSQL the candidates are locked `FOR UPDATE SKIP
+/// LOCKED`, so instances leasing at the same moment take different hooks and never wait
+/// on each other; the lease condition is checked again by the update itself.
+pub(crate) async fn lease_due(
+    conn: &mut Conn<'_>,
+    now: OffsetDateTime,
+    until: OffsetDateTime,
+    holder: Uuid,
+    max: u32,
+) -> QueryResult<Vec<(OrgId, WebhookId)>> {
+    const LEASE: &str = "UPDATE webhooks SET lease_holder = $1, lease_until = $2 \
+        WHERE id IN (SELECT w.id FROM webhooks w \
+            WHERE w.enabled = TRUE AND (w.lease_until IS NULL OR w.lease_until < $3) \
+            AND EXISTS (SELECT 1 FROM webhook_deliveries d \
+                WHERE d.webhook_id = w.id AND d.next_attempt_at <= $3) \
+            ORDER BY w.id LIMIT $4 LOCKING) \
+        AND (lease_until IS NULL OR lease_until < $3) \
+        RETURNING org_id, id";
+    let max = i64::from(max);
+    let leased: Vec<Leased> = match conn {
+        Conn::Pg(c) => {
+            diesel::sql_query(LEASE.replace("LOCKING", "FOR UPDATE SKIP LOCKED"))
+                .bind::<PortableUuid, _>(DbUuid(holder))
+                .bind::<PortableTimestamp, _>(DbTime(until))
+                .bind::<PortableTimestamp, _>(DbTime(now))
+                .bind::<diesel::sql_types::BigInt, _>(max)
+                .load(*c)
+                .await?
+        }
+        Conn::Sqlite(c) => {
+            // One writer at a time: no row locks to take.
+            diesel::sql_query(LEASE.replace("LOCKING", "").replace('$', "?"))
+                .bind::<PortableUuid, _>(DbUuid(holder))
+                .bind::<PortableTimestamp, _>(DbTime(until))
+                .bind::<PortableTimestamp, _>(DbTime(now))
+                .bind::<diesel::sql_types::BigInt, _>(max)
+                .load(*c)
+                .await?
+        }
+    };
+    Ok(leased
+        .into_iter()
+        .map(|row| {
+            (
+                OrgId::from_uuid(row.org_id.0),
+                WebhookId::from_uuid(row.id.0),
+            )
+        })
+        .collect())
+}
+
+/// Extends `holder`'s lease of `hook`; `false` when another holds it now.
+pub(crate) async fn extend_lease(
+    conn: &mut Conn<'_>,
+    hook: WebhookId,
+    holder: Uuid,
+    until: OffsetDateTime,
+) -> QueryResult<bool> {
+    let target = webhooks::table
+        .filter(webhooks::id.eq(db_uuid(hook)))
+        .filter(webhooks::lease_holder.eq(DbUuid(holder)));
+    let changed = on_conn!(conn, c => {
+        diesel::update(target)
+            .set(webhooks::lease_until.eq(DbTime(until)))
+            .execute(c)
+            .await
+    })?;
+    Ok(changed > 0)
+}
+
+/// Gives up `holder`'s lease of `hook`.
+pub(crate) async fn release(conn: &mut Conn<'_>, hook: WebhookId, holder: Uuid) -> QueryResult<()> {
+    let target = webhooks::table
+        .filter(webhooks::id.eq(db_uuid(hook)))
+        .filter(webhooks::lease_holder.eq(DbUuid(holder)));
+    on_conn!(conn, c => {
+        diesel::update(target)
+            .set((
+                webhooks::lease_holder.eq(None::<DbUuid>),
+                webhooks::lease_until.eq(None::<DbTime>),
+            ))
+            .execute(c)
+            .await
+    })?;
+    Ok(())
+}
+
+/// Gives up every lease of `holder`; how many there were.
+pub(crate) async fn release_all(conn: &mut Conn<'_>, holder: Uuid) -> QueryResult<u64> {
+    let target = webhooks::table.filter(webhooks::lease_holder.eq(DbUuid(holder)));
+    let released = on_conn!(conn, c => {
+        diesel::update(target)
+            .set((
+                webhooks::lease_holder.eq(None::<DbUuid>),
+                webhooks::lease_until.eq(None::<DbTime>),
+            ))
+            .execute(c)
+            .await
+    })?;
+    Ok(u64::try_from(released).unwrap_or(0))
+}

@@ -1,0 +1,143 @@
+//! Outbound webhook settings (decisions D-81, D-83) and the delivery worker.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use async_trait::async_trait;
+use clap::builder::BoolishValueParser;
+use muster_domain::ports::{TargetGuard, TargetRefusal};
+use muster_domain::rules::delivery::RetrySchedule;
+use muster_domain::service::DeliveryService;
+use muster_outbound::http_client::HttpClient;
+use tokio::sync::Semaphore;
+use tokio::task::JoinSet;
+
+/// How outbound webhooks are called.
+#[derive(Debug, Clone, clap::Args)]
+pub struct WebhookSettings {
+    /// Let webhooks target private, loopback and other internal addresses. Off by
+    /// default: it would let anyone who may register a hook reach internal services.
+    #[arg(long, env = "MUSTER_WEBHOOK_ALLOW_PRIVATE", default_value_t = false,
+          value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set,
+          num_args = 0..=1, default_missing_value = "true")]
+    pub webhook_allow_private: bool,
+    /// Let webhooks use plain `http://` URLs. Off by default: deliveries carry the
+    /// organization's events.
+    #[arg(long, env = "MUSTER_WEBHOOK_ALLOW_HTTP", default_value_t = false,
+          value_parser = BoolishValueParser::new(), action = clap::ArgAction::Set,
+          num_args = 0..=1, default_missing_value = "true")]
+    pub webhook_allow_http: bool,
+    /// Hooks delivered to at the same time by this instance (each hook gets one call at
+    /// a time, in event order).
+    #[arg(long, env = "MUSTER_WEBHOOK_CONCURRENCY", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub webhook_concurrency: u32,
+    /// Milliseconds between two looks at the outbox for due deliveries; 0 turns this
+    /// instance's delivery worker off.
+    #[arg(long, env = "MUSTER_WEBHOOK_POLL_MS", default_value_t = 200)]
+    pub webhook_poll_ms: u64,
+    /// Waits between attempts at one event (decision D-83; tests shorten them).
+    #[arg(skip)]
+    pub retry_schedule: RetrySchedule,
+}
+
+impl Default for WebhookSettings {
+    fn default() -> Self {
+        Self {
+            webhook_allow_private: false,
+            webhook_allow_http: false,
+            webhook_concurrency: 16,
+            webhook_poll_ms: 200,
+            retry_schedule: RetrySchedule::default(),
+        }
+    }
+}
+
+impl WebhookSettings {
+    /// How often the worker looks for due deliveries; `None` when it is off.
+    pub fn poll_every(&self) -> Option<Duration> {
+        (self.webhook_poll_ms > 0).then(|| Duration::from_millis(self.webhook_poll_ms))
+    }
+
+    /// Warns at start about every setting that weakens the defaults.
+    pub fn warn_if_relaxed(&self) {
+        if self.webhook_allow_private {
+            tracing::warn!(
+                "MUSTER_WEBHOOK_ALLOW_PRIVATE is on: webhooks may call private and internal \
+                 addresses of this network"
+            );
+        }
+        if self.webhook_allow_http {
+            tracing::warn!(
+                "MUSTER_WEBHOOK_ALLOW_HTTP is on: webhooks may deliver over unencrypted http"
+            );
+        }
+    }
+}
+
+/// Background worker: every `every`, leases the hooks with deliveries due (as many as
+/// there are free slots) and drains each on its own task. A slow or hanging receiver
+/// holds only its own slot, for at most its timeout per call.
+pub async fn deliver_webhooks(deliveries: DeliveryService, every: Duration, concurrency: u32) {
+    let slots = Arc::new(Semaphore::new(concurrency as usize));
+    let mut running = JoinSet::new();
+    let mut ticker = tokio::time::interval(every);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        while running.try_join_next().is_some() {}
+        let free = u32::try_from(slots.available_permits()).unwrap_or(u32::MAX);
+        let leased = match deliveries.lease(free).await {
+            Ok(leased) => leased,
+            Err(err) => {
+                tracing::warn!(%err, "could not look for due webhook deliveries");
+                continue;
+            }
+        };
+        for (org, hook) in leased {
+            let Ok(permit) = slots.clone().acquire_owned().await else {
+                return;
+            };
+            let deliveries = deliveries.clone();
+            running.spawn(async move {
+                match deliveries.drain(org, hook).await {
+                    Ok(report) if report.disabled => {
+                        tracing::warn!(%hook, "webhook disabled after consecutive failures");
+                    }
+                    Ok(report) => tracing::debug!(%hook, ?report, "webhook deliveries"),
+                    Err(err) => tracing::warn!(%hook, %err, "webhook delivery failed"),
+                }
+                drop(permit);
+            });
+        }
+    }
+}
+
+/// The HTTP client that calls hooks.
+// TEMPORARY until the SSRF guard lands (same session): the guarded client replaces it.
+pub fn hook_client(_hooks: &WebhookSettings) -> anyhow::Result<HttpClient> {
+    HttpClient::new().map_err(|e| anyhow::anyhow!("cannot set up the webhook client: {e}"))
+}
+
+/// The URL check at registration (decision D-81).
+// TEMPORARY until the SSRF guard lands (same session).
+pub fn target_guard(hooks: &WebhookSettings) -> Arc<dyn TargetGuard> {
+    Arc::new(SchemeOnly {
+        allow_http: hooks.webhook_allow_http,
+    })
+}
+
+struct SchemeOnly {
+    allow_http: bool,
+}
+
+#[async_trait]
+impl TargetGuard for SchemeOnly {
+    async fn check(&self, url: &str) -> Result<(), TargetRefusal> {
+        if url.starts_with("https://") || (self.allow_http && url.starts_with("http://")) {
+            Ok(())
+        } else {
+            Err(TargetRefusal::NotHttps)
+        }
+    }
+}
