@@ -85,4 +85,5 @@ mod tasks_update;
 mod tasks_workflow_table;
 mod webhook_support;
 mod webhooks_delivery;
+mod webhooks_manage;
 mod webhooks_prehooks;
