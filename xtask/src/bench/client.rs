@@ -26,6 +26,8 @@ pub struct Call {
     pub body: Bytes,
     /// Whether the request carries the agent signature headers.
     pub signed: bool,
+    /// A user's access token for `Authorization: Bearer` (webhook management).
+    pub bearer: Option<String>,
 }
 
 impl Call {
@@ -36,6 +38,7 @@ impl Call {
             target: target.to_owned(),
             body: Bytes::new(),
             signed: false,
+            bearer: None,
         }
     }
 
@@ -46,6 +49,7 @@ impl Call {
             target: target.to_owned(),
             body: Bytes::from(body),
             signed: false,
+            bearer: None,
         }
     }
 
@@ -56,6 +60,18 @@ impl Call {
             target,
             body: Bytes::new(),
             signed: true,
+            bearer: None,
+        }
+    }
+
+    /// A request with a user's access token and a JSON body (empty for none).
+    pub fn bearer(method: Method, target: &str, body: String, token: &str) -> Self {
+        Self {
+            method,
+            target: target.to_owned(),
+            body: Bytes::from(body),
+            signed: false,
+            bearer: Some(token.to_owned()),
         }
     }
 
@@ -66,6 +82,7 @@ impl Call {
             target,
             body: Bytes::from(body),
             signed: true,
+            bearer: None,
         }
     }
 }
@@ -130,6 +147,9 @@ impl Client {
             .header(HOST, self.host.as_str());
         if !call.body.is_empty() {
             builder = builder.header(CONTENT_TYPE, "application/json");
+        }
+        if let Some(token) = &call.bearer {
+            builder = builder.header(hyper::header::AUTHORIZATION, format!("Bearer {token}"));
         }
         if call.signed {
             let signed = sign_now(credentials, call.method.as_str(), &call.target, &call.body);

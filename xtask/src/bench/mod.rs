@@ -8,6 +8,7 @@
 
 mod client;
 mod database;
+mod hooks;
 mod load;
 mod report;
 mod scenario;
@@ -163,6 +164,7 @@ async fn bench_engine(
     let connections = usize::from(args.connections);
     let ticks_per_second = clock_ticks_per_second();
     let mut rows = Vec::new();
+    let mut deliveries = None;
     for &scenario in scenarios {
         // Fresh tasks per scenario, one per worker, so that no two workers move the same
         // task and every scenario starts from the same state.
@@ -182,6 +184,11 @@ async fn bench_engine(
             "xtask: {engine}: {scenario} ({} s warm-up + {seconds} s)",
             args.warmup
         );
+        let hooked = if scenario == Scenario::CreateTaskHooked {
+            Some(hooks::Hooked::start(server.addr).await?)
+        } else {
+            None
+        };
         let outcome = load::run(LoadPlan {
             addr: server.addr,
             pid: server.pid(),
@@ -209,6 +216,11 @@ async fn bench_engine(
             }
         }
         server.ensure_running()?;
+        if let Some(hooked) = hooked {
+            let figures = hooked.finish(server.addr).await?;
+            eprintln!("xtask: {engine}: {}", figures.line());
+            deliveries = Some(figures);
+        }
         rows.push(ScenarioRow::new(scenario, &outcome, ticks_per_second));
     }
     Ok(EngineReport {
@@ -219,6 +231,7 @@ async fn bench_engine(
         connections,
         peak_rss_kib: server::peak_rss_kib(server.pid()).unwrap_or(0),
         rows,
+        deliveries,
     })
 }
 

@@ -70,6 +70,39 @@ pub struct EngineReport {
     pub peak_rss_kib: u64,
     /// One per scenario, `health` first.
     pub rows: Vec<ScenarioRow>,
+    /// What the post-hook of `create-task-hooked` received, when it ran.
+    pub deliveries: Option<DeliveryFigures>,
+}
+
+/// Post-hook deliveries during and after the `create-task-hooked` load.
+#[derive(Debug, Clone)]
+pub struct DeliveryFigures {
+    /// Received while the load ran (warm-up included).
+    pub during: u64,
+    /// How long the load ran (warm-up included).
+    pub load_time: Duration,
+    /// Received in all, once the backlog was drained.
+    pub total: u64,
+    /// From the start of the load to the last delivery.
+    pub drain: Duration,
+}
+
+impl DeliveryFigures {
+    /// One sentence for the report.
+    pub fn line(&self) -> String {
+        let rate = |n: u64, d: Duration| as_f64(n) / d.as_secs_f64().max(f64::EPSILON);
+        format!(
+            "webhook deliveries (create-task-hooked, one post-hook on a loopback receiver): \
+             {:.0}/s while the load ran ({} in {:.1} s); {} in all, the last {:.1} s after \
+             the load started ({:.0}/s overall).",
+            rate(self.during, self.load_time),
+            self.during,
+            self.load_time.as_secs_f64(),
+            self.total,
+            self.drain.as_secs_f64(),
+            rate(self.total, self.drain),
+        )
+    }
 }
 
 impl EngineReport {
@@ -111,6 +144,9 @@ impl EngineReport {
                 row.scenario, row.rps, row.errors, row.peak_rss_mib, row.cpu_per_1k
             );
         }
+        if let Some(deliveries) = &self.deliveries {
+            let _ = write!(out, "\n{}\n", deliveries.line());
+        }
         out
     }
 }
@@ -121,6 +157,9 @@ pub fn planned_note() -> String {
         .iter()
         .map(|(name, why)| format!("`{name}` ({why})"))
         .collect();
+    if planned.is_empty() {
+        return String::new();
+    }
     format!("Not yet available: {}.\n", planned.join(", "))
 }
 

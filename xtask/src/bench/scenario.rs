@@ -21,6 +21,9 @@ pub enum Scenario {
     ListTasks,
     /// `POST /tasks`.
     CreateTask,
+    /// `POST /tasks` with a post-hook on `task.created` delivering to a local receiver:
+    /// the request path beside the delivery worker, and the deliveries per second.
+    CreateTaskHooked,
     /// `POST /tasks/:id/transition`, each worker on its own task.
     Transition,
     /// `GET /events?limit=50`.
@@ -46,11 +49,12 @@ pub const PLANNED: [(&str, &str); 0] = [];
 impl Scenario {
     /// Every scenario, in the order they run; `health` is first because every other one
     /// is compared with it.
-    pub const ALL: [Self; 12] = [
+    pub const ALL: [Self; 13] = [
         Self::Health,
         Self::GetTask,
         Self::ListTasks,
         Self::CreateTask,
+        Self::CreateTaskHooked,
         Self::Transition,
         Self::ListEvents,
         Self::Mixed,
@@ -68,6 +72,7 @@ impl Scenario {
             Self::GetTask => "get-task",
             Self::ListTasks => "list-tasks",
             Self::CreateTask => "create-task",
+            Self::CreateTaskHooked => "create-task-hooked",
             Self::Transition => "transition",
             Self::ListEvents => "list-events",
             Self::Mixed => "mixed",
@@ -105,7 +110,7 @@ impl Scenario {
             Self::Health => Op::Health,
             Self::GetTask => Op::GetTask,
             Self::ListTasks => Op::ListTasks,
-            Self::CreateTask => Op::CreateTask,
+            Self::CreateTask | Self::CreateTaskHooked => Op::CreateTask,
             Self::Transition => Op::Transition,
             Self::ListEvents => Op::ListEvents,
             Self::Login => Op::Login,

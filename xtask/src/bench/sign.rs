@@ -17,6 +17,16 @@ pub struct Credentials {
     pub secret: String,
 }
 
+impl Credentials {
+    /// No agent: for calls that are not signed.
+    pub fn none() -> Self {
+        Self {
+            agent_id: String::new(),
+            secret: String::new(),
+        }
+    }
+}
+
 // Hand-written so that a secret never reaches an error message.
 impl std::fmt::Debug for Credentials {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -36,7 +36,8 @@ const RECORD_KEYS: [&str; 14] = [
 ];
 
 fn body(extra: &Value) -> Value {
-    let mut body = json!({"name": "n", "url": "https://example.com/hook", "events": ["task.created"]});
+    let mut body =
+        json!({"name": "n", "url": "https://example.com/hook", "events": ["task.created"]});
     for (k, v) in extra.as_object().unwrap() {
         body[k] = v.clone();
     }
@@ -44,7 +45,13 @@ fn body(extra: &Value) -> Value {
 }
 
 async fn patch(app: &TestApp, token: &str, id: &str, body: &Value) -> crate::helpers::Reply {
-    send(app.bearer(token, Method::PATCH, &format!("/api/v1/webhooks/{id}"), Some(body))).await
+    send(app.bearer(
+        token,
+        Method::PATCH,
+        &format!("/api/v1/webhooks/{id}"),
+        Some(body),
+    ))
+    .await
 }
 
 async fn a_hook_is_answered_without_its_secret(app: &TestApp) {
@@ -98,26 +105,56 @@ async fn a_hook_is_answered_without_its_secret(app: &TestApp) {
 async fn hook_fields_are_validated(app: &TestApp) {
     let token = app.admin_token(&app.org).await;
     let cases: Vec<(Value, &str)> = vec![
-        (json!({"name": "x", "url": "https://e.com", "events": ["a.b"], "bogus": 1}), "property bogus should not exist"),
+        (
+            json!({"name": "x", "url": "https://e.com", "events": ["a.b"], "bogus": 1}),
+            "property bogus should not exist",
+        ),
         (json!({"url": "https://e.com", "events": ["a.b"]}), "name"),
         (json!({"name": "x", "events": ["a.b"]}), "url"),
         (json!({"name": "x", "url": "https://e.com"}), "events"),
         (body(&json!({"name": "   "})), "name must not be empty"),
-        (body(&json!({"name": "n".repeat(256)})), "name must be at most 255 characters"),
+        (
+            body(&json!({"name": "n".repeat(256)})),
+            "name must be at most 255 characters",
+        ),
         (body(&json!({"url": "   "})), "url must not be empty"),
-        (body(&json!({"url": format!("https://e.com/{}", "a".repeat(2048))})), "url must be at most 2048 characters"),
+        (
+            body(&json!({"url": format!("https://e.com/{}", "a".repeat(2048))})),
+            "url must be at most 2048 characters",
+        ),
         (body(&json!({"events": []})), "events must not be empty"),
-        (body(&json!({"events": ["Task Created"]})), "events[0] must be"),
-        (body(&json!({"events": ["task.created", ""]})), "events[1] must be"),
+        (
+            body(&json!({"events": ["Task Created"]})),
+            "events[0] must be",
+        ),
+        (
+            body(&json!({"events": ["task.created", ""]})),
+            "events[1] must be",
+        ),
         (body(&json!({"events": "task.created"})), "events"),
         (body(&json!({"hookType": "during"})), "hookType"),
-        (body(&json!({"canBlock": true})), "canBlock is only allowed for pre hooks"),
-        (body(&json!({"hookType": "post", "canBlock": true})), "canBlock is only allowed for pre hooks"),
-        (body(&json!({"timeoutMs": 999})), "timeoutMs must be between 1000 and 30000"),
-        (body(&json!({"timeoutMs": 30001})), "timeoutMs must be between 1000 and 30000"),
+        (
+            body(&json!({"canBlock": true})),
+            "canBlock is only allowed for pre hooks",
+        ),
+        (
+            body(&json!({"hookType": "post", "canBlock": true})),
+            "canBlock is only allowed for pre hooks",
+        ),
+        (
+            body(&json!({"timeoutMs": 999})),
+            "timeoutMs must be between 1000 and 30000",
+        ),
+        (
+            body(&json!({"timeoutMs": 30001})),
+            "timeoutMs must be between 1000 and 30000",
+        ),
         (body(&json!({"timeoutMs": "5000"})), "timeoutMs"),
         (body(&json!({"secret": ""})), "secret must not be empty"),
-        (body(&json!({"secret": "s".repeat(256)})), "secret must be at most 255 characters"),
+        (
+            body(&json!({"secret": "s".repeat(256)})),
+            "secret must be at most 255 characters",
+        ),
         (body(&json!({"url": "ftp://e.com/x"})), "url must"),
         (body(&json!({"url": "not a url"})), "url must"),
     ];
@@ -146,7 +183,13 @@ async fn a_patch_changes_what_it_names(app: &TestApp) {
     let id = register(app, &token, &body(&json!({"secret": "old"}))).await;
     let before = hook(app, &token, &id).await;
 
-    let reply = patch(app, &token, &id, &json!({"name": "Renamed", "events": ["*"], "timeoutMs": 2500})).await;
+    let reply = patch(
+        app,
+        &token,
+        &id,
+        &json!({"name": "Renamed", "events": ["*"], "timeoutMs": 2500}),
+    )
+    .await;
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert_eq!(keys_of(&reply.body), RECORD_KEYS);
     assert_eq!(reply.body["name"], "Renamed");
@@ -158,7 +201,13 @@ async fn a_patch_changes_what_it_names(app: &TestApp) {
 
     let reply = patch(app, &token, &id, &json!({"secret": null})).await;
     assert_eq!(reply.body["hasSecret"], false, "null removes the secret");
-    let reply = patch(app, &token, &id, &json!({"hookType": "pre", "canBlock": true})).await;
+    let reply = patch(
+        app,
+        &token,
+        &id,
+        &json!({"hookType": "pre", "canBlock": true}),
+    )
+    .await;
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert_eq!(reply.body["canBlock"], true);
     let reply = patch(app, &token, &id, &json!({"hookType": "post"})).await;
@@ -169,8 +218,14 @@ async fn a_patch_changes_what_it_names(app: &TestApp) {
     for (case, message) in [
         (json!({}), "the update must name at least one field"),
         (json!({"name": null}), "name must not be null"),
-        (json!({"canBlock": true}), "canBlock is only allowed for pre hooks"),
-        (json!({"timeoutMs": 0}), "timeoutMs must be between 1000 and 30000"),
+        (
+            json!({"canBlock": true}),
+            "canBlock is only allowed for pre hooks",
+        ),
+        (
+            json!({"timeoutMs": 0}),
+            "timeoutMs must be between 1000 and 30000",
+        ),
         (json!({"events": []}), "events must not be empty"),
         (json!({"url": "http:/x"}), "url must"),
         (json!({"id": "x"}), "property id should not exist"),
@@ -180,9 +235,19 @@ async fn a_patch_changes_what_it_names(app: &TestApp) {
     }
     let reply = patch(app, &token, "not-a-uuid", &json!({"enabled": true})).await;
     assert_error(&reply, 400, "id");
-    let reply = patch(app, &token, &uuid::Uuid::now_v7().to_string(), &json!({"enabled": true})).await;
+    let reply = patch(
+        app,
+        &token,
+        &uuid::Uuid::now_v7().to_string(),
+        &json!({"enabled": true}),
+    )
+    .await;
     assert_error(&reply, 404, "Webhook");
-    assert_eq!(hook(app, &token, &id).await["enabled"], false, "refused patches change nothing");
+    assert_eq!(
+        hook(app, &token, &id).await["enabled"],
+        false,
+        "refused patches change nothing"
+    );
 }
 
 async fn deletion_removes_the_hook_and_its_log(app: &TestApp) {
@@ -211,10 +276,24 @@ async fn only_signed_in_users_manage_hooks_and_viewers_only_read(app: &TestApp) 
     let one = format!("/api/v1/webhooks/{id}");
 
     // Viewers read; their writes are refused.
-    assert_eq!(send(app.bearer(&viewer, Method::GET, "/api/v1/webhooks", None)).await.status, 200);
-    assert_eq!(send(app.bearer(&viewer, Method::GET, &one, None)).await.status, 200);
+    assert_eq!(
+        send(app.bearer(&viewer, Method::GET, "/api/v1/webhooks", None))
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        send(app.bearer(&viewer, Method::GET, &one, None))
+            .await
+            .status,
+        200
+    );
     let writes = [
-        (Method::POST, "/api/v1/webhooks".to_owned(), Some(body(&json!({})))),
+        (
+            Method::POST,
+            "/api/v1/webhooks".to_owned(),
+            Some(body(&json!({}))),
+        ),
         (Method::PATCH, one.clone(), Some(json!({"enabled": false}))),
         (Method::DELETE, one.clone(), None),
         (Method::POST, format!("{one}/test"), None),
@@ -228,20 +307,39 @@ async fn only_signed_in_users_manage_hooks_and_viewers_only_read(app: &TestApp) 
     assert_eq!(reply.status, 200, "{}", reply.text);
 
     // An API key, an agent signature or nothing at all: 401 on every route.
-    for (method, path, payload) in writes.iter().chain([
-        (Method::GET, "/api/v1/webhooks".to_owned(), None),
-        (Method::GET, one.clone(), None),
-        (Method::GET, format!("{one}/deliveries"), None),
-    ].iter()) {
+    for (method, path, payload) in writes.iter().chain(
+        [
+            (Method::GET, "/api/v1/webhooks".to_owned(), None),
+            (Method::GET, one.clone(), None),
+            (Method::GET, format!("{one}/deliveries"), None),
+        ]
+        .iter(),
+    ) {
         let reply = send(app.bearer(&key, method.clone(), path, payload.as_ref())).await;
-        assert_eq!(reply.status, 401, "API key on {method} {path}: {}", reply.text);
+        assert_eq!(
+            reply.status, 401,
+            "API key on {method} {path}: {}",
+            reply.text
+        );
         let raw = payload.as_ref().map(Value::to_string);
         let reply = send(app.signed(&app.org.hr, method.clone(), path, raw.as_deref())).await;
-        assert_eq!(reply.status, 401, "agent on {method} {path}: {}", reply.text);
+        assert_eq!(
+            reply.status, 401,
+            "agent on {method} {path}: {}",
+            reply.text
+        );
         let reply = send(app.anonymous(method.clone(), path)).await;
-        assert_eq!(reply.status, 401, "anonymous {method} {path}: {}", reply.text);
+        assert_eq!(
+            reply.status, 401,
+            "anonymous {method} {path}: {}",
+            reply.text
+        );
     }
-    assert_eq!(hook(app, &admin, &id).await["enabled"], true, "nothing changed");
+    assert_eq!(
+        hook(app, &admin, &id).await["enabled"],
+        true,
+        "nothing changed"
+    );
 }
 
 async fn hooks_of_another_organization_are_not_found(app: &TestApp) {
@@ -268,10 +366,19 @@ async fn hook_changes_are_audited(app: &TestApp) {
     let token = app.admin_token(&app.org).await;
     let id = register(app, &token, &body(&json!({"secret": "topsecret"}))).await;
     patch(app, &token, &id, &json!({"name": "two"})).await;
-    send(app.bearer(&token, Method::DELETE, &format!("/api/v1/webhooks/{id}"), None)).await;
+    send(app.bearer(
+        &token,
+        Method::DELETE,
+        &format!("/api/v1/webhooks/{id}"),
+        None,
+    ))
+    .await;
     let events = app.events_of(&app.org.hr, &id).await;
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
-    assert_eq!(types, ["webhook.deleted", "webhook.updated", "webhook.created"]);
+    assert_eq!(
+        types,
+        ["webhook.deleted", "webhook.updated", "webhook.created"]
+    );
     assert_eq!(events[2]["entityType"], "webhook");
     assert_eq!(events[2]["payload"]["url"], "https://example.com/hook");
     assert_eq!(events[1]["payload"]["name"], "two");
