@@ -62,6 +62,8 @@ mod unit_of_work;
 #[cfg(test)]
 mod users;
 #[cfg(test)]
+mod webhooks;
+#[cfg(test)]
 mod workflow;
 #[cfg(test)]
 mod writes;
