@@ -73,6 +73,16 @@ pub struct TestApp {
     db: TestDatabase,
 }
 
+/// A second instance of the app over the same database.
+#[derive(Debug)]
+pub struct Sibling {
+    /// `http://127.0.0.1:port`.
+    pub base: String,
+    handle: ServerHandle,
+    worker: tokio::task::JoinHandle<()>,
+    deliveries: DeliveryService,
+}
+
 /// Signing headers set by hand; `None` leaves a header out.
 #[derive(Debug, Clone)]
 pub struct Headers {
@@ -248,6 +258,50 @@ impl TestApp {
             task.abort();
             deliveries.release_all().await.unwrap();
         }
+    }
+
+    /// A second instance over the same database (PostgreSQL scale-out), with its own
+    /// port and delivery worker; stop it with [`TestApp::stop_sibling`].
+    pub async fn sibling(&self) -> Sibling {
+        let hooks = self.settings.hooks.clone().unwrap_or_default();
+        let state = app_state(
+            &self.db.db,
+            &self.key,
+            &self.settings.auth,
+            &TaskSettings::default(),
+            &hooks,
+        )
+        .await
+        .unwrap();
+        let deliveries = deliveries(&self.db.db, &self.key, &hooks).unwrap();
+        let every = hooks.poll_every().unwrap_or(Duration::from_millis(50));
+        let worker = tokio::spawn(deliver_webhooks(
+            deliveries.clone(),
+            every,
+            hooks.webhook_concurrency,
+        ));
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let options = ServerOptions {
+            workers: Some(1),
+            shutdown_timeout: Duration::from_secs(1),
+        };
+        let app = Application::build(listener, state, options).unwrap();
+        let base = format!("http://127.0.0.1:{}", app.port());
+        let handle = app.handle();
+        tokio::spawn(app.run_until_stopped());
+        Sibling {
+            base,
+            handle,
+            worker,
+            deliveries,
+        }
+    }
+
+    /// Stops a sibling as a signal would.
+    pub async fn stop_sibling(sibling: Sibling) {
+        sibling.handle.stop(false).await;
+        sibling.worker.abort();
+        sibling.deliveries.release_all().await.unwrap();
     }
 
     /// Stops this instance and starts a new one over the same database (a restart).

@@ -3,6 +3,7 @@
 //! script is empty.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -80,6 +81,8 @@ impl Answer {
 #[derive(Default)]
 struct Shared {
     received: Mutex<Vec<Received>>,
+    in_flight: AtomicUsize,
+    most_in_flight: AtomicUsize,
     script: Mutex<VecDeque<Answer>>,
     fallback: Mutex<Option<Answer>>,
 }
@@ -150,6 +153,11 @@ impl Receiver {
         }
     }
 
+    /// The most requests it was answering at the same moment.
+    pub fn most_in_flight(&self) -> usize {
+        self.shared.most_in_flight.load(Ordering::SeqCst)
+    }
+
     /// Stops it.
     pub async fn stop(&self) {
         self.handle.stop(false).await;
@@ -167,6 +175,8 @@ async fn record(req: HttpRequest, body: Bytes, shared: Data<Shared>) -> HttpResp
         headers,
         body,
     });
+    let now = shared.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+    shared.most_in_flight.fetch_max(now, Ordering::SeqCst);
     let scripted = shared.script.lock().unwrap().pop_front();
     let answer = scripted
         .or_else(|| shared.fallback.lock().unwrap().clone())
@@ -174,6 +184,7 @@ async fn record(req: HttpRequest, body: Bytes, shared: Data<Shared>) -> HttpResp
     if !answer.delay.is_zero() {
         tokio::time::sleep(answer.delay).await;
     }
+    shared.in_flight.fetch_sub(1, Ordering::SeqCst);
     HttpResponse::build(actix_web::http::StatusCode::from_u16(answer.status).unwrap())
         .content_type("application/json")
         .body(answer.body)

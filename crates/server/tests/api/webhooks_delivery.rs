@@ -392,3 +392,68 @@ async fn a_test_delivery_is_made_at_once(app: &TestApp) {
     assert_eq!(hook["consecutiveFailures"], 0, "tests do not count");
     receiver.stop().await;
 }
+
+/// Two instances on one PostgreSQL: each event reaches the hook exactly once, one call at
+/// a time, in order, whichever instance delivers it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_two_instances_never_call_one_hook_at_once() {
+    let Some(app) = crate::helpers::spawn_app_with(
+        muster_persistence::Engine::Postgres,
+        crate::webhook_support::loopback_hooks(),
+    )
+    .await
+    else {
+        return;
+    };
+    let sibling = app.sibling().await;
+    let receiver = Receiver::start();
+    receiver.always(Answer::after(Duration::from_millis(30)));
+    let token = app.admin_token(&app.org).await;
+    register(
+        &app,
+        &token,
+        &json!({"name": "shared", "url": receiver.url("/"), "events": ["task.created"]}),
+    )
+    .await;
+    // Half the changes come through each instance.
+    let mut ids = Vec::new();
+    for n in 0..30 {
+        if n % 2 == 0 {
+            ids.push(app.task_titled(&app.org.hr, &format!("t{n}")).await);
+        } else {
+            let body = json!({"title": format!("t{n}")}).to_string();
+            let headers =
+                TestApp::headers_for(&app.org.hr, &Method::POST, "/tasks", body.as_bytes());
+            let request = app
+                .client
+                .post(format!("{}/tasks", sibling.base))
+                .header("X-Agent-ID", headers.agent_id.unwrap())
+                .header("X-Timestamp", headers.timestamp.unwrap())
+                .header("X-Nonce", headers.nonce.unwrap())
+                .header("X-Signature", headers.signature.unwrap())
+                .header("Content-Type", "application/json")
+                .body(body);
+            let reply = send(request).await;
+            assert_eq!(reply.status, 200, "{}", reply.text);
+            ids.push(str_of(reply.data(), "id"));
+        }
+    }
+    let got = receiver.wait_for(30, Duration::from_secs(20)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let got = receiver.received().len().max(got.len());
+    assert_eq!(got, 30, "each event once");
+    let delivered: Vec<String> = receiver
+        .received()
+        .iter()
+        .map(|r| str_of(&r.json()["data"], "entityId"))
+        .collect();
+    assert_eq!(delivered, ids, "in event order");
+    assert_eq!(
+        receiver.most_in_flight(),
+        1,
+        "never two calls to one hook at once"
+    );
+    TestApp::stop_sibling(sibling).await;
+    app.stop().await;
+    receiver.stop().await;
+}
