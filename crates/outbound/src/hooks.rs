@@ -13,6 +13,7 @@ use muster_domain::ports::{CallResult, HookCall, HookCaller, MessageSigner};
 
 use crate::delivery_signature;
 use crate::http_client::{HttpClient, HttpError};
+use crate::ssrf::{TargetPolicy, parse_target};
 
 /// `X-Service-Signature`: `sha256=<hex>` of the raw body, when the hook has a secret.
 pub const SIGNATURE_HEADER: &str = "x-service-signature";
@@ -23,11 +24,12 @@ pub const DELIVERY_HEADER: &str = "x-service-delivery";
 /// `X-Service-Hook-Type`: `pre` or `post`.
 pub const HOOK_TYPE_HEADER: &str = "x-service-hook-type";
 
-/// Calls hooks with a shared HTTP client.
+/// Calls hooks with a shared HTTP client, checking every target again (decision D-81).
 #[derive(Clone)]
 pub struct HttpHookCaller {
     client: HttpClient,
     signer: Arc<dyn MessageSigner>,
+    policy: TargetPolicy,
 }
 
 impl std::fmt::Debug for HttpHookCaller {
@@ -39,9 +41,14 @@ impl std::fmt::Debug for HttpHookCaller {
 }
 
 impl HttpHookCaller {
-    /// A caller sending through `client` and signing with `signer`.
-    pub fn new(client: HttpClient, signer: Arc<dyn MessageSigner>) -> Self {
-        Self { client, signer }
+    /// A caller applying `policy`, signing with `signer`, sending through a client
+    /// guarded by the same policy.
+    pub fn new(policy: TargetPolicy, signer: Arc<dyn MessageSigner>) -> Result<Self, rustls::Error> {
+        Ok(Self {
+            client: HttpClient::guarded(policy)?,
+            signer,
+            policy,
+        })
     }
 
     fn request(&self, call: &HookCall) -> Result<Request<Full<Bytes>>, String> {
@@ -70,6 +77,11 @@ impl HttpHookCaller {
 impl HookCaller for HttpHookCaller {
     async fn call(&self, call: &HookCall) -> CallResult {
         let started = Instant::now();
+        // Literal addresses never reach the client's resolver: check them here, and the
+        // scheme, again at every call.
+        if let Err(refusal) = parse_target(&call.url, self.policy) {
+            return failed(started, None, format!("target refused: {refusal}"));
+        }
         let request = match self.request(call) {
             Ok(request) => request,
             Err(error) => return failed(started, None, error),

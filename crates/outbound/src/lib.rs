@@ -1,8 +1,10 @@
 //! Muster's outbound adapters: what the service asks of other servers.
 //!
 //! - [`delivery_signature`]: the signature every webhook delivery carries, so that
-//!   receivers can be written against it. Delivery itself (with an SSRF guard, retries
-//!   from the stored events) comes with the webhooks issue.
+//!   receivers can be written against it.
+//! - [`hooks`]: the domain's `HookCaller` port: one signed POST per hook call.
+//! - [`ssrf`]: which addresses a hook may not reach (decision D-81), the URL check at
+//!   registration (the domain's `TargetGuard` port) and at every call.
 //! - [`oauth`]: the domain's `IdentityProvider` port over OAuth 2.0 + PKCE (decision
 //!   D-16), Google by default.
 //! - [`http_client`]: the HTTP/1.1 client (rustls with the ring provider and Mozilla's
@@ -11,8 +13,10 @@
 pub mod hooks;
 pub mod http_client;
 pub mod oauth;
+pub mod ssrf;
 
 pub use hooks::HttpHookCaller;
+pub use ssrf::{ResolvingTargetGuard, TargetPolicy};
 pub use oauth::{HttpIdentityProvider, OAuthProviderConfig, OAuthSetupError};
 
 use muster_domain::ports::MessageSigner;

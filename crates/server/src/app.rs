@@ -125,8 +125,9 @@ pub async fn app_state(
 
 /// The HTTP client calling hooks, with the SSRF guard the settings ask for.
 fn hook_caller(hooks: &WebhookSettings) -> anyhow::Result<Arc<dyn HookCaller>> {
-    let client = crate::webhook_settings::hook_client(hooks)?;
-    Ok(Arc::new(HttpHookCaller::new(client, Arc::new(HmacSha256))))
+    let caller = HttpHookCaller::new(hooks.policy(), Arc::new(HmacSha256))
+        .context("cannot set up the webhook client")?;
+    Ok(Arc::new(caller))
 }
 
 /// The post-hook delivery side of the outbox, for the background worker.

@@ -3,12 +3,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use clap::builder::BoolishValueParser;
-use muster_domain::ports::{TargetGuard, TargetRefusal};
+use muster_domain::ports::TargetGuard;
 use muster_domain::rules::delivery::RetrySchedule;
 use muster_domain::service::DeliveryService;
-use muster_outbound::http_client::HttpClient;
+use muster_outbound::{ResolvingTargetGuard, TargetPolicy};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 
@@ -57,6 +56,14 @@ impl WebhookSettings {
     /// How often the worker looks for due deliveries; `None` when it is off.
     pub fn poll_every(&self) -> Option<Duration> {
         (self.webhook_poll_ms > 0).then(|| Duration::from_millis(self.webhook_poll_ms))
+    }
+
+    /// What hooks may reach.
+    pub fn policy(&self) -> TargetPolicy {
+        TargetPolicy {
+            allow_private: self.webhook_allow_private,
+            allow_http: self.webhook_allow_http,
+        }
     }
 
     /// Warns at start about every setting that weakens the defaults.
@@ -113,31 +120,7 @@ pub async fn deliver_webhooks(deliveries: DeliveryService, every: Duration, conc
     }
 }
 
-/// The HTTP client that calls hooks.
-// TEMPORARY until the SSRF guard lands (same session): the guarded client replaces it.
-pub fn hook_client(_hooks: &WebhookSettings) -> anyhow::Result<HttpClient> {
-    HttpClient::new().map_err(|e| anyhow::anyhow!("cannot set up the webhook client: {e}"))
-}
-
 /// The URL check at registration (decision D-81).
-// TEMPORARY until the SSRF guard lands (same session).
 pub fn target_guard(hooks: &WebhookSettings) -> Arc<dyn TargetGuard> {
-    Arc::new(SchemeOnly {
-        allow_http: hooks.webhook_allow_http,
-    })
-}
-
-struct SchemeOnly {
-    allow_http: bool,
-}
-
-#[async_trait]
-impl TargetGuard for SchemeOnly {
-    async fn check(&self, url: &str) -> Result<(), TargetRefusal> {
-        if url.starts_with("https://") || (self.allow_http && url.starts_with("http://")) {
-            Ok(())
-        } else {
-            Err(TargetRefusal::NotHttps)
-        }
-    }
+    Arc::new(ResolvingTargetGuard::new(hooks.policy()))
 }

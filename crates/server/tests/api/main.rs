@@ -87,3 +87,4 @@ mod webhook_support;
 mod webhooks_delivery;
 mod webhooks_manage;
 mod webhooks_prehooks;
+mod webhooks_targets;
