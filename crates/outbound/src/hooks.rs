@@ -43,7 +43,10 @@ impl std::fmt::Debug for HttpHookCaller {
 impl HttpHookCaller {
     /// A caller applying `policy`, signing with `signer`, sending through a client
     /// guarded by the same policy.
-    pub fn new(policy: TargetPolicy, signer: Arc<dyn MessageSigner>) -> Result<Self, rustls::Error> {
+    pub fn new(
+        policy: TargetPolicy,
+        signer: Arc<dyn MessageSigner>,
+    ) -> Result<Self, rustls::Error> {
         Ok(Self {
             client: HttpClient::guarded(policy)?,
             signer,

@@ -80,9 +80,8 @@ impl tower_service::Service<Name> for GuardedResolver {
     fn call(&mut self, name: Name) -> Self::Future {
         let policy = self.policy;
         Box::pin(async move {
-            let addresses: Vec<SocketAddr> = tokio::net::lookup_host((name.as_str(), 0))
-                .await?
-                .collect();
+            let addresses: Vec<SocketAddr> =
+                tokio::net::lookup_host((name.as_str(), 0)).await?.collect();
             check_addresses(&addresses, policy).map_err(|refusal| {
                 std::io::Error::new(std::io::ErrorKind::PermissionDenied, refusal.to_string())
             })?;

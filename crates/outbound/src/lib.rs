@@ -16,8 +16,8 @@ pub mod oauth;
 pub mod ssrf;
 
 pub use hooks::HttpHookCaller;
-pub use ssrf::{ResolvingTargetGuard, TargetPolicy};
 pub use oauth::{HttpIdentityProvider, OAuthProviderConfig, OAuthSetupError};
+pub use ssrf::{ResolvingTargetGuard, TargetPolicy};
 
 use muster_domain::ports::MessageSigner;
 

@@ -106,19 +106,16 @@ fn blocked_v6(ip: Ipv6Addr) -> Option<BlockedRange> {
     if let Some(v4) = ip.to_ipv4_mapped() {
         return blocked_v4(v4);
     }
-    let s = ip.segments();
-    let embedded = |hi: u16, lo: u16| {
-        let [a, b] = hi.to_be_bytes();
-        let [c, d] = lo.to_be_bytes();
-        Ipv4Addr::new(a, b, c, d)
-    };
-    match s {
+    let embedded = |high: u16, low: u16| Ipv4Addr::from((u32::from(high) << 16) | u32::from(low));
+    match ip.segments() {
         [0, 0, 0, 0, 0, 0, 0, 0] => Some(BlockedRange::Unspecified6),
         [0, 0, 0, 0, 0, 0, 0, 1] => Some(BlockedRange::Loopback6),
         [0, 0, 0, 0, 0, 0, _, _] => Some(BlockedRange::Ipv4Compatible),
-        [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => blocked_v4(embedded(hi, lo)),
+        // NAT64 (64:ff9b::/96) and 6to4 (2002::/16) carry an IPv4 address.
+        [0x64, 0xff9b, 0, 0, 0, 0, high, low] | [0x2002, high, low, ..] => {
+            blocked_v4(embedded(high, low))
+        }
         [0x64, 0xff9b, 1, ..] => Some(BlockedRange::LocalNat64),
-        [0x2002, hi, lo, ..] => blocked_v4(embedded(hi, lo)),
         [first, ..] if first & 0xfe00 == 0xfc00 => Some(BlockedRange::UniqueLocal6),
         [first, ..] if first & 0xffc0 == 0xfe80 => Some(BlockedRange::LinkLocal6),
         [first, ..] if first & 0xff00 == 0xff00 => Some(BlockedRange::Multicast6),
@@ -149,7 +146,9 @@ pub fn parse_target(url: &str, policy: TargetPolicy) -> Result<Target, TargetRef
         return Err(TargetRefusal::Invalid);
     }
     let host = parsed.host().ok_or(TargetRefusal::Invalid)?.to_owned();
-    let port = parsed.port_or_known_default().ok_or(TargetRefusal::Invalid)?;
+    let port = parsed
+        .port_or_known_default()
+        .ok_or(TargetRefusal::Invalid)?;
     if !policy.allow_private {
         let refused = match &host {
             Host::Ipv4(v4) => blocked_v4(*v4).is_some(),

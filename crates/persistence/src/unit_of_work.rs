@@ -576,11 +576,12 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
-    async fn insert_delivery_attempt(
+    async fn insert_delivery_attempts(
         &mut self,
-        attempt: &DeliveryAttempt,
+        attempts: &[DeliveryAttempt],
     ) -> Result<(), RepositoryError> {
-        webhooks::insert_attempt(&mut self.0, &AttemptRow::from(attempt))
+        let rows: Vec<AttemptRow> = attempts.iter().map(AttemptRow::from).collect();
+        webhooks::insert_attempts(&mut self.0, &rows)
             .await
             .map_err(from_diesel)
     }
@@ -598,12 +599,12 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
-    async fn finish_delivery(
+    async fn finish_deliveries(
         &mut self,
         hook: WebhookId,
-        event: EventId,
+        events: &[EventId],
     ) -> Result<(), RepositoryError> {
-        deliveries::finish(&mut self.0, hook, event)
+        deliveries::finish(&mut self.0, hook, events)
             .await
             .map_err(from_diesel)
     }

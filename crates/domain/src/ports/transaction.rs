@@ -416,10 +416,10 @@ pub trait Transaction: Send {
     /// Deletes a webhook with its pending deliveries and log; `false` when it is gone.
     async fn delete_webhook(&mut self, org: OrgId, id: WebhookId) -> Result<bool, RepositoryError>;
 
-    /// Records one call of a hook in its delivery log.
-    async fn insert_delivery_attempt(
+    /// Records calls of hooks in their delivery logs.
+    async fn insert_delivery_attempts(
         &mut self,
-        attempt: &DeliveryAttempt,
+        attempts: &[DeliveryAttempt],
     ) -> Result<(), RepositoryError>;
 
     /// After a failed attempt at `event` for `hook`: `attempts` made so far, the next
@@ -432,11 +432,11 @@ pub trait Transaction: Send {
         next_at: OffsetDateTime,
     ) -> Result<(), RepositoryError>;
 
-    /// Takes a delivery out of the outbox: delivered, or out of attempts.
-    async fn finish_delivery(
+    /// Takes deliveries of `hook` out of the outbox: delivered, or out of attempts.
+    async fn finish_deliveries(
         &mut self,
         hook: WebhookId,
-        event: EventId,
+        events: &[EventId],
     ) -> Result<(), RepositoryError>;
 }
 

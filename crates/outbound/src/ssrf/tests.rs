@@ -16,11 +16,19 @@ const STRICT: TargetPolicy = TargetPolicy {
 const V4_RANGES: [(&str, &str, BlockedRange); 11] = [
     ("0.0.0.0", "0.255.255.255", BlockedRange::ThisNetwork),
     ("10.0.0.0", "10.255.255.255", BlockedRange::Private10),
-    ("100.64.0.0", "100.127.255.255", BlockedRange::SharedAddressSpace),
+    (
+        "100.64.0.0",
+        "100.127.255.255",
+        BlockedRange::SharedAddressSpace,
+    ),
     ("127.0.0.0", "127.255.255.255", BlockedRange::Loopback),
     ("169.254.0.0", "169.254.255.255", BlockedRange::LinkLocal),
     ("172.16.0.0", "172.31.255.255", BlockedRange::Private172),
-    ("192.0.0.0", "192.0.0.255", BlockedRange::ProtocolAssignments),
+    (
+        "192.0.0.0",
+        "192.0.0.255",
+        BlockedRange::ProtocolAssignments,
+    ),
     ("192.168.0.0", "192.168.255.255", BlockedRange::Private192),
     ("198.18.0.0", "198.19.255.255", BlockedRange::Benchmarking),
     ("224.0.0.0", "239.255.255.255", BlockedRange::Multicast),
@@ -39,9 +47,9 @@ fn every_ipv4_range_is_blocked_to_its_edges_and_no_further() {
         assert_eq!(blocked_range(ip(last)), Some(range), "{last}");
         for outside in [step(first, -1), step(last, 1)].into_iter().flatten() {
             let judged = blocked_range(IpAddr::V4(outside));
-            let in_other = V4_RANGES
-                .iter()
-                .any(|(f, l, r)| *r != range && step(f, 0) <= Some(outside) && Some(outside) <= step(l, 0));
+            let in_other = V4_RANGES.iter().any(|(f, l, r)| {
+                *r != range && step(f, 0) <= Some(outside) && Some(outside) <= step(l, 0)
+            });
             if in_other {
                 assert!(judged.is_some(), "{outside} is in another range");
             } else {
@@ -92,20 +100,36 @@ fn every_ipv6_range_is_blocked_to_its_edges() {
         ("::8.8.8.8", BlockedRange::Ipv4Compatible),
         ("::ffff:ffff", BlockedRange::Ipv4Compatible),
         ("64:ff9b:1::", BlockedRange::LocalNat64),
-        ("64:ff9b:1:ffff:ffff:ffff:ffff:ffff", BlockedRange::LocalNat64),
+        (
+            "64:ff9b:1:ffff:ffff:ffff:ffff:ffff",
+            BlockedRange::LocalNat64,
+        ),
         ("fc00::", BlockedRange::UniqueLocal6),
-        ("fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", BlockedRange::UniqueLocal6),
+        (
+            "fdff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+            BlockedRange::UniqueLocal6,
+        ),
         ("fe80::", BlockedRange::LinkLocal6),
-        ("febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff", BlockedRange::LinkLocal6),
+        (
+            "febf:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+            BlockedRange::LinkLocal6,
+        ),
         ("ff00::", BlockedRange::Multicast6),
         ("ff02::1", BlockedRange::Multicast6),
-        ("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", BlockedRange::Multicast6),
+        (
+            "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
+            BlockedRange::Multicast6,
+        ),
     ];
     for (address, range) in cases {
         assert_eq!(blocked_range(ip(address)), Some(range), "{address}");
     }
     assert_eq!(blocked_range(ip("::1:0:0:0")), None, "outside ::/96");
-    assert_eq!(blocked_range(ip("64:ff9b:2::1")), None, "outside 64:ff9b:1::/48");
+    assert_eq!(
+        blocked_range(ip("64:ff9b:2::1")),
+        None,
+        "outside 64:ff9b:1::/48"
+    );
 }
 
 #[test]
@@ -150,7 +174,10 @@ fn urls_are_checked_before_any_lookup() {
         ("https://0177.0.0.1/", TargetRefusal::Private),
         ("https://0/", TargetRefusal::Private),
         ("https://10.0.0.1:443/", TargetRefusal::Private),
-        ("https://169.254.169.254/latest/meta-data", TargetRefusal::Private),
+        (
+            "https://169.254.169.254/latest/meta-data",
+            TargetRefusal::Private,
+        ),
         ("https://[::1]/", TargetRefusal::Private),
         ("https://[::ffff:10.0.0.1]/", TargetRefusal::Private),
         ("https://[64:ff9b::192.168.1.1]/", TargetRefusal::Private),
@@ -163,13 +190,28 @@ fn urls_are_checked_before_any_lookup() {
         allow_http: true,
     };
     assert!(parse_target("http://127.0.0.1:9/", relaxed).is_ok());
-    assert!(parse_target("https://localhost/", STRICT).is_ok(), "names are judged by lookup");
+    assert!(
+        parse_target("https://localhost/", STRICT).is_ok(),
+        "names are judged by lookup"
+    );
     assert_eq!(
-        parse_target("http://127.0.0.1/", TargetPolicy { allow_private: true, allow_http: false }),
+        parse_target(
+            "http://127.0.0.1/",
+            TargetPolicy {
+                allow_private: true,
+                allow_http: false
+            }
+        ),
         Err(TargetRefusal::NotHttps)
     );
     assert_eq!(
-        parse_target("http://10.0.0.1/", TargetPolicy { allow_private: false, allow_http: true }),
+        parse_target(
+            "http://10.0.0.1/",
+            TargetPolicy {
+                allow_private: false,
+                allow_http: true
+            }
+        ),
         Err(TargetRefusal::Private)
     );
 }
@@ -179,8 +221,14 @@ fn an_answer_with_one_blocked_address_is_refused_whole() {
     let public = SocketAddr::new(ip("8.8.8.8"), 443);
     let private = SocketAddr::new(ip("10.0.0.1"), 443);
     assert_eq!(check_addresses(&[public], STRICT), Ok(()));
-    assert_eq!(check_addresses(&[public, private], STRICT), Err(TargetRefusal::Private));
-    assert_eq!(check_addresses(&[], STRICT), Err(TargetRefusal::Unresolvable));
+    assert_eq!(
+        check_addresses(&[public, private], STRICT),
+        Err(TargetRefusal::Private)
+    );
+    assert_eq!(
+        check_addresses(&[], STRICT),
+        Err(TargetRefusal::Unresolvable)
+    );
     let relaxed = TargetPolicy {
         allow_private: true,
         allow_http: false,
@@ -191,16 +239,31 @@ fn an_answer_with_one_blocked_address_is_refused_whole() {
 #[tokio::test]
 async fn names_are_judged_by_what_they_resolve_to() {
     let guard = ResolvingTargetGuard::new(STRICT);
-    assert_eq!(guard.check("https://localhost:1/").await, Err(TargetRefusal::Private));
+    assert_eq!(
+        guard.check("https://localhost:1/").await,
+        Err(TargetRefusal::Private)
+    );
     let target = parse_target("https://localhost:8443/", STRICT).unwrap();
-    assert_eq!(resolve_public(&target, STRICT).await, Err(TargetRefusal::Private));
+    assert_eq!(
+        resolve_public(&target, STRICT).await,
+        Err(TargetRefusal::Private)
+    );
     let relaxed = TargetPolicy {
         allow_private: true,
         allow_http: true,
     };
     let addresses = resolve_public(&target, relaxed).await.unwrap();
-    assert!(addresses.iter().all(|a| a.ip().is_loopback() && a.port() == 8443));
-    assert_eq!(ResolvingTargetGuard::new(relaxed).check("http://localhost:1/").await, Ok(()));
+    assert!(
+        addresses
+            .iter()
+            .all(|a| a.ip().is_loopback() && a.port() == 8443)
+    );
+    assert_eq!(
+        ResolvingTargetGuard::new(relaxed)
+            .check("http://localhost:1/")
+            .await,
+        Ok(())
+    );
     let literal = parse_target("https://8.8.8.8/", STRICT).unwrap();
     assert_eq!(
         resolve_public(&literal, STRICT).await.unwrap(),

@@ -76,12 +76,17 @@ async fn loopback_is_refused_by_default_and_reached_when_allowed() {
             "{url}: {error}"
         );
     }
-    let https_only = caller(true, false).call(&call(format!("http://127.0.0.1:{port}/"))).await;
+    let https_only = caller(true, false)
+        .call(&call(format!("http://127.0.0.1:{port}/")))
+        .await;
     assert!(https_only.error.unwrap().contains("url must use https"));
     assert_eq!(connections.load(Ordering::SeqCst), 0, "never connected");
 
     let relaxed = caller(true, true);
-    for url in [format!("http://127.0.0.1:{port}/"), format!("http://localhost:{port}/")] {
+    for url in [
+        format!("http://127.0.0.1:{port}/"),
+        format!("http://localhost:{port}/"),
+    ] {
         let result = relaxed.call(&call(url)).await;
         assert_eq!(result.status, Some(200), "{:?}", result.error);
         assert_eq!(result.error, None);
@@ -100,11 +105,17 @@ async fn a_redirect_is_a_failure_not_followed() {
         .into_boxed_str(),
     );
     let (port, _) = listener(redirect).await;
-    let result = caller(true, true).call(&call(format!("http://127.0.0.1:{port}/"))).await;
+    let result = caller(true, true)
+        .call(&call(format!("http://127.0.0.1:{port}/")))
+        .await;
     assert_eq!(result.status, Some(302));
     assert!(result.error.unwrap().contains("302"));
     tokio::time::sleep(Duration::from_millis(100)).await;
-    assert_eq!(followed.load(Ordering::SeqCst), 0, "the redirect was not followed");
+    assert_eq!(
+        followed.load(Ordering::SeqCst),
+        0,
+        "the redirect was not followed"
+    );
 }
 
 #[tokio::test]

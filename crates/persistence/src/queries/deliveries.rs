@@ -97,15 +97,19 @@ pub(crate) async fn reschedule(
     Ok(())
 }
 
-/// Takes a delivery out of the outbox.
+/// Takes deliveries of `hook` out of the outbox, in one statement.
 pub(crate) async fn finish(
     conn: &mut Conn<'_>,
     hook: WebhookId,
-    event: EventId,
+    events: &[EventId],
 ) -> QueryResult<()> {
+    if events.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<DbUuid> = events.iter().map(|e| db_uuid(*e)).collect();
     let target = webhook_deliveries::table
         .filter(webhook_deliveries::webhook_id.eq(db_uuid(hook)))
-        .filter(webhook_deliveries::event_id.eq(db_uuid(event)));
+        .filter(webhook_deliveries::event_id.eq_any(ids));
     on_conn!(conn, c => diesel::delete(target).execute(c).await)?;
     Ok(())
 }

@@ -104,11 +104,9 @@ pub(crate) async fn list(
     })
 }
 
-/// Records one call of a hook.
-pub(crate) async fn insert_attempt(conn: &mut Conn<'_>, row: &AttemptRow) -> QueryResult<()> {
-    let query = diesel::insert_into(webhook_attempts::table).values(row);
-    on_conn!(conn, c => query.execute(c).await)?;
-    Ok(())
+/// Records calls of hooks (one statement on PostgreSQL).
+pub(crate) async fn insert_attempts(conn: &mut Conn<'_>, rows: &[AttemptRow]) -> QueryResult<()> {
+    insert_all!(conn, webhook_attempts::table, rows)
 }
 
 /// One page of `hook`'s log, newest first, and how many calls it holds.

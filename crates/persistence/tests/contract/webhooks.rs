@@ -192,7 +192,7 @@ async fn due_deliveries_come_in_event_order_when_due(db: &Database) {
     transact(db, move |tx| {
         Box::pin(async move {
             tx.reschedule_delivery(id, first, 1, later).await?;
-            tx.finish_delivery(id, second).await?;
+            tx.finish_deliveries(id, &[second]).await?;
             Ok(())
         })
     })
@@ -241,7 +241,7 @@ async fn one_worker_holds_a_hook_at_a_time(db: &Database) {
         .unwrap();
     let event_id = pending[0].event.id;
     transact(db, move |tx| {
-        Box::pin(async move { Ok(tx.finish_delivery(idle_id, event_id).await?) })
+        Box::pin(async move { Ok(tx.finish_deliveries(idle_id, &[event_id]).await?) })
     })
     .await
     .unwrap();
@@ -321,12 +321,7 @@ async fn the_log_pages_and_goes_with_its_hook(db: &Database) {
         .collect();
     let stored = attempts.clone();
     transact(db, move |tx| {
-        Box::pin(async move {
-            for attempt in &stored {
-                tx.insert_delivery_attempt(attempt).await?;
-            }
-            Ok(())
-        })
+        Box::pin(async move { Ok(tx.insert_delivery_attempts(&stored).await?) })
     })
     .await
     .unwrap();

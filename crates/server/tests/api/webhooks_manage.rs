@@ -83,7 +83,7 @@ async fn a_hook_is_answered_without_its_secret(app: &TestApp) {
     assert_eq!(&fetched, created);
     let list = send(app.bearer(&token, Method::GET, "/api/v1/webhooks", None)).await;
     assert_eq!(list.status, 200);
-    assert_eq!(list.ids(), [id.clone()]);
+    assert_eq!(list.ids(), std::slice::from_ref(&id));
     assert!(!list.text.contains("whsec-abc"));
 
     let pre = register(
@@ -109,9 +109,15 @@ async fn hook_fields_are_validated(app: &TestApp) {
             json!({"name": "x", "url": "https://203.0.113.10", "events": ["a.b"], "bogus": 1}),
             "property bogus should not exist",
         ),
-        (json!({"url": "https://203.0.113.10", "events": ["a.b"]}), "name"),
+        (
+            json!({"url": "https://203.0.113.10", "events": ["a.b"]}),
+            "name",
+        ),
         (json!({"name": "x", "events": ["a.b"]}), "url"),
-        (json!({"name": "x", "url": "https://203.0.113.10"}), "events"),
+        (
+            json!({"name": "x", "url": "https://203.0.113.10"}),
+            "events",
+        ),
         (body(&json!({"name": "   "})), "name must not be empty"),
         (
             body(&json!({"name": "n".repeat(256)})),

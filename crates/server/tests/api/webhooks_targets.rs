@@ -64,11 +64,19 @@ async fn internal_targets_are_refused(app: &TestApp) {
 
 async fn plain_http_is_refused(app: &TestApp) {
     let token = app.admin_token(&app.org).await;
-    for url in ["http://203.0.113.10/", "ftp://203.0.113.10/", "ws://203.0.113.10/"] {
+    for url in [
+        "http://203.0.113.10/",
+        "ftp://203.0.113.10/",
+        "ws://203.0.113.10/",
+    ] {
         let reply = try_register(app, &token, &hook(url)).await;
         assert_error_exact(&reply, 400, "url must use https");
     }
-    for url in ["203.0.113.10/hook", "https://user:pw@203.0.113.10/", "https://"] {
+    for url in [
+        "203.0.113.10/hook",
+        "https://user:pw@203.0.113.10/",
+        "https://",
+    ] {
         let reply = try_register(app, &token, &hook(url)).await;
         assert_error_exact(&reply, 400, "url must be an absolute https URL");
     }
@@ -78,7 +86,13 @@ async fn a_changed_url_is_checked_again(app: &TestApp) {
     let token = app.admin_token(&app.org).await;
     let id = register(app, &token, &hook("https://203.0.113.10/hook")).await;
     let path = format!("/api/v1/webhooks/{id}");
-    let reply = send(app.bearer(&token, Method::PATCH, &path, Some(&json!({"url": "https://10.1.2.3/"})))).await;
+    let reply = send(app.bearer(
+        &token,
+        Method::PATCH,
+        &path,
+        Some(&json!({"url": "https://10.1.2.3/"})),
+    ))
+    .await;
     assert_error_exact(&reply, 400, PRIVATE);
     let reply = send(app.bearer(&token, Method::GET, &path, None)).await;
     assert_eq!(reply.body["url"], "https://203.0.113.10/hook", "unchanged");

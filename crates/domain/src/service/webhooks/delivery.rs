@@ -11,14 +11,15 @@ use uuid::Uuid;
 use super::ServiceError;
 use super::calls::{Attempted, hook_call};
 use crate::model::{
-    AuditEvent, DeliveryAttemptId, Event, EventId, OrgId, Webhook, WebhookDisabled, WebhookId,
+    AuditEvent, DeliveryAttempt, DeliveryAttemptId, Event, EventId, OrgId, Webhook,
+    WebhookDisabled, WebhookId,
 };
 use crate::ports::{
     CallResult, Clock, DeliveryQueue, HookCaller, IdGenerator, Lock, PendingDelivery, SecretVault,
     UnitOfWork, WebhookRepository, transact,
 };
 use crate::rules::delivery::{
-    RetrySchedule, after_failure, delivery_body, delivery_id, is_success,
+    DISABLE_AFTER_FAILURES, RetrySchedule, after_failure, delivery_body, delivery_id, is_success,
 };
 
 /// How long a lease outlives the call it covers, so that a slow commit does not let
@@ -29,8 +30,11 @@ const LEASE_MARGIN: Duration = Duration::seconds(10);
 /// does not extend it before each one.
 const LEASE_RENEWAL: Duration = Duration::seconds(30);
 
-/// How many due deliveries of one hook are read at a time.
+/// How many due deliveries of one hook are read, called and recorded at a time.
 const BATCH: u32 = 50;
+
+/// The longest a run of calls goes unrecorded.
+const RECORD_EVERY: Duration = Duration::seconds(1);
 
 /// What one drain of a hook did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -143,11 +147,14 @@ impl DeliveryService {
             if due.is_empty() {
                 return Ok(report);
             }
-            // Read once a batch: recording each attempt re-reads the hook under lock and
-            // stops the drain when it was switched off or deleted meanwhile.
+            // Read once a run: recording the run re-reads the hook under lock and stops
+            // the drain when it was switched off or deleted meanwhile.
             let Some(hook) = self.hooks.get(org, id).await?.filter(|h| h.enabled) else {
                 return Ok(report);
             };
+            let run_started = self.clock.now();
+            let mut failures = hook.consecutive_failures;
+            let mut attempts = Vec::new();
             for pending in due {
                 let needed = self.clock.now()
                     + Duration::milliseconds(hook.timeout.ms().into())
@@ -159,28 +166,39 @@ impl DeliveryService {
                         .extend_lease(id, self.holder, lease_until)
                         .await?
                     {
-                        return Ok(report);
+                        break;
                     }
                 }
-                let recorded = self.deliver(&hook, pending).await?;
-                if recorded.delivered {
-                    report.delivered += 1;
-                } else {
-                    report.failed += 1;
+                let attempt = self.attempt(&hook, pending).await?;
+                failures = if attempt.delivered() { 0 } else { failures + 1 };
+                attempts.push(attempt);
+                // Record before the failure that may switch the hook off is followed by
+                // more calls, and at least once a second.
+                if failures >= DISABLE_AFTER_FAILURES
+                    || self.clock.now() - run_started >= RECORD_EVERY
+                {
+                    break;
                 }
-                report.disabled |= recorded.disabled;
-                if recorded.stop {
-                    return Ok(report);
-                }
+            }
+            if attempts.is_empty() {
+                return Ok(report);
+            }
+            let recorded = self.record(&hook, attempts).await?;
+            report.delivered += recorded.delivered;
+            report.failed += recorded.failed;
+            report.disabled |= recorded.disabled;
+            if recorded.stop {
+                return Ok(report);
             }
         }
     }
 
-    async fn deliver(
+    /// Makes one call of `hook` for `pending`: what to record, and what comes next.
+    async fn attempt(
         &self,
         hook: &Webhook,
         pending: PendingDelivery,
-    ) -> Result<Recorded, ServiceError> {
+    ) -> Result<Attempt, ServiceError> {
         let event = pending.event;
         let body = delivery_body(&event, self.clock.now());
         let call = hook_call(
@@ -191,61 +209,101 @@ impl DeliveryService {
             &body,
         )?;
         let result = self.caller.call(&call).await;
-        let attempt = pending.attempts.saturating_add(1);
+        let number = pending.attempts.saturating_add(1);
         let now = self.clock.now();
         let record = Attempted {
             id: DeliveryAttemptId::from_uuid(self.ids.new_id()),
             hook,
             call: &call,
             event_id: Some(event.id),
-            attempt,
+            attempt: number,
             result: &result,
             at: now,
         }
         .record();
-        let next_at = self.schedule.next_attempt(attempt, now);
+        Ok(Attempt {
+            next_at: self.schedule.next_attempt(number, now),
+            record,
+            result,
+        })
+    }
+
+    /// Records a run of calls of one hook in one transaction: the log, the outbox rows
+    /// (delivered or out of attempts: gone; else rescheduled), and the hook's count of
+    /// failures, which may switch it off with `webhook.disabled`.
+    async fn record(
+        &self,
+        hook: &Webhook,
+        attempts: Vec<Attempt>,
+    ) -> Result<Recorded, ServiceError> {
+        let now = self.clock.now();
         let disabled_event = EventId::from_uuid(self.ids.new_id());
-        let (org, id, event_id) = (hook.org_id, hook.id, event.id);
+        let (org, id) = (hook.org_id, hook.id);
         transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
-                tx.insert_delivery_attempt(&record).await?;
-                let delivered = result.status.is_some_and(is_success);
-                match (delivered, next_at) {
-                    (false, Some(next_at)) => {
-                        tx.reschedule_delivery(id, event_id, attempt, next_at)
-                            .await?;
+                let log: Vec<DeliveryAttempt> = attempts.iter().map(|a| a.record.clone()).collect();
+                tx.insert_delivery_attempts(&log).await?;
+                let mut finished = Vec::new();
+                for attempt in &attempts {
+                    let Some(event) = attempt.record.event_id else {
+                        continue;
+                    };
+                    match (attempt.delivered(), attempt.next_at) {
+                        (false, Some(next_at)) => {
+                            tx.reschedule_delivery(id, event, attempt.record.attempt, next_at)
+                                .await?;
+                        }
+                        _ => finished.push(event),
                     }
-                    _ => tx.finish_delivery(id, event_id).await?,
                 }
-                let Some(mut hook) = tx.webhook(org, id, Lock::Update).await? else {
-                    return Ok(Recorded {
-                        delivered,
-                        disabled: false,
-                        stop: true,
-                    });
+                tx.finish_deliveries(id, &finished).await?;
+                let delivered = attempts.iter().filter(|a| a.delivered()).count();
+                let mut recorded = Recorded {
+                    delivered: u32::try_from(delivered).unwrap_or(u32::MAX),
+                    failed: u32::try_from(attempts.len() - delivered).unwrap_or(u32::MAX),
+                    disabled: false,
+                    stop: true,
                 };
-                let disabled = count(&mut hook, &result, now);
+                let Some(mut hook) = tx.webhook(org, id, Lock::Update).await? else {
+                    return Ok(recorded);
+                };
+                for attempt in &attempts {
+                    recorded.disabled |= count(&mut hook, &attempt.result, now);
+                }
                 tx.update_webhook_health(&hook).await?;
-                if disabled {
+                if recorded.disabled {
                     tx.append_events(&[disabled_record(disabled_event, &hook, now)])
                         .await?;
                 }
-                Ok(Recorded {
-                    delivered,
-                    disabled,
-                    stop: !hook.enabled,
-                })
+                recorded.stop = !hook.enabled;
+                Ok(recorded)
             })
         })
         .await
     }
 }
 
-/// What recording one attempt decided.
+/// One call made, not yet recorded.
+#[derive(Debug)]
+struct Attempt {
+    record: DeliveryAttempt,
+    result: CallResult,
+    /// When to try again if it failed; `None` when it was the last attempt.
+    next_at: Option<OffsetDateTime>,
+}
+
+impl Attempt {
+    fn delivered(&self) -> bool {
+        self.result.status.is_some_and(is_success)
+    }
+}
+
+/// What recording a run of calls decided.
 #[derive(Debug)]
 struct Recorded {
-    delivered: bool,
-    /// This attempt switched the hook off.
+    delivered: u32,
+    failed: u32,
+    /// The run switched the hook off.
     disabled: bool,
     /// The hook is off or gone: stop draining it.
     stop: bool,

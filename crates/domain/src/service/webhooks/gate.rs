@@ -286,9 +286,7 @@ impl UnitOfWork for GatedUnitOfWork {
                 .inner
                 .run(Box::new(move |tx| {
                     Box::pin(async move {
-                        for attempt in &attempts {
-                            tx.insert_delivery_attempt(attempt).await?;
-                        }
+                        tx.insert_delivery_attempts(&attempts).await?;
                         if !blocked.is_empty() {
                             tx.append_events(&blocked).await?;
                         }

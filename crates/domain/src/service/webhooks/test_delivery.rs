@@ -60,7 +60,7 @@ impl WebhookService {
         .record();
         transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
-                tx.insert_delivery_attempt(&attempt).await?;
+                tx.insert_delivery_attempts(&[attempt]).await?;
                 Ok(())
             })
         })
