@@ -89,11 +89,26 @@ pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
 /// Turns serde's wording into the contract's, keeping the field path in front.
 fn describe(path: &str, message: &str) -> String {
     let message = message.split(" at line ").next().unwrap_or(message);
+    // A field of a nested object is named with its path: `tasks[1].title is required`.
+    let within = if path.is_empty() || path == "." {
+        String::new()
+    } else {
+        format!("{path}.")
+    };
     if let Some(field) = backticked(message, "unknown field `") {
-        return format!("property {field} should not exist");
+        // Here the path ends with the unknown field itself.
+        let container = path
+            .strip_suffix(field)
+            .map_or("", |c| c.trim_end_matches('.'));
+        let within = if container.is_empty() || container == "." {
+            String::new()
+        } else {
+            format!("{container}.")
+        };
+        return format!("property {within}{field} should not exist");
     }
     if let Some(field) = backticked(message, "missing field `") {
-        return format!("{field} is required");
+        return format!("{within}{field} is required");
     }
     if path.is_empty() || path == "." {
         if message.contains("expected struct") {
@@ -141,5 +156,48 @@ mod tests {
                 "{body}"
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod nested_names {
+    use super::*;
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Item {
+        #[allow(dead_code)] // only whether it parses matters
+        title: String,
+    }
+
+    #[derive(Debug, serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Batch {
+        #[allow(dead_code)]
+        tasks: Vec<Item>,
+    }
+
+    fn message(body: &str) -> String {
+        parse_json::<Batch>(body.as_bytes())
+            .unwrap_err()
+            .message()
+            .to_owned()
+    }
+
+    #[test]
+    fn nested_fields_are_named_with_their_path() {
+        assert_eq!(
+            message(r#"{"tasks":[{"title":"a"},{}]}"#),
+            "tasks[1].title is required"
+        );
+        assert_eq!(
+            message(r#"{"tasks":[{"title":"a","x":1}]}"#),
+            "property tasks[0].x should not exist"
+        );
+        assert_eq!(
+            message(r#"{"x":1,"tasks":[]}"#),
+            "property x should not exist"
+        );
+        assert_eq!(message(r"{}"), "tasks is required");
     }
 }

@@ -118,7 +118,9 @@ impl From<ServiceError> for ApiError {
     fn from(err: ServiceError) -> Self {
         let status = match &err {
             ServiceError::Invalid(_) => StatusCode::BAD_REQUEST,
-            ServiceError::NotFound(_) | ServiceError::NoMatchingAgent => StatusCode::NOT_FOUND,
+            ServiceError::NotFound(_)
+            | ServiceError::NoMatchingAgent
+            | ServiceError::InboundKeyNotFound => StatusCode::NOT_FOUND,
             ServiceError::Forbidden(_)
             | ServiceError::Transition(TransitionError::ApprovalRequired) => StatusCode::FORBIDDEN,
             ServiceError::Transition(TransitionError::NotAllowed { .. })

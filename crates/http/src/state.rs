@@ -8,7 +8,8 @@ use muster_auth::bearer::BearerAuthenticator;
 use muster_domain::model::{Actor, User};
 use muster_domain::ports::IdentityProvider;
 use muster_domain::service::{
-    AccountService, AgentService, ApiKeyService, EventService, TaskService, WebhookService,
+    AccountService, AgentService, ApiKeyService, EventService, InboundService, TaskService,
+    WebhookService,
 };
 
 /// Answers whether the service's dependencies (the database) respond, for `GET /ready`.
@@ -80,6 +81,8 @@ pub struct AppState {
     pub api_keys: ApiKeyService,
     /// Outbound webhooks.
     pub webhooks: WebhookService,
+    /// Inbound webhook keys.
+    pub inbound: InboundService,
     /// Verifies signed agent requests.
     pub agent_auth: Arc<AgentAuthenticator>,
     /// Verifies access tokens and API keys.

@@ -13,6 +13,9 @@ use async_trait::async_trait;
 use muster_domain::ports::{TargetGuard, TargetRefusal};
 use url::{Host, Url};
 
+/// How long the lookup at registration may take before the name counts as unresolvable.
+pub const RESOLVE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// What an operator allows beyond the defaults (both off by default).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct TargetPolicy {
@@ -184,10 +187,14 @@ pub async fn resolve_public(
     let addresses: Vec<SocketAddr> = match &target.host {
         Host::Ipv4(v4) => vec![SocketAddr::new(IpAddr::V4(*v4), target.port)],
         Host::Ipv6(v6) => vec![SocketAddr::new(IpAddr::V6(*v6), target.port)],
-        Host::Domain(name) => tokio::net::lookup_host((name.as_str(), target.port))
-            .await
-            .map_err(|_| TargetRefusal::Unresolvable)?
-            .collect(),
+        Host::Domain(name) => tokio::time::timeout(
+            RESOLVE_TIMEOUT,
+            tokio::net::lookup_host((name.as_str(), target.port)),
+        )
+        .await
+        .map_err(|_| TargetRefusal::Unresolvable)?
+        .map_err(|_| TargetRefusal::Unresolvable)?
+        .collect(),
     };
     check_addresses(&addresses, policy)?;
     Ok(addresses)

@@ -371,6 +371,26 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableJson, PortableTimestamp, PortableUuid};
+
+    inbound_webhook_keys (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        name -> Text,
+        key -> Text,
+        sealed_secret -> Binary,
+        default_agent_id -> Nullable<PortableUuid>,
+        default_priority -> Text,
+        default_tags -> PortableJson,
+        enabled -> Bool,
+        last_used_at -> Nullable<PortableTimestamp>,
+        created_at -> PortableTimestamp,
+        updated_at -> PortableTimestamp,
+    }
+}
+
 joinable!(users -> organizations (org_id));
 joinable!(task_dependencies -> organizations (org_id));
 joinable!(task_comments -> tasks (task_id));
@@ -412,4 +432,5 @@ allow_tables_to_appear_in_same_query!(
     webhook_subscriptions,
     webhook_deliveries,
     webhook_attempts,
+    inbound_webhook_keys,
 );

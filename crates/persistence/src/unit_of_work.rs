@@ -9,10 +9,10 @@ use async_trait::async_trait;
 use diesel_async::{AsyncConnection, AsyncPgConnection};
 use muster_domain::model::{
     Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId, Comment,
-    CommentId, DeliveryAttempt, DependencyId, Email, Escalation, Event, EventId, LedgerEntry,
-    Level, LoginFamilyId, OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId,
-    ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate, TokenHash, User, UserId, Webhook,
-    WebhookId,
+    CommentId, DeliveryAttempt, DependencyId, Email, Escalation, Event, EventId, InboundKey,
+    InboundKeyId, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization, RefreshToken,
+    RefreshTokenId, ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate, TokenHash, User,
+    UserId, Webhook, WebhookId,
 };
 use muster_domain::ports::{Lock, RepositoryError, Transaction, UnitOfWork, Work, WorkOutput};
 use muster_domain::service::ServiceError;
@@ -24,13 +24,14 @@ use crate::db::SqliteConn;
 use crate::error::from_diesel;
 use crate::queries::{
     agents, api_keys, capabilities, comments, deliveries, dependencies, escalations, events,
-    ledger, oauth_states, organizations, recovery_codes, refresh_tokens, tasks, templates, users,
-    webhooks,
+    inbound_keys, ledger, oauth_states, organizations, recovery_codes, refresh_tokens, tasks,
+    templates, users, webhooks,
 };
 use crate::rows::{
     AgentChanges, AgentRow, ApiKeyRow, AttemptRow, CapabilityRow, CommentRow, DependencyRow,
-    EscalationRow, EventRow, LedgerRow, OAuthStateRow, OrganizationRow, RefreshTokenRow,
-    ReputationRow, SubscriptionRow, TaskRow, TemplateRow, UserChanges, UserRow, WebhookRow,
+    EscalationRow, EventRow, InboundKeyRow, LedgerRow, OAuthStateRow, OrganizationRow,
+    RefreshTokenRow, ReputationRow, SubscriptionRow, TaskRow, TemplateRow, UserChanges, UserRow,
+    WebhookRow,
 };
 
 /// Why a transaction ended without a commit: the store failed, or the work refused.
@@ -595,6 +596,50 @@ impl Transaction for DbTransaction<'_> {
     ) -> Result<(), RepositoryError> {
         let attempts = i32::try_from(attempts).unwrap_or(i32::MAX);
         deliveries::reschedule(&mut self.0, hook, event, attempts, next_at)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn inbound_key(
+        &mut self,
+        org: OrgId,
+        id: InboundKeyId,
+        lock: Lock,
+    ) -> Result<Option<InboundKey>, RepositoryError> {
+        let row = inbound_keys::find(&mut self.0, org, id, Some(lock))
+            .await
+            .map_err(from_diesel)?;
+        row.map(InboundKey::try_from).transpose()
+    }
+
+    async fn insert_inbound_key(&mut self, key: &InboundKey) -> Result<(), RepositoryError> {
+        inbound_keys::insert(&mut self.0, &InboundKeyRow::from(key))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn update_inbound_key(&mut self, key: &InboundKey) -> Result<bool, RepositoryError> {
+        inbound_keys::update(&mut self.0, &InboundKeyRow::from(key))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn delete_inbound_key(
+        &mut self,
+        org: OrgId,
+        id: InboundKeyId,
+    ) -> Result<bool, RepositoryError> {
+        inbound_keys::delete(&mut self.0, org, id)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn touch_inbound_key(
+        &mut self,
+        id: InboundKeyId,
+        at: OffsetDateTime,
+    ) -> Result<(), RepositoryError> {
+        inbound_keys::touch(&mut self.0, id, at)
             .await
             .map_err(from_diesel)
     }

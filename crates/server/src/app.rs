@@ -17,7 +17,8 @@ use muster_domain::model::{Actor, ActorKind, OrgId};
 use muster_domain::ports::{HookCaller, UnitOfWork, WebhookRepository};
 use muster_domain::service::{
     AccountPorts, AccountService, AgentService, ApiKeyService, DeliveryService, EventService,
-    GatedUnitOfWork, HookGate, TaskService, WebhookPorts, WebhookService,
+    GatedUnitOfWork, HookGate, InboundPorts, InboundService, TaskService, WebhookPorts,
+    WebhookService,
 };
 use muster_http::{AppState, AuthMode, OAuthSettings, Readiness, ServerOptions};
 use muster_outbound::HttpHookCaller;
@@ -72,6 +73,14 @@ pub async fn app_state(
         ids: ids.clone(),
     })
     .with_gate(gate);
+    let inbound = InboundService::new(InboundPorts {
+        keys: db.clone(),
+        uow: uow.clone(),
+        vault: Arc::new(key.secret_cipher()),
+        signer: Arc::new(HmacSha256),
+        clock: clock.clone(),
+        ids: ids.clone(),
+    });
     let accounts = AccountService::new(AccountPorts {
         uow: uow.clone(),
         users: db.clone(),
@@ -109,6 +118,7 @@ pub async fn app_state(
         accounts,
         api_keys: ApiKeyService::new(uow, db.clone(), tokens.clone(), clock.clone(), ids),
         webhooks,
+        inbound,
         agent_auth: Arc::new(AgentAuthenticator::new(
             db.clone(),
             // Signed requests record their nonces in batches (group commit).

@@ -111,3 +111,7 @@ id_type!(
     /// Identifies one recorded attempt to call an outbound webhook.
     DeliveryAttemptId
 );
+id_type!(
+    /// Identifies an inbound webhook key.
+    InboundKeyId
+);

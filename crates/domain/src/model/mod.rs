@@ -10,6 +10,7 @@ mod dependency;
 mod escalation;
 mod event;
 mod ids;
+mod inbound;
 pub mod instant;
 mod ledger;
 mod organization;
@@ -38,7 +39,8 @@ pub use ids::{
     AgentId, ApiKeyId, CapabilityId, CommentId, DependencyId, EscalationId, EventId, LedgerEntryId,
     LoginFamilyId, OrgId, RefreshTokenId, ReputationEventId, TaskId, TemplateId, UserId,
 };
-pub use ids::{DeliveryAttemptId, WebhookId};
+pub use ids::{DeliveryAttemptId, InboundKeyId, WebhookId};
+pub use inbound::InboundKey;
 pub use ledger::{CreditKind, LedgerEntry, ReputationEvent, ReputationKind};
 pub use organization::{OrgName, Organization};
 pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};

@@ -29,6 +29,33 @@ impl Title {
         Ok(Self(trimmed.to_owned()))
     }
 
+    /// Longest title of a task created through an inbound webhook key, in characters.
+    pub const INBOUND_MAX_CHARS: usize = 500;
+
+    /// [`new`](Self::new) for a task created through an inbound webhook key, whose title
+    /// may be longer (at most 500 characters).
+    ///
+    /// ```
+    /// use muster_domain::model::Title;
+    /// assert!(Title::inbound(&"x".repeat(500)).is_ok());
+    /// assert!(Title::inbound(&"x".repeat(501)).is_err());
+    /// assert!(Title::new(&"x".repeat(256)).is_err());
+    /// ```
+    pub fn inbound(value: &str) -> Result<Self, ValidationError> {
+        let trimmed = value.trim();
+        if trimmed.is_empty() {
+            return Err(ValidationError::new("title must not be empty"));
+        }
+        max_chars("title", trimmed, Self::INBOUND_MAX_CHARS)?;
+        no_nul("title", trimmed)?;
+        Ok(Self(trimmed.to_owned()))
+    }
+
+    /// A title as stored: any title either way of creating a task allows.
+    pub fn stored(value: &str) -> Result<Self, ValidationError> {
+        Self::inbound(value)
+    }
+
     /// The title text.
     pub fn as_str(&self) -> &str {
         &self.0

@@ -7,6 +7,7 @@ mod agents;
 mod credentials;
 mod error;
 mod events;
+mod inbound;
 mod nonces;
 mod organizations;
 mod runtime;
@@ -25,6 +26,7 @@ pub use credentials::{
 };
 pub use error::{BoxError, RepositoryError, UniqueKey};
 pub use events::{EventFilter, EventLog, EventPage};
+pub use inbound::InboundKeyRepository;
 pub use nonces::{NonceOutcome, NonceStore};
 pub use organizations::OrganizationRepository;
 pub use runtime::{Clock, IdGenerator};
@@ -46,6 +48,8 @@ pub use credentials::{
 };
 #[cfg(any(test, feature = "mocks"))]
 pub use events::MockEventLog;
+#[cfg(any(test, feature = "mocks"))]
+pub use inbound::MockInboundKeyRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use nonces::MockNonceStore;
 #[cfg(any(test, feature = "mocks"))]

@@ -11,10 +11,10 @@ use time::OffsetDateTime;
 use super::RepositoryError;
 use crate::model::{
     Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId, Comment,
-    CommentId, DeliveryAttempt, DependencyId, Email, Escalation, Event, EventId, LedgerEntry,
-    Level, LoginFamilyId, OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId,
-    ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate, TokenHash, User, UserId, Webhook,
-    WebhookId,
+    CommentId, DeliveryAttempt, DependencyId, Email, Escalation, Event, EventId, InboundKey,
+    InboundKeyId, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization, RefreshToken,
+    RefreshTokenId, ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate, TokenHash, User,
+    UserId, Webhook, WebhookId,
 };
 use crate::service::ServiceError;
 
@@ -430,6 +430,34 @@ pub trait Transaction: Send {
         event: EventId,
         attempts: u32,
         next_at: OffsetDateTime,
+    ) -> Result<(), RepositoryError>;
+
+    /// The inbound webhook key record, if it is in `org`.
+    async fn inbound_key(
+        &mut self,
+        org: OrgId,
+        id: InboundKeyId,
+        lock: Lock,
+    ) -> Result<Option<InboundKey>, RepositoryError>;
+
+    /// Stores a new inbound webhook key.
+    async fn insert_inbound_key(&mut self, key: &InboundKey) -> Result<(), RepositoryError>;
+
+    /// Stores every field of an inbound webhook key; `false` when it is gone.
+    async fn update_inbound_key(&mut self, key: &InboundKey) -> Result<bool, RepositoryError>;
+
+    /// Deletes an inbound webhook key; `false` when it is gone.
+    async fn delete_inbound_key(
+        &mut self,
+        org: OrgId,
+        id: InboundKeyId,
+    ) -> Result<bool, RepositoryError>;
+
+    /// Notes that the key created tasks at `at`.
+    async fn touch_inbound_key(
+        &mut self,
+        id: InboundKeyId,
+        at: OffsetDateTime,
     ) -> Result<(), RepositoryError>;
 
     /// Takes deliveries of `hook` out of the outbox: delivered, or out of attempts.

@@ -41,6 +41,9 @@ pub enum ServiceError {
     /// No agent holds the capabilities asked for (404, decision D-62).
     #[error("No agent matches the requested capabilities")]
     NoMatchingAgent,
+    /// An inbound webhook key that is unknown, rotated away or disabled (404, D-80).
+    #[error("Webhook key not found or disabled")]
+    InboundKeyNotFound,
     /// Storage is temporarily unreachable (503).
     #[error("storage unavailable")]
     Unavailable(#[source] RepositoryError),
@@ -97,6 +100,8 @@ pub enum Entity {
     Capability,
     /// An outbound webhook.
     Webhook,
+    /// An inbound webhook key.
+    InboundKey,
 }
 
 impl fmt::Display for Entity {
@@ -114,6 +119,7 @@ impl fmt::Display for Entity {
             Self::Template => "Template",
             Self::Capability => "Capability",
             Self::Webhook => "Webhook",
+            Self::InboundKey => "Inbound webhook key",
         })
     }
 }
@@ -300,4 +306,7 @@ pub enum Unauthorized {
     /// Creating users needs an admin user (the contract answers 401 here).
     #[error("Only admin users may create users")]
     AdminRequired,
+    /// An inbound request's `x-service-signature` does not match its body (D-80).
+    #[error("Invalid webhook signature")]
+    InvalidWebhookSignature,
 }

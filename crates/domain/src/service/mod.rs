@@ -8,6 +8,7 @@ mod api_keys;
 mod bootstrap;
 mod error;
 mod events;
+mod inbound;
 mod locks;
 mod paging;
 mod scoring;
@@ -33,6 +34,9 @@ pub use api_keys::{ApiKeyService, NewApiKey};
 pub use bootstrap::{BootstrapRequest, BootstrapService, NewOrganization};
 pub use error::{Conflict, Entity, NotFound, ServiceError, Unauthorized};
 pub use events::{EventQuery, EventService};
+pub use inbound::{
+    InboundKeyPatch, InboundPorts, InboundService, InboundTask, IssuedKey, MAX_BATCH, NewInboundKey,
+};
 pub use paging::{Page, PageRequest};
 pub use tasks::{
     AutoAssign, CandidateQuery, EscalationSweep, NewEscalation, NewTask, SweepFailure, SweepRun,

@@ -10,6 +10,7 @@ mod auth;
 mod events;
 mod fallback;
 mod health;
+mod inbound_webhooks;
 mod oauth;
 mod routing;
 mod task_links;
@@ -22,6 +23,9 @@ use actix_web::{HttpRequest, web};
 pub fn configure(cfg: &mut web::ServiceConfig) {
     tasks(cfg);
     agent_routes(cfg);
+    // Before the outbound hooks: `/api/v1/webhooks/inbound/...` must not be read as a
+    // hook id.
+    inbound_webhook_routes(cfg);
     webhook_routes(cfg);
     cfg.service(
         web::resource("/events")
@@ -242,6 +246,35 @@ where
 /// The fallback of a resource: 405 naming the methods it has.
 fn only(allowed: &'static str) -> actix_web::Route {
     web::to(move |req: HttpRequest| async move { fallback::method_not_allowed(&req, allowed) })
+}
+
+/// Inbound webhook keys and the task creation they allow (decision D-80).
+fn inbound_webhook_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/api/v1/inbound-webhooks")
+            .route(web::post().to(inbound_webhooks::create))
+            .route(web::get().to(inbound_webhooks::list))
+            .default_service(only("GET, POST")),
+    )
+    .service(
+        web::resource("/api/v1/inbound-webhooks/{id}")
+            .route(web::get().to(inbound_webhooks::get))
+            .route(web::patch().to(inbound_webhooks::update))
+            .route(web::delete().to(inbound_webhooks::delete))
+            .default_service(only("DELETE, GET, PATCH")),
+    )
+    .service(post(
+        "/api/v1/inbound-webhooks/{id}/rotate",
+        inbound_webhooks::rotate,
+    ))
+    .service(post(
+        "/api/v1/webhooks/inbound/{key}",
+        inbound_webhooks::ingest,
+    ))
+    .service(post(
+        "/api/v1/webhooks/inbound/{key}/batch",
+        inbound_webhooks::ingest_batch,
+    ));
 }
 
 /// `/api/v1/webhooks`: outbound webhook management (decisions D-81 to D-85).

@@ -10,6 +10,7 @@ pub(crate) mod deliveries;
 pub(crate) mod dependencies;
 pub(crate) mod escalations;
 pub(crate) mod events;
+pub(crate) mod inbound_keys;
 pub(crate) mod ledger;
 pub(crate) mod nonces;
 pub(crate) mod oauth_states;

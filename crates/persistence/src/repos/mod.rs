@@ -2,6 +2,7 @@
 
 mod agents;
 mod events;
+mod inbound_keys;
 mod nonces;
 mod organizations;
 mod tasks;

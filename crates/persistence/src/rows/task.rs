@@ -79,7 +79,7 @@ impl TryFrom<TaskRow> for Task {
         Ok(Self {
             id: TaskId::from_uuid(row.id.0),
             org_id: OrgId::from_uuid(row.org_id.0),
-            title: Title::new(&row.title).map_err(|e| corrupt("task title", e))?,
+            title: Title::stored(&row.title).map_err(|e| corrupt("task title", e))?,
             description: row
                 .description
                 .map(Description::new)

@@ -64,6 +64,8 @@ mod events_read;
 mod health;
 mod helpers;
 mod hook_receiver;
+mod inbound_ingest;
+mod inbound_keys;
 mod oauth;
 mod task_support;
 mod task_tools;

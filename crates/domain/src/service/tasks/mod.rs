@@ -299,7 +299,7 @@ impl TaskService {
     }
 }
 
-fn created_event(task: &Task) -> AuditEvent {
+pub(crate) fn created_event(task: &Task) -> AuditEvent {
     AuditEvent::TaskCreated(TaskCreated {
         title: task.title.as_str().to_owned(),
         status: task.status,
@@ -311,7 +311,10 @@ fn created_event(task: &Task) -> AuditEvent {
 
 /// The checks a new task needs inside its creating transaction: an assignable assignee
 /// and a parent in the same organization.
-async fn check_new_task(tx: &mut dyn Transaction, task: &Task) -> Result<(), ServiceError> {
+pub(crate) async fn check_new_task(
+    tx: &mut dyn Transaction,
+    task: &Task,
+) -> Result<(), ServiceError> {
     // Tasks before agents, as every use case locks them, so that none waits in a cycle.
     if let Some(parent) = task.parent_task_id
         && tx.task(task.org_id, parent, Lock::Share).await?.is_none()

@@ -1,0 +1,188 @@
+//! Creating tasks through an inbound webhook key (decision D-80): the key and the
+//! optional body signature checked first, then one task or a batch of at most
+//! [`MAX_BATCH`], all in one transaction, merged with the key's defaults.
+
+use serde_json::{Map, Value};
+
+use super::{InboundService, ServiceError};
+use crate::ValidationError;
+use crate::model::{
+    AgentId, Description, Event, EventId, InboundKey, Metadata, Tags, Task, TaskId, TaskPriority,
+    TaskStatus, Title,
+};
+use crate::ports::{Lock, transact};
+use crate::service::Unauthorized;
+use crate::service::tasks::{check_new_task, created_event};
+
+/// Most tasks one batch request may create.
+pub const MAX_BATCH: usize = 100;
+
+/// One task as another system sent it, each field checked on its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InboundTask {
+    /// Its title (at most 500 characters).
+    pub title: Title,
+    /// Its description.
+    pub description: Option<Description>,
+    /// Overrides the key's default priority.
+    pub priority: Option<TaskPriority>,
+    /// Added to the key's default tags.
+    pub tags: Vec<String>,
+    /// Overrides the key's default assignee.
+    pub assignee_id: Option<AgentId>,
+    /// Arbitrary JSON; `source` and `inboundWebhookId` are set over it.
+    pub metadata: Option<Metadata>,
+}
+
+impl InboundService {
+    /// The enabled key record of `key`, after checking `signature` (the bare lowercase
+    /// hex HMAC-SHA256 of `body` under the key's secret) when one came. An unknown,
+    /// rotated-away or disabled key is refused before the signature is looked at.
+    pub async fn authenticate(
+        &self,
+        key: &str,
+        signature: Option<&str>,
+        body: &[u8],
+    ) -> Result<InboundKey, ServiceError> {
+        if !InboundKey::is_key(key) {
+            return Err(ServiceError::InboundKeyNotFound);
+        }
+        let record = self
+            .keys
+            .by_key(key)
+            .await?
+            .filter(|record| record.enabled)
+            .ok_or(ServiceError::InboundKeyNotFound)?;
+        if let Some(signature) = signature {
+            let secret = self
+                .vault
+                .open(
+                    InboundKey::SECRET_PURPOSE,
+                    record.id.as_uuid(),
+                    &record.sealed_secret,
+                )
+                .map_err(ServiceError::internal)?;
+            let expected = self.signer.sign_hex(secret.as_bytes(), body);
+            if !constant_time_eq(expected.as_bytes(), signature.as_bytes()) {
+                return Err(Unauthorized::InvalidWebhookSignature.into());
+            }
+        }
+        Ok(record)
+    }
+
+    /// Creates `items` through `key`, all or none, in order. With `batch`, a refusal names
+    /// the item (`tasks[3].tags ...`). Tasks have no creator and `metadata.source =
+    /// "inbound_webhook"`; each gets a `task.created` event by the service itself.
+    pub async fn ingest(
+        &self,
+        key: &InboundKey,
+        items: Vec<InboundTask>,
+        batch: bool,
+    ) -> Result<Vec<Task>, ServiceError> {
+        if batch && (items.is_empty() || items.len() > MAX_BATCH) {
+            return Err(
+                ValidationError::new(format!("tasks must hold 1 to {MAX_BATCH} items")).into(),
+            );
+        }
+        let now = self.clock.now();
+        let mut tasks = Vec::with_capacity(items.len());
+        for (index, item) in items.into_iter().enumerate() {
+            let task = self.merged(key, item).map_err(|err| {
+                if batch {
+                    ValidationError::new(format!("tasks[{index}].{}", err.message()))
+                } else {
+                    err
+                }
+            })?;
+            tasks.push(task);
+        }
+        let events: Vec<Event> = tasks
+            .iter()
+            .map(|task| {
+                Event::record(
+                    EventId::from_uuid(self.ids.new_id()),
+                    task.org_id,
+                    None,
+                    task.id.as_uuid(),
+                    now,
+                    &created_event(task),
+                )
+            })
+            .collect();
+        let (org, id, value) = (key.org_id, key.id, key.key.clone());
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move {
+                // Rotated, disabled or deleted since it was read: refused like any other.
+                let current = tx.inbound_key(org, id, Lock::Share).await?;
+                if !current.is_some_and(|k| k.enabled && k.key == value) {
+                    return Err(ServiceError::InboundKeyNotFound);
+                }
+                for task in &tasks {
+                    check_new_task(tx, task).await?;
+                    tx.insert_task(task).await?;
+                }
+                tx.append_events(&events).await?;
+                tx.touch_inbound_key(id, now).await?;
+                Ok(tasks)
+            })
+        })
+        .await
+    }
+
+    /// The task `item` makes with `key`'s defaults.
+    fn merged(&self, key: &InboundKey, item: InboundTask) -> Result<Task, ValidationError> {
+        let mut tags = key.default_tags.as_slice().to_vec();
+        tags.extend(item.tags);
+        let tags = Tags::new(tags)?;
+        let mut metadata: Map<String, Value> =
+            item.metadata.map_or_else(Map::new, |m| m.as_map().clone());
+        metadata.insert("source".into(), Value::from("inbound_webhook"));
+        metadata.insert(
+            "inboundWebhookId".into(),
+            Value::from(key.id.as_uuid().to_string()),
+        );
+        let metadata = Metadata::new(Value::Object(metadata))?;
+        let now = self.clock.now();
+        Ok(Task {
+            id: TaskId::from_uuid(self.ids.new_id()),
+            org_id: key.org_id,
+            title: item.title,
+            description: item.description,
+            status: TaskStatus::Todo,
+            priority: item.priority.unwrap_or(key.default_priority),
+            assignee_id: item.assignee_id.or(key.default_agent_id),
+            creator: None,
+            parent_task_id: None,
+            approval_required: false,
+            due_at: None,
+            tags,
+            metadata,
+            approved_by: None,
+            approved_at: None,
+            created_at: now,
+            updated_at: now,
+            status_changed_at: now,
+            last_activity_at: now,
+            version: 1,
+        })
+    }
+}
+
+/// Compares two byte strings in time that depends on their lengths only.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::constant_time_eq;
+
+    #[test]
+    fn equal_only_when_every_byte_is() {
+        assert!(constant_time_eq(b"abc", b"abc"));
+        assert!(constant_time_eq(b"", b""));
+        assert!(!constant_time_eq(b"abc", b"abd"));
+        assert!(!constant_time_eq(b"abc", b"ab"));
+        assert!(!constant_time_eq(b"sha256=abc", b"abc"));
+    }
+}

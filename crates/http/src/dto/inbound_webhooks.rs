@@ -1,0 +1,172 @@
+//! Shapes of inbound webhook keys and of the tasks other systems send through them
+//! (decision D-80). Management bodies refuse unknown fields; ingestion bodies, being
+//! third-party payloads, ignore them (decision D-3).
+
+use muster_domain::ValidationError;
+use muster_domain::model::{
+    AgentId, Description, HookName, InboundKey, Metadata, Tags, TaskPriority, Title,
+};
+use muster_domain::service::{InboundKeyPatch, InboundTask, MAX_BATCH, NewInboundKey};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::nullable::Patch;
+use crate::ApiError;
+
+/// Body of `POST /api/v1/inbound-webhooks`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateInboundKeyBody {
+    name: String,
+    default_agent_id: Option<Uuid>,
+    default_priority: Option<TaskPriority>,
+    default_tags: Option<Vec<String>>,
+}
+
+impl CreateInboundKeyBody {
+    /// The checked key.
+    pub fn into_new(self) -> Result<NewInboundKey, ApiError> {
+        Ok(NewInboundKey {
+            name: HookName::new(&self.name)?,
+            default_agent_id: self.default_agent_id.map(AgentId::from_uuid),
+            default_priority: self.default_priority,
+            default_tags: self.default_tags.map(Tags::new).transpose()?,
+        })
+    }
+}
+
+/// Body of `PATCH /api/v1/inbound-webhooks/:id`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct UpdateInboundKeyBody {
+    #[serde(default)]
+    name: Patch<String>,
+    #[serde(default)]
+    default_agent_id: Patch<Uuid>,
+    #[serde(default)]
+    default_priority: Patch<TaskPriority>,
+    #[serde(default)]
+    default_tags: Patch<Vec<String>>,
+    #[serde(default)]
+    enabled: Patch<bool>,
+}
+
+impl UpdateInboundKeyBody {
+    /// The checked patch; `defaultAgentId: null` clears the default assignee.
+    pub fn into_patch(self) -> Result<InboundKeyPatch, ApiError> {
+        Ok(InboundKeyPatch {
+            name: self
+                .name
+                .required("name")?
+                .map(|n| HookName::new(&n))
+                .transpose()?,
+            default_agent_id: self
+                .default_agent_id
+                .clearable(|id| Ok::<_, ApiError>(AgentId::from_uuid(id)))?,
+            default_priority: self.default_priority.required("defaultPriority")?,
+            default_tags: self
+                .default_tags
+                .required("defaultTags")?
+                .map(Tags::new)
+                .transpose()?,
+            enabled: self.enabled.required("enabled")?,
+        })
+    }
+}
+
+/// An inbound key as answered: the key always (it is the URL), the secret only when it
+/// was just drawn (create, rotate).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InboundKeyResponse {
+    id: Uuid,
+    org_id: Uuid,
+    name: String,
+    key: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secret: Option<String>,
+    default_agent_id: Option<Uuid>,
+    default_priority: TaskPriority,
+    default_tags: Vec<String>,
+    enabled: bool,
+    #[serde(serialize_with = "super::time::serialize_option")]
+    last_used_at: Option<OffsetDateTime>,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+    #[serde(serialize_with = "super::time::serialize")]
+    updated_at: OffsetDateTime,
+}
+
+impl InboundKeyResponse {
+    /// `key`, with `secret` when it is to be shown.
+    pub fn new(key: &InboundKey, secret: Option<String>) -> Self {
+        Self {
+            id: key.id.as_uuid(),
+            org_id: key.org_id.as_uuid(),
+            name: key.name.as_str().to_owned(),
+            key: key.key.clone(),
+            secret,
+            default_agent_id: key.default_agent_id.map(AgentId::as_uuid),
+            default_priority: key.default_priority,
+            default_tags: key.default_tags.as_slice().to_vec(),
+            enabled: key.enabled,
+            last_used_at: key.last_used_at,
+            created_at: key.created_at,
+            updated_at: key.updated_at,
+        }
+    }
+}
+
+/// One task of `POST /api/v1/webhooks/inbound/:key` (and of a batch).
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InboundTaskBody {
+    title: String,
+    description: Option<String>,
+    priority: Option<TaskPriority>,
+    tags: Option<Vec<String>>,
+    assignee_id: Option<Uuid>,
+    metadata: Option<Value>,
+}
+
+impl InboundTaskBody {
+    /// The checked task.
+    pub fn into_task(self) -> Result<InboundTask, ValidationError> {
+        Ok(InboundTask {
+            title: Title::inbound(&self.title)?,
+            description: self.description.map(Description::new).transpose()?,
+            priority: self.priority,
+            tags: self.tags.unwrap_or_default(),
+            assignee_id: self.assignee_id.map(AgentId::from_uuid),
+            metadata: self.metadata.map(Metadata::new).transpose()?,
+        })
+    }
+}
+
+/// Body of `POST /api/v1/webhooks/inbound/:key/batch`.
+#[derive(Debug, Deserialize)]
+pub struct InboundBatchBody {
+    tasks: Vec<InboundTaskBody>,
+}
+
+impl InboundBatchBody {
+    /// The checked tasks (1 to 100); a refusal names the item (`tasks[2].title ...`).
+    pub fn into_tasks(self) -> Result<Vec<InboundTask>, ApiError> {
+        if self.tasks.is_empty() || self.tasks.len() > MAX_BATCH {
+            return Err(ApiError::bad_request(format!(
+                "tasks must hold 1 to {MAX_BATCH} items"
+            )));
+        }
+        self.tasks
+            .into_iter()
+            .enumerate()
+            .map(|(index, body)| {
+                body.into_task().map_err(|err| {
+                    ApiError::bad_request(format!("tasks[{index}].{}", err.message()))
+                })
+            })
+            .collect()
+    }
+}

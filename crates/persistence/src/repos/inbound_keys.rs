@@ -1,0 +1,38 @@
+use async_trait::async_trait;
+use muster_domain::model::{InboundKey, InboundKeyId, OrgId};
+use muster_domain::ports::{InboundKeyRepository, RepositoryError};
+
+use crate::Database;
+use crate::error::from_diesel;
+use crate::queries::inbound_keys;
+
+#[async_trait]
+impl InboundKeyRepository for Database {
+    async fn list(&self, org: OrgId) -> Result<Vec<InboundKey>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = inbound_keys::list(&mut pooled.conn(), org)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(InboundKey::try_from).collect()
+    }
+
+    async fn get(
+        &self,
+        org: OrgId,
+        id: InboundKeyId,
+    ) -> Result<Option<InboundKey>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let row = inbound_keys::find(&mut pooled.conn(), org, id, None)
+            .await
+            .map_err(from_diesel)?;
+        row.map(InboundKey::try_from).transpose()
+    }
+
+    async fn by_key(&self, key: &str) -> Result<Option<InboundKey>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let row = inbound_keys::find_by_key(&mut pooled.conn(), key)
+            .await
+            .map_err(from_diesel)?;
+        row.map(InboundKey::try_from).transpose()
+    }
+}
