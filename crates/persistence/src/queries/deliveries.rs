@@ -114,6 +114,15 @@ pub(crate) async fn finish(
     Ok(())
 }
 
+/// Whether any delivery is due at `now`: a read, so that an idle worker's poll never
+/// takes SQLite's write lock.
+pub(crate) async fn any_due(conn: &mut Conn<'_>, now: OffsetDateTime) -> QueryResult<bool> {
+    let query = diesel::select(diesel::dsl::exists(
+        webhook_deliveries::table.filter(webhook_deliveries::next_attempt_at.le(DbTime(now))),
+    ));
+    on_conn!(conn, c => query.get_result(c).await)
+}
+
 #[derive(QueryableByName)]
 struct Leased {
     #[diesel(sql_type = PortableUuid)]

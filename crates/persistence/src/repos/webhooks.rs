@@ -55,6 +55,14 @@ impl DeliveryQueue for Database {
         holder: Uuid,
         max_hooks: u32,
     ) -> Result<Vec<(OrgId, WebhookId)>, RepositoryError> {
+        let mut reader = self.pooled().await?;
+        let due = deliveries::any_due(&mut reader.conn(), now)
+            .await
+            .map_err(from_diesel)?;
+        drop(reader);
+        if !due {
+            return Ok(Vec::new());
+        }
         let db = self.clone();
         detached(async move {
             let mut pooled = db.pooled_for_write().await?;
