@@ -2,8 +2,10 @@
 
 pub mod budget;
 pub mod candidates;
+pub mod chat;
 pub mod delivery;
 pub mod escalation;
+pub mod integration_moves;
 pub mod login;
 pub mod reputation;
 pub mod reward;
