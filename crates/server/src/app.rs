@@ -16,9 +16,9 @@ use muster_auth::totp::TotpService;
 use muster_domain::model::{Actor, ActorKind, OrgId};
 use muster_domain::ports::{HookCaller, UnitOfWork, WebhookRepository};
 use muster_domain::service::{
-    AccountPorts, AccountService, AgentService, ApiKeyService, DeliveryService, EventService,
-    GatedUnitOfWork, HookGate, InboundPorts, InboundService, TaskService, WebhookPorts,
-    WebhookService,
+    AccountPorts, AccountService, AgentService, ApiKeyService, ChatService, ChatSettings,
+    DeliveryService, EventService, GatedUnitOfWork, HookGate, InboundPorts, InboundService,
+    TaskService, WebhookPorts, WebhookService,
 };
 use muster_http::{AppState, AuthMode, OAuthSettings, Readiness, ServerOptions};
 use muster_outbound::HttpHookCaller;
@@ -81,6 +81,19 @@ pub async fn app_state(
         clock: clock.clone(),
         ids: ids.clone(),
     });
+    let tasks = TaskService::new(db.clone(), uow.clone(), clock.clone(), ids.clone())
+        .with_reward(task_settings.task_reward);
+    let chat = ChatService::new(
+        tasks.clone(),
+        db.clone(),
+        db.clone(),
+        db.clone(),
+        ChatSettings {
+            agents: hooks.chat_agent_map.0.clone(),
+            default_org: auth.default_org.map(OrgId::from_uuid),
+            token: hooks.chat_token.clone(),
+        },
+    );
     let accounts = AccountService::new(AccountPorts {
         uow: uow.clone(),
         users: db.clone(),
@@ -104,8 +117,8 @@ pub async fn app_state(
         None => None,
     };
     Ok(AppState {
-        tasks: TaskService::new(db.clone(), uow.clone(), clock.clone(), ids.clone())
-            .with_reward(task_settings.task_reward),
+        tasks,
+        chat,
         agents: AgentService::new(
             db.clone(),
             uow.clone(),

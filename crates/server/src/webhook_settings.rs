@@ -3,7 +3,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::collections::HashMap;
+
 use clap::builder::BoolishValueParser;
+use muster_domain::model::AgentId;
 use muster_domain::ports::TargetGuard;
 use muster_domain::rules::delivery::RetrySchedule;
 use muster_domain::service::DeliveryService;
@@ -38,6 +41,48 @@ pub struct WebhookSettings {
     /// Waits between attempts at one event (decision D-83; tests shorten them).
     #[arg(skip)]
     pub retry_schedule: RetrySchedule,
+    /// Chat author ids and the agents they act as: `author=agent-uuid,...` or a JSON
+    /// object `{"author": "agent-uuid"}`. Unmapped authors act as the service in the
+    /// default organization; unmapped bots are ignored.
+    #[arg(long, env = "MUSTER_CHAT_AGENT_MAP", default_value = "",
+          value_parser = parse_agent_map)]
+    pub chat_agent_map: AgentMap,
+    /// The token chat requests must carry in `X-Chat-Token` (none: not checked).
+    #[arg(long, env = "MUSTER_CHAT_TOKEN", hide_env_values = true)]
+    pub chat_token: Option<String>,
+}
+
+/// Chat author ids and agent UUIDs.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AgentMap(pub HashMap<String, AgentId>);
+
+fn parse_agent_map(value: &str) -> Result<AgentMap, String> {
+    let value = value.trim();
+    let pairs: Vec<(String, String)> = if value.starts_with('{') {
+        let object: HashMap<String, String> = serde_json::from_str(value)
+            .map_err(|e| format!("expected a JSON object of author id to agent UUID: {e}"))?;
+        object.into_iter().collect()
+    } else {
+        value
+            .split(',')
+            .map(str::trim)
+            .filter(|pair| !pair.is_empty())
+            .map(|pair| {
+                pair.split_once('=')
+                    .map(|(a, b)| (a.trim().to_owned(), b.trim().to_owned()))
+                    .ok_or_else(|| format!("expected author=agent-uuid, got `{pair}`"))
+            })
+            .collect::<Result<_, _>>()?
+    };
+    pairs
+        .into_iter()
+        .map(|(author, agent)| {
+            let agent = uuid::Uuid::parse_str(&agent)
+                .map_err(|_| format!("`{agent}` (for chat author `{author}`) is not a UUID"))?;
+            Ok((author, AgentId::from_uuid(agent)))
+        })
+        .collect::<Result<_, String>>()
+        .map(AgentMap)
 }
 
 impl Default for WebhookSettings {
@@ -48,6 +93,8 @@ impl Default for WebhookSettings {
             webhook_concurrency: 16,
             webhook_poll_ms: 200,
             retry_schedule: RetrySchedule::default(),
+            chat_agent_map: AgentMap::default(),
+            chat_token: None,
         }
     }
 }

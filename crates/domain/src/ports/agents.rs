@@ -28,6 +28,10 @@ pub trait AgentRepository: Send + Sync {
     /// The agent with `id` in `org`, if any.
     async fn get(&self, org: OrgId, id: AgentId) -> Result<Option<Agent>, RepositoryError>;
 
+    /// The agent `id` in whichever organization it is: for the operator's own
+    /// configuration (the chat author map), never for a caller's input.
+    async fn anywhere(&self, id: AgentId) -> Result<Option<Agent>, RepositoryError>;
+
     /// The agent whose `agentId` is `handle`, with its sealed secret. Handles are unique
     /// across the deployment (decision D-11), so this is the one lookup not scoped to an
     /// organization: it is how a signed request finds its organization.

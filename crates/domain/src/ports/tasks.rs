@@ -68,6 +68,14 @@ pub trait TaskRepository: Send + Sync {
     /// The task with `id` in `org`, if any.
     async fn get(&self, org: OrgId, id: TaskId) -> Result<Option<Task>, RepositoryError>;
 
+    /// The ids and titles of `org`'s open tasks (not done or cancelled), newest first, at
+    /// most `limit`: what a chat completion hint is matched against.
+    async fn open_titles(
+        &self,
+        org: OrgId,
+        limit: u32,
+    ) -> Result<Vec<(TaskId, String)>, RepositoryError>;
+
     /// Tasks of `org` matching `filter`, newest first, at most `limit`, strictly older
     /// than the task `before` when given (keyset paging).
     async fn list(

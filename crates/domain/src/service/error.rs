@@ -309,4 +309,7 @@ pub enum Unauthorized {
     /// An inbound request's `x-service-signature` does not match its body (D-80).
     #[error("Invalid webhook signature")]
     InvalidWebhookSignature,
+    /// A chat request without the configured `X-Chat-Token` (D-86).
+    #[error("Invalid chat token")]
+    InvalidChatToken,
 }

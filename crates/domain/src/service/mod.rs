@@ -9,6 +9,7 @@ mod bootstrap;
 mod error;
 mod events;
 mod inbound;
+mod integrations;
 mod locks;
 mod paging;
 mod scoring;
@@ -37,10 +38,11 @@ pub use events::{EventQuery, EventService};
 pub use inbound::{
     InboundKeyPatch, InboundPorts, InboundService, InboundTask, IssuedKey, MAX_BATCH, NewInboundKey,
 };
+pub use integrations::{ChatAnswer, ChatMessage, ChatService, ChatSettings};
 pub use paging::{Page, PageRequest};
 pub use tasks::{
-    AutoAssign, CandidateQuery, EscalationSweep, NewEscalation, NewTask, SweepFailure, SweepRun,
-    TaskPage, TaskPatch, TaskService, TemplateOverrides,
+    AutoAssign, CandidateQuery, EscalationSweep, IntegrationMove, NewEscalation, NewTask,
+    SweepFailure, SweepRun, TaskPage, TaskPatch, TaskService, TemplateOverrides,
 };
 pub use webhooks::{
     DeliveryService, DrainReport, GatedUnitOfWork, HookGate, NewWebhook, TestOutcome, WebhookPatch,

@@ -5,6 +5,7 @@ pub mod agent_money;
 pub mod agent_skills;
 pub mod agents;
 pub mod auth;
+pub mod chat;
 pub mod events;
 pub mod inbound_webhooks;
 pub mod nullable;

@@ -11,6 +11,7 @@ mod events;
 mod fallback;
 mod health;
 mod inbound_webhooks;
+mod integrations;
 mod oauth;
 mod routing;
 mod task_links;
@@ -23,9 +24,10 @@ use actix_web::{HttpRequest, web};
 pub fn configure(cfg: &mut web::ServiceConfig) {
     tasks(cfg);
     agent_routes(cfg);
-    // Before the outbound hooks: `/api/v1/webhooks/inbound/...` must not be read as a
-    // hook id.
+    // Before the outbound hooks: `/api/v1/webhooks/inbound/...` and
+    // `/api/v1/webhooks/chat` must not be read as hook ids.
     inbound_webhook_routes(cfg);
+    cfg.service(post("/api/v1/webhooks/chat", integrations::chat));
     webhook_routes(cfg);
     cfg.service(
         web::resource("/events")

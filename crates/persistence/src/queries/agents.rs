@@ -26,6 +26,21 @@ pub(crate) async fn find(
     )
 }
 
+/// The agent `id`, in any organization.
+pub(crate) async fn find_anywhere(
+    conn: &mut Conn<'_>,
+    id: AgentId,
+) -> QueryResult<Option<AgentRow>> {
+    on_conn!(conn, c => {
+        agents::table
+            .filter(agents::id.eq(db_uuid(id)))
+            .select(AgentRow::as_select())
+            .first(c)
+            .await
+            .optional()
+    })
+}
+
 /// The agent whose `agentId` is `handle`, in any organization (handles are unique).
 pub(crate) async fn find_by_handle(
     conn: &mut Conn<'_>,

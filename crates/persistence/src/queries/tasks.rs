@@ -171,3 +171,21 @@ pub(crate) async fn overdue(
         rows.order(tasks::id.asc()).limit(i64::from(limit)).load(c).await
     })
 }
+
+/// The ids and titles of `org`'s open tasks, newest first, at most `limit`.
+pub(crate) async fn open_titles(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    limit: u32,
+) -> QueryResult<Vec<(DbUuid, String)>> {
+    on_conn!(conn, c => {
+        tasks::table
+            .filter(tasks::org_id.eq(db_uuid(org)))
+            .filter(tasks::status.ne_all(["done", "cancelled"]))
+            .select((tasks::id, tasks::title))
+            .order(tasks::id.desc())
+            .limit(i64::from(limit))
+            .load(c)
+            .await
+    })
+}

@@ -71,6 +71,15 @@ impl AgentRepository for Database {
             .transpose()
     }
 
+    async fn anywhere(&self, id: AgentId) -> Result<Option<Agent>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let row = agents::find_anywhere(&mut pooled.conn(), id)
+            .await
+            .map_err(from_diesel)?;
+        row.map(|r| AgentCredentials::try_from(r).map(|c| c.agent))
+            .transpose()
+    }
+
     async fn find_credentials(
         &self,
         handle: &AgentHandle,

@@ -20,6 +20,21 @@ impl TaskRepository for Database {
         row.map(Task::try_from).transpose()
     }
 
+    async fn open_titles(
+        &self,
+        org: OrgId,
+        limit: u32,
+    ) -> Result<Vec<(TaskId, String)>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = tasks::open_titles(&mut pooled.conn(), org, limit)
+            .await
+            .map_err(from_diesel)?;
+        Ok(rows
+            .into_iter()
+            .map(|(id, title)| (TaskId::from_uuid(id.0), title))
+            .collect())
+    }
+
     async fn list(
         &self,
         org: OrgId,

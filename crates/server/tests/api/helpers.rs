@@ -306,16 +306,22 @@ impl TestApp {
 
     /// Stops this instance and starts a new one over the same database (a restart).
     pub async fn restart(self) -> Self {
+        let settings = self.settings.clone();
+        self.restart_with(settings).await
+    }
+
+    /// [`restart`](Self::restart) with other settings (ones that name the agents the
+    /// first start created, say).
+    pub async fn restart_with(self, settings: impl Into<AppSettings>) -> Self {
         self.halt().await;
         let Self {
             org,
             other,
-            settings,
             key,
             db,
             ..
         } = self;
-        start(db, key, org, other, settings).await
+        start(db, key, org, other, settings.into()).await
     }
 
     /// The deployment's server key.

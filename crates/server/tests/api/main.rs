@@ -58,6 +58,7 @@ mod auth_login;
 mod auth_modes;
 mod auth_tokens;
 mod auth_totp;
+mod chat_integration;
 mod errors;
 mod events;
 mod events_read;

@@ -4,6 +4,7 @@
 mod comments;
 mod dependencies;
 mod escalations;
+mod integration;
 mod outcomes;
 mod routing;
 mod sweep;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 use time::OffsetDateTime;
 
 pub use self::escalations::NewEscalation;
+pub use self::integration::IntegrationMove;
 pub use self::routing::{AutoAssign, CandidateQuery};
 pub use self::sweep::{EscalationSweep, SweepFailure, SweepRun};
 pub use self::templates::TemplateOverrides;

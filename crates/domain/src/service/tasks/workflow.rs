@@ -138,7 +138,7 @@ impl TaskService {
     /// the `before` events, `task.transitioned`, the closing event, and the outcome's
     /// credits and reputation.
     #[allow(clippy::too_many_arguments)] // one private step shared by three use cases
-    async fn move_to(
+    pub(super) async fn move_to(
         &self,
         tx: &mut dyn Transaction,
         actor: &Actor,

@@ -1,0 +1,292 @@
+//! `POST /api/v1/webhooks/chat` (decision D-86): a chat message creates a task, marks one
+//! done, or is ignored, and says which.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::json;
+
+use crate::model::{
+    Actor, ActorKind, AgentId, AgentStatus, Metadata, OrgId, Reason, Tags, TaskId, TaskStatus,
+};
+use crate::ports::{AgentRepository, OrganizationRepository, TaskRepository};
+use crate::rules::chat::{ChatCommand, parse};
+use crate::service::{NewTask, ServiceError, TaskService, Unauthorized};
+
+/// The most open tasks a completion hint is matched against (the newest).
+const HINT_CANDIDATES: u32 = 10_000;
+
+/// A chat message as the platform sends it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatMessage {
+    /// The platform's message id.
+    pub id: String,
+    /// The channel it was posted in.
+    pub channel_id: String,
+    /// The author's platform id.
+    pub author_id: String,
+    /// Whether the author is a bot.
+    pub bot: bool,
+    /// The text.
+    pub content: String,
+}
+
+/// What came of a message: `{action: created|completed|ignored, taskId, reason}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatAnswer {
+    /// `created`, `completed` or `ignored`.
+    pub action: &'static str,
+    /// The task created or completed (or matched but held).
+    pub task_id: Option<TaskId>,
+    /// Why, when nothing (or not everything) happened.
+    pub reason: Option<String>,
+}
+
+impl ChatAnswer {
+    fn ignored(reason: impl Into<String>, task_id: Option<TaskId>) -> Self {
+        Self {
+            action: "ignored",
+            task_id,
+            reason: Some(reason.into()),
+        }
+    }
+}
+
+/// The operator's chat settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ChatSettings {
+    /// Chat author ids and the agents they act as (`MUSTER_CHAT_AGENT_MAP`).
+    pub agents: HashMap<String, AgentId>,
+    /// The organization of unmapped authors (the deployment's default when `None`).
+    pub default_org: Option<OrgId>,
+    /// The token requests must carry in `X-Chat-Token` (`MUSTER_CHAT_TOKEN`), if any.
+    pub token: Option<String>,
+}
+
+impl ChatSettings {
+    /// `Ok` when no token is configured, or `given` is it (compared in constant time).
+    pub fn check_token(&self, given: Option<&str>) -> Result<(), Unauthorized> {
+        match (&self.token, given) {
+            (None, _) => Ok(()),
+            (Some(token), Some(given)) if constant_time_eq(token.as_bytes(), given.as_bytes()) => {
+                Ok(())
+            }
+            (Some(_), _) => Err(Unauthorized::InvalidChatToken),
+        }
+    }
+}
+
+/// Compares two byte strings in time that depends on their lengths only.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// Chat messages into task changes.
+#[derive(Clone)]
+pub struct ChatService {
+    tasks: TaskService,
+    task_reads: Arc<dyn TaskRepository>,
+    agents: Arc<dyn AgentRepository>,
+    orgs: Arc<dyn OrganizationRepository>,
+    settings: ChatSettings,
+}
+
+impl std::fmt::Debug for ChatService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatService").finish_non_exhaustive()
+    }
+}
+
+impl ChatService {
+    /// Wires the chat integration.
+    pub fn new(
+        tasks: TaskService,
+        task_reads: Arc<dyn TaskRepository>,
+        agents: Arc<dyn AgentRepository>,
+        orgs: Arc<dyn OrganizationRepository>,
+        settings: ChatSettings,
+    ) -> Self {
+        Self {
+            tasks,
+            task_reads,
+            agents,
+            orgs,
+            settings,
+        }
+    }
+
+    /// The settings' token check (`X-Chat-Token`).
+    pub fn check_token(&self, given: Option<&str>) -> Result<(), ServiceError> {
+        Ok(self.settings.check_token(given)?)
+    }
+
+    /// Handles one message: from a mapped author it acts as that agent in its
+    /// organization; from anyone else (bots excepted: they are ignored) as the service
+    /// in the default organization.
+    pub async fn handle(&self, message: &ChatMessage) -> Result<ChatAnswer, ServiceError> {
+        let Some(actor) = self.actor_for(message).await? else {
+            return Ok(ChatAnswer::ignored(
+                if message.bot {
+                    "messages from bots are ignored unless the bot is mapped to an agent"
+                } else {
+                    "no organization to act in: the author is not mapped and there is no default organization"
+                },
+                None,
+            ));
+        };
+        match parse(&message.content) {
+            ChatCommand::Nothing(reason) => Ok(ChatAnswer::ignored(reason, None)),
+            ChatCommand::Create { title, priority } => {
+                let metadata = Metadata::new(json!({
+                    "source": "chat",
+                    "chatMessageId": message.id,
+                    "chatChannelId": message.channel_id,
+                    "chatAuthorId": message.author_id,
+                }))?;
+                let task = self
+                    .tasks
+                    .create(
+                        &actor,
+                        NewTask {
+                            title,
+                            description: None,
+                            priority,
+                            assignee_id: None,
+                            parent_task_id: None,
+                            approval_required: false,
+                            due_at: None,
+                            tags: Tags::default(),
+                            metadata,
+                        },
+                    )
+                    .await?;
+                Ok(ChatAnswer {
+                    action: "created",
+                    task_id: Some(task.id),
+                    reason: None,
+                })
+            }
+            ChatCommand::Complete { hint } => self.complete(&actor, &hint).await,
+        }
+    }
+
+    async fn complete(&self, actor: &Actor, hint: &str) -> Result<ChatAnswer, ServiceError> {
+        let open = self
+            .task_reads
+            .open_titles(actor.org_id, HINT_CANDIDATES)
+            .await?;
+        let Some(task) = match_hint(&open, hint) else {
+            return Ok(ChatAnswer::ignored(
+                format!("no single open task matches \"{hint}\""),
+                None,
+            ));
+        };
+        let reason = Reason::new("completed from chat".to_owned())?;
+        let moved = self
+            .tasks
+            .advance(actor, task, TaskStatus::Done, reason)
+            .await?;
+        Ok(match moved.held {
+            None => ChatAnswer {
+                action: "completed",
+                task_id: Some(task),
+                reason: None,
+            },
+            Some(why) => ChatAnswer::ignored(why, Some(task)),
+        })
+    }
+
+    /// The mapped agent (active, in its organization), or the service in the default
+    /// organization; `None` for an unmapped bot or when there is no organization.
+    async fn actor_for(&self, message: &ChatMessage) -> Result<Option<Actor>, ServiceError> {
+        if let Some(agent) = self.settings.agents.get(&message.author_id) {
+            let agent = self.agents.anywhere(*agent).await?;
+            return Ok(agent
+                .filter(|a| a.status == AgentStatus::Active)
+                .map(|a| Actor {
+                    org_id: a.org_id,
+                    kind: ActorKind::Agent {
+                        id: a.id,
+                        role: a.role,
+                        mode: a.mode,
+                        level: a.level,
+                    },
+                }));
+        }
+        if message.bot {
+            return Ok(None);
+        }
+        let org = match self.settings.default_org {
+            Some(org) => Some(org),
+            None => self.orgs.default_organization().await?.map(|o| o.id),
+        };
+        Ok(org.map(|org_id| Actor {
+            org_id,
+            kind: ActorKind::System,
+        }))
+    }
+}
+
+/// The task `hint` names among `open`: the one whose title equals it (ignoring case and
+/// surrounding blanks), else the single one whose title contains it; several or none:
+/// no task.
+fn match_hint(open: &[(TaskId, String)], hint: &str) -> Option<TaskId> {
+    let hint = hint.trim().to_lowercase();
+    if hint.is_empty() {
+        return None;
+    }
+    let exact: Vec<TaskId> = open
+        .iter()
+        .filter(|(_, title)| title.trim().to_lowercase() == hint)
+        .map(|(id, _)| *id)
+        .collect();
+    if let [one] = exact.as_slice() {
+        return Some(*one);
+    }
+    if exact.len() > 1 {
+        return None;
+    }
+    let containing: Vec<TaskId> = open
+        .iter()
+        .filter(|(_, title)| title.to_lowercase().contains(&hint))
+        .map(|(id, _)| *id)
+        .collect();
+    match containing.as_slice() {
+        [one] => Some(*one),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use uuid::Uuid;
+
+    use super::*;
+
+    fn id(n: u128) -> TaskId {
+        TaskId::from_uuid(Uuid::from_u128(n))
+    }
+
+    #[test]
+    fn hints_match_an_exact_title_else_a_single_containing_one() {
+        let open = vec![
+            (id(1), "Fix login".to_owned()),
+            (id(2), "Fix login page styles".to_owned()),
+            (id(3), "Rotate API keys".to_owned()),
+            (id(4), "Deploy Überweisung".to_owned()),
+        ];
+        assert_eq!(match_hint(&open, "fix LOGIN "), Some(id(1)), "exact wins");
+        assert_eq!(match_hint(&open, "page styles"), Some(id(2)));
+        assert_eq!(match_hint(&open, "rotate"), Some(id(3)));
+        assert_eq!(
+            match_hint(&open, "überweisung"),
+            Some(id(4)),
+            "unicode case"
+        );
+        assert_eq!(match_hint(&open, "fix"), None, "two contain it");
+        assert_eq!(match_hint(&open, "nothing"), None);
+        assert_eq!(match_hint(&open, "  "), None);
+        let twins = vec![(id(1), "Same".to_owned()), (id(2), "same".to_owned())];
+        assert_eq!(match_hint(&twins, "same"), None, "two exact: ambiguous");
+    }
+}
