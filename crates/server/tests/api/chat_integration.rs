@@ -280,6 +280,10 @@ mod mapped {
             "bot-9".to_owned(),
             muster_domain::model::AgentId::from_uuid(theirs),
         );
+        map.insert(
+            "ghost".to_owned(),
+            muster_domain::model::AgentId::from_uuid(uuid::Uuid::now_v7()),
+        );
         let settings = WebhookSettings {
             chat_agent_map: muster_server::webhook_settings::AgentMap(map),
             chat_token: Some("chat-s3cret".into()),
@@ -318,9 +322,15 @@ mod mapped {
             app.get(&app.org.hr, &format!("/tasks/{id}")).await.status,
             404
         );
-        // A mapped bot is heard.
+        // A mapped bot is heard; an author mapped to no agent is not.
         let reply = send_ok(message("bot-9", true, "✅ Task: From the mapped bot")).await;
         assert_eq!(reply.data()["action"], "created");
+        let reply = send_ok(message("ghost", false, "✅ Task: From nobody")).await;
+        assert_eq!(reply.data()["action"], "ignored");
+        assert_eq!(
+            reply.data()["reason"],
+            "the author is mapped to an agent that does not exist"
+        );
         app.stop().await;
     }
 }

@@ -124,15 +124,9 @@ impl ChatService {
     /// organization; from anyone else (bots excepted: they are ignored) as the service
     /// in the default organization.
     pub async fn handle(&self, message: &ChatMessage) -> Result<ChatAnswer, ServiceError> {
-        let Some(actor) = self.actor_for(message).await? else {
-            return Ok(ChatAnswer::ignored(
-                if message.bot {
-                    "messages from bots are ignored unless the bot is mapped to an agent"
-                } else {
-                    "no organization to act in: the author is not mapped and there is no default organization"
-                },
-                None,
-            ));
+        let actor = match self.actor_for(message).await? {
+            Ok(actor) => actor,
+            Err(reason) => return Ok(ChatAnswer::ignored(reason, None)),
         };
         match parse(&message.content) {
             ChatCommand::Nothing(reason) => Ok(ChatAnswer::ignored(reason, None)),
@@ -197,13 +191,14 @@ impl ChatService {
     }
 
     /// The mapped agent (active, in its organization), or the service in the default
-    /// organization; `None` for an unmapped bot or when there is no organization.
-    async fn actor_for(&self, message: &ChatMessage) -> Result<Option<Actor>, ServiceError> {
+    /// organization; else why the message is ignored.
+    async fn actor_for(
+        &self,
+        message: &ChatMessage,
+    ) -> Result<Result<Actor, &'static str>, ServiceError> {
         if let Some(agent) = self.settings.agents.get(&message.author_id) {
-            let agent = self.agents.anywhere(*agent).await?;
-            return Ok(agent
-                .filter(|a| a.status == AgentStatus::Active)
-                .map(|a| Actor {
+            return Ok(match self.agents.anywhere(*agent).await? {
+                Some(a) if a.status == AgentStatus::Active => Ok(Actor {
                     org_id: a.org_id,
                     kind: ActorKind::Agent {
                         id: a.id,
@@ -211,19 +206,29 @@ impl ChatService {
                         mode: a.mode,
                         level: a.level,
                     },
-                }));
+                }),
+                Some(_) => Err("the author's agent is not active"),
+                None => Err("the author is mapped to an agent that does not exist"),
+            });
         }
         if message.bot {
-            return Ok(None);
+            return Ok(Err(
+                "messages from bots are ignored unless the bot is mapped to an agent",
+            ));
         }
         let org = match self.settings.default_org {
             Some(org) => Some(org),
             None => self.orgs.default_organization().await?.map(|o| o.id),
         };
-        Ok(org.map(|org_id| Actor {
-            org_id,
-            kind: ActorKind::System,
-        }))
+        Ok(org
+            .map(|org_id| Actor {
+                org_id,
+                kind: ActorKind::System,
+            })
+            .ok_or(
+                "no organization to act in: the author is not mapped and there is no default \
+                 organization",
+            ))
     }
 }
 
