@@ -30,6 +30,9 @@ pub enum Forbidden {
     /// admin users (decision D-18).
     #[error("only founder or admin agents and admin users may create founder or admin agents")]
     PrivilegedRoleRequired,
+    /// Code-host connections are managed by admin users (decision D-87).
+    #[error("only admin users may manage code-host connections")]
+    AdminUserRequired,
     /// Account and API-key routes act on the signed-in user's own account.
     #[error("this action needs a signed-in user")]
     UserRequired,
@@ -150,6 +153,19 @@ pub fn may_read_webhooks(actor: &Actor) -> Result<(), Forbidden> {
     match actor.kind {
         ActorKind::User { .. } => Ok(()),
         ActorKind::Agent { .. } | ActorKind::System => Err(Forbidden::UserRequired),
+    }
+}
+
+/// May `actor` manage code-host connections (decision D-87)? Admin users only (through
+/// an API key only with the `admin` scope).
+pub fn may_manage_codehost(actor: &Actor) -> Result<(), Forbidden> {
+    has_scope(actor, ApiKeyScope::Admin)?;
+    match actor.kind {
+        ActorKind::User {
+            role: UserRole::Admin,
+            ..
+        } => Ok(()),
+        _ => Err(Forbidden::AdminUserRequired),
     }
 }
 

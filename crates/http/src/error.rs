@@ -120,7 +120,8 @@ impl From<ServiceError> for ApiError {
             ServiceError::Invalid(_) => StatusCode::BAD_REQUEST,
             ServiceError::NotFound(_)
             | ServiceError::NoMatchingAgent
-            | ServiceError::InboundKeyNotFound => StatusCode::NOT_FOUND,
+            | ServiceError::InboundKeyNotFound
+            | ServiceError::UnknownInstallation(_) => StatusCode::NOT_FOUND,
             ServiceError::Forbidden(_)
             | ServiceError::Transition(TransitionError::ApprovalRequired) => StatusCode::FORBIDDEN,
             ServiceError::Transition(TransitionError::NotAllowed { .. })

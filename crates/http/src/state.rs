@@ -8,8 +8,8 @@ use muster_auth::bearer::BearerAuthenticator;
 use muster_domain::model::{Actor, User};
 use muster_domain::ports::IdentityProvider;
 use muster_domain::service::{
-    AccountService, AgentService, ApiKeyService, ChatService, EventService, InboundService,
-    TaskService, WebhookService,
+    AccountService, AgentService, ApiKeyService, ChatService, CodeHostService, EventService,
+    InboundService, TaskService, WebhookService,
 };
 
 /// Answers whether the service's dependencies (the database) respond, for `GET /ready`.
@@ -85,6 +85,8 @@ pub struct AppState {
     pub inbound: InboundService,
     /// The chat-platform integration.
     pub chat: ChatService,
+    /// The code-host integration.
+    pub codehost: CodeHostService,
     /// Verifies signed agent requests.
     pub agent_auth: Arc<AgentAuthenticator>,
     /// Verifies access tokens and API keys.

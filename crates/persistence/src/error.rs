@@ -51,6 +51,11 @@ fn unique_key(constraint: Option<&str>, message: &str) -> UniqueKey {
         "agent_capabilities.agent_id, agent_capabilities.capability",
     ) {
         UniqueKey::Capability
+    } else if names(
+        "codehost_connections_installation_id_key",
+        "codehost_connections.installation_id",
+    ) {
+        UniqueKey::Installation
     } else {
         UniqueKey::Other(constraint.unwrap_or(message).to_owned())
     }

@@ -391,6 +391,51 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use crate::types::{PortableTimestamp, PortableUuid};
+    use diesel::sql_types::*;
+
+    codehost_connections (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        installation_id -> BigInt,
+        name -> Text,
+        repository -> Nullable<Text>,
+        sealed_secret -> Binary,
+        enabled -> Bool,
+        created_at -> PortableTimestamp,
+        updated_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use crate::types::{PortableTimestamp, PortableUuid};
+    use diesel::sql_types::*;
+
+    codehost_links (connection_id, repository, kind, number) {
+        connection_id -> PortableUuid,
+        repository -> Text,
+        kind -> Text,
+        number -> BigInt,
+        task_id -> PortableUuid,
+        linked_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use crate::types::{PortableTimestamp, PortableUuid};
+    use diesel::sql_types::*;
+
+    codehost_deliveries (connection_id, delivery_id) {
+        connection_id -> PortableUuid,
+        delivery_id -> Text,
+        received_at -> PortableTimestamp,
+        action -> Nullable<Text>,
+        task_id -> Nullable<PortableUuid>,
+        reason -> Nullable<Text>,
+    }
+}
+
 joinable!(users -> organizations (org_id));
 joinable!(task_dependencies -> organizations (org_id));
 joinable!(task_comments -> tasks (task_id));
@@ -433,4 +478,7 @@ allow_tables_to_appear_in_same_query!(
     webhook_deliveries,
     webhook_attempts,
     inbound_webhook_keys,
+    codehost_connections,
+    codehost_links,
+    codehost_deliveries,
 );

@@ -8,9 +8,10 @@ use std::pin::Pin;
 use async_trait::async_trait;
 use diesel_async::{AsyncConnection, AsyncPgConnection};
 use muster_domain::model::{
-    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId, Comment,
-    CommentId, DeliveryAttempt, DependencyId, Email, Escalation, Event, EventId, InboundKey,
-    InboundKeyId, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization, RefreshToken,
+    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId,
+    CodeHostConnection, CodeHostConnectionId, CodeHostLink, Comment, CommentId, DeliveryAttempt,
+    DependencyId, Email, Escalation, Event, EventId, InboundKey, InboundKeyId, IntegrationAnswer,
+    ItemRef, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization, RefreshToken,
     RefreshTokenId, ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate, TokenHash, User,
     UserId, Webhook, WebhookId,
 };
@@ -23,15 +24,15 @@ use crate::conn::{Conn, PooledConn};
 use crate::db::SqliteConn;
 use crate::error::from_diesel;
 use crate::queries::{
-    agents, api_keys, capabilities, comments, deliveries, dependencies, escalations, events,
-    inbound_keys, ledger, oauth_states, organizations, recovery_codes, refresh_tokens, tasks,
-    templates, users, webhooks,
+    agents, api_keys, capabilities, codehost, comments, deliveries, dependencies, escalations,
+    events, inbound_keys, ledger, oauth_states, organizations, recovery_codes, refresh_tokens,
+    tasks, templates, users, webhooks,
 };
 use crate::rows::{
-    AgentChanges, AgentRow, ApiKeyRow, AttemptRow, CapabilityRow, CommentRow, DependencyRow,
-    EscalationRow, EventRow, InboundKeyRow, LedgerRow, OAuthStateRow, OrganizationRow,
-    RefreshTokenRow, ReputationRow, SubscriptionRow, TaskRow, TemplateRow, UserChanges, UserRow,
-    WebhookRow,
+    AgentChanges, AgentRow, ApiKeyRow, AttemptRow, CapabilityRow, CommentRow, ConnectionRow,
+    DependencyRow, EscalationRow, EventRow, HostDeliveryRow, InboundKeyRow, LedgerRow,
+    OAuthStateRow, OrganizationRow, RefreshTokenRow, ReputationRow, SubscriptionRow, TaskRow,
+    TemplateRow, UserChanges, UserRow, WebhookRow,
 };
 
 /// Why a transaction ended without a commit: the store failed, or the work refused.
@@ -650,6 +651,100 @@ impl Transaction for DbTransaction<'_> {
         events: &[EventId],
     ) -> Result<(), RepositoryError> {
         deliveries::finish(&mut self.0, hook, events)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn codehost_connection(
+        &mut self,
+        org: OrgId,
+        id: CodeHostConnectionId,
+        lock: Lock,
+    ) -> Result<Option<CodeHostConnection>, RepositoryError> {
+        let row = codehost::find(&mut self.0, org, id, Some(lock))
+            .await
+            .map_err(from_diesel)?;
+        row.map(CodeHostConnection::try_from).transpose()
+    }
+
+    async fn insert_codehost_connection(
+        &mut self,
+        connection: &CodeHostConnection,
+    ) -> Result<(), RepositoryError> {
+        codehost::insert(&mut self.0, &ConnectionRow::from(connection))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn update_codehost_connection(
+        &mut self,
+        connection: &CodeHostConnection,
+    ) -> Result<bool, RepositoryError> {
+        codehost::update(&mut self.0, &ConnectionRow::from(connection))
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn delete_codehost_connection(
+        &mut self,
+        org: OrgId,
+        id: CodeHostConnectionId,
+    ) -> Result<bool, RepositoryError> {
+        codehost::delete(&mut self.0, org, id)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn claim_codehost_delivery(
+        &mut self,
+        connection: CodeHostConnectionId,
+        delivery: &str,
+        at: OffsetDateTime,
+    ) -> Result<bool, RepositoryError> {
+        codehost::claim_delivery(&mut self.0, connection, delivery, at)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn codehost_answer(
+        &mut self,
+        connection: CodeHostConnectionId,
+        delivery: &str,
+    ) -> Result<Option<IntegrationAnswer>, RepositoryError> {
+        let row = codehost::find_delivery(&mut self.0, connection, delivery)
+            .await
+            .map_err(from_diesel)?;
+        Ok(row.map(HostDeliveryRow::answer).transpose()?.flatten())
+    }
+
+    async fn record_codehost_answer(
+        &mut self,
+        connection: CodeHostConnectionId,
+        delivery: &str,
+        answer: &IntegrationAnswer,
+    ) -> Result<(), RepositoryError> {
+        codehost::record_answer(&mut self.0, connection, delivery, answer)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn codehost_link(
+        &mut self,
+        connection: CodeHostConnectionId,
+        item: &ItemRef,
+    ) -> Result<Option<CodeHostLink>, RepositoryError> {
+        let row = codehost::find_link(&mut self.0, connection, item)
+            .await
+            .map_err(from_diesel)?;
+        row.map(CodeHostLink::try_from).transpose()
+    }
+
+    async fn link_codehost_item(
+        &mut self,
+        link: &CodeHostLink,
+        at: OffsetDateTime,
+    ) -> Result<(), RepositoryError> {
+        codehost::upsert_link(&mut self.0, link, at)
             .await
             .map_err(from_diesel)
     }

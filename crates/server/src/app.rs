@@ -17,8 +17,8 @@ use muster_domain::model::{Actor, ActorKind, OrgId};
 use muster_domain::ports::{HookCaller, UnitOfWork, WebhookRepository};
 use muster_domain::service::{
     AccountPorts, AccountService, AgentService, ApiKeyService, ChatService, ChatSettings,
-    DeliveryService, EventService, GatedUnitOfWork, HookGate, InboundPorts, InboundService,
-    TaskService, WebhookPorts, WebhookService,
+    CodeHostPorts, CodeHostService, DeliveryService, EventService, GatedUnitOfWork, HookGate,
+    InboundPorts, InboundService, TaskService, WebhookPorts, WebhookService,
 };
 use muster_http::{AppState, AuthMode, OAuthSettings, Readiness, ServerOptions};
 use muster_outbound::HttpHookCaller;
@@ -83,17 +83,7 @@ pub async fn app_state(
     });
     let tasks = TaskService::new(db.clone(), uow.clone(), clock.clone(), ids.clone())
         .with_reward(task_settings.task_reward);
-    let chat = ChatService::new(
-        tasks.clone(),
-        db.clone(),
-        db.clone(),
-        db.clone(),
-        ChatSettings {
-            agents: hooks.chat_agent_map.0.clone(),
-            default_org: auth.default_org.map(OrgId::from_uuid),
-            token: hooks.chat_token.clone(),
-        },
-    );
+    let (chat, codehost) = integrations(&tasks, &db, &uow, key, auth, hooks);
     let accounts = AccountService::new(AccountPorts {
         uow: uow.clone(),
         users: db.clone(),
@@ -119,6 +109,7 @@ pub async fn app_state(
     Ok(AppState {
         tasks,
         chat,
+        codehost,
         agents: AgentService::new(
             db.clone(),
             uow.clone(),
@@ -144,6 +135,38 @@ pub async fn app_state(
         oauth,
         readiness: Arc::new(DatabaseReadiness(Database::clone(&db))),
     })
+}
+
+/// The chat-platform and code-host integrations, driving `tasks`.
+fn integrations(
+    tasks: &TaskService,
+    db: &Arc<Database>,
+    uow: &Arc<dyn UnitOfWork>,
+    key: &ServerKey,
+    auth: &AuthSettings,
+    hooks: &WebhookSettings,
+) -> (ChatService, CodeHostService) {
+    let chat = ChatService::new(
+        tasks.clone(),
+        db.clone(),
+        db.clone(),
+        db.clone(),
+        ChatSettings {
+            agents: hooks.chat_agent_map.0.clone(),
+            default_org: auth.default_org.map(OrgId::from_uuid),
+            token: hooks.chat_token.clone(),
+        },
+    );
+    let codehost = CodeHostService::new(CodeHostPorts {
+        tasks: tasks.clone(),
+        connections: db.clone(),
+        uow: uow.clone(),
+        vault: Arc::new(key.secret_cipher()),
+        signer: Arc::new(HmacSha256),
+        clock: Arc::new(SystemClock),
+        ids: Arc::new(UuidV7Ids),
+    });
+    (chat, codehost)
 }
 
 /// The HTTP client calling hooks, with the SSRF guard the settings ask for.

@@ -115,3 +115,7 @@ id_type!(
     /// Identifies an inbound webhook key.
     InboundKeyId
 );
+id_type!(
+    /// Identifies a code-host connection.
+    CodeHostConnectionId
+);

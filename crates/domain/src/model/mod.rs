@@ -4,6 +4,7 @@ mod actor;
 mod agent;
 mod author;
 mod capability;
+mod codehost;
 mod comment;
 mod credentials;
 mod dependency;
@@ -12,6 +13,7 @@ mod event;
 mod ids;
 mod inbound;
 pub mod instant;
+mod integration;
 mod ledger;
 mod organization;
 mod task;
@@ -27,6 +29,9 @@ pub use agent::{
 };
 pub use author::Author;
 pub use capability::{Capability, CapabilityName, Proficiency};
+pub use codehost::{
+    CodeHostConnection, CodeHostLink, InstallationId, ItemRef, LinkKind, RepositoryName,
+};
 pub use comment::{Comment, CommentBody};
 pub use credentials::{
     AccessGrant, AccessToken, ApiKey, ApiKeyName, ApiKeyScope, BearerSecret, LoginOutcome,
@@ -39,8 +44,9 @@ pub use ids::{
     AgentId, ApiKeyId, CapabilityId, CommentId, DependencyId, EscalationId, EventId, LedgerEntryId,
     LoginFamilyId, OrgId, RefreshTokenId, ReputationEventId, TaskId, TemplateId, UserId,
 };
-pub use ids::{DeliveryAttemptId, InboundKeyId, WebhookId};
+pub use ids::{CodeHostConnectionId, DeliveryAttemptId, InboundKeyId, WebhookId};
 pub use inbound::InboundKey;
+pub use integration::{IntegrationAction, IntegrationAnswer};
 pub use ledger::{CreditKind, LedgerEntry, ReputationEvent, ReputationKind};
 pub use organization::{OrgName, Organization};
 pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};

@@ -19,6 +19,8 @@ pub enum UniqueKey {
     TemplateName,
     /// The agent already declares that capability.
     Capability,
+    /// A code-host connection for that installation exists.
+    Installation,
     /// A primary key or another unique value; holds the store's name for it.
     Other(String),
 }

@@ -4,6 +4,7 @@
 //! [`MockTransaction`].
 
 mod agents;
+mod codehost;
 mod credentials;
 mod error;
 mod events;
@@ -20,6 +21,7 @@ mod users;
 mod webhooks;
 
 pub use agents::{AgentFilter, AgentRepository};
+pub use codehost::CodeHostRepository;
 pub use credentials::{
     ExternalIdentity, IdentityProvider, NewTotpSecret, PasswordHasher, ProviderError, SecretKind,
     TokenMinter, TotpAuthority,
@@ -42,6 +44,8 @@ pub use webhooks::{
 
 #[cfg(any(test, feature = "mocks"))]
 pub use agents::MockAgentRepository;
+#[cfg(any(test, feature = "mocks"))]
+pub use codehost::MockCodeHostRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use credentials::{
     MockIdentityProvider, MockPasswordHasher, MockTokenMinter, MockTotpAuthority,

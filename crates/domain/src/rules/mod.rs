@@ -3,6 +3,8 @@
 pub mod budget;
 pub mod candidates;
 pub mod chat;
+pub mod codehost;
+pub mod constant_time;
 pub mod delivery;
 pub mod escalation;
 pub mod integration_moves;

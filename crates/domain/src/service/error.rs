@@ -44,6 +44,9 @@ pub enum ServiceError {
     /// An inbound webhook key that is unknown, rotated away or disabled (404, D-80).
     #[error("Webhook key not found or disabled")]
     InboundKeyNotFound,
+    /// A code-host event for an installation no connection has (404, decision D-87).
+    #[error("No code-host connection for installation {0}")]
+    UnknownInstallation(i64),
     /// Storage is temporarily unreachable (503).
     #[error("storage unavailable")]
     Unavailable(#[source] RepositoryError),
@@ -102,6 +105,8 @@ pub enum Entity {
     Webhook,
     /// An inbound webhook key.
     InboundKey,
+    /// A code-host connection.
+    CodeHostConnection,
 }
 
 impl fmt::Display for Entity {
@@ -120,6 +125,7 @@ impl fmt::Display for Entity {
             Self::Capability => "Capability",
             Self::Webhook => "Webhook",
             Self::InboundKey => "Inbound webhook key",
+            Self::CodeHostConnection => "Code-host connection",
         })
     }
 }
@@ -283,6 +289,7 @@ fn duplicate_message(key: &UniqueKey) -> &'static str {
         UniqueKey::Dependency => "Task already depends on that task",
         UniqueKey::TemplateName => "A template with that name already exists",
         UniqueKey::Capability => "Agent already has that capability",
+        UniqueKey::Installation => "A connection for that installation already exists",
         UniqueKey::Other(_) => "a record with the same unique values already exists",
     }
 }
@@ -309,6 +316,9 @@ pub enum Unauthorized {
     /// An inbound request's `x-service-signature` does not match its body (D-80).
     #[error("Invalid webhook signature")]
     InvalidWebhookSignature,
+    /// A code-host event whose `X-Host-Signature-256` does not match its body (D-87).
+    #[error("Invalid code-host signature")]
+    InvalidHostSignature,
     /// A chat request without the configured `X-Chat-Token` (D-86).
     #[error("Invalid chat token")]
     InvalidChatToken,

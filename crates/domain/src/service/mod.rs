@@ -38,7 +38,10 @@ pub use events::{EventQuery, EventService};
 pub use inbound::{
     InboundKeyPatch, InboundPorts, InboundService, InboundTask, IssuedKey, MAX_BATCH, NewInboundKey,
 };
-pub use integrations::{ChatAnswer, ChatMessage, ChatService, ChatSettings};
+pub use integrations::{
+    ChatMessage, ChatService, ChatSettings, CodeHostPorts, CodeHostService, HostDelivery,
+    IssuedConnection, NewConnection,
+};
 pub use paging::{Page, PageRequest};
 pub use tasks::{
     AutoAssign, CandidateQuery, EscalationSweep, IntegrationMove, NewEscalation, NewTask,

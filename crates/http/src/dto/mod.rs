@@ -8,6 +8,7 @@ pub mod auth;
 pub mod chat;
 pub mod events;
 pub mod inbound_webhooks;
+pub mod integrations;
 pub mod nullable;
 pub mod paging;
 pub mod routing;

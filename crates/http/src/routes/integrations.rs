@@ -6,7 +6,8 @@ use actix_web::web::{Data, Json};
 use crate::ApiError;
 use crate::body::parse_json;
 use crate::dto::Data as Envelope;
-use crate::dto::chat::{ChatAnswerResponse, ChatMessageBody};
+use crate::dto::chat::ChatMessageBody;
+use crate::dto::integrations::IntegrationAnswerResponse;
 use crate::extract::RawBody;
 use crate::state::AppState;
 
@@ -15,7 +16,7 @@ pub(super) async fn chat(
     state: Data<AppState>,
     req: HttpRequest,
     body: RawBody,
-) -> Result<Json<Envelope<ChatAnswerResponse>>, ApiError> {
+) -> Result<Json<Envelope<IntegrationAnswerResponse>>, ApiError> {
     let token = req
         .headers()
         .get("x-chat-token")

@@ -7,6 +7,7 @@ mod agent_spawning;
 mod agents;
 mod api_keys;
 mod auth;
+mod codehost;
 mod events;
 mod fallback;
 mod health;
@@ -28,6 +29,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     // `/api/v1/webhooks/chat` must not be read as hook ids.
     inbound_webhook_routes(cfg);
     cfg.service(post("/api/v1/webhooks/chat", integrations::chat));
+    codehost_routes(cfg);
     webhook_routes(cfg);
     cfg.service(
         web::resource("/events")
@@ -276,6 +278,28 @@ fn inbound_webhook_routes(cfg: &mut web::ServiceConfig) {
     .service(post(
         "/api/v1/webhooks/inbound/{key}/batch",
         inbound_webhooks::ingest_batch,
+    ));
+}
+
+/// The code-host integration: connections (admin users) and the events endpoint
+/// (decision D-87).
+fn codehost_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(
+        web::resource("/api/v1/integrations/codehost/connections")
+            .route(web::post().to(codehost::create))
+            .route(web::get().to(codehost::list))
+            .default_service(only("GET, POST")),
+    )
+    .service(
+        web::resource("/api/v1/integrations/codehost/connections/{id}")
+            .route(web::get().to(codehost::get))
+            .route(web::patch().to(codehost::update))
+            .route(web::delete().to(codehost::delete))
+            .default_service(only("DELETE, GET, PATCH")),
+    )
+    .service(post(
+        "/api/v1/integrations/codehost/webhook",
+        codehost::webhook,
     ));
 }
 

@@ -1,6 +1,7 @@
 //! The domain's ports, implemented on [`Database`](crate::Database).
 
 mod agents;
+mod codehost;
 mod events;
 mod inbound_keys;
 mod nonces;

@@ -4,6 +4,7 @@
 mod agent;
 mod api_key;
 mod capability;
+mod codehost;
 mod comment;
 mod dependency;
 mod escalation;
@@ -22,6 +23,7 @@ mod webhook;
 pub(crate) use agent::{AgentChanges, AgentRow};
 pub(crate) use api_key::ApiKeyRow;
 pub(crate) use capability::CapabilityRow;
+pub(crate) use codehost::{ConnectionRow, HostDeliveryRow, LinkRow};
 pub(crate) use comment::CommentRow;
 pub(crate) use dependency::DependencyRow;
 pub(crate) use escalation::EscalationRow;

@@ -42,6 +42,8 @@ mod agents;
 #[cfg(test)]
 mod api_keys;
 #[cfg(test)]
+mod codehost;
+#[cfg(test)]
 mod credentials;
 #[cfg(test)]
 mod events;

@@ -7,12 +7,12 @@ use super::EventSeverity;
 use super::payloads::{
     AgentBudgetUpdated, AgentCapabilityAdded, AgentCapabilityRemoved, AgentCapabilityUpdated,
     AgentDemoted, AgentRegistered, AgentSpawned, AgentStatusChanged, AgentUpdated, ApiKeyCreated,
-    ApiKeyRevoked, CreditsEarned, CreditsGranted, CreditsSpent, CreditsTransferred,
-    InboundWebhookChanged, ReputationChanged, TaskApproved, TaskAssigned, TaskClosed,
-    TaskCommented, TaskCreated, TaskDependencyAdded, TaskDependencyRemoved, TaskEscalated,
-    TaskTransitioned, TaskUpdated, TemplateCreated, UserCreated, UserLogin, UserLoginFailed,
-    UserLogout, UserSecurityChanged, WebhookBlocked, WebhookChanged, WebhookDeleted,
-    WebhookDisabled,
+    ApiKeyRevoked, CodeHostConnectionChanged, CreditsEarned, CreditsGranted, CreditsSpent,
+    CreditsTransferred, InboundWebhookChanged, ReputationChanged, TaskApproved, TaskAssigned,
+    TaskClosed, TaskCommented, TaskCreated, TaskDependencyAdded, TaskDependencyRemoved,
+    TaskEscalated, TaskTransitioned, TaskUpdated, TemplateCreated, UserCreated, UserLogin,
+    UserLoginFailed, UserLogout, UserSecurityChanged, WebhookBlocked, WebhookChanged,
+    WebhookDeleted, WebhookDisabled,
 };
 
 macro_rules! audit_events {
@@ -159,6 +159,12 @@ audit_events! {
     InboundWebhookRotated(InboundWebhookChanged) = "inbound_webhook.rotated", INBOUND_WEBHOOK_ROTATED, "inbound_webhook", Info;
     /// An inbound webhook key was deleted.
     InboundWebhookDeleted(InboundWebhookChanged) = "inbound_webhook.deleted", INBOUND_WEBHOOK_DELETED, "inbound_webhook", Info;
+    /// A code-host connection was created (beyond D-70's list: every change is audited).
+    CodeHostConnectionCreated(CodeHostConnectionChanged) = "codehost_connection.created", CODEHOST_CONNECTION_CREATED, "codehost_connection", Info;
+    /// A code-host connection was switched on or off.
+    CodeHostConnectionUpdated(CodeHostConnectionChanged) = "codehost_connection.updated", CODEHOST_CONNECTION_UPDATED, "codehost_connection", Info;
+    /// A code-host connection was deleted, with its links.
+    CodeHostConnectionDeleted(CodeHostConnectionChanged) = "codehost_connection.deleted", CODEHOST_CONNECTION_DELETED, "codehost_connection", Info;
 }
 
 #[cfg(test)]

@@ -20,7 +20,8 @@ const D70: &str = "task.created task.updated task.transitioned task.done task.ca
     user.password_changed user.totp_enabled user.totp_disabled api_key.created \
     api_key.revoked webhook.created webhook.updated webhook.deleted webhook.disabled \
     webhook.blocked inbound_webhook.created inbound_webhook.updated inbound_webhook.rotated \
-    inbound_webhook.deleted";
+    inbound_webhook.deleted \
+    codehost_connection.created codehost_connection.updated codehost_connection.deleted";
 
 fn agent(n: u128) -> AgentId {
     AgentId::from_uuid(Uuid::from_u128(n))
@@ -70,6 +71,13 @@ fn samples() -> Vec<(AuditEvent, Value)> {
     let status_json = json!({"agentId": "w-1", "reason": null});
     let hook_json = json!({"name": "ci", "url": "https://hooks.example/x", "hookType": "post", "events": ["*"]});
     let inbound = || InboundWebhookChanged { name: "crm".into() };
+    let codehost = || CodeHostConnectionChanged {
+        name: "acme".into(),
+        installation_id: 42,
+        repository: Some("acme/widgets".into()),
+        enabled: true,
+    };
+    let codehost_json = json!({"name": "acme", "installationId": 42, "repository": "acme/widgets", "enabled": true});
     vec![
         (
             E::TaskCreated(TaskCreated {
@@ -317,6 +325,15 @@ fn samples() -> Vec<(AuditEvent, Value)> {
         (E::InboundWebhookUpdated(inbound()), json!({"name": "crm"})),
         (E::InboundWebhookRotated(inbound()), json!({"name": "crm"})),
         (E::InboundWebhookDeleted(inbound()), json!({"name": "crm"})),
+        (
+            E::CodeHostConnectionCreated(codehost()),
+            codehost_json.clone(),
+        ),
+        (
+            E::CodeHostConnectionUpdated(codehost()),
+            codehost_json.clone(),
+        ),
+        (E::CodeHostConnectionDeleted(codehost()), codehost_json),
     ]
 }
 

@@ -63,7 +63,7 @@ impl InboundService {
                 )
                 .map_err(ServiceError::internal)?;
             let expected = self.signer.sign_hex(secret.as_bytes(), body);
-            if !constant_time_eq(expected.as_bytes(), signature.as_bytes()) {
+            if !crate::rules::constant_time::eq(expected.as_bytes(), signature.as_bytes()) {
                 return Err(Unauthorized::InvalidWebhookSignature.into());
             }
         }
@@ -165,24 +165,5 @@ impl InboundService {
             last_activity_at: now,
             version: 1,
         })
-    }
-}
-
-/// Compares two byte strings in time that depends on their lengths only.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
-}
-
-#[cfg(test)]
-mod tests {
-    use super::constant_time_eq;
-
-    #[test]
-    fn equal_only_when_every_byte_is() {
-        assert!(constant_time_eq(b"abc", b"abc"));
-        assert!(constant_time_eq(b"", b""));
-        assert!(!constant_time_eq(b"abc", b"abd"));
-        assert!(!constant_time_eq(b"abc", b"ab"));
-        assert!(!constant_time_eq(b"sha256=abc", b"abc"));
     }
 }

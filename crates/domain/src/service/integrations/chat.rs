@@ -7,10 +7,12 @@ use std::sync::Arc;
 use serde_json::json;
 
 use crate::model::{
-    Actor, ActorKind, AgentId, AgentStatus, Metadata, OrgId, Reason, Tags, TaskId, TaskStatus,
+    Actor, ActorKind, AgentId, AgentStatus, IntegrationAction, IntegrationAnswer, Metadata, OrgId,
+    Reason, Tags, TaskId, TaskStatus,
 };
 use crate::ports::{AgentRepository, OrganizationRepository, TaskRepository};
 use crate::rules::chat::{ChatCommand, parse};
+use crate::rules::constant_time;
 use crate::service::{NewTask, ServiceError, TaskService, Unauthorized};
 
 /// The most open tasks a completion hint is matched against (the newest).
@@ -31,27 +33,6 @@ pub struct ChatMessage {
     pub content: String,
 }
 
-/// What came of a message: `{action: created|completed|ignored, taskId, reason}`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ChatAnswer {
-    /// `created`, `completed` or `ignored`.
-    pub action: &'static str,
-    /// The task created or completed (or matched but held).
-    pub task_id: Option<TaskId>,
-    /// Why, when nothing (or not everything) happened.
-    pub reason: Option<String>,
-}
-
-impl ChatAnswer {
-    fn ignored(reason: impl Into<String>, task_id: Option<TaskId>) -> Self {
-        Self {
-            action: "ignored",
-            task_id,
-            reason: Some(reason.into()),
-        }
-    }
-}
-
 /// The operator's chat settings.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChatSettings {
@@ -68,17 +49,12 @@ impl ChatSettings {
     pub fn check_token(&self, given: Option<&str>) -> Result<(), Unauthorized> {
         match (&self.token, given) {
             (None, _) => Ok(()),
-            (Some(token), Some(given)) if constant_time_eq(token.as_bytes(), given.as_bytes()) => {
+            (Some(token), Some(given)) if constant_time::eq(token.as_bytes(), given.as_bytes()) => {
                 Ok(())
             }
             (Some(_), _) => Err(Unauthorized::InvalidChatToken),
         }
     }
-}
-
-/// Compares two byte strings in time that depends on their lengths only.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Chat messages into task changes.
@@ -123,13 +99,13 @@ impl ChatService {
     /// Handles one message: from a mapped author it acts as that agent in its
     /// organization; from anyone else (bots excepted: they are ignored) as the service
     /// in the default organization.
-    pub async fn handle(&self, message: &ChatMessage) -> Result<ChatAnswer, ServiceError> {
+    pub async fn handle(&self, message: &ChatMessage) -> Result<IntegrationAnswer, ServiceError> {
         let actor = match self.actor_for(message).await? {
             Ok(actor) => actor,
-            Err(reason) => return Ok(ChatAnswer::ignored(reason, None)),
+            Err(reason) => return Ok(IntegrationAnswer::ignored(reason, None)),
         };
         match parse(&message.content) {
-            ChatCommand::Nothing(reason) => Ok(ChatAnswer::ignored(reason, None)),
+            ChatCommand::Nothing(reason) => Ok(IntegrationAnswer::ignored(reason, None)),
             ChatCommand::Create { title, priority } => {
                 let metadata = Metadata::new(json!({
                     "source": "chat",
@@ -154,23 +130,19 @@ impl ChatService {
                         },
                     )
                     .await?;
-                Ok(ChatAnswer {
-                    action: "created",
-                    task_id: Some(task.id),
-                    reason: None,
-                })
+                Ok(IntegrationAnswer::done(IntegrationAction::Created, task.id))
             }
             ChatCommand::Complete { hint } => self.complete(&actor, &hint).await,
         }
     }
 
-    async fn complete(&self, actor: &Actor, hint: &str) -> Result<ChatAnswer, ServiceError> {
+    async fn complete(&self, actor: &Actor, hint: &str) -> Result<IntegrationAnswer, ServiceError> {
         let open = self
             .task_reads
             .open_titles(actor.org_id, HINT_CANDIDATES)
             .await?;
         let Some(task) = match_hint(&open, hint) else {
-            return Ok(ChatAnswer::ignored(
+            return Ok(IntegrationAnswer::ignored(
                 format!("no single open task matches \"{hint}\""),
                 None,
             ));
@@ -181,12 +153,8 @@ impl ChatService {
             .advance(actor, task, TaskStatus::Done, reason)
             .await?;
         Ok(match moved.held {
-            None => ChatAnswer {
-                action: "completed",
-                task_id: Some(task),
-                reason: None,
-            },
-            Some(why) => ChatAnswer::ignored(why, Some(task)),
+            None => IntegrationAnswer::done(IntegrationAction::Completed, task),
+            Some(why) => IntegrationAnswer::ignored(why, Some(task)),
         })
     }
 

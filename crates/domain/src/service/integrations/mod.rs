@@ -2,5 +2,9 @@
 //! turn another system's messages into task changes, through the task use cases.
 
 mod chat;
+mod codehost;
 
-pub use self::chat::{ChatAnswer, ChatMessage, ChatService, ChatSettings};
+pub use self::chat::{ChatMessage, ChatService, ChatSettings};
+pub use self::codehost::{
+    CodeHostPorts, CodeHostService, HostDelivery, IssuedConnection, NewConnection,
+};

@@ -6,7 +6,7 @@ use crate::model::{
     Actor, AuditEvent, Author, Comment, CommentBody, CommentId, TaskCommented, TaskId,
 };
 use crate::policy;
-use crate::ports::{Lock, transact};
+use crate::ports::{Lock, Transaction, transact};
 use crate::service::{Entity, NotFound, Page, PageRequest, ServiceError};
 
 impl TaskService {
@@ -14,6 +14,23 @@ impl TaskService {
     /// of the same task: 400). Counts as activity on the task.
     pub async fn comment(
         &self,
+        actor: &Actor,
+        task: TaskId,
+        body: CommentBody,
+        parent: Option<CommentId>,
+    ) -> Result<Comment, ServiceError> {
+        policy::may_write(actor)?;
+        let (service, actor) = (self.clone(), actor.clone());
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move { service.comment_in(tx, &actor, task, body, parent).await })
+        })
+        .await
+    }
+
+    /// [`comment`](Self::comment) inside a transaction that also writes other things.
+    pub(crate) async fn comment_in(
+        &self,
+        tx: &mut dyn Transaction,
         actor: &Actor,
         task: TaskId,
         body: CommentBody,
@@ -36,26 +53,20 @@ impl TaskService {
         });
         let event = self.task_event_at(actor, task, now, &commented);
         let org = actor.org_id;
-        transact(self.uow.as_ref(), move |tx| {
-            Box::pin(async move {
-                if tx.task(org, task, Lock::Update).await?.is_none() {
-                    return Err(NotFound::new(Entity::Task, task).into());
-                }
-                if let Some(parent) = parent
-                    && tx.comment(org, task, parent).await?.is_none()
-                {
-                    return Err(ValidationError::new(
-                        "parentCommentId must be a comment of the same task",
-                    )
-                    .into());
-                }
-                tx.insert_comment(&comment).await?;
-                tx.touch_task(org, task, now).await?;
-                tx.append_events(&[event]).await?;
-                Ok(comment)
-            })
-        })
-        .await
+        if tx.task(org, task, Lock::Update).await?.is_none() {
+            return Err(NotFound::new(Entity::Task, task).into());
+        }
+        if let Some(parent) = parent
+            && tx.comment(org, task, parent).await?.is_none()
+        {
+            return Err(
+                ValidationError::new("parentCommentId must be a comment of the same task").into(),
+            );
+        }
+        tx.insert_comment(&comment).await?;
+        tx.touch_task(org, task, now).await?;
+        tx.append_events(&[event]).await?;
+        Ok(comment)
     }
 
     /// Comments of a task of the actor's organization, oldest first.

@@ -5,7 +5,7 @@
 use super::{TaskService, locked_task};
 use crate::model::{Actor, Reason, Task, TaskId, TaskStatus};
 use crate::policy;
-use crate::ports::transact;
+use crate::ports::{Transaction, transact};
 use crate::rules::integration_moves::path_to;
 use crate::service::ServiceError;
 
@@ -21,11 +21,11 @@ pub struct IntegrationMove {
 }
 
 impl TaskService {
-    /// Moves the task toward `target` (`done` or `cancelled`) for an integration: every
-    /// step of the shortest legal path is a transition with `reason`, with its events,
-    /// reward and reputation, all in one transaction. A closed task never moves; toward
-    /// `done`, a task that needs approval stops at `review`, and one with an open
-    /// blocking dependency does not move at all.
+    /// Moves the task toward `target` for an integration: every step of the shortest
+    /// legal path is a transition with `reason`, with its events, reward and reputation,
+    /// all in one transaction. A closed task never moves; toward `done`, a task that
+    /// needs approval stops at `review`; a path through `in_progress`, `review` or
+    /// `done` is not taken at all while a blocking dependency is open.
     pub async fn advance(
         &self,
         actor: &Actor,
@@ -34,57 +34,71 @@ impl TaskService {
         reason: Reason,
     ) -> Result<IntegrationMove, ServiceError> {
         policy::may_write(actor)?;
-        let service = self.clone();
-        let actor = actor.clone();
+        let (service, actor) = (self.clone(), actor.clone());
         transact(self.uow.as_ref(), move |tx| {
-            Box::pin(async move {
-                let mut current = locked_task(tx, actor.org_id, id).await?;
-                if current.status.is_terminal() {
-                    return Ok(IntegrationMove {
-                        task: current,
-                        steps: Vec::new(),
-                        held: Some("the task is already closed"),
-                    });
-                }
-                let path = path_to(current.status, target, current.approval_required);
-                let waits_for_approval = target == TaskStatus::Done
-                    && current.approval_required
-                    && path.last().is_none_or(|last| *last == TaskStatus::Review);
-                if target == TaskStatus::Done
-                    && !tx
-                        .open_blocking_dependencies(actor.org_id, current.id)
-                        .await?
-                        .is_empty()
-                {
-                    return Ok(IntegrationMove {
-                        task: current,
-                        steps: Vec::new(),
-                        held: Some("a blocking dependency is still open"),
-                    });
-                }
-                let now = service.clock.now();
-                for step in &path {
-                    let next = service
-                        .move_to(
-                            tx,
-                            &actor,
-                            &current,
-                            current.clone(),
-                            *step,
-                            Some(reason.clone()),
-                            Vec::new(),
-                            now,
-                        )
-                        .await?;
-                    current = next;
-                }
-                Ok(IntegrationMove {
-                    task: current,
-                    steps: path,
-                    held: waits_for_approval.then_some("the task needs approval to be done"),
-                })
-            })
+            Box::pin(async move { service.advance_in(tx, &actor, id, target, reason).await })
         })
         .await
+    }
+
+    /// [`advance`](Self::advance) inside a transaction that also writes other things.
+    pub(crate) async fn advance_in(
+        &self,
+        tx: &mut dyn Transaction,
+        actor: &Actor,
+        id: TaskId,
+        target: TaskStatus,
+        reason: Reason,
+    ) -> Result<IntegrationMove, ServiceError> {
+        policy::may_write(actor)?;
+        let mut current = locked_task(tx, actor.org_id, id).await?;
+        let hold = |task: Task, why| {
+            Ok(IntegrationMove {
+                task,
+                steps: Vec::new(),
+                held: Some(why),
+            })
+        };
+        if current.status.is_terminal() {
+            return hold(current, "the task is already closed");
+        }
+        let path = path_to(current.status, target, current.approval_required);
+        let waits_for_approval = target == TaskStatus::Done
+            && current.approval_required
+            && path.last().is_none_or(|last| *last == TaskStatus::Review);
+        let needs_dependencies = path.iter().any(|step| {
+            matches!(
+                step,
+                TaskStatus::InProgress | TaskStatus::Review | TaskStatus::Done
+            )
+        });
+        if needs_dependencies
+            && !tx
+                .open_blocking_dependencies(actor.org_id, current.id)
+                .await?
+                .is_empty()
+        {
+            return hold(current, "a blocking dependency is still open");
+        }
+        let now = self.clock.now();
+        for step in &path {
+            current = self
+                .move_to(
+                    tx,
+                    actor,
+                    &current,
+                    current.clone(),
+                    *step,
+                    Some(reason.clone()),
+                    Vec::new(),
+                    now,
+                )
+                .await?;
+        }
+        Ok(IntegrationMove {
+            task: current,
+            steps: path,
+            held: waits_for_approval.then_some("the task needs approval to be done"),
+        })
     }
 }

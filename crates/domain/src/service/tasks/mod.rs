@@ -135,17 +135,27 @@ impl TaskService {
     /// transaction, so an assignee suspended meanwhile is never assigned.
     pub async fn create(&self, actor: &Actor, new: NewTask) -> Result<Task, ServiceError> {
         policy::may_write(actor)?;
-        let task = self.new_task(actor, new);
-        let event = self.task_event(actor, &task, &created_event(&task));
+        let (service, actor) = (self.clone(), actor.clone());
         transact(self.uow.as_ref(), move |tx| {
-            Box::pin(async move {
-                check_new_task(tx, &task).await?;
-                tx.insert_task(&task).await?;
-                tx.append_events(&[event]).await?;
-                Ok(task)
-            })
+            Box::pin(async move { service.create_in(tx, &actor, new).await })
         })
         .await
+    }
+
+    /// [`create`](Self::create) inside a transaction that also writes other things.
+    pub(crate) async fn create_in(
+        &self,
+        tx: &mut dyn Transaction,
+        actor: &Actor,
+        new: NewTask,
+    ) -> Result<Task, ServiceError> {
+        policy::may_write(actor)?;
+        let task = self.new_task(actor, new);
+        let event = self.task_event(actor, &task, &created_event(&task));
+        check_new_task(tx, &task).await?;
+        tx.insert_task(&task).await?;
+        tx.append_events(&[event]).await?;
+        Ok(task)
     }
 
     /// The task, if it is in the actor's organization.
@@ -189,28 +199,37 @@ impl TaskService {
         if patch.is_empty() {
             return Err(ValidationError::new("at least one field must be given").into());
         }
-        let service = self.clone();
-        let actor = actor.clone();
+        let (service, actor) = (self.clone(), actor.clone());
         transact(self.uow.as_ref(), move |tx| {
-            Box::pin(async move {
-                let current = locked_task(tx, actor.org_id, id).await?;
-                ensure_open(&current)?;
-                let mut task = current.clone();
-                let fields = apply_patch(&mut task, patch);
-                if fields.is_empty() {
-                    return Ok(current);
-                }
-                let now = service.clock.now();
-                let event = service.task_event_at(
-                    &actor,
-                    id,
-                    now,
-                    &AuditEvent::TaskUpdated(TaskUpdated { fields }),
-                );
-                service.save(tx, &current, task, now, vec![event]).await
-            })
+            Box::pin(async move { service.update_in(tx, &actor, id, patch).await })
         })
         .await
+    }
+
+    /// [`update`](Self::update) inside a transaction that also writes other things.
+    pub(crate) async fn update_in(
+        &self,
+        tx: &mut dyn Transaction,
+        actor: &Actor,
+        id: TaskId,
+        patch: TaskPatch,
+    ) -> Result<Task, ServiceError> {
+        policy::may_write(actor)?;
+        let current = locked_task(tx, actor.org_id, id).await?;
+        ensure_open(&current)?;
+        let mut task = current.clone();
+        let fields = apply_patch(&mut task, patch);
+        if fields.is_empty() {
+            return Ok(current);
+        }
+        let now = self.clock.now();
+        let event = self.task_event_at(
+            actor,
+            id,
+            now,
+            &AuditEvent::TaskUpdated(TaskUpdated { fields }),
+        );
+        self.save(tx, &current, task, now, vec![event]).await
     }
 
     /// The task of `new`, created now by `actor`.

@@ -54,3 +54,17 @@ pub struct InboundWebhookChanged {
     /// The inbound key's name.
     pub name: String,
 }
+
+/// `codehost_connection.created`, `.updated` and `.deleted`. Never the secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CodeHostConnectionChanged {
+    /// The connection's name.
+    pub name: String,
+    /// The code host's installation id.
+    pub installation_id: i64,
+    /// The one repository it listens to, if limited.
+    pub repository: Option<String>,
+    /// Whether its events have effects.
+    pub enabled: bool,
+}

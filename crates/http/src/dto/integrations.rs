@@ -1,0 +1,101 @@
+//! The answer both integration endpoints give (decisions D-86, D-87), and code-host
+//! connections as managed by admin users.
+
+use muster_domain::model::{
+    CodeHostConnection, HookName, InstallationId, IntegrationAnswer, RepositoryName, TaskId,
+};
+use muster_domain::service::NewConnection;
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use crate::ApiError;
+
+/// `{action, taskId, reason}`.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IntegrationAnswerResponse {
+    action: &'static str,
+    task_id: Option<Uuid>,
+    reason: Option<String>,
+}
+
+impl From<IntegrationAnswer> for IntegrationAnswerResponse {
+    fn from(answer: IntegrationAnswer) -> Self {
+        Self {
+            action: answer.action.as_str(),
+            task_id: answer.task_id.map(TaskId::as_uuid),
+            reason: answer.reason,
+        }
+    }
+}
+
+/// Body of `POST /api/v1/integrations/codehost/connections`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct CreateConnectionBody {
+    installation_id: i64,
+    name: String,
+    repository: Option<String>,
+}
+
+impl CreateConnectionBody {
+    /// The checked connection.
+    pub fn into_new(self) -> Result<NewConnection, ApiError> {
+        Ok(NewConnection {
+            installation_id: InstallationId::new(self.installation_id)?,
+            name: HookName::new(&self.name)?,
+            repository: self
+                .repository
+                .as_deref()
+                .map(RepositoryName::new)
+                .transpose()?,
+        })
+    }
+}
+
+/// Body of `PATCH /api/v1/integrations/codehost/connections/:id`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct UpdateConnectionBody {
+    /// Switch it on or off.
+    pub enabled: Option<bool>,
+}
+
+/// A connection as answered: the webhook secret only in the answer of create.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConnectionResponse {
+    id: Uuid,
+    org_id: Uuid,
+    installation_id: i64,
+    name: String,
+    repository: Option<String>,
+    enabled: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    webhook_secret: Option<String>,
+    #[serde(serialize_with = "super::time::serialize")]
+    created_at: OffsetDateTime,
+    #[serde(serialize_with = "super::time::serialize")]
+    updated_at: OffsetDateTime,
+}
+
+impl ConnectionResponse {
+    /// `connection`, with its secret when it is to be shown.
+    pub fn new(connection: &CodeHostConnection, webhook_secret: Option<String>) -> Self {
+        Self {
+            id: connection.id.as_uuid(),
+            org_id: connection.org_id.as_uuid(),
+            installation_id: connection.installation_id.get(),
+            name: connection.name.as_str().to_owned(),
+            repository: connection
+                .repository
+                .as_ref()
+                .map(|r| r.as_str().to_owned()),
+            enabled: connection.enabled,
+            webhook_secret,
+            created_at: connection.created_at,
+            updated_at: connection.updated_at,
+        }
+    }
+}

@@ -1,0 +1,41 @@
+use async_trait::async_trait;
+use muster_domain::model::{CodeHostConnection, CodeHostConnectionId, InstallationId, OrgId};
+use muster_domain::ports::{CodeHostRepository, RepositoryError};
+
+use crate::Database;
+use crate::error::from_diesel;
+use crate::queries::codehost;
+
+#[async_trait]
+impl CodeHostRepository for Database {
+    async fn list(&self, org: OrgId) -> Result<Vec<CodeHostConnection>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = codehost::list(&mut pooled.conn(), org)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(CodeHostConnection::try_from).collect()
+    }
+
+    async fn get(
+        &self,
+        org: OrgId,
+        id: CodeHostConnectionId,
+    ) -> Result<Option<CodeHostConnection>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let row = codehost::find(&mut pooled.conn(), org, id, None)
+            .await
+            .map_err(from_diesel)?;
+        row.map(CodeHostConnection::try_from).transpose()
+    }
+
+    async fn by_installation(
+        &self,
+        installation: InstallationId,
+    ) -> Result<Option<CodeHostConnection>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let row = codehost::find_by_installation(&mut pooled.conn(), installation.get())
+            .await
+            .map_err(from_diesel)?;
+        row.map(CodeHostConnection::try_from).transpose()
+    }
+}

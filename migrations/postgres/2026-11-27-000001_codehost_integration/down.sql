@@ -1,0 +1,3 @@
+DROP TABLE codehost_deliveries;
+DROP TABLE codehost_links;
+DROP TABLE codehost_connections;
