@@ -270,21 +270,36 @@ async fn ten_failures_in_a_row_switch_a_hook_off(app: &TestApp) {
 
 /// A restart needs the app by value: one test per engine, by hand.
 mod restart {
+    use muster_domain::rules::delivery::RetrySchedule;
     use muster_persistence::Engine;
 
-    use crate::helpers::spawn_app_with;
+    use crate::helpers::{WebhookSettings, spawn_app_with};
     use crate::webhook_support::loopback_hooks;
+
+    /// Retries 2 s apart, five of them: the delivery is still pending however long
+    /// the restart takes on a loaded machine (the loopback schedule's 300 ms retries
+    /// could run out before it), and six failures stay below the switch-off at ten.
+    fn slow_retries() -> WebhookSettings {
+        WebhookSettings {
+            retry_schedule: RetrySchedule::new(
+                std::iter::once(time::Duration::ZERO)
+                    .chain(std::iter::repeat_n(time::Duration::seconds(2), 5))
+                    .collect(),
+            ),
+            ..loopback_hooks()
+        }
+    }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn sqlite_deliveries_resume_after_a_restart() {
-        if let Some(app) = spawn_app_with(Engine::Sqlite, loopback_hooks()).await {
+        if let Some(app) = spawn_app_with(Engine::Sqlite, slow_retries()).await {
             super::deliveries_resume_after_a_restart(app).await;
         }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn postgres_deliveries_resume_after_a_restart() {
-        if let Some(app) = spawn_app_with(Engine::Postgres, loopback_hooks()).await {
+        if let Some(app) = spawn_app_with(Engine::Postgres, slow_retries()).await {
             super::deliveries_resume_after_a_restart(app).await;
         }
     }
