@@ -13,6 +13,8 @@ use hyper::{Method, Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
+use muster_auth::signing;
+
 use super::sign::{Credentials, sign_now};
 
 /// One request, described before it is signed.
@@ -28,6 +30,8 @@ pub struct Call {
     pub signed: bool,
     /// A user's access token for `Authorization: Bearer` (webhook management).
     pub bearer: Option<String>,
+    /// Other headers, sent as they are (a code host's event headers).
+    pub headers: Vec<(&'static str, String)>,
 }
 
 impl Call {
@@ -39,6 +43,7 @@ impl Call {
             body: Bytes::new(),
             signed: false,
             bearer: None,
+            headers: Vec::new(),
         }
     }
 
@@ -50,6 +55,7 @@ impl Call {
             body: Bytes::from(body),
             signed: false,
             bearer: None,
+            headers: Vec::new(),
         }
     }
 
@@ -61,6 +67,7 @@ impl Call {
             body: Bytes::new(),
             signed: true,
             bearer: None,
+            headers: Vec::new(),
         }
     }
 
@@ -72,6 +79,25 @@ impl Call {
             body: Bytes::from(body),
             signed: false,
             bearer: Some(token.to_owned()),
+            headers: Vec::new(),
+        }
+    }
+
+    /// A code host's event `event` (delivery id `delivery`), signed with the
+    /// connection's `secret` as the code host signs it.
+    pub fn host_event(event: &str, delivery: String, body: String, secret: &str) -> Self {
+        let signature = format!("sha256={}", signing::sign(secret, body.as_bytes()));
+        Self {
+            method: Method::POST,
+            target: "/api/v1/integrations/codehost/webhook".to_owned(),
+            body: Bytes::from(body),
+            signed: false,
+            bearer: None,
+            headers: vec![
+                ("X-Host-Event", event.to_owned()),
+                ("X-Host-Delivery", delivery),
+                ("X-Host-Signature-256", signature),
+            ],
         }
     }
 
@@ -83,6 +109,7 @@ impl Call {
             body: Bytes::from(body),
             signed: true,
             bearer: None,
+            headers: Vec::new(),
         }
     }
 }
@@ -150,6 +177,9 @@ impl Client {
         }
         if let Some(token) = &call.bearer {
             builder = builder.header(hyper::header::AUTHORIZATION, format!("Bearer {token}"));
+        }
+        for (name, value) in &call.headers {
+            builder = builder.header(*name, value.as_str());
         }
         if call.signed {
             let signed = sign_now(credentials, call.method.as_str(), &call.target, &call.body);

@@ -100,21 +100,7 @@ impl Receiver {
 pub async fn register(server: SocketAddr, receiver: &Receiver) -> anyhow::Result<(String, String)> {
     let mut client = Client::new(server);
     let nobody = Credentials::none();
-    let login = Call::public_post(
-        "/auth/login",
-        serde_json::json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}).to_string(),
-    );
-    let answer = client.send(&login, &nobody).await?;
-    anyhow::ensure!(
-        answer.status == StatusCode::OK,
-        "{}",
-        answer.describe(&login)
-    );
-    let body: serde_json::Value = serde_json::from_slice(&answer.body)?;
-    let token = body["accessToken"]
-        .as_str()
-        .context("the login answer has no accessToken")?
-        .to_owned();
+    let token = admin_token(&mut client).await?;
     let hook = Call::bearer(
         Method::POST,
         "/api/v1/webhooks",
@@ -134,6 +120,25 @@ pub async fn register(server: SocketAddr, receiver: &Receiver) -> anyhow::Result
     let body: serde_json::Value = serde_json::from_slice(&answer.body)?;
     let id = body["id"].as_str().context("no hook id")?.to_owned();
     Ok((id, token))
+}
+
+/// Signs the bench admin in: its access token.
+pub async fn admin_token(client: &mut Client) -> anyhow::Result<String> {
+    let login = Call::public_post(
+        "/auth/login",
+        serde_json::json!({"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}).to_string(),
+    );
+    let answer = client.send(&login, &Credentials::none()).await?;
+    anyhow::ensure!(
+        answer.status == StatusCode::OK,
+        "{}",
+        answer.describe(&login)
+    );
+    let body: serde_json::Value = serde_json::from_slice(&answer.body)?;
+    Ok(body["accessToken"]
+        .as_str()
+        .context("the login answer has no accessToken")?
+        .to_owned())
 }
 
 /// Deletes the hook (and whatever it had not been delivered yet).

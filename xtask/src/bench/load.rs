@@ -6,6 +6,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::codehost::HostEvents;
 use super::client::Client;
 use super::scenario::{OwnTask, Scenario, WorkerState};
 use super::server::{cpu_ticks, rss_kib};
@@ -40,6 +41,8 @@ pub struct LoadPlan {
     pub task_ids: Arc<Vec<String>>,
     /// One task per worker for transitions, when the scenario needs them.
     pub own_tasks: Vec<String>,
+    /// The code-host connection, when the scenario sends its events.
+    pub host: Option<Arc<HostEvents>>,
 }
 
 /// What one scenario measured.
@@ -81,7 +84,8 @@ pub async fn run(plan: LoadPlan) -> anyhow::Result<LoadOutcome> {
             blocked: false,
         });
         let state = WorkerState::new(worker, Arc::clone(&plan.task_ids), own_task)
-            .with_agents(Arc::clone(&plan.agent_ids));
+            .with_agents(Arc::clone(&plan.agent_ids))
+            .with_host(plan.host.clone());
         let credentials = plan.agents[worker % plan.agents.len()].clone();
         workers.push(tokio::spawn(worker_loop(
             plan.addr,

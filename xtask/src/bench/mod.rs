@@ -7,6 +7,7 @@
 //! the end whatever happens: they are guards dropped on every path, Ctrl-C included.
 
 mod client;
+mod codehost;
 mod database;
 mod hooks;
 mod load;
@@ -184,6 +185,11 @@ async fn bench_engine(
             "xtask: {engine}: {scenario} ({} s warm-up + {seconds} s)",
             args.warmup
         );
+        let host = if scenario == Scenario::CodeHostIssue {
+            Some(Arc::new(codehost::connect(server.addr).await?))
+        } else {
+            None
+        };
         let hooked = if scenario == Scenario::CreateTaskHooked {
             Some(hooks::Hooked::start(server.addr).await?)
         } else {
@@ -200,6 +206,7 @@ async fn bench_engine(
             agent_ids: Arc::clone(&agent_ids),
             task_ids: Arc::clone(&task_ids),
             own_tasks,
+            host,
         })
         .await?;
         if outcome.errors > 0 {

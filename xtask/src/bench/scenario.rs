@@ -8,6 +8,7 @@
 use std::fmt;
 
 use super::client::Call;
+use super::codehost::HostEvents;
 use super::server::{ADMIN_EMAIL, ADMIN_PASSWORD};
 
 /// A named load pattern.
@@ -24,6 +25,9 @@ pub enum Scenario {
     /// `POST /tasks` with a post-hook on `task.created` delivering to a local receiver:
     /// the request path beside the delivery worker, and the deliveries per second.
     CreateTaskHooked,
+    /// `POST /api/v1/integrations/codehost/webhook`: a signed `issues` `opened` event
+    /// (a full payload) opening a new linked task each time.
+    CodeHostIssue,
     /// `POST /tasks/:id/transition`, each worker on its own task.
     Transition,
     /// `GET /events?limit=50`.
@@ -49,12 +53,13 @@ pub const PLANNED: [(&str, &str); 0] = [];
 impl Scenario {
     /// Every scenario, in the order they run; `health` is first because every other one
     /// is compared with it.
-    pub const ALL: [Self; 13] = [
+    pub const ALL: [Self; 14] = [
         Self::Health,
         Self::GetTask,
         Self::ListTasks,
         Self::CreateTask,
         Self::CreateTaskHooked,
+        Self::CodeHostIssue,
         Self::Transition,
         Self::ListEvents,
         Self::Mixed,
@@ -73,6 +78,7 @@ impl Scenario {
             Self::ListTasks => "list-tasks",
             Self::CreateTask => "create-task",
             Self::CreateTaskHooked => "create-task-hooked",
+            Self::CodeHostIssue => "codehost-issue",
             Self::Transition => "transition",
             Self::ListEvents => "list-events",
             Self::Mixed => "mixed",
@@ -112,6 +118,7 @@ impl Scenario {
             Self::ListTasks => Op::ListTasks,
             Self::CreateTask | Self::CreateTaskHooked => Op::CreateTask,
             Self::Transition => Op::Transition,
+            Self::CodeHostIssue => Op::HostIssue,
             Self::ListEvents => Op::ListEvents,
             Self::Login => Op::Login,
             Self::Comment => Op::Comment,
@@ -144,6 +151,7 @@ pub enum Op {
     ListTasks,
     ListEvents,
     CreateTask,
+    HostIssue,
     Transition,
     Login,
     Comment,
@@ -170,6 +178,7 @@ pub struct WorkerState {
     task_ids: std::sync::Arc<Vec<String>>,
     agent_ids: std::sync::Arc<Vec<String>>,
     own_task: Option<OwnTask>,
+    host: Option<std::sync::Arc<HostEvents>>,
     created: u64,
     worker: usize,
 }
@@ -186,9 +195,17 @@ impl WorkerState {
             task_ids,
             agent_ids: std::sync::Arc::default(),
             own_task,
+            host: None,
             created: 0,
             worker,
         }
+    }
+
+    /// Gives the worker the code-host connection to send events to.
+    #[must_use]
+    pub fn with_host(mut self, host: Option<std::sync::Arc<HostEvents>>) -> Self {
+        self.host = host;
+        self
     }
 
     /// Gives the worker the seeded agents' UUIDs (worker `i` signs as agent `i % len`).
@@ -218,6 +235,10 @@ impl WorkerState {
         // Without a task of its own (not prepared) a worker cannot transition; it
         // creates instead so that the write share of the mix stays the same.
         if op == Op::Transition && self.own_task.is_none() {
+            op = Op::CreateTask;
+        }
+        let host = self.host.clone();
+        if op == Op::HostIssue && host.is_none() {
             op = Op::CreateTask;
         }
         let call = match op {
@@ -251,6 +272,22 @@ impl WorkerState {
                 "/auth/login",
                 format!(r#"{{"email":"{ADMIN_EMAIL}","password":"{ADMIN_PASSWORD}"}}"#),
             ),
+            Op::HostIssue => {
+                self.created += 1;
+                // Issue numbers unique per worker: each event opens a new task.
+                let number = (self.worker as u64) * 1_000_000_000 + self.created;
+                let host = host.as_deref();
+                let (body, secret) = host.map_or_else(
+                    || (String::new(), ""),
+                    |h| (h.issue(number), h.secret.as_str()),
+                );
+                Call::host_event(
+                    "issues",
+                    format!("bench-{}-{}", self.worker, self.created),
+                    body,
+                    secret,
+                )
+            }
             Op::CreateTask => {
                 self.created += 1;
                 Call::post("/tasks".to_owned(), create_body(self.worker, self.created))
