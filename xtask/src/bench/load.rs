@@ -6,8 +6,8 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::codehost::HostEvents;
 use super::client::Client;
+use super::codehost::HostEvents;
 use super::scenario::{OwnTask, Scenario, WorkerState};
 use super::server::{cpu_ticks, rss_kib};
 use super::sign::Credentials;

@@ -1,13 +1,16 @@
 //! `POST /api/v1/integrations/codehost/webhook` (decisions D-87, D-88): signed events
 //! of a connected installation open, edit, comment on, block and close tasks along the
 //! legal path; refusals come in a fixed order and change nothing; a redelivery is
-//! answered again without a second effect, also when it races itself.
+//! answered again without a second effect, also when it races itself on one instance
+//! or across two.
 
 use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::codehost_support::{WEBHOOK, connect, deliver, deliver_as, fresh_installation, payload};
+use crate::codehost_support::{
+    WEBHOOK, connect, deliver, deliver_as, deliver_at, fresh_installation, payload,
+};
 use crate::helpers::{TestApp, assert_error, assert_error_exact, send, str_of};
 
 api_tests!(
@@ -18,6 +21,7 @@ api_tests!(
     closing_follows_the_rules_of_the_task_api,
     a_redelivery_is_answered_again_without_a_second_effect,
     concurrent_redeliveries_create_one_task,
+    redeliveries_racing_across_two_instances_create_one_task,
     other_events_and_repositories_are_ignored,
     the_owner_id_routes_events_without_an_installation,
 );
@@ -471,6 +475,30 @@ async fn concurrent_redeliveries_create_one_task(app: &TestApp) {
         .filter(|e| e["type"] == "task.created")
         .count();
     assert_eq!(created, 1);
+}
+
+async fn redeliveries_racing_across_two_instances_create_one_task(app: &TestApp) {
+    let (installation, secret) = connected(app, None).await;
+    let sibling = app.sibling().await;
+    let opened = payload("pull_request", installation);
+    let delivery = Uuid::new_v4().to_string();
+    let racers = (0..8).map(|n| {
+        let base = if n % 2 == 0 { &app.base } else { &sibling.base };
+        deliver_at(app, base, &secret, "pull_request", &delivery, &opened)
+    });
+    let replies = futures_util::future::join_all(racers).await;
+    for reply in &replies {
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        assert_eq!(
+            reply.body, replies[0].body,
+            "one answer from both instances"
+        );
+    }
+    assert_eq!(task_count(app).await, 1, "one effect");
+    let id = str_of(replies[0].data(), "taskId");
+    assert_eq!(task(app, &id).await["status"], "review");
+    assert_eq!(moves(app, &id).await.len(), 2, "moved to review once");
+    TestApp::stop_sibling(sibling).await;
 }
 
 async fn other_events_and_repositories_are_ignored(app: &TestApp) {

@@ -81,10 +81,23 @@ pub async fn deliver_as(
     delivery: &str,
     body: &Value,
 ) -> Reply {
+    deliver_at(app, &app.base, secret, event, delivery, body).await
+}
+
+/// [`deliver_as`] to the instance at `base` (a sibling of `app` on the same database).
+pub async fn deliver_at(
+    app: &TestApp,
+    base: &str,
+    secret: &str,
+    event: &str,
+    delivery: &str,
+    body: &Value,
+) -> Reply {
     let raw = serde_json::to_vec(body).unwrap();
     let signature = format!("sha256={}", sign(secret, &raw));
     send(
-        app.anonymous(Method::POST, WEBHOOK)
+        app.client
+            .post(format!("{base}{WEBHOOK}"))
             .header("content-type", "application/json")
             .header("x-host-event", event)
             .header("x-host-delivery", delivery)
