@@ -124,6 +124,7 @@ fn allowed_move_updates_status_and_version_with_the_old_version_as_guard() {
         updated_at: NOW,
         status_changed_at: NOW,
         last_activity_at: NOW,
+        lease_expires_at: None,
         ..task(Todo)
     };
     assert_eq!(

@@ -98,6 +98,7 @@ diesel::table! {
         approved_at -> Nullable<PortableTimestamp>,
         status_changed_at -> Nullable<PortableTimestamp>,
         last_activity_at -> Nullable<PortableTimestamp>,
+        lease_expires_at -> Nullable<PortableTimestamp>,
     }
 }
 

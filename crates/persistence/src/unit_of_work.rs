@@ -748,4 +748,16 @@ impl Transaction for DbTransaction<'_> {
             .await
             .map_err(from_diesel)
     }
+
+    async fn claim_candidates(
+        &mut self,
+        org: OrgId,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<Task>, RepositoryError> {
+        let rows = crate::queries::claims::candidates(&mut self.0, org, offset, limit)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(Task::try_from).collect()
+    }
 }

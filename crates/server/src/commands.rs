@@ -17,7 +17,7 @@ use crate::auth_settings::AuthSettings;
 use crate::bootstrap::{BootstrapInput, bootstrap};
 use crate::cli::{BootstrapArgs, DatabaseArgs, ServeArgs};
 use crate::key::load_server_key;
-use crate::task_settings::{roll_budgets, sweep_escalations};
+use crate::task_settings::{expire_leases, roll_budgets, sweep_escalations};
 use crate::webhook_settings::deliver_webhooks;
 
 /// How often expired nonces and sign-ins are deleted.
@@ -67,6 +67,10 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .tasks
         .sweep_every()
         .map(|every| tokio::spawn(sweep_escalations(sweep, every)));
+    let expirer = args
+        .tasks
+        .lease_sweep_every()
+        .map(|every| tokio::spawn(expire_leases(state.tasks.clone(), every)));
     let roller = args.tasks.rollover_every().map(|every| {
         let job = BudgetRollover::new(
             Arc::new(db.clone()),
@@ -95,6 +99,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     purger.abort();
     if let Some(roller) = roller {
         roller.abort();
+    }
+    if let Some(expirer) = expirer {
+        expirer.abort();
     }
     if let Some(sweeper) = sweeper {
         sweeper.abort();

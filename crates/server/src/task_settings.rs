@@ -1,6 +1,7 @@
 //! How work pays, escalates and is budgeted: the completion reward (decision D-58), the
 //! escalation sweep's schedule and thresholds (D-37), and the budget period with its
-//! roll-over job (D-57), from flags or `MUSTER_*` variables.
+//! roll-over job (D-57), and the expiry of claims' leases, from flags or `MUSTER_*`
+//! variables.
 
 use std::time::Duration;
 
@@ -8,7 +9,7 @@ use clap::Args;
 use muster_domain::rules::budget::BudgetPeriod;
 use muster_domain::rules::escalation::SweepThresholds;
 use muster_domain::rules::reward::DEFAULT_TASK_REWARD;
-use muster_domain::service::{BudgetRollover, EscalationSweep};
+use muster_domain::service::{BudgetRollover, EscalationSweep, TaskService};
 
 /// The task settings of `muster serve`.
 #[derive(Debug, Clone, Args)]
@@ -39,6 +40,11 @@ pub struct TaskSettings {
     /// (reads and spends still see the new period at once).
     #[arg(long, env = "MUSTER_BUDGET_ROLLOVER_SECS", default_value_t = 60)]
     pub budget_rollover_secs: u64,
+    /// Seconds between two looks for claims whose lease ran out (their tasks go back to
+    /// `todo`); 0 turns the job off (a claim still hands back its organization's
+    /// expired leases first).
+    #[arg(long, env = "MUSTER_LEASE_SWEEP_SECS", default_value_t = 10)]
+    pub lease_sweep_secs: u64,
 }
 
 fn parse_period(value: &str) -> Result<BudgetPeriod, String> {
@@ -54,6 +60,7 @@ impl Default for TaskSettings {
             escalation_stale_hours: 72,
             budget_period: BudgetPeriod::Day,
             budget_rollover_secs: 60,
+            lease_sweep_secs: 10,
         }
     }
 }
@@ -91,6 +98,11 @@ impl TaskSettings {
 }
 
 impl TaskSettings {
+    /// How often expired leases are looked for; `None` when the job is off.
+    pub fn lease_sweep_every(&self) -> Option<Duration> {
+        (self.lease_sweep_secs > 0).then(|| Duration::from_secs(self.lease_sweep_secs))
+    }
+
     /// How often the budget roll-over job runs; `None` when it is off.
     pub fn rollover_every(&self) -> Option<Duration> {
         (self.budget_rollover_secs > 0).then(|| Duration::from_secs(self.budget_rollover_secs))
@@ -108,6 +120,28 @@ pub async fn roll_budgets(job: BudgetRollover, every: Duration) {
             Ok(0) => {}
             Ok(rolled) => tracing::info!(rolled, "budget periods rolled over"),
             Err(err) => tracing::warn!(%err, "budget roll-over failed; the next run tries again"),
+        }
+    }
+}
+
+/// Background worker: every `every`, hands back the tasks of claims whose lease ran out
+/// (a batch at a time until none is left). Each is a conditional change of its task, so
+/// instances racing on it hand each task back once.
+pub async fn expire_leases(tasks: TaskService, every: Duration) {
+    const BATCH: u32 = 200;
+    let mut ticker = tokio::time::interval(every);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        loop {
+            match tasks.expire_leases(None, BATCH).await {
+                Ok(done) if done.is_empty() => break,
+                Ok(done) => tracing::info!(expired = done.len(), "claims' leases ran out"),
+                Err(err) => {
+                    tracing::warn!(%err, "lease expiry failed; the next run tries again");
+                    break;
+                }
+            }
         }
     }
 }

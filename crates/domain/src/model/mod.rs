@@ -14,6 +14,7 @@ mod ids;
 mod inbound;
 pub mod instant;
 mod integration;
+mod lease;
 mod ledger;
 mod organization;
 mod task;
@@ -47,6 +48,7 @@ pub use ids::{
 pub use ids::{CodeHostConnectionId, DeliveryAttemptId, InboundKeyId, WebhookId};
 pub use inbound::InboundKey;
 pub use integration::{IntegrationAction, IntegrationAnswer};
+pub use lease::Lease;
 pub use ledger::{CreditKind, LedgerEntry, ReputationEvent, ReputationKind};
 pub use organization::{OrgName, Organization};
 pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};

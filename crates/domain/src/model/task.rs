@@ -229,6 +229,9 @@ pub struct Task {
     pub status_changed_at: OffsetDateTime,
     /// When anything last happened to it: a change or a comment (for the stale sweep).
     pub last_activity_at: OffsetDateTime,
+    /// Until when the agent that claimed it holds it (`POST /tasks/claim`); `None` when
+    /// it was not claimed or left `in_progress` since.
+    pub lease_expires_at: Option<OffsetDateTime>,
     /// Bumped on every change; guards against lost updates.
     pub version: i64,
 }

@@ -136,4 +136,20 @@ pub trait TaskRepository: Send + Sync {
         query: Overdue,
         limit: u32,
     ) -> Result<Vec<(OrgId, TaskId)>, RepositoryError>;
+
+    /// The capabilities `agent` of `org` declares (what it may claim with).
+    async fn claimer_capabilities(
+        &self,
+        org: OrgId,
+        agent: crate::model::AgentId,
+    ) -> Result<Vec<crate::model::Capability>, RepositoryError>;
+
+    /// Tasks in progress whose claim's lease ran out before `now` (of `org`, or of every
+    /// organization), soonest expired first, at most `limit`.
+    async fn expired_leases(
+        &self,
+        org: Option<OrgId>,
+        now: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<(OrgId, TaskId)>, RepositoryError>;
 }

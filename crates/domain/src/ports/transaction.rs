@@ -535,6 +535,16 @@ pub trait Transaction: Send {
         link: &CodeHostLink,
         at: OffsetDateTime,
     ) -> Result<(), RepositoryError>;
+
+    /// Claimable tasks of `org`: `todo`, unassigned, with every blocking dependency
+    /// done; by priority (urgent first), then oldest first; `limit` of them from
+    /// `offset`.
+    async fn claim_candidates(
+        &mut self,
+        org: OrgId,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<Task>, RepositoryError>;
 }
 
 #[cfg(any(test, feature = "mocks"))]

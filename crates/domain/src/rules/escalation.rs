@@ -119,6 +119,7 @@ mod tests {
             updated_at: NOW,
             status_changed_at: NOW,
             last_activity_at: NOW,
+            lease_expires_at: None,
             version: 1,
         }
     }

@@ -208,6 +208,12 @@ pub enum Conflict {
         /// The task it would wait for.
         depends_on: TaskId,
     },
+    /// A heartbeat from an agent that does not hold the task's claim.
+    #[error("Task is not claimed by you")]
+    NotLeaseHolder,
+    /// A heartbeat after the claim's lease ran out: the task is claimable again.
+    #[error("Your lease on this task has expired; claim work again")]
+    LeaseExpired,
     /// Approving a task that does not need it (decision D-33).
     #[error("Task does not require approval")]
     ApprovalNotRequired,

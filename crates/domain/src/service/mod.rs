@@ -44,8 +44,8 @@ pub use integrations::{
 };
 pub use paging::{Page, PageRequest};
 pub use tasks::{
-    AutoAssign, CandidateQuery, EscalationSweep, IntegrationMove, NewEscalation, NewTask,
-    SweepFailure, SweepRun, TaskPage, TaskPatch, TaskService, TemplateOverrides,
+    AutoAssign, CandidateQuery, ClaimRequest, EscalationSweep, IntegrationMove, NewEscalation,
+    NewTask, SweepFailure, SweepRun, TaskPage, TaskPatch, TaskService, TemplateOverrides,
 };
 pub use webhooks::{
     DeliveryService, DrainReport, GatedUnitOfWork, HookGate, NewWebhook, TestOutcome, WebhookPatch,

@@ -121,6 +121,7 @@ pub fn sample_task(id: TaskId, status: TaskStatus) -> Task {
         updated_at: EARLIER,
         status_changed_at: EARLIER,
         last_activity_at: EARLIER,
+        lease_expires_at: None,
         version: 7,
     }
 }

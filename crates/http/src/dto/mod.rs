@@ -6,6 +6,7 @@ pub mod agent_skills;
 pub mod agents;
 pub mod auth;
 pub mod chat;
+pub mod claims;
 pub mod events;
 pub mod inbound_webhooks;
 pub mod integrations;

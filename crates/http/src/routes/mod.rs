@@ -7,6 +7,7 @@ mod agent_spawning;
 mod agents;
 mod api_keys;
 mod auth;
+mod claims;
 mod codehost;
 mod events;
 mod fallback;
@@ -99,7 +100,8 @@ fn tasks(cfg: &mut web::ServiceConfig) {
             .route(web::get().to(tasks::list))
             .default_service(only("GET, POST")),
     )
-    // Before `/tasks/{id}`, which would take "templates" for an id.
+    // Before `/tasks/{id}`, which would take "templates" or "claim" for an id.
+    .service(post("/tasks/claim", claims::claim))
     .service(
         web::resource("/tasks/templates")
             .route(web::get().to(routing::templates))
@@ -116,6 +118,7 @@ fn tasks(cfg: &mut web::ServiceConfig) {
             .default_service(only("GET, PATCH")),
     )
     .service(post("/tasks/{id}/transition", tasks::transition))
+    .service(post("/tasks/{id}/heartbeat", claims::heartbeat))
     .service(post("/tasks/{id}/approve", tasks::approve))
     .service(post("/tasks/{id}/assign", tasks::assign))
     .service(

@@ -5,6 +5,7 @@
 pub(crate) mod agents;
 pub(crate) mod api_keys;
 pub(crate) mod capabilities;
+pub(crate) mod claims;
 pub(crate) mod codehost;
 pub(crate) mod comments;
 pub(crate) mod deliveries;

@@ -1,10 +1,11 @@
 use async_trait::async_trait;
 use muster_domain::model::{
-    Comment, CommentId, Escalation, EscalationId, OrgId, Task, TaskDependency, TaskId,
-    TaskTemplate, TemplateId,
+    AgentId, Capability, Comment, CommentId, Escalation, EscalationId, OrgId, Task, TaskDependency,
+    TaskId, TaskTemplate, TemplateId,
 };
 use muster_domain::ports::{Overdue, RepositoryError, TaskFilter, TaskRepository};
 use muster_domain::rules::candidates::RosterEntry;
+use time::OffsetDateTime;
 
 use crate::Database;
 use crate::error::from_diesel;
@@ -126,6 +127,34 @@ impl TaskRepository for Database {
     ) -> Result<Vec<(OrgId, TaskId)>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let rows = tasks::overdue(&mut pooled.conn(), query, limit)
+            .await
+            .map_err(from_diesel)?;
+        Ok(rows
+            .into_iter()
+            .map(|(org, id)| (OrgId::from_uuid(org.0), TaskId::from_uuid(id.0)))
+            .collect())
+    }
+
+    async fn claimer_capabilities(
+        &self,
+        org: OrgId,
+        agent: AgentId,
+    ) -> Result<Vec<Capability>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = crate::queries::capabilities::of_agent(&mut pooled.conn(), org, agent)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(Capability::try_from).collect()
+    }
+
+    async fn expired_leases(
+        &self,
+        org: Option<OrgId>,
+        now: OffsetDateTime,
+        limit: u32,
+    ) -> Result<Vec<(OrgId, TaskId)>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = crate::queries::claims::expired(&mut pooled.conn(), org, now, limit)
             .await
             .map_err(from_diesel)?;
         Ok(rows

@@ -34,6 +34,7 @@ pub(crate) struct TaskRow {
     pub approved_at: Option<DbTime>,
     pub status_changed_at: Option<DbTime>,
     pub last_activity_at: Option<DbTime>,
+    pub lease_expires_at: Option<DbTime>,
 }
 
 impl From<&Task> for TaskRow {
@@ -66,6 +67,7 @@ impl From<&Task> for TaskRow {
             approved_at: task.approved_at.map(DbTime),
             status_changed_at: Some(DbTime(task.status_changed_at)),
             last_activity_at: Some(DbTime(task.last_activity_at)),
+            lease_expires_at: task.lease_expires_at.map(DbTime),
         }
     }
 }
@@ -107,6 +109,7 @@ impl TryFrom<TaskRow> for Task {
             // Rows written before these stamps existed count from their last change.
             status_changed_at: row.status_changed_at.map_or(row.updated_at.0, |t| t.0),
             last_activity_at: row.last_activity_at.map_or(row.updated_at.0, |t| t.0),
+            lease_expires_at: row.lease_expires_at.map(|t| t.0),
             version: row.version,
         })
     }

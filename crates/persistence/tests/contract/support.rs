@@ -177,6 +177,7 @@ pub fn task(org: OrgId) -> Task {
         updated_at: now,
         status_changed_at: now,
         last_activity_at: now,
+        lease_expires_at: None,
         version: 1,
     }
 }
@@ -198,6 +199,7 @@ pub fn full_task(seed: &Seed, parent: TaskId) -> Task {
         approved_at: Some(at_minute(60)),
         status_changed_at: at_minute(61),
         last_activity_at: at_minute(62),
+        lease_expires_at: None,
         parent_task_id: Some(parent),
         approval_required: true,
         due_at: Some(at_minute(60 * 24 * 30)),

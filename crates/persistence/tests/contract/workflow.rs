@@ -368,6 +368,7 @@ async fn overdue_finds_each_reason_until_escalated(db: &Database) {
     let idle = Task {
         status: TaskStatus::InProgress,
         last_activity_at: old,
+        lease_expires_at: None,
         ..task(seed.org)
     };
     let late = Task {

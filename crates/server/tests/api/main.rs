@@ -75,6 +75,7 @@ mod task_support;
 mod task_tools;
 mod tasks_approval;
 mod tasks_assign;
+mod tasks_claims;
 mod tasks_comments;
 mod tasks_create;
 mod tasks_dependencies;

@@ -9,10 +9,10 @@ use super::payloads::{
     AgentDemoted, AgentRegistered, AgentSpawned, AgentStatusChanged, AgentUpdated, ApiKeyCreated,
     ApiKeyRevoked, CodeHostConnectionChanged, CreditsEarned, CreditsGranted, CreditsSpent,
     CreditsTransferred, InboundWebhookChanged, ReputationChanged, TaskApproved, TaskAssigned,
-    TaskClosed, TaskCommented, TaskCreated, TaskDependencyAdded, TaskDependencyRemoved,
-    TaskEscalated, TaskTransitioned, TaskUpdated, TemplateCreated, UserCreated, UserLogin,
-    UserLoginFailed, UserLogout, UserSecurityChanged, WebhookBlocked, WebhookChanged,
-    WebhookDeleted, WebhookDisabled,
+    TaskClaimed, TaskClosed, TaskCommented, TaskCreated, TaskDependencyAdded,
+    TaskDependencyRemoved, TaskEscalated, TaskLeaseExpired, TaskTransitioned, TaskUpdated,
+    TemplateCreated, UserCreated, UserLogin, UserLoginFailed, UserLogout, UserSecurityChanged,
+    WebhookBlocked, WebhookChanged, WebhookDeleted, WebhookDisabled,
 };
 
 macro_rules! audit_events {
@@ -165,6 +165,10 @@ audit_events! {
     CodeHostConnectionUpdated(CodeHostConnectionChanged) = "codehost_connection.updated", CODEHOST_CONNECTION_UPDATED, "codehost_connection", Info;
     /// A code-host connection was deleted, with its links.
     CodeHostConnectionDeleted(CodeHostConnectionChanged) = "codehost_connection.deleted", CODEHOST_CONNECTION_DELETED, "codehost_connection", Info;
+    /// An agent claimed a task, with a lease (beyond D-70's list).
+    TaskClaimed(TaskClaimed) = "task.claimed", TASK_CLAIMED, "task", Info;
+    /// A claim's lease ran out: the task went back to `todo`, unassigned.
+    TaskLeaseExpired(TaskLeaseExpired) = "task.lease_expired", TASK_LEASE_EXPIRED, "task", Warning;
 }
 
 #[cfg(test)]

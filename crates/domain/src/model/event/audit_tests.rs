@@ -21,7 +21,8 @@ const D70: &str = "task.created task.updated task.transitioned task.done task.ca
     api_key.revoked webhook.created webhook.updated webhook.deleted webhook.disabled \
     webhook.blocked inbound_webhook.created inbound_webhook.updated inbound_webhook.rotated \
     inbound_webhook.deleted \
-    codehost_connection.created codehost_connection.updated codehost_connection.deleted";
+    codehost_connection.created codehost_connection.updated codehost_connection.deleted \
+    task.claimed task.lease_expired";
 
 fn agent(n: u128) -> AgentId {
     AgentId::from_uuid(Uuid::from_u128(n))
@@ -334,6 +335,20 @@ fn samples() -> Vec<(AuditEvent, Value)> {
             codehost_json.clone(),
         ),
         (E::CodeHostConnectionDeleted(codehost()), codehost_json),
+        (
+            E::TaskClaimed(TaskClaimed {
+                agent_id: agent(1),
+                lease_expires_at: "2026-11-22T01:17:03.456Z".into(),
+            }),
+            json!({"agentId": id(1), "leaseExpiresAt": "2026-11-22T01:17:03.456Z"}),
+        ),
+        (
+            E::TaskLeaseExpired(TaskLeaseExpired {
+                agent_id: Some(agent(1)),
+                lease_expired_at: "2026-11-22T01:17:03.456Z".into(),
+            }),
+            json!({"agentId": id(1), "leaseExpiredAt": "2026-11-22T01:17:03.456Z"}),
+        ),
     ]
 }
 
@@ -382,7 +397,8 @@ fn warnings_are_the_events_that_need_attention() {
             "user.login_failed",
             "user.totp_disabled",
             "webhook.disabled",
-            "webhook.blocked"
+            "webhook.blocked",
+            "task.lease_expired"
         ]
     );
 }

@@ -163,6 +163,7 @@ impl InboundService {
             updated_at: now,
             status_changed_at: now,
             last_activity_at: now,
+            lease_expires_at: None,
             version: 1,
         })
     }

@@ -1,6 +1,7 @@
 //! Task use cases: create, read, edit ([`TaskService`]), and in the submodules the
 //! workflow, dependencies, comments, escalations, templates and routing.
 
+mod claims;
 mod comments;
 mod dependencies;
 mod escalations;
@@ -15,6 +16,7 @@ use std::sync::Arc;
 
 use time::OffsetDateTime;
 
+pub use self::claims::ClaimRequest;
 pub use self::escalations::NewEscalation;
 pub use self::integration::IntegrationMove;
 pub use self::routing::{AutoAssign, CandidateQuery};
@@ -255,6 +257,7 @@ impl TaskService {
             updated_at: now,
             status_changed_at: now,
             last_activity_at: now,
+            lease_expires_at: None,
             version: 1,
         }
     }

@@ -125,6 +125,8 @@ impl TaskService {
         let now = self.clock.now();
         let mut task = current.clone();
         task.assignee_id = Some(assignee);
+        // A claim is the claimer's: handing the task on ends it.
+        task.lease_expires_at = None;
         let handed = AuditEvent::TaskAssigned(TaskAssigned {
             assignee_id: assignee,
             previous_assignee_id: current.assignee_id,
@@ -161,6 +163,10 @@ impl TaskService {
             }
         }
         task.status = to;
+        // A claim holds a task while it is in progress only.
+        if to != TaskStatus::InProgress {
+            task.lease_expires_at = None;
+        }
         let moved = TaskTransitioned {
             from: current.status,
             to,

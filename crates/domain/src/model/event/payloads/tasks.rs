@@ -51,6 +51,28 @@ pub struct TaskAssigned {
     pub previous_assignee_id: Option<AgentId>,
 }
 
+/// `task.claimed`: an agent claimed the task (`POST /tasks/claim`), which assigned and
+/// started it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskClaimed {
+    /// The claiming agent.
+    pub agent_id: AgentId,
+    /// Until when it holds the task, unless it sends heartbeats (`2026-11-22T01:02:03.456Z`).
+    pub lease_expires_at: String,
+}
+
+/// `task.lease_expired`: the agent that claimed the task stopped sending heartbeats; the
+/// task went back to `todo`, unassigned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskLeaseExpired {
+    /// The agent that held it.
+    pub agent_id: Option<AgentId>,
+    /// When its lease ran out.
+    pub lease_expired_at: String,
+}
+
 /// `task.approved`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]

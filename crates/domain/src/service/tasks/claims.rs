@@ -1,0 +1,240 @@
+//! Agents pulling work: an atomic claim with a lease, heartbeats that extend it, and
+//! the expiry that hands the work of a silent agent back (beyond the contract).
+
+use time::OffsetDateTime;
+
+use super::{TaskService, locked_task};
+use crate::model::{
+    Actor, ActorKind, AgentId, AuditEvent, Capability, CapabilityName, Lease, OrgId, Reason, Task,
+    TaskAssigned, TaskClaimed, TaskId, TaskLeaseExpired, TaskStatus, instant,
+};
+use crate::policy::{self, Forbidden};
+use crate::ports::{Transaction, transact};
+use crate::rules::candidates::requirements;
+use crate::service::{Conflict, ServiceError};
+
+/// Candidates read per round of a claim.
+const PAGE: u32 = 100;
+
+/// What an agent asks for when it claims work.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimRequest {
+    /// Claim only with these of its capabilities (all of them when `None`).
+    pub capabilities: Option<Vec<CapabilityName>>,
+    /// How long it holds the task without a heartbeat.
+    pub lease: Lease,
+}
+
+impl TaskService {
+    /// Gives the calling agent the best claimable task: `todo`, unassigned, every
+    /// blocking dependency done, every required capability (decision D-35) covered by
+    /// the agent's; urgent first, then oldest. It is assigned and moved to
+    /// `in_progress` in one conditional update of the task, so among any number of
+    /// racers, on any number of instances, one wins it and the others go on to the next
+    /// task. `None` when nothing is claimable. Expired leases of the organization are
+    /// handed back first.
+    pub async fn claim(
+        &self,
+        actor: &Actor,
+        request: ClaimRequest,
+    ) -> Result<Option<Task>, ServiceError> {
+        let agent = claimer(actor)?;
+        self.expire_leases(Some(actor.org_id), PAGE).await?;
+        let held = self.tasks.claimer_capabilities(actor.org_id, agent).await?;
+        let offered: Vec<Capability> = match &request.capabilities {
+            None => held,
+            Some(names) => held
+                .into_iter()
+                .filter(|c| names.contains(&c.name))
+                .collect(),
+        };
+        let (service, actor) = (self.clone(), actor.clone());
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move {
+                service
+                    .claim_in(tx, &actor, agent, &offered, request.lease)
+                    .await
+            })
+        })
+        .await
+    }
+
+    async fn claim_in(
+        &self,
+        tx: &mut dyn Transaction,
+        actor: &Actor,
+        agent: AgentId,
+        offered: &[Capability],
+        lease: Lease,
+    ) -> Result<Option<Task>, ServiceError> {
+        let now = self.clock.now();
+        let until = instant::to_millis(now + lease.duration());
+        let reason = Reason::new("claimed".to_owned())?;
+        let mut offset = 0;
+        loop {
+            let page = tx.claim_candidates(actor.org_id, offset, PAGE).await?;
+            for task in page.iter().filter(|t| covered(t, offered)) {
+                let mut claimed = task.clone();
+                claimed.assignee_id = Some(agent);
+                claimed.lease_expires_at = Some(until);
+                let before = vec![
+                    AuditEvent::TaskAssigned(TaskAssigned {
+                        assignee_id: agent,
+                        previous_assignee_id: None,
+                    }),
+                    AuditEvent::TaskClaimed(TaskClaimed {
+                        agent_id: agent,
+                        lease_expires_at: stamp(until)?,
+                    }),
+                ];
+                let moved = self
+                    .move_to(
+                        tx,
+                        actor,
+                        task,
+                        claimed,
+                        TaskStatus::InProgress,
+                        Some(reason.clone()),
+                        before,
+                        now,
+                    )
+                    .await;
+                match moved {
+                    Ok(task) => return Ok(Some(task)),
+                    // Another claimer (or any change) got there first, or a dependency
+                    // reopened meanwhile: the next candidate.
+                    Err(ServiceError::Conflict(
+                        Conflict::ChangedConcurrently { .. } | Conflict::OpenDependencies { .. },
+                    )) => {}
+                    Err(err) => return Err(err),
+                }
+            }
+            if page.len() < PAGE as usize {
+                return Ok(None);
+            }
+            offset += PAGE;
+        }
+    }
+
+    /// Extends the caller's claim on `id` to `lease` from now. Only the agent holding an
+    /// unexpired claim may (409 otherwise).
+    pub async fn heartbeat(
+        &self,
+        actor: &Actor,
+        id: TaskId,
+        lease: Lease,
+    ) -> Result<Task, ServiceError> {
+        let agent = claimer(actor)?;
+        let (service, actor) = (self.clone(), actor.clone());
+        transact(self.uow.as_ref(), move |tx| {
+            Box::pin(async move {
+                let current = locked_task(tx, actor.org_id, id).await?;
+                let Some(expires) = current.lease_expires_at else {
+                    return Err(Conflict::NotLeaseHolder.into());
+                };
+                if current.assignee_id != Some(agent) || current.status != TaskStatus::InProgress {
+                    return Err(Conflict::NotLeaseHolder.into());
+                }
+                let now = service.clock.now();
+                if expires <= now {
+                    return Err(Conflict::LeaseExpired.into());
+                }
+                let mut task = current.clone();
+                task.lease_expires_at = Some(instant::to_millis(now + lease.duration()));
+                service.save(tx, &current, task, now, Vec::new()).await
+            })
+        })
+        .await
+    }
+
+    /// Hands back tasks whose claim's lease ran out (of `org`, or of every organization):
+    /// each goes to `todo`, unassigned, with `task.lease_expired` and its transition, in
+    /// its own transaction; one that changed meanwhile is left alone. At most `limit`
+    /// per call; answers the tasks handed back.
+    pub async fn expire_leases(
+        &self,
+        org: Option<OrgId>,
+        limit: u32,
+    ) -> Result<Vec<TaskId>, ServiceError> {
+        let now = self.clock.now();
+        let due = self.tasks.expired_leases(org, now, limit).await?;
+        let mut expired = Vec::new();
+        for (org, id) in due {
+            let service = self.clone();
+            let done = transact(self.uow.as_ref(), move |tx| {
+                Box::pin(async move { service.expire_in(tx, org, id, now).await })
+            })
+            .await;
+            match done {
+                Ok(true) => expired.push(id),
+                Ok(false) | Err(ServiceError::Conflict(_)) => {}
+                Err(err) => return Err(err),
+            }
+        }
+        Ok(expired)
+    }
+
+    async fn expire_in(
+        &self,
+        tx: &mut dyn Transaction,
+        org: OrgId,
+        id: TaskId,
+        now: OffsetDateTime,
+    ) -> Result<bool, ServiceError> {
+        let current = locked_task(tx, org, id).await?;
+        let Some(expired_at) = current.lease_expires_at.filter(|at| *at <= now) else {
+            return Ok(false);
+        };
+        if current.status != TaskStatus::InProgress {
+            return Ok(false);
+        }
+        let mut task = current.clone();
+        task.assignee_id = None;
+        let before = vec![AuditEvent::TaskLeaseExpired(TaskLeaseExpired {
+            agent_id: current.assignee_id,
+            lease_expired_at: stamp(expired_at)?,
+        })];
+        let actor = Actor {
+            org_id: org,
+            kind: ActorKind::System,
+        };
+        let reason = Reason::new("lease expired".to_owned())?;
+        self.move_to(
+            tx,
+            &actor,
+            &current,
+            task,
+            TaskStatus::Todo,
+            Some(reason),
+            before,
+            now,
+        )
+        .await?;
+        Ok(true)
+    }
+}
+
+/// The agent claiming: an agent that executes work (not an orchestrator or observer).
+fn claimer(actor: &Actor) -> Result<AgentId, ServiceError> {
+    let Some(agent) = actor.agent_id() else {
+        return Err(Forbidden::AgentRequired.into());
+    };
+    policy::may_transition(actor, TaskStatus::InProgress)?;
+    Ok(agent)
+}
+
+/// Whether `offered` meets every capability `task` requires; a task whose requirements
+/// cannot be read is never claimed.
+fn covered(task: &Task, offered: &[Capability]) -> bool {
+    requirements(&task.metadata).is_ok_and(|needed| {
+        needed.iter().all(|need| {
+            offered
+                .iter()
+                .any(|have| need.met_by(&have.name, have.proficiency))
+        })
+    })
+}
+
+fn stamp(at: OffsetDateTime) -> Result<String, ServiceError> {
+    instant::format_millis(at).map_err(ServiceError::internal)
+}

@@ -1,0 +1,76 @@
+//! The queries of claims with leases: the claimable tasks of an organization in claim
+//! order, and the tasks whose lease ran out.
+
+use diesel::dsl::sql;
+use diesel::prelude::*;
+use diesel::result::QueryResult;
+use diesel::sql_types::{Bool, Integer};
+use diesel_async::RunQueryDsl;
+use muster_domain::model::{OrgId, TaskStatus};
+use time::OffsetDateTime;
+
+use crate::conn::{Conn, on_conn};
+use crate::rows::{TaskRow, db_uuid};
+use crate::schema::tasks;
+use crate::types::{DbTime, DbUuid};
+
+/// Urgent first: the rank of a task's priority.
+const PRIORITY_RANK: &str = "CASE tasks.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 \
+    WHEN 'normal' THEN 2 ELSE 3 END";
+
+/// No blocking dependency of the task is still to be done (decision D-31).
+const DEPENDENCIES_DONE: &str = "NOT EXISTS (SELECT 1 FROM task_dependencies d \
+    JOIN tasks b ON b.id = d.depends_on_id \
+    WHERE d.task_id = tasks.id AND d.blocking AND b.status <> 'done')";
+
+/// `todo`, unassigned tasks of `org` with every blocking dependency done, urgent first
+/// then oldest; `limit` of them from `offset`.
+pub(crate) async fn candidates(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    offset: u32,
+    limit: u32,
+) -> QueryResult<Vec<TaskRow>> {
+    on_conn!(conn, c => {
+        tasks::table
+            .filter(tasks::org_id.eq(db_uuid(org)))
+            .filter(tasks::status.eq(TaskStatus::Todo.as_str()))
+            .filter(tasks::assignee_id.is_null())
+            .filter(sql::<Bool>(DEPENDENCIES_DONE))
+            .order((
+                sql::<Integer>(PRIORITY_RANK).asc(),
+                tasks::created_at.asc(),
+                tasks::id.asc(),
+            ))
+            .offset(i64::from(offset))
+            .limit(i64::from(limit))
+            .select(TaskRow::as_select())
+            .load(c)
+            .await
+    })
+}
+
+/// Tasks in progress whose lease ran out before `now`, of `org` or of all, soonest
+/// expired first.
+pub(crate) async fn expired(
+    conn: &mut Conn<'_>,
+    org: Option<OrgId>,
+    now: OffsetDateTime,
+    limit: u32,
+) -> QueryResult<Vec<(DbUuid, DbUuid)>> {
+    on_conn!(conn, c, Db => {
+        let mut query = tasks::table
+            .filter(tasks::lease_expires_at.le(DbTime(now)))
+            .filter(tasks::status.eq(TaskStatus::InProgress.as_str()))
+            .select((tasks::org_id, tasks::id))
+            .into_boxed::<Db>();
+        if let Some(org) = org {
+            query = query.filter(tasks::org_id.eq(db_uuid(org)));
+        }
+        query
+            .order((tasks::lease_expires_at.asc(), tasks::id.asc()))
+            .limit(i64::from(limit))
+            .load(c)
+            .await
+    })
+}
