@@ -760,4 +760,14 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)?;
         rows.into_iter().map(Task::try_from).collect()
     }
+
+    async fn try_lock_claimable(
+        &mut self,
+        org: OrgId,
+        id: TaskId,
+    ) -> Result<bool, RepositoryError> {
+        crate::queries::claims::try_lock(&mut self.0, org, id)
+            .await
+            .map_err(from_diesel)
+    }
 }

@@ -28,6 +28,9 @@ pub enum Scenario {
     /// `POST /api/v1/integrations/codehost/webhook`: a signed `issues` `opened` event
     /// (a full payload) opening a new linked task each time.
     CodeHostIssue,
+    /// `POST /tasks/claim`: every worker pulls the best claimable task of the seeded
+    /// ones, all racing for the same first candidate.
+    Claim,
     /// `POST /tasks/:id/transition`, each worker on its own task.
     Transition,
     /// `GET /events?limit=50`.
@@ -53,7 +56,7 @@ pub const PLANNED: [(&str, &str); 0] = [];
 impl Scenario {
     /// Every scenario, in the order they run; `health` is first because every other one
     /// is compared with it.
-    pub const ALL: [Self; 14] = [
+    pub const ALL: [Self; 15] = [
         Self::Health,
         Self::GetTask,
         Self::ListTasks,
@@ -67,6 +70,8 @@ impl Scenario {
         Self::Candidates,
         Self::GetAgent,
         Self::Transfer,
+        // Last but login: it uses up the seeded tasks.
+        Self::Claim,
         Self::Login,
     ];
 
@@ -79,6 +84,7 @@ impl Scenario {
             Self::CreateTask => "create-task",
             Self::CreateTaskHooked => "create-task-hooked",
             Self::CodeHostIssue => "codehost-issue",
+            Self::Claim => "claim",
             Self::Transition => "transition",
             Self::ListEvents => "list-events",
             Self::Mixed => "mixed",
@@ -119,6 +125,7 @@ impl Scenario {
             Self::CreateTask | Self::CreateTaskHooked => Op::CreateTask,
             Self::Transition => Op::Transition,
             Self::CodeHostIssue => Op::HostIssue,
+            Self::Claim => Op::Claim,
             Self::ListEvents => Op::ListEvents,
             Self::Login => Op::Login,
             Self::Comment => Op::Comment,
@@ -152,6 +159,7 @@ pub enum Op {
     ListEvents,
     CreateTask,
     HostIssue,
+    Claim,
     Transition,
     Login,
     Comment,
@@ -288,6 +296,10 @@ impl WorkerState {
                     secret,
                 )
             }
+            Op::Claim => Call::post(
+                "/tasks/claim".to_owned(),
+                r#"{"leaseSeconds":3600}"#.to_owned(),
+            ),
             Op::CreateTask => {
                 self.created += 1;
                 Call::post("/tasks".to_owned(), create_body(self.worker, self.created))

@@ -545,6 +545,11 @@ pub trait Transaction: Send {
         offset: u32,
         limit: u32,
     ) -> Result<Vec<Task>, RepositoryError>;
+
+    /// Locks task `id` of `org` until the commit if it is still claimable and no other
+    /// transaction holds it, without waiting for one that does: whether it did.
+    async fn try_lock_claimable(&mut self, org: OrgId, id: TaskId)
+    -> Result<bool, RepositoryError>;
 }
 
 #[cfg(any(test, feature = "mocks"))]

@@ -6,7 +6,7 @@ use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel::sql_types::{Bool, Integer};
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{OrgId, TaskStatus};
+use muster_domain::model::{OrgId, TaskId, TaskStatus};
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, on_conn};
@@ -14,9 +14,14 @@ use crate::rows::{TaskRow, db_uuid};
 use crate::schema::tasks;
 use crate::types::{DbTime, DbUuid};
 
-/// Urgent first: the rank of a task's priority.
-const PRIORITY_RANK: &str = "CASE tasks.priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 \
-    WHEN 'normal' THEN 2 ELSE 3 END";
+/// Urgent first: the rank of a task's priority. Word for word the expression of the
+/// `tasks_claimable` index, as [`CLAIMABLE`] is its predicate: with literals, not bound
+/// parameters, so that both engines' planners see the index applies.
+const PRIORITY_RANK: &str = "(CASE priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 \
+    WHEN 'normal' THEN 2 ELSE 3 END)";
+
+/// Open and unassigned: the predicate of the `tasks_claimable` index.
+const CLAIMABLE: &str = "status = 'todo' AND assignee_id IS NULL";
 
 /// No blocking dependency of the task is still to be done (decision D-31).
 const DEPENDENCIES_DONE: &str = "NOT EXISTS (SELECT 1 FROM task_dependencies d \
@@ -34,8 +39,7 @@ pub(crate) async fn candidates(
     on_conn!(conn, c => {
         tasks::table
             .filter(tasks::org_id.eq(db_uuid(org)))
-            .filter(tasks::status.eq(TaskStatus::Todo.as_str()))
-            .filter(tasks::assignee_id.is_null())
+            .filter(sql::<Bool>(CLAIMABLE))
             .filter(sql::<Bool>(DEPENDENCIES_DONE))
             .order((
                 sql::<Integer>(PRIORITY_RANK).asc(),
@@ -73,4 +77,21 @@ pub(crate) async fn expired(
             .load(c)
             .await
     })
+}
+
+/// Locks task `id` of `org` if it is still claimable and no other transaction holds it:
+/// whether it did. On PostgreSQL a row another claimer holds is skipped at once
+/// (`SKIP LOCKED`) instead of waited for; on SQLite the one writer holds everything.
+pub(crate) async fn try_lock(conn: &mut Conn<'_>, org: OrgId, id: TaskId) -> QueryResult<bool> {
+    let query = tasks::table
+        .filter(tasks::org_id.eq(db_uuid(org)))
+        .filter(tasks::id.eq(db_uuid(id)))
+        .filter(tasks::status.eq(TaskStatus::Todo.as_str()))
+        .filter(tasks::assignee_id.is_null())
+        .select(tasks::id);
+    let found: Option<DbUuid> = match conn {
+        Conn::Pg(c) => query.for_update().skip_locked().first(*c).await.optional()?,
+        Conn::Sqlite(c) => query.first(*c).await.optional()?,
+    };
+    Ok(found.is_some())
 }

@@ -14,7 +14,15 @@ use crate::rules::candidates::requirements;
 use crate::service::{Conflict, ServiceError};
 
 /// Candidates read per round of a claim.
-const PAGE: u32 = 100;
+const PAGE: u32 = 25;
+
+/// One claim in progress: who, until when, why, at what time.
+struct Claim<'a> {
+    agent: AgentId,
+    until: OffsetDateTime,
+    reason: &'a Reason,
+    now: OffsetDateTime,
+}
 
 /// What an agent asks for when it claims work.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,46 +81,74 @@ impl TaskService {
         let mut offset = 0;
         loop {
             let page = tx.claim_candidates(actor.org_id, offset, PAGE).await?;
-            for task in page.iter().filter(|t| covered(t, offered)) {
-                let mut claimed = task.clone();
-                claimed.assignee_id = Some(agent);
-                claimed.lease_expires_at = Some(until);
-                let before = vec![
-                    AuditEvent::TaskAssigned(TaskAssigned {
-                        assignee_id: agent,
-                        previous_assignee_id: None,
-                    }),
-                    AuditEvent::TaskClaimed(TaskClaimed {
-                        agent_id: agent,
-                        lease_expires_at: stamp(until)?,
-                    }),
-                ];
-                let moved = self
-                    .move_to(
-                        tx,
-                        actor,
-                        task,
-                        claimed,
-                        TaskStatus::InProgress,
-                        Some(reason.clone()),
-                        before,
-                        now,
-                    )
-                    .await;
-                match moved {
-                    Ok(task) => return Ok(Some(task)),
-                    // Another claimer (or any change) got there first, or a dependency
-                    // reopened meanwhile: the next candidate.
-                    Err(ServiceError::Conflict(
-                        Conflict::ChangedConcurrently { .. } | Conflict::OpenDependencies { .. },
-                    )) => {}
-                    Err(err) => return Err(err),
+            let eligible: Vec<&Task> = page.iter().filter(|t| covered(t, offered)).collect();
+            // First the candidates no other claimer holds right now, without waiting;
+            // then, in order, those that were held, waiting for their holders: a task is
+            // only skipped once its holder committed a change to it.
+            let mut held = Vec::new();
+            for task in eligible {
+                if !tx.try_lock_claimable(actor.org_id, task.id).await? {
+                    held.push(task);
+                    continue;
+                }
+                let claim = Claim { agent, until, reason: &reason, now };
+                if let Some(claimed) = self.take(tx, actor, task, &claim).await? {
+                    return Ok(Some(claimed));
+                }
+            }
+            for task in held {
+                let claim = Claim { agent, until, reason: &reason, now };
+                if let Some(claimed) = self.take(tx, actor, task, &claim).await? {
+                    return Ok(Some(claimed));
                 }
             }
             if page.len() < PAGE as usize {
                 return Ok(None);
             }
             offset += PAGE;
+        }
+    }
+
+    /// Assigns and starts `task` for the claim through the conditional update of the
+    /// task; `None` when someone changed it first (or a dependency reopened).
+    async fn take(
+        &self,
+        tx: &mut dyn Transaction,
+        actor: &Actor,
+        task: &Task,
+        claim: &Claim<'_>,
+    ) -> Result<Option<Task>, ServiceError> {
+        let mut claimed = task.clone();
+        claimed.assignee_id = Some(claim.agent);
+        claimed.lease_expires_at = Some(claim.until);
+        let before = vec![
+            AuditEvent::TaskAssigned(TaskAssigned {
+                assignee_id: claim.agent,
+                previous_assignee_id: None,
+            }),
+            AuditEvent::TaskClaimed(TaskClaimed {
+                agent_id: claim.agent,
+                lease_expires_at: stamp(claim.until)?,
+            }),
+        ];
+        let moved = self
+            .move_to(
+                tx,
+                actor,
+                task,
+                claimed,
+                TaskStatus::InProgress,
+                Some(claim.reason.clone()),
+                before,
+                claim.now,
+            )
+            .await;
+        match moved {
+            Ok(task) => Ok(Some(task)),
+            Err(ServiceError::Conflict(
+                Conflict::ChangedConcurrently { .. } | Conflict::OpenDependencies { .. },
+            )) => Ok(None),
+            Err(err) => Err(err),
         }
     }
 
