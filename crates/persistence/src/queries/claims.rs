@@ -90,7 +90,12 @@ pub(crate) async fn try_lock(conn: &mut Conn<'_>, org: OrgId, id: TaskId) -> Que
         .filter(tasks::assignee_id.is_null())
         .select(tasks::id);
     let found: Option<DbUuid> = match conn {
-        Conn::Pg(c) => query.for_update().skip_locked().first(*c).await.optional()?,
+        Conn::Pg(c) => query
+            .for_update()
+            .skip_locked()
+            .first(*c)
+            .await
+            .optional()?,
         Conn::Sqlite(c) => query.first(*c).await.optional()?,
     };
     Ok(found.is_some())

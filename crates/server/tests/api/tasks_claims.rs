@@ -314,7 +314,11 @@ async fn the_expiry_job_hands_back_run_out_leases(app: &TestApp) {
     let tasks = task_service(&app.db().db, clock.clone());
     let expired = tasks.expire_leases(None, 100).await.unwrap();
     let expired: Vec<String> = expired.iter().map(|t| t.as_uuid().to_string()).collect();
-    assert_eq!(expired, std::slice::from_ref(&held), "only the run-out lease");
+    assert_eq!(
+        expired,
+        std::slice::from_ref(&held),
+        "only the run-out lease"
+    );
     let back = app.get(&app.org.hr, &format!("/tasks/{held}")).await;
     assert_eq!(back.data()["status"], "todo");
     assert_eq!(back.data()["assigneeId"], Value::Null);

@@ -91,13 +91,23 @@ impl TaskService {
                     held.push(task);
                     continue;
                 }
-                let claim = Claim { agent, until, reason: &reason, now };
+                let claim = Claim {
+                    agent,
+                    until,
+                    reason: &reason,
+                    now,
+                };
                 if let Some(claimed) = self.take(tx, actor, task, &claim).await? {
                     return Ok(Some(claimed));
                 }
             }
             for task in held {
-                let claim = Claim { agent, until, reason: &reason, now };
+                let claim = Claim {
+                    agent,
+                    until,
+                    reason: &reason,
+                    now,
+                };
                 if let Some(claimed) = self.take(tx, actor, task, &claim).await? {
                     return Ok(Some(claimed));
                 }
