@@ -79,3 +79,15 @@ pub(crate) fn verify_with_key(key: &[u8], message: &[u8], signature_hex: &str) -
 
 #[cfg(test)]
 mod tests;
+
+/// The SHA-256 digest of `data`: how a request body is recognized again (an
+/// `Idempotency-Key` retry must carry the same body).
+///
+/// ```
+/// use muster_auth::signing::fingerprint;
+/// assert_eq!(fingerprint(b"abc")[..4], [0xba, 0x78, 0x16, 0xbf]);
+/// assert_ne!(fingerprint(b"abc"), fingerprint(b"abd"));
+/// ```
+pub fn fingerprint(data: &[u8]) -> [u8; 32] {
+    crate::keys::sha256(data)
+}

@@ -5,6 +5,7 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use muster_auth::agent::AgentAuthError;
 use muster_auth::bearer::BearerAuthError;
+use muster_domain::model::StoredResponse;
 use muster_domain::ports::RepositoryError;
 use muster_domain::rules::transition::TransitionError;
 use muster_domain::service::ServiceError;
@@ -19,6 +20,8 @@ pub struct ApiError {
     message: String,
     /// Seconds for a `Retry-After` header (429).
     retry_after: Option<u64>,
+    /// A kept response to answer again instead (a retried `Idempotency-Key`).
+    replay: Option<Box<StoredResponse>>,
 }
 
 #[derive(Serialize)]
@@ -36,6 +39,20 @@ impl ApiError {
             status,
             message: message.into(),
             retry_after: None,
+            replay: None,
+        }
+    }
+
+    /// The kept response of an earlier request with the same `Idempotency-Key`, answered
+    /// again as it was, marked `Idempotent-Replayed: true`.
+    pub fn replay(stored: StoredResponse) -> Self {
+        let status =
+            StatusCode::from_u16(stored.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        Self {
+            status,
+            message: "replayed".to_owned(),
+            retry_after: None,
+            replay: Some(Box::new(stored)),
         }
     }
 
@@ -97,6 +114,14 @@ impl ResponseError for ApiError {
 
     fn error_response(&self) -> HttpResponse {
         let mut response = HttpResponse::build(self.status);
+        if let Some(stored) = &self.replay {
+            response.insert_header(("Idempotent-Replayed", "true"));
+            if let Some(content_type) = &stored.content_type {
+                response
+                    .insert_header((actix_web::http::header::CONTENT_TYPE, content_type.as_str()));
+            }
+            return response.body(stored.body.clone());
+        }
         if let Some(secs) = self.retry_after {
             response.insert_header((actix_web::http::header::RETRY_AFTER, secs.to_string()));
         }

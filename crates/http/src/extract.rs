@@ -135,7 +135,9 @@ fn authenticate(
     let payload = payload.take();
     Box::pin(async move {
         let body = read_body(&req, payload).await?;
-        let actor = identify(&req, state(&req)?, &body).await?;
+        let state = state(&req)?;
+        let actor = identify(&req, state, &body).await?;
+        crate::idempotency::begin(&req, state, &actor, &body).await?;
         Ok((actor, body))
     })
 }

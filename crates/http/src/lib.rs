@@ -8,6 +8,7 @@ mod body;
 pub mod dto;
 mod error;
 mod extract;
+mod idempotency;
 mod routes;
 mod state;
 
@@ -56,6 +57,8 @@ pub fn serve(
         let request_id_header = request_id_header.clone();
         App::new()
             .app_data(state.clone())
+            // Innermost: sees the response of the handler, before the request id.
+            .wrap(actix_web::middleware::from_fn(idempotency::keep))
             .wrap_fn(move |req, srv| {
                 // Echo the request id that TracingLogger put in every log line.
                 let id = req.extensions().get::<RequestId>().map(ToString::to_string);

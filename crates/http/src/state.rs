@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use muster_auth::agent::AgentAuthenticator;
 use muster_auth::bearer::BearerAuthenticator;
 use muster_domain::model::{Actor, User};
-use muster_domain::ports::IdentityProvider;
+use muster_domain::ports::{IdempotencyStore, IdentityProvider};
 use muster_domain::service::{
     AccountService, AgentService, ApiKeyService, ChatService, CodeHostService, EventService,
     InboundService, TaskService, WebhookService,
@@ -95,6 +95,8 @@ pub struct AppState {
     pub auth_mode: AuthMode,
     /// The sign-in redirect flow; `None` answers its routes 404.
     pub oauth: Option<OAuthSettings>,
+    /// `Idempotency-Key`s and the responses kept for their retries.
+    pub idempotency: Arc<dyn IdempotencyStore>,
     /// Dependency check for `/ready`.
     pub readiness: Arc<dyn Readiness>,
 }

@@ -437,6 +437,23 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use crate::types::PortableTimestamp;
+    use diesel::sql_types::*;
+
+    idempotency_keys (scope, method, path, key) {
+        scope -> Text,
+        method -> Text,
+        path -> Text,
+        key -> Text,
+        fingerprint -> Binary,
+        status_code -> Nullable<Integer>,
+        content_type -> Nullable<Text>,
+        response_body -> Nullable<Binary>,
+        created_at -> PortableTimestamp,
+    }
+}
+
 joinable!(users -> organizations (org_id));
 joinable!(task_dependencies -> organizations (org_id));
 joinable!(task_comments -> tasks (task_id));
@@ -482,4 +499,5 @@ allow_tables_to_appear_in_same_query!(
     codehost_connections,
     codehost_links,
     codehost_deliveries,
+    idempotency_keys,
 );

@@ -133,6 +133,7 @@ pub async fn app_state(
         bearer_auth: Arc::new(BearerAuthenticator::new(tokens, db.clone(), clock)),
         auth_mode,
         oauth,
+        idempotency: db.clone(),
         readiness: Arc::new(DatabaseReadiness(Database::clone(&db))),
     })
 }

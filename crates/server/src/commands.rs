@@ -6,7 +6,10 @@ use std::time::Duration;
 
 use anyhow::{Context, anyhow};
 use muster_auth::keys::ServerKey;
-use muster_domain::ports::{Clock, NonceStore, OrganizationRepository, UserRepository};
+use muster_domain::model::IdempotencyKey;
+use muster_domain::ports::{
+    Clock, IdempotencyStore, NonceStore, OrganizationRepository, UserRepository,
+};
 use muster_domain::service::{BudgetRollover, EscalationSweep};
 use muster_http::ServerOptions;
 use muster_persistence::{Database, DatabaseUrl, PoolOptions, run_migrations};
@@ -134,6 +137,12 @@ async fn purge_expired(db: Database) {
             Ok(0) => {}
             Ok(deleted) => tracing::debug!(deleted, "purged expired sign-ins"),
             Err(err) => tracing::warn!(%err, "could not purge expired sign-ins"),
+        }
+        let kept = time::Duration::hours(IdempotencyKey::KEPT_HOURS);
+        match IdempotencyStore::purge(&db, now - kept).await {
+            Ok(0) => {}
+            Ok(deleted) => tracing::debug!(deleted, "purged expired idempotency keys"),
+            Err(err) => tracing::warn!(%err, "could not purge expired idempotency keys"),
         }
     }
 }

@@ -25,6 +25,9 @@ pub enum Scenario {
     /// `POST /tasks` with a post-hook on `task.created` delivering to a local receiver:
     /// the request path beside the delivery worker, and the deliveries per second.
     CreateTaskHooked,
+    /// `POST /tasks` with a fresh `Idempotency-Key` on each: what keeping every answer
+    /// for its retries costs.
+    CreateTaskKeyed,
     /// `POST /api/v1/integrations/codehost/webhook`: a signed `issues` `opened` event
     /// (a full payload) opening a new linked task each time.
     CodeHostIssue,
@@ -56,12 +59,13 @@ pub const PLANNED: [(&str, &str); 0] = [];
 impl Scenario {
     /// Every scenario, in the order they run; `health` is first because every other one
     /// is compared with it.
-    pub const ALL: [Self; 15] = [
+    pub const ALL: [Self; 16] = [
         Self::Health,
         Self::GetTask,
         Self::ListTasks,
         Self::CreateTask,
         Self::CreateTaskHooked,
+        Self::CreateTaskKeyed,
         Self::CodeHostIssue,
         Self::Transition,
         Self::ListEvents,
@@ -83,6 +87,7 @@ impl Scenario {
             Self::ListTasks => "list-tasks",
             Self::CreateTask => "create-task",
             Self::CreateTaskHooked => "create-task-hooked",
+            Self::CreateTaskKeyed => "create-task-keyed",
             Self::CodeHostIssue => "codehost-issue",
             Self::Claim => "claim",
             Self::Transition => "transition",
@@ -125,6 +130,7 @@ impl Scenario {
             Self::CreateTask | Self::CreateTaskHooked => Op::CreateTask,
             Self::Transition => Op::Transition,
             Self::CodeHostIssue => Op::HostIssue,
+            Self::CreateTaskKeyed => Op::CreateTaskKeyed,
             Self::Claim => Op::Claim,
             Self::ListEvents => Op::ListEvents,
             Self::Login => Op::Login,
@@ -159,6 +165,7 @@ pub enum Op {
     ListEvents,
     CreateTask,
     HostIssue,
+    CreateTaskKeyed,
     Claim,
     Transition,
     Login,
@@ -300,6 +307,16 @@ impl WorkerState {
                 "/tasks/claim".to_owned(),
                 r#"{"leaseSeconds":3600}"#.to_owned(),
             ),
+            Op::CreateTaskKeyed => {
+                self.created += 1;
+                let mut call =
+                    Call::post("/tasks".to_owned(), create_body(self.worker, self.created));
+                call.headers.push((
+                    "Idempotency-Key",
+                    format!("bench-{}-{}", self.worker, self.created),
+                ));
+                call
+            }
             Op::CreateTask => {
                 self.created += 1;
                 Call::post("/tasks".to_owned(), create_body(self.worker, self.created))

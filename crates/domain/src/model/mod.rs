@@ -10,6 +10,7 @@ mod credentials;
 mod dependency;
 mod escalation;
 mod event;
+mod idempotency;
 mod ids;
 mod inbound;
 pub mod instant;
@@ -41,6 +42,7 @@ pub use credentials::{
 pub use dependency::TaskDependency;
 pub use escalation::{Escalation, EscalationReason};
 pub use event::*;
+pub use idempotency::{Begun, IdempotencyKey, StoredResponse};
 pub use ids::{
     AgentId, ApiKeyId, CapabilityId, CommentId, DependencyId, EscalationId, EventId, LedgerEntryId,
     LoginFamilyId, OrgId, RefreshTokenId, ReputationEventId, TaskId, TemplateId, UserId,

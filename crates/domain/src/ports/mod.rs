@@ -8,6 +8,7 @@ mod codehost;
 mod credentials;
 mod error;
 mod events;
+mod idempotency;
 mod inbound;
 mod nonces;
 mod organizations;
@@ -28,6 +29,7 @@ pub use credentials::{
 };
 pub use error::{BoxError, RepositoryError, UniqueKey};
 pub use events::{EventFilter, EventLog, EventPage};
+pub use idempotency::IdempotencyStore;
 pub use inbound::InboundKeyRepository;
 pub use nonces::{NonceOutcome, NonceStore};
 pub use organizations::OrganizationRepository;
@@ -52,6 +54,8 @@ pub use credentials::{
 };
 #[cfg(any(test, feature = "mocks"))]
 pub use events::MockEventLog;
+#[cfg(any(test, feature = "mocks"))]
+pub use idempotency::MockIdempotencyStore;
 #[cfg(any(test, feature = "mocks"))]
 pub use inbound::MockInboundKeyRepository;
 #[cfg(any(test, feature = "mocks"))]

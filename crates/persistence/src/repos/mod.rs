@@ -3,6 +3,7 @@
 mod agents;
 mod codehost;
 mod events;
+mod idempotency;
 mod inbound_keys;
 mod nonces;
 mod organizations;

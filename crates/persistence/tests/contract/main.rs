@@ -48,6 +48,8 @@ mod credentials;
 #[cfg(test)]
 mod events;
 #[cfg(test)]
+mod idempotency;
+#[cfg(test)]
 mod nonce_batch;
 #[cfg(test)]
 mod nonces;

@@ -68,6 +68,7 @@ mod events_read;
 mod health;
 mod helpers;
 mod hook_receiver;
+mod idempotency;
 mod inbound_ingest;
 mod inbound_keys;
 mod oauth;
