@@ -203,3 +203,112 @@ fn type_filters_that_no_event_can_match_are_refused_before_the_port() {
         );
     }
 }
+
+mod streams {
+    use muster_domain::model::{EventPosition, StreamStart};
+
+    use super::*;
+
+    #[test]
+    fn a_new_stream_starts_where_the_log_says_for_the_actors_organization() {
+        let mut log = MockEventLog::new();
+        let start = StreamStart {
+            after: EventPosition::new(7, 0),
+            recorded: vec![EventPosition::new(7, 3)],
+        };
+        let answer = start.clone();
+        log.expect_start()
+            .withf(|o: &OrgId| *o == org())
+            .times(1)
+            .returning(move |_| Ok(answer.clone()));
+        log.expect_position().never();
+        let service = EventService::new(Arc::new(log));
+        let got = block_on(service.stream_from(&agent_actor(AgentMode::Worker), &filter(), None));
+        assert_eq!(got.unwrap(), start);
+    }
+
+    #[test]
+    fn a_resumed_stream_continues_right_after_the_named_event() {
+        let mut log = MockEventLog::new();
+        log.expect_position()
+            .withf(|o: &OrgId, id: &EventId| *o == org() && *id == event_id(4))
+            .times(1)
+            .returning(|_, _| Ok(Some(EventPosition::new(3, 9))));
+        log.expect_start().never();
+        let service = EventService::new(Arc::new(log));
+        let got = block_on(service.stream_from(
+            &user_actor(UserRole::Viewer),
+            &EventFilter::default(),
+            Some(event_id(4)),
+        ));
+        assert_eq!(
+            got.unwrap(),
+            StreamStart {
+                after: EventPosition::new(3, 9),
+                recorded: Vec::new(),
+            }
+        );
+    }
+
+    #[test]
+    fn an_event_outside_the_organization_is_no_place_to_resume() {
+        let mut log = MockEventLog::new();
+        log.expect_position().times(1).returning(|_, _| Ok(None));
+        let service = EventService::new(Arc::new(log));
+        let err = block_on(service.stream_from(
+            &agent_actor(AgentMode::Worker),
+            &EventFilter::default(),
+            Some(event_id(5)),
+        ))
+        .unwrap_err();
+        assert!(
+            matches!(&err, ServiceError::Invalid(e) if e.to_string().contains("is not an event of this organization")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn a_stream_filter_is_checked_before_the_log_is_read() {
+        let mut log = MockEventLog::new();
+        log.expect_start().never();
+        let service = EventService::new(Arc::new(log));
+        let filter = EventFilter {
+            event_type: Some("task.\0created".into()),
+            ..EventFilter::default()
+        };
+        let err = block_on(service.stream_from(&agent_actor(AgentMode::Worker), &filter, None))
+            .unwrap_err();
+        assert!(matches!(err, ServiceError::Invalid(_)), "{err:?}");
+    }
+
+    #[test]
+    fn reads_after_a_position_are_bounded_and_scoped_to_the_organization() {
+        let mut log = MockEventLog::new();
+        log.expect_after()
+            .withf(
+                |o: &OrgId, _f: &EventFilter, after: &EventPosition, limit: &u32| {
+                    *o == org() && *after == EventPosition::new(1, 2) && *limit == 200
+                },
+            )
+            .times(1)
+            .returning(|_, _, _, _| {
+                Ok(vec![(EventPosition::new(1, 3), sample_event(event_id(6)))])
+            });
+        let service = EventService::new(Arc::new(log));
+        let got = block_on(service.after(
+            &agent_actor(AgentMode::Worker),
+            &EventFilter::default(),
+            EventPosition::new(1, 2),
+            10_000,
+        ))
+        .unwrap();
+        assert_eq!(got.len(), 1);
+        assert_eq!(got[0].0, EventPosition::new(1, 3));
+    }
+
+    #[test]
+    fn stream_order_is_transaction_first() {
+        assert!(EventPosition::new(1, 99) < EventPosition::new(2, 1));
+        assert!(EventPosition::new(2, 1) < EventPosition::new(2, 2));
+    }
+}

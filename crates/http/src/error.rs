@@ -86,6 +86,13 @@ impl ApiError {
         )
     }
 
+    /// 503 with `Retry-After`: the service is at a configured bound; retry later.
+    pub fn busy(message: impl Into<String>, retry_after_secs: u64) -> Self {
+        let mut busy = Self::new(StatusCode::SERVICE_UNAVAILABLE, message);
+        busy.retry_after = Some(retry_after_secs);
+        busy
+    }
+
     /// The sentence shown to the caller.
     pub fn message(&self) -> &str {
         &self.message

@@ -11,6 +11,7 @@ mod extract;
 mod idempotency;
 mod routes;
 mod state;
+mod streams;
 
 use std::net::TcpListener;
 use std::time::Duration;
@@ -25,6 +26,7 @@ pub use body::{MAX_BODY_BYTES, parse_json, parse_query};
 pub use error::ApiError;
 pub use extract::{Authenticated, RawBody, SignedInUser};
 pub use state::{AppState, AuthMode, OAuthSettings, Readiness};
+pub use streams::{EventStreams, StreamOptions};
 
 /// How the server runs.
 #[derive(Debug, Clone, Copy)]

@@ -12,6 +12,8 @@ use muster_domain::service::{
     InboundService, TaskService, WebhookService,
 };
 
+use crate::streams::EventStreams;
+
 /// Answers whether the service's dependencies (the database) respond, for `GET /ready`.
 #[async_trait]
 pub trait Readiness: Send + Sync {
@@ -97,6 +99,8 @@ pub struct AppState {
     pub oauth: Option<OAuthSettings>,
     /// `Idempotency-Key`s and the responses kept for their retries.
     pub idempotency: Arc<dyn IdempotencyStore>,
+    /// The open live event streams and their bound.
+    pub streams: EventStreams,
     /// Dependency check for `/ready`.
     pub readiness: Arc<dyn Readiness>,
 }

@@ -20,7 +20,9 @@ use muster_domain::service::{
     CodeHostPorts, CodeHostService, DeliveryService, EventService, GatedUnitOfWork, HookGate,
     InboundPorts, InboundService, TaskService, WebhookPorts, WebhookService,
 };
-use muster_http::{AppState, AuthMode, OAuthSettings, Readiness, ServerOptions};
+use muster_http::{
+    AppState, AuthMode, EventStreams, OAuthSettings, Readiness, ServerOptions, StreamOptions,
+};
 use muster_outbound::HttpHookCaller;
 use muster_outbound::oauth::HttpIdentityProvider;
 use muster_persistence::{Database, NonceBatcher};
@@ -41,14 +43,16 @@ impl Readiness for DatabaseReadiness {
 }
 
 /// Builds the HTTP state from a database, the server key, the user-authentication
-/// settings and the task settings. Starts the nonce writer on the current Tokio runtime; in auth modes `none`
-/// and `local` makes sure the synthetic owner exists.
+/// settings, the task settings and the event streams' options. Starts the nonce writer
+/// and the event-stream watcher on the current Tokio runtime; in auth modes `none` and
+/// `local` makes sure the synthetic owner exists.
 pub async fn app_state(
     db: &Database,
     key: &ServerKey,
     auth: &AuthSettings,
     task_settings: &TaskSettings,
     hooks: &WebhookSettings,
+    streams: StreamOptions,
 ) -> anyhow::Result<AppState> {
     let db = Arc::new(db.clone());
     let clock = Arc::new(SystemClock);
@@ -96,6 +100,7 @@ pub async fn app_state(
     })
     .with_default_org(auth.default_org.map(OrgId::from_uuid));
     let auth_mode = auth_mode(&accounts, auth).await?;
+    let events = EventService::new(db.clone());
     let oauth = match &auth.oauth {
         Some(setting) => Some(OAuthSettings {
             provider: Arc::new(
@@ -118,7 +123,8 @@ pub async fn app_state(
             ids.clone(),
         )
         .with_period(task_settings.budget_period),
-        events: EventService::new(db.clone()),
+        streams: EventStreams::start(events.clone(), streams),
+        events,
         accounts,
         api_keys: ApiKeyService::new(uow, db.clone(), tokens.clone(), clock.clone(), ids),
         webhooks,

@@ -74,6 +74,8 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub webhooks: crate::webhook_settings::WebhookSettings,
     #[command(flatten)]
+    pub streams: crate::stream_settings::StreamSettings,
+    #[command(flatten)]
     pub database: DatabaseArgs,
 }
 

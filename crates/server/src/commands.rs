@@ -59,7 +59,15 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // shuts down gracefully.
     let auth = AuthSettings::from_env(args.auth_mode)?;
     args.webhooks.warn_if_relaxed();
-    let state = app_state(&db, &key, &auth, &args.tasks, &args.webhooks).await?;
+    let state = app_state(
+        &db,
+        &key,
+        &auth,
+        &args.tasks,
+        &args.webhooks,
+        args.streams.options(),
+    )
+    .await?;
     let deliveries = crate::app::deliveries(&db, &key, &args.webhooks)?;
     let sweep = EscalationSweep::new(state.tasks.clone(), args.tasks.thresholds());
 

@@ -10,5 +10,6 @@ pub mod commands;
 pub mod key;
 pub mod logging;
 pub mod sign;
+pub mod stream_settings;
 pub mod task_settings;
 pub mod webhook_settings;

@@ -3,7 +3,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::RepositoryError;
-use crate::model::{Event, EventId, EventSeverity, OrgId};
+use crate::model::{Event, EventId, EventPosition, EventSeverity, OrgId, StreamStart};
 
 /// Filters of `GET /events`; `None` means "any". Dates are inclusive.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -49,4 +49,31 @@ pub trait EventLog: Send + Sync {
         offset: u64,
         limit: u32,
     ) -> Result<EventPage, RepositoryError>;
+
+    /// A value that changes whenever events may have become readable by
+    /// [`EventLog::after`]: a watcher polls it to know when to read.
+    async fn head(&self) -> Result<EventPosition, RepositoryError>;
+
+    /// Where a reader of `org` that starts now begins: every event recorded after this
+    /// call comes after `after`, and the events after it that are already recorded are
+    /// listed to be passed over.
+    async fn start(&self, org: OrgId) -> Result<StreamStart, RepositoryError>;
+
+    /// The position of the event `id` of `org`, if there is one.
+    async fn position(
+        &self,
+        org: OrgId,
+        id: EventId,
+    ) -> Result<Option<EventPosition>, RepositoryError>;
+
+    /// Up to `limit` events of `org` matching `filter` that come after `after`, oldest
+    /// first, each with its position. Events whose write may not be final yet are left
+    /// for a later call, so that nothing is skipped.
+    async fn after(
+        &self,
+        org: OrgId,
+        filter: &EventFilter,
+        after: EventPosition,
+        limit: u32,
+    ) -> Result<Vec<(EventPosition, Event)>, RepositoryError>;
 }

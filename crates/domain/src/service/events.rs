@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use super::{Entity, NotFound, ServiceError};
 use crate::ValidationError;
-use crate::model::{Actor, Event, EventId};
+use crate::model::{Actor, Event, EventId, EventPosition, StreamStart};
 use crate::ports::{EventFilter, EventLog, EventPage};
 use crate::validation::{max_chars, no_nul};
 
@@ -65,21 +65,79 @@ impl EventService {
             ))
             .into());
         }
-        for (field, value) in [
-            ("type", &filter.event_type),
-            ("entityType", &filter.entity_type),
-        ] {
-            if let Some(value) = value {
-                // Type names are short dotted words: refuse what no event can match and
-                // what PostgreSQL cannot even compare (U+0000).
-                max_chars(field, value, 100)?;
-                no_nul(field, value)?;
-            }
-        }
+        check_filter(filter)?;
         let offset = u64::from(query.page - 1) * u64::from(query.limit);
         Ok(self
             .events
             .list(actor.org_id, filter, offset, query.limit)
             .await?)
     }
+}
+
+impl EventService {
+    /// Where a live reader of the actor's organization starts: after the event
+    /// `last_seen` (the stream's `Last-Event-ID`) when given, otherwise at the end of the
+    /// log, so that it sees what is recorded from now on. Also checks `filter`.
+    pub async fn stream_from(
+        &self,
+        actor: &Actor,
+        filter: &EventFilter,
+        last_seen: Option<EventId>,
+    ) -> Result<StreamStart, ServiceError> {
+        check_filter(filter)?;
+        match last_seen {
+            None => Ok(self.events.start(actor.org_id).await?),
+            Some(id) => match self.events.position(actor.org_id, id).await? {
+                Some(after) => Ok(StreamStart {
+                    after,
+                    recorded: Vec::new(),
+                }),
+                None => Err(ValidationError::new(format!(
+                    "Last-Event-ID {id} is not an event of this organization"
+                ))
+                .into()),
+            },
+        }
+    }
+
+    /// Up to `limit` of the organization's events matching `filter` after `after`,
+    /// oldest first, each with its position (the next call's `after`).
+    pub async fn after(
+        &self,
+        actor: &Actor,
+        filter: &EventFilter,
+        after: EventPosition,
+        limit: u32,
+    ) -> Result<Vec<(EventPosition, Event)>, ServiceError> {
+        Ok(self
+            .events
+            .after(
+                actor.org_id,
+                filter,
+                after,
+                limit.clamp(1, EventQuery::MAX_LIMIT),
+            )
+            .await?)
+    }
+
+    /// A value that changes whenever new events may have become readable by
+    /// [`EventService::after`]: what a process-wide watcher polls.
+    pub async fn head(&self) -> Result<EventPosition, ServiceError> {
+        Ok(self.events.head().await?)
+    }
+}
+
+/// Type names are short dotted words: refuse what no event can match and what
+/// PostgreSQL cannot even compare (U+0000).
+fn check_filter(filter: &EventFilter) -> Result<(), ValidationError> {
+    for (field, value) in [
+        ("type", &filter.event_type),
+        ("entityType", &filter.entity_type),
+    ] {
+        if let Some(value) = value {
+            max_chars(field, value, 100)?;
+            no_nul(field, value)?;
+        }
+    }
+    Ok(())
 }

@@ -56,6 +56,11 @@ impl ListEventsQuery {
         })
     }
 
+    /// Whether the query asks for a page (which a stream has no use for).
+    pub fn pages(&self) -> bool {
+        self.page.is_some() || self.limit.is_some()
+    }
+
     /// Page and limit with their defaults (1 and 50); ranges are checked by the use case.
     pub fn page(&self) -> EventQuery {
         EventQuery {
@@ -91,6 +96,13 @@ pub struct EventResponse {
     payload: Value,
     #[serde(serialize_with = "super::time::serialize")]
     created_at: OffsetDateTime,
+}
+
+impl EventResponse {
+    /// The event's id.
+    pub fn id(&self) -> Uuid {
+        self.id
+    }
 }
 
 impl From<Event> for EventResponse {

@@ -1,5 +1,5 @@
-use actix_web::HttpRequest;
 use actix_web::web::{Data, Json, Path};
+use actix_web::{HttpRequest, HttpResponse};
 use muster_domain::model::EventId;
 
 use crate::ApiError;
@@ -40,4 +40,52 @@ pub(super) async fn get(
     let id = dto::parse_uuid("id", &path).map(EventId::from_uuid)?;
     let event = state.events.get(&auth.actor, id).await?;
     Ok(Json(dto::Data { data: event.into() }))
+}
+
+/// `GET /events/stream`: the organization's events as Server-Sent Events, from now on or
+/// after `Last-Event-ID`.
+pub(super) async fn stream(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    let query: ListEventsQuery = parse_query(req.query_string())?;
+    if query.pages() {
+        return Err(ApiError::bad_request(
+            "page and limit do not apply to a stream; use GET /events for pages",
+        ));
+    }
+    let filter = query.filter()?;
+    let last_seen = match req.headers().get("last-event-id") {
+        None => None,
+        Some(value) => Some(
+            value
+                .to_str()
+                .ok()
+                .and_then(|v| uuid::Uuid::parse_str(v.trim()).ok())
+                .map(EventId::from_uuid)
+                .ok_or_else(|| {
+                    ApiError::bad_request("Last-Event-ID must be the id (a UUID) of an event")
+                })?,
+        ),
+    };
+    let slot = state.streams.reserve().map_err(|full| {
+        ApiError::busy(
+            format!("Too many open event streams ({}); retry later", full.max),
+            5,
+        )
+    })?;
+    let from = state
+        .events
+        .stream_from(&auth.actor, &filter, last_seen)
+        .await?;
+    let body = state
+        .streams
+        .open(state.events.clone(), auth.actor, filter, from, slot);
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("cache-control", "no-cache"))
+        // Proxies that buffer responses (nginx) would hold events back.
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(body))
 }

@@ -38,6 +38,12 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .default_service(only("GET")),
     )
     .service(
+        // Before `/events/{id}`, which would take "stream" for an id.
+        web::resource("/events/stream")
+            .route(web::get().to(events::stream))
+            .default_service(only("GET")),
+    )
+    .service(
         web::resource("/events/{id}")
             .route(web::get().to(events::get))
             .default_service(only("GET")),

@@ -1,13 +1,13 @@
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{EventId, OrgId};
+use muster_domain::model::{EventId, EventPosition, OrgId, StreamStart};
 use muster_domain::ports::EventFilter;
 
 use crate::conn::{Conn, insert_all, on_conn};
 use crate::rows::{EventRow, db_uuid};
 use crate::schema::events;
-use crate::types::{DbTime, DbUuid};
+use crate::types::{DbTime, DbUuid, PortableUuid};
 
 /// Appends `rows`, in order: every write path records its events here, in one
 /// statement on PostgreSQL (see [`insert_all`]).
@@ -84,4 +84,152 @@ pub(crate) async fn page(
             .await?;
         Ok((rows, total))
     })
+}
+
+/// The stream order's `(tx, seq)` of each engine, as SQL. PostgreSQL: the writing
+/// transaction's id and the log sequence (see the `event_stream` migration); SQLite,
+/// whose writers never overlap: 0 and the rowid.
+const PG_POSITION: &str = "events.tx_id, events.seq";
+/// The oldest transaction still running on PostgreSQL: events of older transactions are
+/// final, so a stream may hand them out.
+const PG_HORIZON: &str = "pg_snapshot_xmin(pg_current_snapshot())::text::bigint";
+
+/// See [`muster_domain::ports::EventLog::head`].
+pub(crate) async fn head(conn: &mut Conn<'_>) -> QueryResult<EventPosition> {
+    use diesel::dsl::sql;
+    use diesel::sql_types::BigInt;
+    match conn {
+        Conn::Pg(c) => {
+            let horizon: i64 = diesel::select(sql::<BigInt>(PG_HORIZON))
+                .get_result(*c)
+                .await?;
+            Ok(EventPosition::new(horizon, 0))
+        }
+        Conn::Sqlite(c) => {
+            let last: i64 = diesel::select(sql::<BigInt>(
+                "COALESCE((SELECT max(rowid) FROM events), 0)",
+            ))
+            .get_result(*c)
+            .await?;
+            Ok(EventPosition::new(0, last))
+        }
+    }
+}
+
+#[derive(QueryableByName)]
+struct StartRow {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    horizon: i64,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    tx_id: Option<i64>,
+    #[diesel(sql_type = diesel::sql_types::Nullable<diesel::sql_types::BigInt>)]
+    seq: Option<i64>,
+}
+
+/// See [`muster_domain::ports::EventLog::start`]. On PostgreSQL, in one statement (one
+/// snapshot): the horizon, and `org`'s events already committed above it.
+pub(crate) async fn start(conn: &mut Conn<'_>, org: OrgId) -> QueryResult<StreamStart> {
+    const PG_START: &str = "SELECT h.horizon, e.tx_id, e.seq \
+        FROM (SELECT pg_snapshot_xmin(pg_current_snapshot())::text::bigint AS horizon) AS h \
+        LEFT JOIN events AS e ON e.org_id = $1 AND e.tx_id >= h.horizon \
+        ORDER BY e.tx_id, e.seq";
+    match conn {
+        Conn::Pg(c) => {
+            let rows: Vec<StartRow> = diesel::sql_query(PG_START)
+                .bind::<PortableUuid, _>(db_uuid(org))
+                .load(*c)
+                .await?;
+            let horizon = <[StartRow]>::first(&rows).map_or(0, |row| row.horizon);
+            let recorded = rows
+                .iter()
+                .filter_map(|row| Some(EventPosition::new(row.tx_id?, row.seq?)))
+                .collect();
+            Ok(StreamStart {
+                after: EventPosition::new(horizon, 0),
+                recorded,
+            })
+        }
+        Conn::Sqlite(_) => Ok(StreamStart {
+            after: head(conn).await?,
+            recorded: Vec::new(),
+        }),
+    }
+}
+
+/// The stream position of event `id` of `org`.
+pub(crate) async fn position(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    id: EventId,
+) -> QueryResult<Option<EventPosition>> {
+    use diesel::dsl::sql;
+    use diesel::sql_types::BigInt;
+    let found: Option<(i64, i64)> = match conn {
+        Conn::Pg(c) => events::table
+            .filter(events::org_id.eq(db_uuid(org)))
+            .filter(events::id.eq(db_uuid(id)))
+            .select((sql::<BigInt>("events.tx_id"), sql::<BigInt>("events.seq")))
+            .first(*c)
+            .await
+            .optional()?,
+        Conn::Sqlite(c) => events::table
+            .filter(events::org_id.eq(db_uuid(org)))
+            .filter(events::id.eq(db_uuid(id)))
+            .select((sql::<BigInt>("0"), sql::<BigInt>("events.rowid")))
+            .first(*c)
+            .await
+            .optional()?,
+    };
+    Ok(found.map(|(tx, seq)| EventPosition::new(tx, seq)))
+}
+
+/// Up to `limit` events of `org` matching `filter` after `after` in stream order, each
+/// with its position; on PostgreSQL only those whose transaction is older than every
+/// running one (the rest follow once they are).
+pub(crate) async fn after(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    filter: &EventFilter,
+    after: EventPosition,
+    limit: u32,
+) -> QueryResult<Vec<(i64, i64, EventRow)>> {
+    use diesel::dsl::sql;
+    use diesel::pg::Pg;
+    use diesel::sql_types::{BigInt, Bool};
+    use diesel::sqlite::Sqlite;
+    match conn {
+        Conn::Pg(c) => {
+            filtered!(events::table.into_boxed::<Pg>(), org, filter)
+                .filter(
+                    sql::<Bool>("(events.tx_id, events.seq) > (")
+                        .bind::<BigInt, _>(after.tx)
+                        .sql(", ")
+                        .bind::<BigInt, _>(after.seq)
+                        .sql(")"),
+                )
+                .filter(sql::<Bool>(&format!("events.tx_id < {PG_HORIZON}")))
+                .select((
+                    sql::<BigInt>("events.tx_id"),
+                    sql::<BigInt>("events.seq"),
+                    EventRow::as_select(),
+                ))
+                .order(sql::<BigInt>(PG_POSITION))
+                .limit(i64::from(limit))
+                .load(*c)
+                .await
+        }
+        Conn::Sqlite(c) => {
+            filtered!(events::table.into_boxed::<Sqlite>(), org, filter)
+                .filter(sql::<Bool>("events.rowid > ").bind::<BigInt, _>(after.seq))
+                .select((
+                    sql::<BigInt>("0"),
+                    sql::<BigInt>("events.rowid"),
+                    EventRow::as_select(),
+                ))
+                .order(sql::<BigInt>("events.rowid"))
+                .limit(i64::from(limit))
+                .load(*c)
+                .await
+        }
+    }
 }

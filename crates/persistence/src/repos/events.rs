@@ -1,5 +1,5 @@
 use async_trait::async_trait;
-use muster_domain::model::{Event, EventId, OrgId};
+use muster_domain::model::{Event, EventId, EventPosition, OrgId, StreamStart};
 use muster_domain::ports::{EventFilter, EventLog, EventPage, RepositoryError};
 
 use crate::Database;
@@ -37,5 +37,44 @@ impl EventLog for Database {
             events,
             total: u64::try_from(total).map_err(|e| corrupt("event count", e))?,
         })
+    }
+
+    async fn head(&self) -> Result<EventPosition, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        events::head(&mut pooled.conn()).await.map_err(from_diesel)
+    }
+
+    async fn start(&self, org: OrgId) -> Result<StreamStart, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        events::start(&mut pooled.conn(), org)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn position(
+        &self,
+        org: OrgId,
+        id: EventId,
+    ) -> Result<Option<EventPosition>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        events::position(&mut pooled.conn(), org, id)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn after(
+        &self,
+        org: OrgId,
+        filter: &EventFilter,
+        after: EventPosition,
+        limit: u32,
+    ) -> Result<Vec<(EventPosition, Event)>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = events::after(&mut pooled.conn(), org, filter, after, limit)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter()
+            .map(|(tx, seq, row)| Ok((EventPosition::new(tx, seq), Event::try_from(row)?)))
+            .collect()
     }
 }

@@ -9,7 +9,7 @@ use actix_web::dev::ServerHandle;
 use muster_auth::keys::ServerKey;
 use muster_auth::signing::{canonical_message, sign};
 use muster_domain::service::DeliveryService;
-use muster_http::ServerOptions;
+use muster_http::{ServerOptions, StreamOptions};
 use muster_persistence::testing::TestDatabase;
 use muster_persistence::{DatabaseUrl, Engine};
 use muster_server::app::{Application, app_state, deliveries};
@@ -143,19 +143,33 @@ pub struct AppSettings {
     pub auth: AuthSettings,
     /// Webhooks; `Some` also runs the delivery worker.
     pub hooks: Option<WebhookSettings>,
+    /// The live event streams' bound and timings.
+    pub streams: StreamOptions,
 }
 
 impl From<AuthSettings> for AppSettings {
     fn from(auth: AuthSettings) -> Self {
-        Self { auth, hooks: None }
+        Self {
+            auth,
+            ..Self::default()
+        }
     }
 }
 
 impl From<WebhookSettings> for AppSettings {
     fn from(hooks: WebhookSettings) -> Self {
         Self {
-            auth: AuthSettings::default(),
             hooks: Some(hooks),
+            ..Self::default()
+        }
+    }
+}
+
+impl From<StreamOptions> for AppSettings {
+    fn from(streams: StreamOptions) -> Self {
+        Self {
+            streams,
+            ..Self::default()
         }
     }
 }
@@ -190,6 +204,7 @@ async fn start(
         &settings.auth,
         &TaskSettings::default(),
         &hooks,
+        settings.streams,
     )
     .await
     .unwrap();
@@ -270,6 +285,7 @@ impl TestApp {
             &self.settings.auth,
             &TaskSettings::default(),
             &hooks,
+            self.settings.streams,
         )
         .await
         .unwrap();

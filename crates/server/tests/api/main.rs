@@ -65,6 +65,7 @@ mod codehost_support;
 mod errors;
 mod events;
 mod events_read;
+mod events_stream;
 mod health;
 mod helpers;
 mod hook_receiver;

@@ -5,9 +5,11 @@ use uuid::Uuid;
 
 mod audit;
 mod payloads;
+mod position;
 
 pub use audit::{AuditEvent, event_types};
 pub use payloads::*;
+pub use position::{EventPosition, StreamStart};
 
 use super::{EventId, OrgId};
 

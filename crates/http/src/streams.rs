@@ -1,0 +1,304 @@
+//! The live event stream (`GET /events/stream`): one watcher per process notices when
+//! the audit log may have grown, and each open stream then reads its organization's
+//! events after the last one it sent, straight from the database. Nothing is kept in
+//! memory between instances, so an event written through any instance reaches every
+//! stream, and a stream resumed with `Last-Event-ID` continues exactly where it stopped.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use actix_web::web::Bytes;
+use futures_util::Stream;
+use muster_domain::model::{Actor, EventPosition, StreamStart};
+use muster_domain::ports::EventFilter;
+use muster_domain::service::EventService;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
+
+use crate::dto::events::EventResponse;
+
+/// Events read from the database in one go by a stream.
+const BATCH: u32 = 100;
+
+/// Limits and timings of the event stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamOptions {
+    /// Streams one process keeps open at once; more are refused with 503.
+    pub max_streams: usize,
+    /// Events a stream holds for a client that is not reading. A client that leaves
+    /// them all unread for a heartbeat interval is dropped (it resumes with
+    /// `Last-Event-ID`); writers never wait for it.
+    pub buffer: usize,
+    /// Time between two heartbeats of an idle stream.
+    pub heartbeat: Duration,
+    /// Time between two looks at whether the log grew.
+    pub poll: Duration,
+}
+
+impl Default for StreamOptions {
+    fn default() -> Self {
+        Self {
+            max_streams: 256,
+            buffer: 1024,
+            heartbeat: Duration::from_secs(15),
+            poll: Duration::from_millis(250),
+        }
+    }
+}
+
+/// The process's open streams: their bound, and the signal that the log may have grown.
+#[derive(Debug, Clone)]
+pub struct EventStreams {
+    options: StreamOptions,
+    slots: Arc<Semaphore>,
+    grown: watch::Receiver<EventPosition>,
+}
+
+/// Why a stream was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooManyStreams {
+    /// The bound that was reached.
+    pub max: usize,
+}
+
+impl EventStreams {
+    /// Starts the watcher on the current Tokio runtime. It polls the log's head only while
+    /// a stream is open, and stops when every clone of the returned value is dropped.
+    pub fn start(events: EventService, options: StreamOptions) -> Self {
+        let (tx, grown) = watch::channel(EventPosition::default());
+        tokio::spawn(watch_head(events, tx, options.poll));
+        Self {
+            options,
+            slots: Arc::new(Semaphore::new(options.max_streams)),
+            grown,
+        }
+    }
+
+    /// The settings in force.
+    pub fn options(&self) -> StreamOptions {
+        self.options
+    }
+
+    /// A place for one more stream, if the bound allows.
+    pub fn reserve(&self) -> Result<OwnedSemaphorePermit, TooManyStreams> {
+        Arc::clone(&self.slots)
+            .try_acquire_owned()
+            .map_err(|_| TooManyStreams {
+                max: self.options.max_streams,
+            })
+    }
+
+    /// Opens a stream of `actor`'s organization's events matching `filter` from `from`;
+    /// the returned body holds `slot` until the client goes away.
+    pub fn open(
+        &self,
+        events: EventService,
+        actor: Actor,
+        filter: EventFilter,
+        from: StreamStart,
+        slot: OwnedSemaphorePermit,
+    ) -> EventBody {
+        let (tx, rx) = mpsc::channel(self.options.buffer.max(1));
+        let dropped = Arc::new(OnceLock::new());
+        let feed = Feed {
+            events,
+            actor,
+            filter,
+            cursor: from.after,
+            recorded: from.recorded,
+            tx,
+            dropped: Arc::clone(&dropped),
+            buffer: self.options.buffer,
+            patience: self.options.heartbeat,
+        };
+        tokio::spawn(feed.run(self.grown.clone(), self.options.heartbeat));
+        EventBody {
+            first: Some(Bytes::from_static(b"retry: 2000\n: connected\n\n")),
+            rx,
+            dropped,
+            ended: false,
+            _slot: slot,
+        }
+    }
+}
+
+/// Polls the log's head while anyone listens, and tells the streams when it moved.
+async fn watch_head(events: EventService, tx: watch::Sender<EventPosition>, every: Duration) {
+    let mut tick = tokio::time::interval(every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        // The value in `EventStreams` is one receiver; streams hold the others.
+        match tx.receiver_count() {
+            0 => return,
+            1 => continue,
+            _ => {}
+        }
+        match events.head().await {
+            Ok(head) => {
+                tx.send_if_modified(|seen| {
+                    let moved = *seen != head;
+                    *seen = head;
+                    moved
+                });
+            }
+            Err(err) => tracing::warn!(error = %err, "cannot read the event log's head"),
+        }
+    }
+}
+
+/// The producing half of one stream: reads events into the client's buffer.
+struct Feed {
+    events: EventService,
+    actor: Actor,
+    filter: EventFilter,
+    cursor: EventPosition,
+    /// Events after the start that were recorded before it: not sent.
+    recorded: Vec<EventPosition>,
+    tx: mpsc::Sender<Bytes>,
+    dropped: Arc<OnceLock<String>>,
+    buffer: usize,
+    patience: Duration,
+}
+
+/// What a feed does next.
+enum Next {
+    Continue,
+    Stop,
+}
+
+impl Feed {
+    async fn run(mut self, mut grown: watch::Receiver<EventPosition>, heartbeat: Duration) {
+        let mut beat = tokio::time::interval(heartbeat);
+        beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        beat.tick().await;
+        loop {
+            if let Next::Stop = self.catch_up().await {
+                return;
+            }
+            tokio::select! {
+                changed = grown.changed() => {
+                    if changed.is_err() {
+                        self.drop_client("the server is shutting down; reconnect with Last-Event-ID");
+                        return;
+                    }
+                }
+                _ = beat.tick() => {
+                    if let Next::Stop = self.send(Bytes::from_static(b": heartbeat\n\n")).await {
+                        return;
+                    }
+                }
+                () = self.tx.closed() => return,
+            }
+        }
+    }
+
+    /// Sends every event after the cursor that can be read now.
+    async fn catch_up(&mut self) -> Next {
+        loop {
+            let batch = match self
+                .events
+                .after(&self.actor, &self.filter, self.cursor, BATCH)
+                .await
+            {
+                Ok(batch) => batch,
+                Err(err) => {
+                    tracing::warn!(error = %err, "cannot read events for a stream");
+                    self.drop_client(
+                        "the event log could not be read; reconnect with Last-Event-ID",
+                    );
+                    return Next::Stop;
+                }
+            };
+            let full = batch.len() >= BATCH as usize;
+            for (position, event) in batch {
+                if self.recorded.binary_search(&position).is_ok() {
+                    self.cursor = position;
+                    continue;
+                }
+                if let Next::Stop = self.send(frame(&EventResponse::from(event))).await {
+                    return Next::Stop;
+                }
+                self.cursor = position;
+            }
+            if !full {
+                return Next::Continue;
+            }
+        }
+    }
+
+    /// Queues a frame for the client. A client that leaves its buffer full for a whole
+    /// heartbeat interval is dropped: it resumes with `Last-Event-ID`.
+    async fn send(&self, frame: Bytes) -> Next {
+        match tokio::time::timeout(self.patience, self.tx.send(frame)).await {
+            Ok(Ok(())) => Next::Continue,
+            Ok(Err(_)) => Next::Stop,
+            Err(_) => {
+                self.drop_client(&format!(
+                    "this client left {} events unread for {} s; reconnect with Last-Event-ID \
+                     to resume",
+                    self.buffer,
+                    self.patience.as_secs_f64()
+                ));
+                Next::Stop
+            }
+        }
+    }
+
+    /// Ends the stream, telling the client why once it has read what is buffered.
+    fn drop_client(&self, reason: &str) {
+        let _ = self.dropped.set(reason.to_owned());
+    }
+}
+
+/// One event as a Server-Sent Events frame: its id (for `Last-Event-ID`) and the event
+/// as `GET /events` shows it.
+fn frame(event: &EventResponse) -> Bytes {
+    let id = event.id();
+    let data = serde_json::to_string(event).unwrap_or_else(|_| "{}".to_owned());
+    Bytes::from(format!("id: {id}\ndata: {data}\n\n"))
+}
+
+/// The response body of one stream. Dropping it (the client went away) frees its slot
+/// and stops its feed.
+pub struct EventBody {
+    first: Option<Bytes>,
+    rx: mpsc::Receiver<Bytes>,
+    dropped: Arc<OnceLock<String>>,
+    ended: bool,
+    _slot: OwnedSemaphorePermit,
+}
+
+impl std::fmt::Debug for EventBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventBody")
+            .field("ended", &self.ended)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Stream for EventBody {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        if let Some(first) = self.first.take() {
+            return Poll::Ready(Some(Ok(first)));
+        }
+        if self.ended {
+            return Poll::Ready(None);
+        }
+        match self.rx.poll_recv(cx) {
+            Poll::Ready(Some(frame)) => Poll::Ready(Some(Ok(frame))),
+            Poll::Ready(None) => {
+                self.ended = true;
+                Poll::Ready(self.dropped.get().map(|reason| {
+                    let data = serde_json::json!({ "reason": reason });
+                    Ok(Bytes::from(format!("event: dropped\ndata: {data}\n\n")))
+                }))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}

@@ -1,0 +1,3 @@
+DROP INDEX events_stream;
+ALTER TABLE events DROP COLUMN seq;
+ALTER TABLE events DROP COLUMN tx_id;
