@@ -80,10 +80,7 @@ impl ApiError {
     /// 503, logging `cause` with its chain of sources.
     pub fn unavailable(cause: &(dyn std::error::Error + 'static)) -> Self {
         tracing::warn!(error = %Chain(cause), "dependency unavailable");
-        Self::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "Service temporarily unavailable; retry later",
-        )
+        Self::busy("Service temporarily unavailable; retry later", 1)
     }
 
     /// 503 with `Retry-After`: the service is at a configured bound; retry later.

@@ -48,17 +48,35 @@ pub enum Engine {
 pub struct PoolOptions {
     /// Most connections open at once.
     pub max_size: usize,
-    /// How long a request waits for a free connection, or for a new one to open.
+    /// How long a request waits for a free connection, or for a new one to open; past
+    /// it the request fails (503) instead of queueing on.
     pub timeout: Duration,
+    /// Longest a single statement may run on PostgreSQL before the server cancels it;
+    /// `None` leaves the server's setting. SQLite has no such limit.
+    pub statement_timeout: Option<Duration>,
 }
 
 impl Default for PoolOptions {
     fn default() -> Self {
         Self {
             max_size: 16,
-            timeout: Duration::from_secs(5),
+            timeout: Duration::from_secs(3),
+            statement_timeout: Some(Duration::from_secs(30)),
         }
     }
+}
+
+/// How busy a pool is, for `/ready` and the logs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStatus {
+    /// Most connections it may open.
+    pub max_size: usize,
+    /// Connections open now.
+    pub size: usize,
+    /// Open connections not in use.
+    pub available: usize,
+    /// Requests waiting for a connection.
+    pub waiting: usize,
 }
 
 /// Opening the database failed.
@@ -135,6 +153,29 @@ fn sqlite_manager(path: &std::path::Path) -> AsyncDieselConnectionManager<Sqlite
     AsyncDieselConnectionManager::<SqliteConn>::new_with_config(path.to_string_lossy(), config)
 }
 
+/// A connection manager for the PostgreSQL server at `url`, with the statement timeout
+/// set on every connection it opens.
+fn postgres_manager(
+    url: &str,
+    statement_timeout: Option<Duration>,
+) -> AsyncDieselConnectionManager<AsyncPgConnection> {
+    let mut config = ManagerConfig::<AsyncPgConnection>::default();
+    config.recycling_method = RecyclingMethod::Fast;
+    config.custom_setup = Box::new(move |url| {
+        async move {
+            let mut conn = AsyncPgConnection::establish(url).await?;
+            if let Some(limit) = statement_timeout {
+                conn.batch_execute(&format!("SET statement_timeout = {}", limit.as_millis()))
+                    .await
+                    .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
+            }
+            Ok(conn)
+        }
+        .boxed()
+    });
+    AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config)
+}
+
 /// The same sizing and timeouts for either engine's pool. Both managers recycle
 /// connections the `Fast` way: a connection with an open transaction (or, on
 /// PostgreSQL, a closed socket) is discarded, but no `SELECT 1` is sent on every
@@ -164,12 +205,7 @@ impl Database {
         };
         let pool = match url {
             DatabaseUrl::Postgres(raw) => {
-                let mut config = ManagerConfig::<AsyncPgConnection>::default();
-                config.recycling_method = RecyclingMethod::Fast;
-                let manager = AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(
-                    raw.clone(),
-                    config,
-                );
+                let manager = postgres_manager(raw, options.statement_timeout);
                 let pool = build_pool(manager, options).map_err(pool_err)?;
                 Pool::Postgres(pool)
             }
@@ -216,6 +252,20 @@ impl Database {
     /// The URL this database was opened with.
     pub fn url(&self) -> &DatabaseUrl {
         &self.url
+    }
+
+    /// How busy the pool is (on SQLite, the readers' pool, which every request uses).
+    pub fn pool_status(&self) -> PoolStatus {
+        let status = match &self.pool {
+            Pool::Postgres(pool) => pool.status(),
+            Pool::Sqlite { readers, .. } => readers.status(),
+        };
+        PoolStatus {
+            max_size: status.max_size,
+            size: status.size,
+            available: status.available,
+            waiting: status.waiting,
+        }
     }
 
     /// Runs `SELECT 1`: does the database answer?

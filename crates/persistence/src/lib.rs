@@ -21,7 +21,7 @@ mod url;
 #[cfg(feature = "test-support")]
 pub mod testing;
 
-pub use db::{ConnectError, Database, Engine, PoolOptions};
+pub use db::{ConnectError, Database, Engine, PoolOptions, PoolStatus};
 pub use migrate::{MigrateError, run_migrations};
 pub use nonce_batch::NonceBatcher;
 pub use url::{DatabaseUrl, UrlError};

@@ -214,6 +214,32 @@ impl Drop for TestDatabase {
     }
 }
 
+/// A connection taken from a [`Database`]'s pool and held until dropped: how a test
+/// exhausts a small pool (as a slow query holding every connection would).
+pub struct HeldConnection(#[allow(dead_code)] crate::conn::PooledConn);
+
+impl std::fmt::Debug for HeldConnection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HeldConnection")
+    }
+}
+
+impl Database {
+    /// Takes one connection out of the pool (on SQLite, the readers' pool) until the
+    /// answer is dropped.
+    ///
+    /// # Panics
+    /// When no connection can be had.
+    #[allow(clippy::panic)] // test support: a panic fails the test
+    pub async fn hold_connection(&self) -> HeldConnection {
+        HeldConnection(
+            self.pooled()
+                .await
+                .unwrap_or_else(|e| panic!("cannot take a connection: {e}")),
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::with_database;

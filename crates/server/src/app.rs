@@ -38,7 +38,21 @@ struct DatabaseReadiness(Database);
 #[async_trait]
 impl Readiness for DatabaseReadiness {
     async fn check(&self) -> Result<(), String> {
-        self.0.ping().await.map_err(|e| e.to_string())
+        // A pool that cannot give a connection within this is as good as down: a load
+        // balancer's probe must not hang for the whole acquire timeout.
+        const PATIENCE: std::time::Duration = std::time::Duration::from_millis(1_500);
+        let Ok(answer) = tokio::time::timeout(PATIENCE, self.0.ping()).await else {
+            let pool = self.0.pool_status();
+            return Err(format!(
+                "no database connection within {} ms ({} of {} open, {} free, {} waiting)",
+                PATIENCE.as_millis(),
+                pool.size,
+                pool.max_size,
+                pool.available,
+                pool.waiting
+            ));
+        };
+        answer.map_err(|e| e.to_string())
     }
 }
 

@@ -54,6 +54,33 @@ pub struct DatabaseArgs {
     /// `sqlite://PATH` (created with its folder) or `postgres://USER@HOST/DB`.
     #[arg(long, env = "MUSTER_DATABASE_URL", hide_env_values = true, default_value = DEFAULT_DATABASE_URL)]
     pub database_url: String,
+    /// Most database connections this process keeps open (SQLite uses at most 4 for
+    /// reading and 1 for writing whatever this says).
+    #[arg(long, env = "MUSTER_DB_POOL_SIZE", default_value_t = 16,
+          value_parser = clap::value_parser!(u32).range(1..=1_000))]
+    pub db_pool_size: u32,
+    /// Milliseconds a request waits for a database connection before it fails with 503
+    /// (and `Retry-After`) instead of queueing on.
+    #[arg(long, env = "MUSTER_DB_ACQUIRE_TIMEOUT_MS", default_value_t = 3_000,
+          value_parser = clap::value_parser!(u64).range(10..=600_000))]
+    pub db_acquire_timeout_ms: u64,
+    /// Milliseconds one PostgreSQL statement may run before the server cancels it; 0
+    /// leaves the server's own setting.
+    #[arg(long, env = "MUSTER_DB_STATEMENT_TIMEOUT_MS", default_value_t = 30_000,
+          value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+    pub db_statement_timeout_ms: u64,
+}
+
+impl DatabaseArgs {
+    /// The pool settings these flags describe.
+    pub fn pool_options(&self) -> muster_persistence::PoolOptions {
+        muster_persistence::PoolOptions {
+            max_size: usize::try_from(self.db_pool_size).unwrap_or(usize::MAX),
+            timeout: std::time::Duration::from_millis(self.db_acquire_timeout_ms),
+            statement_timeout: (self.db_statement_timeout_ms > 0)
+                .then(|| std::time::Duration::from_millis(self.db_statement_timeout_ms)),
+        }
+    }
 }
 
 /// `muster serve`.

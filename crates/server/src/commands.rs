@@ -42,7 +42,7 @@ async fn server_key(db: &Database) -> anyhow::Result<ServerKey> {
 async fn open_database(args: &DatabaseArgs) -> anyhow::Result<Database> {
     let url = DatabaseUrl::parse(&args.database_url).map_err(|e| anyhow!("{e}"))?;
     // Connecting first turns "unreachable" into a clear message before migrating.
-    let db = Database::connect(&url, PoolOptions::default()).await?;
+    let db = Database::connect(&url, args.pool_options()).await?;
     let applied = run_migrations(&url).await?;
     if !applied.is_empty() {
         tracing::info!(?applied, "applied database migrations");
@@ -52,6 +52,8 @@ async fn open_database(args: &DatabaseArgs) -> anyhow::Result<Database> {
 
 /// `muster serve`.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let url = DatabaseUrl::parse(&args.database.database_url).map_err(|e| anyhow!("{e}"))?;
+    let _alone = crate::serve_lock::lock(&url)?;
     let db = open_database(&args.database).await?;
     let key = server_key(&db).await?;
     // Everything that can take time or fail (the owner, hashing the local password)

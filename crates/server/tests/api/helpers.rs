@@ -11,7 +11,7 @@ use muster_auth::signing::{canonical_message, sign};
 use muster_domain::service::DeliveryService;
 use muster_http::{ServerOptions, StreamOptions};
 use muster_persistence::testing::TestDatabase;
-use muster_persistence::{DatabaseUrl, Engine};
+use muster_persistence::{Database, DatabaseUrl, Engine};
 use muster_server::app::{Application, app_state, deliveries};
 pub use muster_server::auth_settings::{AuthModeSetting, AuthSettings, LocalPassword};
 use muster_server::bootstrap::{BootstrapInput, bootstrap};
@@ -278,9 +278,15 @@ impl TestApp {
     /// A second instance over the same database (PostgreSQL scale-out), with its own
     /// port and delivery worker; stop it with [`TestApp::stop_sibling`].
     pub async fn sibling(&self) -> Sibling {
+        self.sibling_over(&self.db.db).await
+    }
+
+    /// [`sibling`](Self::sibling) over `db`: the same database through a pool of its
+    /// own (a small one, say).
+    pub async fn sibling_over(&self, db: &Database) -> Sibling {
         let hooks = self.settings.hooks.clone().unwrap_or_default();
         let state = app_state(
-            &self.db.db,
+            db,
             &self.key,
             &self.settings.auth,
             &TaskSettings::default(),
@@ -289,7 +295,7 @@ impl TestApp {
         )
         .await
         .unwrap();
-        let deliveries = deliveries(&self.db.db, &self.key, &hooks).unwrap();
+        let deliveries = deliveries(db, &self.key, &hooks).unwrap();
         let every = hooks.poll_every().unwrap_or(Duration::from_millis(50));
         let worker = tokio::spawn(deliver_webhooks(
             deliveries.clone(),
@@ -389,7 +395,21 @@ impl TestApp {
         headers: &Headers,
         body: Option<Vec<u8>>,
     ) -> RequestBuilder {
-        let mut request = self.client.request(method, self.url(path_and_query));
+        self.with_headers_on(&self.base, method, path_and_query, headers, body)
+    }
+
+    /// [`with_headers`](Self::with_headers), sent to the instance at `base` (a sibling).
+    pub fn with_headers_on(
+        &self,
+        base: &str,
+        method: Method,
+        path_and_query: &str,
+        headers: &Headers,
+        body: Option<Vec<u8>>,
+    ) -> RequestBuilder {
+        let mut request = self
+            .client
+            .request(method, format!("{base}{path_and_query}"));
         let named = [
             ("X-Agent-ID", &headers.agent_id),
             ("X-Timestamp", &headers.timestamp),
@@ -421,6 +441,26 @@ impl TestApp {
             agent,
             method,
             path_and_query,
+            body.map(|b| b.as_bytes().to_vec()),
+        )
+    }
+
+    /// [`signed`](Self::signed), sent to the instance at `base` (a sibling).
+    pub fn signed_on(
+        &self,
+        base: &str,
+        agent: &Agent,
+        method: Method,
+        path_and_query: &str,
+        body: Option<&str>,
+    ) -> RequestBuilder {
+        let bytes = body.unwrap_or_default().as_bytes();
+        let headers = Self::headers_for(agent, &method, path_and_query, bytes);
+        self.with_headers_on(
+            base,
+            method,
+            path_and_query,
+            &headers,
             body.map(|b| b.as_bytes().to_vec()),
         )
     }

@@ -73,6 +73,7 @@ mod idempotency;
 mod inbound_ingest;
 mod inbound_keys;
 mod oauth;
+mod scale_out;
 mod task_support;
 mod task_tools;
 mod tasks_approval;
