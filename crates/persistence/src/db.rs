@@ -14,7 +14,8 @@ use futures_util::FutureExt;
 use muster_domain::ports::RepositoryError;
 
 use crate::conn::{PooledConn, on_conn};
-use crate::error::{from_diesel, from_pool};
+use crate::error::{from_diesel, from_pool, with_sources};
+use crate::pg_tls::PgConnector;
 use crate::url::DatabaseUrl;
 
 /// The SQLite connection type: a synchronous connection run on blocking threads.
@@ -153,17 +154,19 @@ fn sqlite_manager(path: &std::path::Path) -> AsyncDieselConnectionManager<Sqlite
     AsyncDieselConnectionManager::<SqliteConn>::new_with_config(path.to_string_lossy(), config)
 }
 
-/// A connection manager for the PostgreSQL server at `url`, with the statement timeout
-/// set on every connection it opens.
+/// A connection manager for the PostgreSQL server at `url` (over TLS as its `sslmode`
+/// says), with the statement timeout set on every connection it opens.
 fn postgres_manager(
     url: &str,
     statement_timeout: Option<Duration>,
-) -> AsyncDieselConnectionManager<AsyncPgConnection> {
+) -> Result<AsyncDieselConnectionManager<AsyncPgConnection>, String> {
+    let connector = PgConnector::new(url)?;
     let mut config = ManagerConfig::<AsyncPgConnection>::default();
     config.recycling_method = RecyclingMethod::Fast;
-    config.custom_setup = Box::new(move |url| {
+    config.custom_setup = Box::new(move |_url| {
+        let connector = connector.clone();
         async move {
-            let mut conn = AsyncPgConnection::establish(url).await?;
+            let mut conn = connector.connect().await?;
             if let Some(limit) = statement_timeout {
                 conn.batch_execute(&format!("SET statement_timeout = {}", limit.as_millis()))
                     .await
@@ -173,7 +176,7 @@ fn postgres_manager(
         }
         .boxed()
     });
-    AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config)
+    Ok(AsyncDieselConnectionManager::<AsyncPgConnection>::new_with_config(url, config))
 }
 
 /// The same sizing and timeouts for either engine's pool. Both managers recycle
@@ -205,7 +208,7 @@ impl Database {
         };
         let pool = match url {
             DatabaseUrl::Postgres(raw) => {
-                let manager = postgres_manager(raw, options.statement_timeout);
+                let manager = postgres_manager(raw, options.statement_timeout).map_err(pool_err)?;
                 let pool = build_pool(manager, options).map_err(pool_err)?;
                 Pool::Postgres(pool)
             }
@@ -236,7 +239,7 @@ impl Database {
         };
         db.ping().await.map_err(|e| ConnectError::Unreachable {
             url: shown,
-            reason: e.to_string(),
+            reason: with_sources(&e),
         })?;
         Ok(db)
     }

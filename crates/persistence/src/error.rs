@@ -78,6 +78,22 @@ pub(crate) fn corrupt(what: &'static str, detail: impl std::fmt::Display) -> Rep
     }
 }
 
+/// `err` and its sources, `: `-separated: "storage unavailable" alone does not tell an
+/// operator that the certificate was refused.
+pub(crate) fn with_sources(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        let cause_text = cause.to_string();
+        if !text.contains(&cause_text) {
+            text.push_str(": ");
+            text.push_str(&cause_text);
+        }
+        source = cause.source();
+    }
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

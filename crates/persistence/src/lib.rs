@@ -10,6 +10,7 @@ mod db;
 mod error;
 mod migrate;
 mod nonce_batch;
+mod pg_tls;
 mod queries;
 mod repos;
 mod rows;

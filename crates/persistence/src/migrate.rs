@@ -8,6 +8,7 @@ use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
 use crate::db::SqliteConn;
+use crate::pg_tls::PgConnector;
 use crate::url::DatabaseUrl;
 
 const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
@@ -24,20 +25,34 @@ pub struct MigrateError(String);
 /// Applies every pending migration; returns the versions applied (empty when up to date).
 /// On PostgreSQL an advisory lock serializes concurrent callers.
 pub async fn run_migrations(url: &DatabaseUrl) -> Result<Vec<String>, MigrateError> {
+    // PostgreSQL connects here, over TLS when the URL says so; the connection's I/O is
+    // driven by a task of this runtime.
+    let pg = match url {
+        DatabaseUrl::Postgres(raw) => {
+            let connector = PgConnector::new(raw).map_err(MigrateError)?;
+            Some(
+                connector
+                    .connect()
+                    .await
+                    .map_err(|e| MigrateError(e.to_string()))?,
+            )
+        }
+        DatabaseUrl::Sqlite(_) => None,
+    };
     let url = url.clone();
     // The harness is synchronous; run it on a blocking thread (this also works on a
     // current-thread runtime, where the harness's own block_in_place would panic).
-    tokio::task::spawn_blocking(move || match url {
-        DatabaseUrl::Postgres(raw) => migrate_postgres(&raw),
-        DatabaseUrl::Sqlite(path) => migrate_sqlite(&path.to_string_lossy()),
+    tokio::task::spawn_blocking(move || match (url, pg) {
+        (DatabaseUrl::Postgres(_), Some(conn)) => migrate_postgres(conn),
+        (DatabaseUrl::Sqlite(path), _) => migrate_sqlite(&path.to_string_lossy()),
+        (DatabaseUrl::Postgres(_), None) => Err(MigrateError("no connection".to_owned())),
     })
     .await
     .map_err(|e| MigrateError(e.to_string()))?
 }
 
-fn migrate_postgres(url: &str) -> Result<Vec<String>, MigrateError> {
-    let mut conn = <AsyncConnectionWrapper<AsyncPgConnection> as Connection>::establish(url)
-        .map_err(|e| MigrateError(e.to_string()))?;
+fn migrate_postgres(conn: AsyncPgConnection) -> Result<Vec<String>, MigrateError> {
+    let mut conn = AsyncConnectionWrapper::<AsyncPgConnection>::from(conn);
     conn.batch_execute(&format!("SELECT pg_advisory_lock({MIGRATION_LOCK_KEY})"))
         .map_err(|e| MigrateError(e.to_string()))?;
     let result = apply(&mut conn, POSTGRES);

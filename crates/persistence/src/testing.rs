@@ -7,6 +7,8 @@
 //! reached, [`TestDatabase::new`] answers `None` so local runs can skip those tests, but
 //! when `CI` is set it fails the test instead: CI must never pass by skipping.
 
+pub mod cluster;
+
 use std::path::PathBuf;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};
@@ -28,8 +30,13 @@ pub struct TestDatabase {
 
 #[derive(Debug)]
 enum Cleanup {
+    /// Someone else removes it (a throw-away server's database goes with the server).
+    Nothing,
     Folder(PathBuf),
-    PostgresDatabase { admin_url: String, name: String },
+    PostgresDatabase {
+        admin_url: String,
+        name: String,
+    },
 }
 
 impl TestDatabase {
@@ -42,6 +49,24 @@ impl TestDatabase {
         match engine {
             Engine::Sqlite => Some(Self::sqlite().await),
             Engine::Postgres => Self::postgres().await,
+        }
+    }
+
+    /// The database at `url`, migrated and opened with `options`, left in place on drop
+    /// (for a [`cluster::Cluster`]'s, which goes with the server).
+    ///
+    /// # Panics
+    /// When it cannot be migrated or opened.
+    #[allow(clippy::panic)] // test support: a panic fails the test
+    pub async fn adopt(url: DatabaseUrl, options: PoolOptions) -> Self {
+        migrate(&url).await;
+        let db = Database::connect(&url, options)
+            .await
+            .unwrap_or_else(|e| panic!("cannot open {url:?}: {e}"));
+        Self {
+            db,
+            url,
+            cleanup: Cleanup::Nothing,
         }
     }
 
@@ -187,6 +212,7 @@ fn with_database(url: &str, name: &str) -> String {
 impl Drop for TestDatabase {
     fn drop(&mut self) {
         match &self.cleanup {
+            Cleanup::Nothing => {}
             Cleanup::Folder(folder) => {
                 let _ = std::fs::remove_dir_all(folder);
             }
@@ -225,6 +251,33 @@ impl std::fmt::Debug for HeldConnection {
 }
 
 impl Database {
+    /// The one text column `v` of the first row `sql` selects, read through this
+    /// database's own pool (and so over its TLS settings).
+    ///
+    /// # Panics
+    /// When the query fails.
+    #[allow(clippy::panic)] // test support: a panic fails the test
+    pub async fn text_of(&self, sql: &str) -> String {
+        use diesel_async::RunQueryDsl;
+
+        use crate::conn::on_conn;
+
+        #[derive(diesel::QueryableByName)]
+        struct Row {
+            #[diesel(sql_type = diesel::sql_types::Text)]
+            v: String,
+        }
+        let mut pooled = self
+            .pooled()
+            .await
+            .unwrap_or_else(|e| panic!("cannot take a connection: {e}"));
+        let row: Row = on_conn!(pooled.conn(), c => {
+            diesel::sql_query(sql).get_result(c).await
+        })
+        .unwrap_or_else(|e| panic!("{sql}: {e}"));
+        row.v
+    }
+
     /// Takes one connection out of the pool (on SQLite, the readers' pool) until the
     /// answer is dropped.
     ///

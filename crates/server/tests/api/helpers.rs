@@ -184,6 +184,14 @@ pub async fn spawn_app_with(engine: Engine, settings: impl Into<AppSettings>) ->
     Some(start(db, key, org, other, settings).await)
 }
 
+/// [`spawn_app`] over a database of the caller's (a throw-away server's, say).
+pub async fn spawn_app_over(db: TestDatabase) -> TestApp {
+    let key = ServerKey::generate().unwrap();
+    let org = bootstrap_org(&db, &key, "Acme").await;
+    let other = bootstrap_org(&db, &key, "Globex").await;
+    start(db, key, org, other, AppSettings::default()).await
+}
+
 /// Starts the server (and the delivery worker, when asked) over `db`.
 async fn start(
     db: TestDatabase,

@@ -66,6 +66,7 @@ mod errors;
 mod events;
 mod events_read;
 mod events_stream;
+mod faults;
 mod health;
 mod helpers;
 mod hook_receiver;
