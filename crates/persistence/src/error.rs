@@ -21,8 +21,36 @@ pub(crate) fn from_diesel(err: DieselError) -> RepositoryError {
         DieselError::DatabaseError(_, info) if info.message().contains("database is locked") => {
             RepositoryError::unavailable(err)
         }
+        // The database cannot take writes for now (a full disk; a read-only file or a
+        // PostgreSQL server that became a replica): nothing was written, reads still
+        // work, and the condition is the operator's to fix.
+        DieselError::DatabaseError(DatabaseErrorKind::ReadOnlyTransaction, _) => {
+            RepositoryError::unavailable(err)
+        }
+        DieselError::DatabaseError(_, info) if cannot_write(info.message()) => {
+            RepositoryError::unavailable(err)
+        }
+        // SQLite rolled the transaction back by itself (it does on a full disk or an I/O
+        // error), so the rollback that follows finds none: nothing was written.
+        DieselError::DatabaseError(_, info)
+            if info.message().contains("no transaction is active") =>
+        {
+            RepositoryError::unavailable(err)
+        }
         _ => RepositoryError::internal(err),
     }
+}
+
+/// Whether a driver message says the database cannot take writes for now.
+fn cannot_write(message: &str) -> bool {
+    [
+        "database or disk is full",
+        "attempt to write a readonly database",
+        "No space left on device",
+        "could not extend file",
+    ]
+    .iter()
+    .any(|sign| message.contains(sign))
 }
 
 /// Which unique key a violation broke. PostgreSQL names the constraint

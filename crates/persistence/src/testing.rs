@@ -278,6 +278,26 @@ impl Database {
         row.v
     }
 
+    /// Runs `sql` on the connection this database writes with (on SQLite its one writer
+    /// connection, so that connection settings such as `max_page_count` apply to every
+    /// later write).
+    ///
+    /// # Panics
+    /// When it fails.
+    #[allow(clippy::panic)] // test support: a panic fails the test
+    pub async fn on_writer(&self, sql: &str) {
+        use diesel_async::SimpleAsyncConnection;
+
+        use crate::conn::on_conn;
+
+        let mut pooled = self
+            .pooled_for_write()
+            .await
+            .unwrap_or_else(|e| panic!("cannot take the writer: {e}"));
+        on_conn!(pooled.conn(), c => c.batch_execute(sql).await)
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
+    }
+
     /// Takes one connection out of the pool (on SQLite, the readers' pool) until the
     /// answer is dropped.
     ///

@@ -40,18 +40,22 @@ async fn read(db: &Database, start: &StreamStart, org: muster_domain::model::Org
         .collect()
 }
 
-/// Reads after `after` until at least `n` events are there (10 s at most).
+/// Reads from `start` (passing over what it lists as recorded before it) until at least
+/// `n` events are there (10 s at most).
 async fn read_at_least(
     db: &Database,
     org: muster_domain::model::OrgId,
-    after: EventPosition,
+    start: &StreamStart,
     n: usize,
 ) -> Vec<(EventPosition, Event)> {
     let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
     loop {
-        let read = EventLog::after(db, org, &EventFilter::default(), after, 100)
+        let read: Vec<_> = EventLog::after(db, org, &EventFilter::default(), start.after, 100)
             .await
-            .unwrap();
+            .unwrap()
+            .into_iter()
+            .filter(|(position, _)| !start.recorded.contains(position))
+            .collect();
         if read.len() >= n || tokio::time::Instant::now() > deadline {
             return read;
         }
@@ -76,7 +80,7 @@ async fn events_come_in_commit_order_after_a_position(db: &Database) {
 
     // On PostgreSQL a transaction of another test on the same server may hold the
     // horizon back for a moment.
-    let read_all = read_at_least(db, seed.org, start.after, 5).await;
+    let read_all = read_at_least(db, seed.org, &start, 5).await;
     let ids: Vec<_> = read_all.iter().map(|(_, e)| e.id).collect();
     let expected: Vec<_> = first.iter().chain(&second).map(|e| e.id).collect();
     assert_eq!(ids, expected, "commit order, this organization only");
@@ -106,15 +110,18 @@ async fn events_come_in_commit_order_after_a_position(db: &Database) {
         None
     );
     // A limit and a filter.
-    let two = EventLog::after(db, seed.org, &EventFilter::default(), start.after, 2)
+    let two = EventLog::after(db, seed.org, &EventFilter::default(), positions[0], 2)
         .await
         .unwrap();
-    assert_eq!(two.len(), 2);
+    assert_eq!(
+        two.iter().map(|(_, e)| e.id).collect::<Vec<_>>(),
+        vec![first[1].id, first[2].id]
+    );
     let filter = EventFilter {
         event_type: Some("task.updated".into()),
         ..EventFilter::default()
     };
-    let updated = EventLog::after(db, seed.org, &filter, start.after, 100)
+    let updated = EventLog::after(db, seed.org, &filter, positions[0], 100)
         .await
         .unwrap();
     assert_eq!(updated.len(), 1);
@@ -162,7 +169,7 @@ async fn a_write_still_open_holds_back_what_follows_it(db: &Database) {
     release.send(()).unwrap();
     slow_write.await.unwrap();
     quick_write.await.unwrap();
-    let ids: Vec<_> = read_at_least(db, seed.org, start.after, 2)
+    let ids: Vec<_> = read_at_least(db, seed.org, &start, 2)
         .await
         .iter()
         .map(|(_, e)| e.id)

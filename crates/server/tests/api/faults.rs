@@ -1,6 +1,8 @@
-//! Faults an operator meets: the PostgreSQL server restarts under the service. While it
+//! Faults an operator meets. The PostgreSQL server restarts under the service: while it
 //! is down `/ready` says so and requests answer 503 at once (no hang); when it is back
 //! the service recovers by itself, without a restart, and loses nothing it acknowledged.
+//! The database cannot take writes (a full disk, a read-only server): writes answer
+//! 503, reads go on, nothing is damaged.
 
 use std::time::Duration;
 
@@ -71,4 +73,109 @@ async fn a_postgresql_restart_is_survived_without_restarting_the_service() {
     );
     assert_ne!(before, str_of(&after, "id"));
     app.stop().await;
+}
+
+api_tests!(a_database_that_cannot_take_writes_refuses_them_and_serves_reads);
+
+/// The name of the PostgreSQL test database.
+fn database_name(app: &TestApp) -> String {
+    let DatabaseUrl::Postgres(url) = &app.db().url else {
+        unreachable!("a PostgreSQL test database");
+    };
+    let path = url.split('?').next().unwrap_or_default();
+    path.rsplit('/').next().unwrap_or_default().to_owned()
+}
+
+/// A full disk (SQLite: the file may not grow by a page) or a server that turned
+/// read-only (PostgreSQL, as after a fail-over to a replica): writes answer 503 with
+/// `Retry-After` and do nothing; reads by a signed-in user go on (a signed agent request
+/// records its nonce, a write, so it is refused rather than left open to replays);
+/// once writing is possible again everything works and nothing is damaged.
+async fn a_database_that_cannot_take_writes_refuses_them_and_serves_reads(app: &TestApp) {
+    let kept = app.task_titled(&app.org.hr, "Written before").await;
+    let token = app.admin_token(&app.org).await;
+    let postgres = crate::task_support::is_postgres(app);
+    let small = PoolOptions {
+        max_size: 2,
+        ..PoolOptions::default()
+    };
+    let read_only = if postgres {
+        let name = database_name(app);
+        app.db()
+            .execute(&format!(
+                "ALTER DATABASE {name} SET default_transaction_read_only = on"
+            ))
+            .await;
+        Some(
+            muster_persistence::Database::connect(&app.db().url, small)
+                .await
+                .unwrap(),
+        )
+    } else {
+        // SQLite never lowers the limit below the file's size: it may just not grow.
+        app.db().db.on_writer("PRAGMA max_page_count = 1").await;
+        None
+    };
+    let sibling = match &read_only {
+        Some(db) => Some(app.sibling_over(db).await),
+        None => None,
+    };
+    let base = sibling
+        .as_ref()
+        .map_or_else(|| app.url(""), |s| s.base.clone());
+
+    let mut refused = 0;
+    for n in 0..200 {
+        let body = json!({ "title": format!("During {n}"), "description": "x".repeat(2_000) });
+        let reply = send(
+            app.client
+                .post(format!("{base}/tasks"))
+                .bearer_auth(&token)
+                .json(&body),
+        )
+        .await;
+        if reply.status == 503 {
+            assert_eq!(reply.headers["retry-after"], "1");
+            refused += 1;
+            if refused == 3 {
+                break;
+            }
+        } else {
+            assert_eq!(reply.status, 200, "{}", reply.text);
+        }
+    }
+    assert_eq!(refused, 3, "writes kept succeeding");
+    let reads = send(
+        app.client
+            .get(format!("{base}/tasks/{kept}"))
+            .bearer_auth(&token),
+    )
+    .await;
+    assert_eq!(reads.status, 200, "reads go on: {}", reads.text);
+
+    if postgres {
+        let name = database_name(app);
+        app.db()
+            .execute(&format!(
+                "BEGIN READ WRITE; \
+                 ALTER DATABASE {name} SET default_transaction_read_only = off; COMMIT"
+            ))
+            .await;
+    } else {
+        app.db()
+            .db
+            .on_writer("PRAGMA max_page_count = 1073741823")
+            .await;
+        let check = app
+            .db()
+            .db
+            .text_of("SELECT integrity_check AS v FROM pragma_integrity_check")
+            .await;
+        assert_eq!(check, "ok");
+    }
+    if let Some(sibling) = sibling {
+        TestApp::halt_sibling(sibling).await;
+    }
+    let after = app.task_titled(&app.org.hr, "Written after").await;
+    assert!(!after.is_empty());
 }

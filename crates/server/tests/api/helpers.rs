@@ -327,6 +327,13 @@ impl TestApp {
         }
     }
 
+    /// Stops a sibling whose database cannot take writes (so its delivery leases stay
+    /// until they expire, as after a crash).
+    pub async fn halt_sibling(sibling: Sibling) {
+        sibling.handle.stop(false).await;
+        sibling.worker.abort();
+    }
+
     /// Stops a sibling as a signal would.
     pub async fn stop_sibling(sibling: Sibling) {
         sibling.handle.stop(false).await;

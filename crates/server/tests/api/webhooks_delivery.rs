@@ -21,6 +21,7 @@ api_tests!(with crate::webhook_support::loopback_hooks();
     ten_failures_in_a_row_switch_a_hook_off,
     a_hanging_receiver_holds_up_neither_requests_nor_other_hooks,
     a_test_delivery_is_made_at_once,
+    a_lease_left_by_a_dead_instance_runs_out_and_another_delivers,
 );
 
 const WAIT: Duration = Duration::from_secs(10);
@@ -470,5 +471,43 @@ async fn postgres_two_instances_never_call_one_hook_at_once() {
     );
     TestApp::stop_sibling(sibling).await;
     app.stop().await;
+    receiver.stop().await;
+}
+
+/// An instance that died (`kill -9`) while it held a hook's delivery lease: nobody else
+/// calls that hook until the lease runs out, then a live instance delivers what is due,
+/// once.
+async fn a_lease_left_by_a_dead_instance_runs_out_and_another_delivers(app: &TestApp) {
+    let receiver = Receiver::start();
+    let token = app.admin_token(&app.org).await;
+    let hook_id = register(
+        app,
+        &token,
+        &json!({"name": "orphaned", "url": receiver.url("/"), "events": ["task.created"]}),
+    )
+    .await;
+    // The dead instance's lease, as it left it: two more seconds to run.
+    let until = muster_domain::model::instant::format_millis(
+        time::OffsetDateTime::now_utc() + time::Duration::seconds(2),
+    )
+    .unwrap();
+    app.db()
+        .execute(&format!(
+            "UPDATE webhooks SET lease_holder = '{}', lease_until = '{until}' \
+             WHERE id = '{hook_id}'",
+            uuid::Uuid::now_v7()
+        ))
+        .await;
+    let task = app.task_titled(&app.org.hr, "Orphaned delivery").await;
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(
+        receiver.received().is_empty(),
+        "delivered while another instance's lease held the hook"
+    );
+    let got = receiver.wait_for(1, WAIT).await;
+    assert_eq!(got.len(), 1, "delivered once the lease ran out");
+    assert_eq!(str_of(&got[0].json()["data"], "entityId"), task);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(receiver.received().len(), 1, "and only once");
     receiver.stop().await;
 }

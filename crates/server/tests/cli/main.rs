@@ -6,6 +6,7 @@
 
 mod bootstrap;
 mod config_errors;
+mod crashes;
 mod one_server;
 mod secrets;
 mod shutdown;

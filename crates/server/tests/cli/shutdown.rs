@@ -23,6 +23,12 @@ fn start(scratch: &Scratch) -> Server {
 }
 
 pub(crate) fn start_with(scratch: &Scratch, env: &[(&str, &str)], stderr: Stdio) -> Server {
+    start_on(&scratch.sqlite_url(), env, stderr)
+}
+
+/// Starts `muster serve` over the database at `url` on a free port and waits until it
+/// answers.
+pub(crate) fn start_on(url: &str, env: &[(&str, &str)], stderr: Stdio) -> Server {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -36,7 +42,7 @@ pub(crate) fn start_with(scratch: &Scratch, env: &[(&str, &str)], stderr: Stdio)
             "--workers",
             "1",
         ])
-        .args(["--database-url", &scratch.sqlite_url()])
+        .args(["--database-url", url])
         .envs(env.iter().copied())
         .stdout(Stdio::null())
         .stderr(stderr)
