@@ -136,7 +136,18 @@ fn authenticate(
     Box::pin(async move {
         let body = read_body(&req, payload).await?;
         let state = state(&req)?;
-        let actor = identify(&req, state, &body).await?;
+        let actor = match identify(&req, state, &body).await {
+            Ok(actor) => actor,
+            Err(refused) => {
+                if actix_web::ResponseError::status_code(&refused)
+                    == actix_web::http::StatusCode::UNAUTHORIZED
+                    && let Some(access) = &state.metrics
+                {
+                    access.metrics.auth_failure(refused.message());
+                }
+                return Err(refused);
+            }
+        };
         crate::idempotency::begin(&req, state, &actor, &body).await?;
         Ok((actor, body))
     })

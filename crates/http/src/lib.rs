@@ -9,6 +9,7 @@ pub mod dto;
 mod error;
 mod extract;
 mod idempotency;
+mod metrics;
 mod routes;
 mod state;
 mod streams;
@@ -25,7 +26,8 @@ use tracing_actix_web::{RequestId, TracingLogger};
 pub use body::{MAX_BODY_BYTES, parse_json, parse_query};
 pub use error::ApiError;
 pub use extract::{Authenticated, RawBody, SignedInUser};
-pub use state::{AppState, AuthMode, OAuthSettings, Readiness};
+pub use metrics::{JobOutcome, Metrics, PoolProbe};
+pub use state::{AppState, AuthMode, MetricsAccess, OAuthSettings, Readiness};
 pub use streams::{EventStreams, StreamOptions};
 
 /// How the server runs.
@@ -61,6 +63,7 @@ pub fn serve(
             .app_data(state.clone())
             // Innermost: sees the response of the handler, before the request id.
             .wrap(actix_web::middleware::from_fn(idempotency::keep))
+            .wrap(actix_web::middleware::from_fn(metrics::count))
             .wrap_fn(move |req, srv| {
                 // Echo the request id that TracingLogger put in every log line.
                 let id = req.extensions().get::<RequestId>().map(ToString::to_string);

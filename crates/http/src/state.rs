@@ -12,6 +12,7 @@ use muster_domain::service::{
     InboundService, TaskService, WebhookService,
 };
 
+use crate::metrics::Metrics;
 use crate::streams::EventStreams;
 
 /// Answers whether the service's dependencies (the database) respond, for `GET /ready`.
@@ -101,6 +102,9 @@ pub struct AppState {
     pub idempotency: Arc<dyn IdempotencyStore>,
     /// The open live event streams and their bound.
     pub streams: EventStreams,
+    /// Prometheus metrics and the bearer token `GET /metrics` takes; `None`: off (the
+    /// route answers 404 and nothing is counted).
+    pub metrics: Option<MetricsAccess>,
     /// Dependency check for `/ready`.
     pub readiness: Arc<dyn Readiness>,
 }
@@ -108,5 +112,20 @@ pub struct AppState {
 impl std::fmt::Debug for AppState {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AppState").finish_non_exhaustive()
+    }
+}
+
+/// The metrics and who may read them.
+#[derive(Clone)]
+pub struct MetricsAccess {
+    /// What is counted.
+    pub metrics: Arc<Metrics>,
+    /// The bearer token a scrape must present.
+    pub token: String,
+}
+
+impl std::fmt::Debug for MetricsAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MetricsAccess").finish_non_exhaustive()
     }
 }

@@ -138,6 +138,7 @@ pub async fn app_state(
         )
         .with_period(task_settings.budget_period),
         streams: EventStreams::start(events.clone(), streams),
+        metrics: None,
         events,
         accounts,
         api_keys: ApiKeyService::new(uow, db.clone(), tokens.clone(), clock.clone(), ids),

@@ -103,6 +103,8 @@ pub struct ServeArgs {
     #[command(flatten)]
     pub streams: crate::stream_settings::StreamSettings,
     #[command(flatten)]
+    pub metrics: crate::metrics_settings::MetricsSettings,
+    #[command(flatten)]
     pub database: DatabaseArgs,
 }
 

@@ -11,7 +11,7 @@ use muster_domain::ports::{
     Clock, IdempotencyStore, NonceStore, OrganizationRepository, UserRepository,
 };
 use muster_domain::service::{BudgetRollover, EscalationSweep};
-use muster_http::ServerOptions;
+use muster_http::{JobOutcome, Metrics, ServerOptions};
 use muster_persistence::{Database, DatabaseUrl, PoolOptions, run_migrations};
 
 use crate::adapters::SystemClock;
@@ -61,7 +61,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // shuts down gracefully.
     let auth = AuthSettings::from_env(args.auth_mode)?;
     args.webhooks.warn_if_relaxed();
-    let state = app_state(
+    let access = args.metrics.access(&db)?;
+    let metrics = access.as_ref().map(|a| Arc::clone(&a.metrics));
+    let mut state = app_state(
         &db,
         &key,
         &auth,
@@ -70,33 +72,35 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         args.streams.options(),
     )
     .await?;
+    state.metrics = access;
     let deliveries = crate::app::deliveries(&db, &key, &args.webhooks)?;
     let sweep = EscalationSweep::new(state.tasks.clone(), args.tasks.thresholds());
 
     // Background jobs start before the port opens, so that once it accepts connections
     // nothing stands between it and the server handling requests and signals.
-    let purger = tokio::spawn(purge_expired(db.clone()));
+    let purger = tokio::spawn(purge_expired(db.clone(), metrics.clone()));
     let sweeper = args
         .tasks
         .sweep_every()
-        .map(|every| tokio::spawn(sweep_escalations(sweep, every)));
+        .map(|every| tokio::spawn(sweep_escalations(sweep, every, metrics.clone())));
     let expirer = args
         .tasks
         .lease_sweep_every()
-        .map(|every| tokio::spawn(expire_leases(state.tasks.clone(), every)));
+        .map(|every| tokio::spawn(expire_leases(state.tasks.clone(), every, metrics.clone())));
     let roller = args.tasks.rollover_every().map(|every| {
         let job = BudgetRollover::new(
             Arc::new(db.clone()),
             Arc::new(SystemClock),
             args.tasks.budget_period,
         );
-        tokio::spawn(roll_budgets(job, every))
+        tokio::spawn(roll_budgets(job, every, metrics.clone()))
     });
     let deliverer = args.webhooks.poll_every().map(|every| {
         tokio::spawn(deliver_webhooks(
             deliveries.clone(),
             every,
             args.webhooks.webhook_concurrency,
+            metrics.clone(),
         ))
     });
     let listener =
@@ -121,6 +125,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     if let Some(deliverer) = deliverer {
         deliverer.abort();
+        // Wait until the worker is gone: a worker still running could lease a hook again
+        // after the release below, leaving it held until the lease ran out.
+        let _ = deliverer.await;
         // Calls cut short are retried; the hooks are free for the next instance at once.
         if let Err(err) = deliveries.release_all().await {
             tracing::warn!(%err, "could not release webhook delivery leases");
@@ -133,27 +140,50 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 
 /// Background worker: forget nonces past their retention window, and identity-provider
 /// sign-ins abandoned in the browser.
-async fn purge_expired(db: Database) {
+async fn purge_expired(db: Database, metrics: Option<Arc<Metrics>>) {
     let mut ticker = tokio::time::interval(PURGE_EVERY);
     loop {
         ticker.tick().await;
         let now = SystemClock.now();
+        let mut purged = 0_u64;
+        let mut failed = false;
         match db.purge_expired(now).await {
-            Ok(0) => {}
-            Ok(deleted) => tracing::debug!(deleted, "purged expired nonces"),
-            Err(err) => tracing::warn!(%err, "could not purge expired nonces"),
+            Ok(deleted) => {
+                tracing::debug!(deleted, "purged expired nonces");
+                purged += deleted;
+            }
+            Err(err) => {
+                tracing::warn!(%err, "could not purge expired nonces");
+                failed = true;
+            }
         }
         match db.purge_expired_sign_ins(now).await {
-            Ok(0) => {}
-            Ok(deleted) => tracing::debug!(deleted, "purged expired sign-ins"),
-            Err(err) => tracing::warn!(%err, "could not purge expired sign-ins"),
+            Ok(deleted) => {
+                tracing::debug!(deleted, "purged expired sign-ins");
+                purged += deleted;
+            }
+            Err(err) => {
+                tracing::warn!(%err, "could not purge expired sign-ins");
+                failed = true;
+            }
         }
         let kept = time::Duration::hours(IdempotencyKey::KEPT_HOURS);
         match IdempotencyStore::purge(&db, now - kept).await {
-            Ok(0) => {}
-            Ok(deleted) => tracing::debug!(deleted, "purged expired idempotency keys"),
-            Err(err) => tracing::warn!(%err, "could not purge expired idempotency keys"),
+            Ok(deleted) => {
+                tracing::debug!(deleted, "purged expired idempotency keys");
+                purged += deleted;
+            }
+            Err(err) => {
+                tracing::warn!(%err, "could not purge expired idempotency keys");
+                failed = true;
+            }
         }
+        let outcome = if failed {
+            JobOutcome::Failed
+        } else {
+            JobOutcome::Done(purged)
+        };
+        crate::metrics_settings::record(metrics.as_ref(), "purge", outcome);
     }
 }
 

@@ -3,6 +3,7 @@
 //! roll-over job (D-57), and the expiry of claims' leases, from flags or `MUSTER_*`
 //! variables.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
@@ -10,6 +11,9 @@ use muster_domain::rules::budget::BudgetPeriod;
 use muster_domain::rules::escalation::SweepThresholds;
 use muster_domain::rules::reward::DEFAULT_TASK_REWARD;
 use muster_domain::service::{BudgetRollover, EscalationSweep, TaskService};
+use muster_http::{JobOutcome, Metrics};
+
+use crate::metrics_settings::record;
 
 /// The task settings of `muster serve`.
 #[derive(Debug, Clone, Args)]
@@ -111,49 +115,66 @@ impl TaskSettings {
 
 /// Background worker: rolls budget periods over every `every`. The roll-over is one
 /// conditional update, so instances racing on it change each agent once per period.
-pub async fn roll_budgets(job: BudgetRollover, every: Duration) {
+pub async fn roll_budgets(job: BudgetRollover, every: Duration, metrics: Option<Arc<Metrics>>) {
     let mut ticker = tokio::time::interval(every);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
-        match job.run_once().await {
-            Ok(0) => {}
-            Ok(rolled) => tracing::info!(rolled, "budget periods rolled over"),
-            Err(err) => tracing::warn!(%err, "budget roll-over failed; the next run tries again"),
-        }
+        let outcome = match job.run_once().await {
+            Ok(rolled) => {
+                if rolled > 0 {
+                    tracing::info!(rolled, "budget periods rolled over");
+                }
+                JobOutcome::Done(rolled)
+            }
+            Err(err) => {
+                tracing::warn!(%err, "budget roll-over failed; the next run tries again");
+                JobOutcome::Failed
+            }
+        };
+        record(metrics.as_ref(), "budget_rollover", outcome);
     }
 }
 
 /// Background worker: every `every`, hands back the tasks of claims whose lease ran out
 /// (a batch at a time until none is left). Each is a conditional change of its task, so
 /// instances racing on it hand each task back once.
-pub async fn expire_leases(tasks: TaskService, every: Duration) {
+pub async fn expire_leases(tasks: TaskService, every: Duration, metrics: Option<Arc<Metrics>>) {
     const BATCH: u32 = 200;
     let mut ticker = tokio::time::interval(every);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
-        loop {
+        let mut expired = 0_u64;
+        let outcome = loop {
             match tasks.expire_leases(None, BATCH).await {
-                Ok(done) if done.is_empty() => break,
-                Ok(done) => tracing::info!(expired = done.len(), "claims' leases ran out"),
+                Ok(done) if done.is_empty() => break JobOutcome::Done(expired),
+                Ok(done) => {
+                    tracing::info!(expired = done.len(), "claims' leases ran out");
+                    expired += u64::try_from(done.len()).unwrap_or(u64::MAX);
+                }
                 Err(err) => {
                     tracing::warn!(%err, "lease expiry failed; the next run tries again");
-                    break;
+                    break JobOutcome::Failed;
                 }
             }
-        }
+        };
+        record(metrics.as_ref(), "lease_expiry", outcome);
     }
 }
 
 /// Background worker: runs the escalation sweep every `every`. Several instances may
 /// sweep at once; each task is escalated once per reason all the same.
-pub async fn sweep_escalations(sweep: EscalationSweep, every: Duration) {
+pub async fn sweep_escalations(
+    sweep: EscalationSweep,
+    every: Duration,
+    metrics: Option<Arc<Metrics>>,
+) {
     let mut ticker = tokio::time::interval(every);
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
-        match sweep.run_once().await {
+        let outcome = match sweep.run_once().await {
             Ok(run) => {
                 if !run.escalated.is_empty() {
                     tracing::info!(escalated = run.escalated.len(), "escalation sweep");
@@ -166,9 +187,18 @@ pub async fn sweep_escalations(sweep: EscalationSweep, every: Duration) {
                         "could not escalate a task; the next sweep tries again"
                     );
                 }
+                if run.failed.is_empty() {
+                    JobOutcome::Done(u64::try_from(run.escalated.len()).unwrap_or(u64::MAX))
+                } else {
+                    JobOutcome::Failed
+                }
             }
-            Err(err) => tracing::warn!(%err, "escalation sweep failed"),
-        }
+            Err(err) => {
+                tracing::warn!(%err, "escalation sweep failed");
+                JobOutcome::Failed
+            }
+        };
+        record(metrics.as_ref(), "escalation_sweep", outcome);
     }
 }
 

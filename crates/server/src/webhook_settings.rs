@@ -10,9 +10,12 @@ use muster_domain::model::AgentId;
 use muster_domain::ports::TargetGuard;
 use muster_domain::rules::delivery::RetrySchedule;
 use muster_domain::service::DeliveryService;
+use muster_http::{JobOutcome, Metrics};
 use muster_outbound::{ResolvingTargetGuard, TargetPolicy};
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
+
+use crate::metrics_settings::record;
 
 /// How outbound webhooks are called.
 #[derive(Debug, Clone, clap::Args)]
@@ -132,7 +135,12 @@ impl WebhookSettings {
 /// Background worker: every `every`, leases the hooks with deliveries due (as many as
 /// there are free slots) and drains each on its own task. A slow or hanging receiver
 /// holds only its own slot, for at most its timeout per call.
-pub async fn deliver_webhooks(deliveries: DeliveryService, every: Duration, concurrency: u32) {
+pub async fn deliver_webhooks(
+    deliveries: DeliveryService,
+    every: Duration,
+    concurrency: u32,
+    metrics: Option<Arc<Metrics>>,
+) {
     let slots = Arc::new(Semaphore::new(concurrency as usize));
     let mut running = JoinSet::new();
     let mut ticker = tokio::time::interval(every);
@@ -145,20 +153,34 @@ pub async fn deliver_webhooks(deliveries: DeliveryService, every: Duration, conc
             Ok(leased) => leased,
             Err(err) => {
                 tracing::warn!(%err, "could not look for due webhook deliveries");
+                record(metrics.as_ref(), "webhook_delivery", JobOutcome::Failed);
                 continue;
             }
         };
+        let hooks = u64::try_from(leased.len()).unwrap_or(u64::MAX);
+        record(
+            metrics.as_ref(),
+            "webhook_delivery",
+            JobOutcome::Done(hooks),
+        );
         for (org, hook) in leased {
             let Ok(permit) = slots.clone().acquire_owned().await else {
                 return;
             };
             let deliveries = deliveries.clone();
+            let metrics = metrics.clone();
             running.spawn(async move {
                 match deliveries.drain(org, hook).await {
-                    Ok(report) if report.disabled => {
-                        tracing::warn!(%hook, "webhook disabled after consecutive failures");
+                    Ok(report) => {
+                        if let Some(metrics) = &metrics {
+                            metrics.deliveries(report.delivered.into(), report.failed.into());
+                        }
+                        if report.disabled {
+                            tracing::warn!(%hook, "webhook disabled after consecutive failures");
+                        } else {
+                            tracing::debug!(%hook, ?report, "webhook deliveries");
+                        }
                     }
-                    Ok(report) => tracing::debug!(%hook, ?report, "webhook deliveries"),
                     Err(err) => tracing::warn!(%hook, %err, "webhook delivery failed"),
                 }
                 drop(permit);

@@ -1,5 +1,5 @@
-use actix_web::HttpResponse;
 use actix_web::web::Data;
+use actix_web::{HttpRequest, HttpResponse};
 use serde_json::json;
 
 use crate::ApiError;
@@ -22,4 +22,35 @@ pub(super) async fn ready(state: Data<AppState>) -> Result<HttpResponse, ApiErro
             ))
         }
     }
+}
+
+/// `GET /metrics`: Prometheus metrics, for a scraper that presents the metrics token;
+/// 404 while metrics are off.
+pub(super) async fn metrics(
+    state: Data<AppState>,
+    req: HttpRequest,
+) -> Result<HttpResponse, ApiError> {
+    let Some(access) = &state.metrics else {
+        return Err(super::fallback::no_route(&req));
+    };
+    let presented = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    match presented {
+        Some(token)
+            if muster_domain::rules::constant_time::eq(
+                token.as_bytes(),
+                access.token.as_bytes(),
+            ) => {}
+        _ => {
+            return Err(ApiError::unauthorized(
+                "GET /metrics needs the metrics token as a bearer token",
+            ));
+        }
+    }
+    Ok(HttpResponse::Ok()
+        .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")
+        .body(access.metrics.render()))
 }

@@ -58,6 +58,11 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
             .route(web::get().to(health::ready))
             .default_service(only("GET")),
     )
+    .service(
+        web::resource("/metrics")
+            .route(web::get().to(health::metrics))
+            .default_service(only("GET")),
+    )
     .service(post("/auth/login", auth::login))
     .service(post("/auth/refresh", auth::refresh))
     .service(post("/auth/logout", auth::logout))

@@ -15,6 +15,7 @@ use muster_persistence::{Database, DatabaseUrl, Engine};
 use muster_server::app::{Application, app_state, deliveries};
 pub use muster_server::auth_settings::{AuthModeSetting, AuthSettings, LocalPassword};
 use muster_server::bootstrap::{BootstrapInput, bootstrap};
+pub use muster_server::metrics_settings::MetricsSettings;
 use muster_server::task_settings::TaskSettings;
 pub use muster_server::webhook_settings::WebhookSettings;
 use muster_server::webhook_settings::deliver_webhooks;
@@ -145,6 +146,8 @@ pub struct AppSettings {
     pub hooks: Option<WebhookSettings>,
     /// The live event streams' bound and timings.
     pub streams: StreamOptions,
+    /// `GET /metrics` and its token; off when `None`.
+    pub metrics: MetricsSettings,
 }
 
 impl From<AuthSettings> for AppSettings {
@@ -160,6 +163,15 @@ impl From<WebhookSettings> for AppSettings {
     fn from(hooks: WebhookSettings) -> Self {
         Self {
             hooks: Some(hooks),
+            ..Self::default()
+        }
+    }
+}
+
+impl From<MetricsSettings> for AppSettings {
+    fn from(metrics: MetricsSettings) -> Self {
+        Self {
+            metrics,
             ..Self::default()
         }
     }
@@ -206,7 +218,7 @@ async fn start(
         shutdown_timeout: Duration::from_secs(1),
     };
     let hooks = settings.hooks.clone().unwrap_or_default();
-    let state = app_state(
+    let mut state = app_state(
         &db.db,
         &key,
         &settings.auth,
@@ -216,6 +228,8 @@ async fn start(
     )
     .await
     .unwrap();
+    state.metrics = settings.metrics.access(&db.db).unwrap();
+    let metrics = state.metrics.as_ref().map(|a| a.metrics.clone());
     let worker = settings.hooks.as_ref().map(|hooks| {
         let deliveries = deliveries(&db.db, &key, hooks).unwrap();
         let every = hooks.poll_every().unwrap_or(Duration::from_millis(50));
@@ -223,6 +237,7 @@ async fn start(
             deliveries.clone(),
             every,
             hooks.webhook_concurrency,
+            metrics.clone(),
         ));
         (deliveries, task)
     });
@@ -279,6 +294,11 @@ impl TestApp {
         self.handle.stop(false).await;
         if let Some((deliveries, task)) = &self.worker {
             task.abort();
+            // As `muster serve` does: release only once the worker is gone, or it could
+            // lease a hook again right after.
+            while !task.is_finished() {
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
             deliveries.release_all().await.unwrap();
         }
     }
@@ -309,6 +329,7 @@ impl TestApp {
             deliveries.clone(),
             every,
             hooks.webhook_concurrency,
+            None,
         ));
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         let options = ServerOptions {
@@ -338,6 +359,7 @@ impl TestApp {
     pub async fn stop_sibling(sibling: Sibling) {
         sibling.handle.stop(false).await;
         sibling.worker.abort();
+        let _ = sibling.worker.await;
         sibling.deliveries.release_all().await.unwrap();
     }
 

@@ -73,6 +73,7 @@ mod hook_receiver;
 mod idempotency;
 mod inbound_ingest;
 mod inbound_keys;
+mod metrics;
 mod oauth;
 mod scale_out;
 mod task_support;

@@ -7,6 +7,7 @@
 mod bootstrap;
 mod config_errors;
 mod crashes;
+mod metrics_jobs;
 mod one_server;
 mod secrets;
 mod shutdown;

@@ -1,0 +1,337 @@
+//! Prometheus metrics, served at `GET /metrics` when turned on: requests by route
+//! template, method and status with their latency; authentication failures by reason;
+//! the database pool; background jobs; webhook deliveries. Label values are route
+//! templates, fixed reasons and job names only: never an id, never a secret.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use actix_web::web::Data;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+
+/// How busy the database pool is, read at each scrape.
+pub trait PoolProbe: Send + Sync {
+    /// `(max, open, idle, waiting)` connections and requests.
+    fn pool(&self) -> (usize, usize, usize, usize);
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    method: String,
+    route: String,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    method: String,
+    route: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct ReasonLabels {
+    reason: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct JobLabels {
+    job: &'static str,
+    outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct JobName {
+    job: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OutcomeLabels {
+    outcome: &'static str,
+}
+
+/// Seconds buckets from 1 ms to about 16 s.
+fn latency_histogram() -> Histogram {
+    Histogram::new(prometheus_client::metrics::histogram::exponential_buckets(
+        0.001, 2.0, 15,
+    ))
+}
+
+/// The process's metrics; cheap to share (`Arc`).
+pub struct Metrics {
+    registry: Registry,
+    requests: Family<RequestLabels, Counter>,
+    latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
+    auth_failures: Family<ReasonLabels, Counter>,
+    job_runs: Family<JobLabels, Counter>,
+    job_items: Family<JobName, Counter>,
+    job_last_run: Family<JobName, Gauge<f64, AtomicU64>>,
+    deliveries: Family<OutcomeLabels, Counter>,
+    pool_max: Gauge,
+    pool_open: Gauge,
+    pool_idle: Gauge,
+    pool_waiting: Gauge,
+    pool: Option<Arc<dyn PoolProbe>>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+/// What a background job run came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobOutcome {
+    /// It ran, acting on this many items (0: nothing was due).
+    Done(u64),
+    /// It failed; the next run tries again.
+    Failed,
+}
+
+impl Metrics {
+    /// Registers every metric; `pool` is read at each scrape.
+    pub fn new(pool: Option<Arc<dyn PoolProbe>>) -> Self {
+        let mut registry = Registry::with_prefix("muster");
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "http_requests",
+            "HTTP requests answered, by method, route template and status",
+            requests.clone(),
+        );
+        let latency = Family::<RouteLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram,
+        );
+        registry.register(
+            "http_request_duration_seconds",
+            "Time from reading a request to its answer, by method and route template",
+            latency.clone(),
+        );
+        let auth_failures = Family::<ReasonLabels, Counter>::default();
+        registry.register(
+            "auth_failures",
+            "Requests refused for their credentials, by reason",
+            auth_failures.clone(),
+        );
+        let job_runs = Family::<JobLabels, Counter>::default();
+        registry.register(
+            "job_runs",
+            "Background job runs, by job and outcome (ok, failed)",
+            job_runs.clone(),
+        );
+        let job_items = Family::<JobName, Counter>::default();
+        registry.register(
+            "job_items",
+            "Items background jobs acted on (escalations, roll-overs, expired leases, ...)",
+            job_items.clone(),
+        );
+        let job_last_run = Family::<JobName, Gauge<f64, AtomicU64>>::default();
+        registry.register(
+            "job_last_run_timestamp_seconds",
+            "Unix time a background job last finished a run (its lag is now minus this)",
+            job_last_run.clone(),
+        );
+        let deliveries = Family::<OutcomeLabels, Counter>::default();
+        registry.register(
+            "webhook_deliveries",
+            "Webhook delivery attempts, by outcome (delivered, failed)",
+            deliveries.clone(),
+        );
+        let pool_max = Gauge::default();
+        registry.register(
+            "db_pool_max_connections",
+            "Most database connections this instance opens",
+            pool_max.clone(),
+        );
+        let pool_open = Gauge::default();
+        registry.register(
+            "db_pool_open_connections",
+            "Database connections open",
+            pool_open.clone(),
+        );
+        let pool_idle = Gauge::default();
+        registry.register(
+            "db_pool_idle_connections",
+            "Open database connections not in use",
+            pool_idle.clone(),
+        );
+        let pool_waiting = Gauge::default();
+        registry.register(
+            "db_pool_waiting_requests",
+            "Requests waiting for a database connection",
+            pool_waiting.clone(),
+        );
+        Self {
+            registry,
+            requests,
+            latency,
+            auth_failures,
+            job_runs,
+            job_items,
+            job_last_run,
+            deliveries,
+            pool_max,
+            pool_open,
+            pool_idle,
+            pool_waiting,
+            pool,
+        }
+    }
+
+    /// Counts one answered request.
+    pub fn request(&self, method: &str, route: &str, status: u16, took: Duration) {
+        self.requests
+            .get_or_create(&RequestLabels {
+                method: method.to_owned(),
+                route: route.to_owned(),
+                status,
+            })
+            .inc();
+        self.latency
+            .get_or_create(&RouteLabels {
+                method: method.to_owned(),
+                route: route.to_owned(),
+            })
+            .observe(took.as_secs_f64());
+    }
+
+    /// Counts one request refused for its credentials; `message` is the answer's
+    /// (a fixed sentence), turned into a label value.
+    pub fn auth_failure(&self, message: &str) {
+        self.auth_failures
+            .get_or_create(&ReasonLabels {
+                reason: reason_label(message),
+            })
+            .inc();
+    }
+
+    /// Records one run of the background job `job`.
+    pub fn job(&self, job: &'static str, outcome: JobOutcome) {
+        let (label, items) = match outcome {
+            JobOutcome::Done(items) => ("ok", items),
+            JobOutcome::Failed => ("failed", 0),
+        };
+        self.job_runs
+            .get_or_create(&JobLabels {
+                job,
+                outcome: label,
+            })
+            .inc();
+        self.job_items.get_or_create(&JobName { job }).inc_by(items);
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0.0, |d| d.as_secs_f64());
+        self.job_last_run.get_or_create(&JobName { job }).set(now);
+    }
+
+    /// Counts webhook delivery attempts.
+    pub fn deliveries(&self, delivered: u64, failed: u64) {
+        for (outcome, count) in [("delivered", delivered), ("failed", failed)] {
+            if count > 0 {
+                self.deliveries
+                    .get_or_create(&OutcomeLabels { outcome })
+                    .inc_by(count);
+            }
+        }
+    }
+
+    /// The text exposition of every metric (the `OpenMetrics` format Prometheus reads).
+    pub fn render(&self) -> String {
+        if let Some(pool) = &self.pool {
+            let (max, open, idle, waiting) = pool.pool();
+            let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+            self.pool_max.set(gauge(max));
+            self.pool_open.set(gauge(open));
+            self.pool_idle.set(gauge(idle));
+            self.pool_waiting.set(gauge(waiting));
+        }
+        let mut text = String::new();
+        // Writing into a String cannot fail.
+        let _ = encode(&mut text, &self.registry);
+        text
+    }
+}
+
+/// Middleware: counts every answered request by its route template (`/tasks/{id}`,
+/// never the id; `unmatched` for unknown paths), when metrics are on.
+pub(crate) async fn count(
+    req: ServiceRequest,
+    next: Next<impl MessageBody>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let metrics = req
+        .app_data::<Data<crate::AppState>>()
+        .and_then(|state| state.metrics.as_ref())
+        .map(|access| Arc::clone(&access.metrics));
+    let Some(metrics) = metrics else {
+        return next.call(req).await;
+    };
+    let started = Instant::now();
+    let res = next.call(req).await?;
+    let request = res.request();
+    let route = request.match_pattern();
+    metrics.request(
+        request.method().as_str(),
+        route.as_deref().unwrap_or("unmatched"),
+        res.status().as_u16(),
+        started.elapsed(),
+    );
+    Ok(res)
+}
+
+/// `"nonce already used"` → `nonce_already_used`: a fixed answer as a label value.
+fn reason_label(message: &str) -> String {
+    let mut label = String::with_capacity(message.len());
+    for c in message.chars().take(60) {
+        if c.is_ascii_alphanumeric() {
+            label.push(c.to_ascii_lowercase());
+        } else if !label.ends_with('_') {
+            label.push('_');
+        }
+    }
+    label.trim_matches('_').to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_become_label_values() {
+        assert_eq!(reason_label("nonce already used"), "nonce_already_used");
+        assert_eq!(
+            reason_label("missing X-Agent-ID header"),
+            "missing_x_agent_id_header"
+        );
+    }
+
+    #[test]
+    fn the_exposition_names_every_family() {
+        let metrics = Metrics::new(None);
+        metrics.request("GET", "/tasks/{id}", 200, Duration::from_millis(3));
+        metrics.auth_failure("invalid signature");
+        metrics.job("escalation_sweep", JobOutcome::Done(2));
+        metrics.deliveries(3, 1);
+        let text = metrics.render();
+        for expected in [
+            "muster_http_requests_total{method=\"GET\",route=\"/tasks/{id}\",status=\"200\"} 1",
+            "muster_http_request_duration_seconds_count{method=\"GET\",route=\"/tasks/{id}\"} 1",
+            "muster_auth_failures_total{reason=\"invalid_signature\"} 1",
+            "muster_job_runs_total{job=\"escalation_sweep\",outcome=\"ok\"} 1",
+            "muster_job_items_total{job=\"escalation_sweep\"} 2",
+            "muster_webhook_deliveries_total{outcome=\"delivered\"} 3",
+            "muster_webhook_deliveries_total{outcome=\"failed\"} 1",
+        ] {
+            assert!(text.contains(expected), "{expected} missing from\n{text}");
+        }
+    }
+}
