@@ -38,7 +38,13 @@ impl MetricsSettings {
     /// # Errors
     /// A token shorter than 16 characters.
     pub fn access(&self, db: &Database) -> anyhow::Result<Option<MetricsAccess>> {
-        let Some(token) = self.metrics_token.as_deref().map(str::trim) else {
+        // An empty setting is no setting (`MUSTER_METRICS_TOKEN=` turns metrics off).
+        let Some(token) = self
+            .metrics_token
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        else {
             return Ok(None);
         };
         if token.chars().count() < 16 {
@@ -55,5 +61,36 @@ impl MetricsSettings {
 pub fn record(metrics: Option<&Arc<Metrics>>, job: &'static str, outcome: JobOutcome) {
     if let Some(metrics) = metrics {
         metrics.job(job, outcome);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(token: Option<&str>) -> MetricsSettings {
+        MetricsSettings {
+            metrics_token: token.map(str::to_owned),
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
+    async fn a_token_turns_metrics_on_and_a_short_one_is_refused() {
+        let dir = std::env::temp_dir().join(format!("muster-metrics-{}", uuid::Uuid::now_v7()));
+        let url =
+            muster_persistence::DatabaseUrl::parse(&format!("sqlite://{}/m.db", dir.display()))
+                .unwrap();
+        let db = Database::connect(&url, muster_persistence::PoolOptions::default())
+            .await
+            .unwrap();
+        assert!(settings(None).access(&db).unwrap().is_none());
+        assert!(settings(Some("  ")).access(&db).unwrap().is_none());
+        let short = settings(Some("short")).access(&db).unwrap_err().to_string();
+        assert!(short.contains("at least 16 characters"), "{short}");
+        let on = settings(Some(" scrape-token-0123456789 "))
+            .access(&db)
+            .unwrap();
+        assert_eq!(on.unwrap().token, "scrape-token-0123456789");
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
