@@ -10,6 +10,7 @@ mod error;
 mod extract;
 mod idempotency;
 mod metrics;
+mod request_span;
 mod routes;
 mod state;
 mod streams;
@@ -77,7 +78,7 @@ pub fn serve(
                     Ok(res)
                 }
             })
-            .wrap(TracingLogger::default())
+            .wrap(TracingLogger::<request_span::RequestSpan>::new())
             .configure(routes::configure)
     })
     .shutdown_timeout(options.shutdown_timeout.as_secs())

@@ -7,6 +7,8 @@
 mod bootstrap;
 mod config_errors;
 mod crashes;
+mod documented_settings;
+mod logs;
 mod metrics_jobs;
 mod one_server;
 mod secrets;

@@ -74,7 +74,7 @@ fn answers_health(port: u16) -> bool {
 }
 
 /// Everything the stopped server wrote on its piped stderr.
-fn stderr_of(server: &mut Server) -> String {
+pub(crate) fn stderr_of(server: &mut Server) -> String {
     let mut logs = String::new();
     server
         .child
@@ -86,18 +86,18 @@ fn stderr_of(server: &mut Server) -> String {
     logs
 }
 
-fn signal(server: &Server, name: &str) {
+pub(crate) fn signal(server: &Server, name: &str) {
     let status = Command::new("kill")
         .args([name, &server.child.id().to_string()])
         .status();
     assert!(status.unwrap().success());
 }
 
-fn sigterm(server: &Server) {
+pub(crate) fn sigterm(server: &Server) {
     signal(server, "-TERM");
 }
 
-fn wait_exit(server: &mut Server) -> std::process::ExitStatus {
+pub(crate) fn wait_exit(server: &mut Server) -> std::process::ExitStatus {
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         if let Some(status) = server.child.try_wait().unwrap() {
