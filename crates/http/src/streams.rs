@@ -35,6 +35,10 @@ pub struct StreamOptions {
     pub heartbeat: Duration,
     /// Time between two looks at whether the log grew.
     pub poll: Duration,
+    /// Longest a stream stays open. Its credentials were checked when it opened; ending
+    /// it makes the client reconnect (with `Last-Event-ID`, losing nothing), and so
+    /// shows them again: a suspended agent or a revoked key stops receiving events.
+    pub lifetime: Duration,
 }
 
 impl Default for StreamOptions {
@@ -44,6 +48,7 @@ impl Default for StreamOptions {
             buffer: 1024,
             heartbeat: Duration::from_secs(15),
             poll: Duration::from_millis(250),
+            lifetime: Duration::from_secs(900),
         }
     }
 }
@@ -113,7 +118,11 @@ impl EventStreams {
             buffer: self.options.buffer,
             patience: self.options.heartbeat,
         };
-        tokio::spawn(feed.run(self.grown.clone(), self.options.heartbeat));
+        tokio::spawn(feed.run(
+            self.grown.clone(),
+            self.options.heartbeat,
+            self.options.lifetime,
+        ));
         EventBody {
             first: Some(Bytes::from_static(b"retry: 2000\n: connected\n\n")),
             rx,
@@ -170,11 +179,24 @@ enum Next {
 }
 
 impl Feed {
-    async fn run(mut self, mut grown: watch::Receiver<EventPosition>, heartbeat: Duration) {
+    async fn run(
+        mut self,
+        mut grown: watch::Receiver<EventPosition>,
+        heartbeat: Duration,
+        lifetime: Duration,
+    ) {
         let mut beat = tokio::time::interval(heartbeat);
         beat.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         beat.tick().await;
+        let ends = tokio::time::Instant::now() + lifetime;
         loop {
+            if tokio::time::Instant::now() >= ends {
+                self.drop_client(
+                    "this stream reached its longest life; reconnect with Last-Event-ID \
+                     (your credentials are checked again)",
+                );
+                return;
+            }
             if let Next::Stop = self.catch_up().await {
                 return;
             }
@@ -191,6 +213,7 @@ impl Feed {
                     }
                 }
                 () = self.tx.closed() => return,
+                () = tokio::time::sleep_until(ends) => {}
             }
         }
     }

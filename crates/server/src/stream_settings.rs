@@ -27,6 +27,11 @@ pub struct StreamSettings {
     #[arg(long, env = "MUSTER_STREAM_POLL_MS", default_value_t = 250,
           value_parser = clap::value_parser!(u64).range(10..=60_000))]
     pub stream_poll_ms: u64,
+    /// Seconds a stream stays open at most; the client then reconnects with
+    /// Last-Event-ID (losing nothing) and its credentials are checked again.
+    #[arg(long, env = "MUSTER_STREAM_MAX_SECS", default_value_t = 900,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub stream_max_secs: u64,
 }
 
 impl StreamSettings {
@@ -37,6 +42,7 @@ impl StreamSettings {
             buffer: usize::try_from(self.stream_buffer).unwrap_or(usize::MAX),
             heartbeat: Duration::from_secs(self.stream_heartbeat_secs),
             poll: Duration::from_millis(self.stream_poll_ms),
+            lifetime: Duration::from_secs(self.stream_max_secs),
         }
     }
 }

@@ -44,6 +44,18 @@ mod bounded {
     );
 }
 
+/// Streams that live two seconds.
+mod short_lived {
+    use super::a_stream_ends_at_its_longest_life_and_credentials_are_checked_again;
+
+    api_tests!(with muster_http::StreamOptions {
+        lifetime: std::time::Duration::from_secs(2),
+        ..crate::events_stream::quick()
+    };
+        a_stream_ends_at_its_longest_life_and_credentials_are_checked_again,
+    );
+}
+
 /// A buffer of 16 events, so that a client that stops reading is soon dropped.
 mod slow_client {
     use super::a_client_that_stops_reading_is_dropped_and_resumes;
@@ -437,4 +449,45 @@ async fn a_client_that_stops_reading_is_dropped_and_resumes(app: &TestApp) {
         let id = frame.id.unwrap();
         assert!(seen.insert(id.clone()), "duplicate {id} after the resume");
     }
+}
+
+async fn a_stream_ends_at_its_longest_life_and_credentials_are_checked_again(app: &TestApp) {
+    let worker = app.worker(&app.org).await;
+    let response = stream_request(app, &app.url(""), &worker, "/events/stream", None)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    let mut sse = Sse {
+        response,
+        buffer: String::new(),
+    };
+    // The worker is suspended while its stream is open: the stream ends by itself...
+    crate::task_support::set_agent(app, &worker, "status = 'suspended'").await;
+    let reason = loop {
+        let frame = sse
+            .frame(Duration::from_secs(10))
+            .await
+            .expect("ended without saying why");
+        if frame.event.as_deref() == Some("dropped") {
+            break frame.json();
+        }
+    };
+    assert!(
+        reason["reason"].as_str().unwrap().contains("longest life"),
+        "{reason}"
+    );
+    assert!(sse.frame(Duration::from_secs(5)).await.is_none());
+    // ... and reconnecting shows the credentials again: refused now. (The credential
+    // cache forgets a suspension within a second.)
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let again = send(stream_request(
+        app,
+        &app.url(""),
+        &worker,
+        "/events/stream",
+        None,
+    ))
+    .await;
+    assert_error(&again, 401, "agent is not active");
 }

@@ -294,14 +294,14 @@ mod restart {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn sqlite_deliveries_resume_after_a_restart() {
         if let Some(app) = spawn_app_with(Engine::Sqlite, slow_retries()).await {
-            super::deliveries_resume_after_a_restart(app).await;
+            Box::pin(super::deliveries_resume_after_a_restart(app)).await;
         }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn postgres_deliveries_resume_after_a_restart() {
         if let Some(app) = spawn_app_with(Engine::Postgres, slow_retries()).await {
-            super::deliveries_resume_after_a_restart(app).await;
+            Box::pin(super::deliveries_resume_after_a_restart(app)).await;
         }
     }
 }
