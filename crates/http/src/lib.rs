@@ -27,7 +27,7 @@ use tracing_actix_web::{RequestId, TracingLogger};
 pub use body::{MAX_BODY_BYTES, parse_json, parse_query};
 pub use error::ApiError;
 pub use extract::{Authenticated, RawBody, SignedInUser};
-pub use metrics::{JobOutcome, Metrics, PoolProbe};
+pub use metrics::{CensusProbe, JobOutcome, Metrics, PoolProbe};
 pub use state::{AppState, AuthMode, MetricsAccess, OAuthSettings, Readiness};
 pub use streams::{EventStreams, StreamOptions};
 

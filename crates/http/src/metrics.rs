@@ -26,6 +26,21 @@ pub trait PoolProbe: Send + Sync {
     fn pool(&self) -> (usize, usize, usize, usize);
 }
 
+/// Counts of tasks and agents by organization name and status, read at each scrape.
+#[async_trait::async_trait]
+pub trait CensusProbe: Send + Sync {
+    /// `(org, status, count)` of tasks, then of agents.
+    async fn census(
+        &self,
+    ) -> Result<(Vec<(String, String, i64)>, Vec<(String, String, i64)>), String>;
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct OrgStatusLabels {
+    org: String,
+    status: String,
+}
+
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct RequestLabels {
     method: String,
@@ -82,6 +97,9 @@ pub struct Metrics {
     pool_idle: Gauge,
     pool_waiting: Gauge,
     pool: Option<Arc<dyn PoolProbe>>,
+    tasks: Family<OrgStatusLabels, Gauge>,
+    agents: Family<OrgStatusLabels, Gauge>,
+    census: Option<Arc<dyn CensusProbe>>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -100,8 +118,8 @@ pub enum JobOutcome {
 }
 
 impl Metrics {
-    /// Registers every metric; `pool` is read at each scrape.
-    pub fn new(pool: Option<Arc<dyn PoolProbe>>) -> Self {
+    /// Registers every metric; `pool` and `census` are read at each scrape.
+    pub fn new(pool: Option<Arc<dyn PoolProbe>>, census: Option<Arc<dyn CensusProbe>>) -> Self {
         let mut registry = Registry::with_prefix("muster");
         let requests = Family::<RequestLabels, Counter>::default();
         registry.register(
@@ -171,6 +189,18 @@ impl Metrics {
             "Requests waiting for a database connection",
             pool_waiting.clone(),
         );
+        let tasks = Family::<OrgStatusLabels, Gauge>::default();
+        registry.register(
+            "tasks",
+            "Tasks by organization name and status",
+            tasks.clone(),
+        );
+        let agents = Family::<OrgStatusLabels, Gauge>::default();
+        registry.register(
+            "agents",
+            "Agents by organization name and status",
+            agents.clone(),
+        );
         Self {
             registry,
             requests,
@@ -185,6 +215,9 @@ impl Metrics {
             pool_idle,
             pool_waiting,
             pool,
+            tasks,
+            agents,
+            census,
         }
     }
 
@@ -242,6 +275,27 @@ impl Metrics {
                     .get_or_create(&OutcomeLabels { outcome })
                     .inc_by(count);
             }
+        }
+    }
+
+    /// Reads the census into the task and agent gauges (kept as they were when the
+    /// database cannot answer).
+    pub async fn refresh_census(&self) {
+        let Some(census) = &self.census else {
+            return;
+        };
+        match census.census().await {
+            Ok((tasks, agents)) => {
+                for (family, rows) in [(&self.tasks, tasks), (&self.agents, agents)] {
+                    family.clear();
+                    for (org, status, count) in rows {
+                        family
+                            .get_or_create(&OrgStatusLabels { org, status })
+                            .set(count);
+                    }
+                }
+            }
+            Err(err) => tracing::warn!(%err, "cannot count tasks and agents for the metrics"),
         }
     }
 
@@ -316,7 +370,7 @@ mod tests {
 
     #[test]
     fn the_exposition_names_every_family() {
-        let metrics = Metrics::new(None);
+        let metrics = Metrics::new(None, None);
         metrics.request("GET", "/tasks/{id}", 200, Duration::from_millis(3));
         metrics.auth_failure("invalid signature");
         metrics.job("escalation_sweep", JobOutcome::Done(2));

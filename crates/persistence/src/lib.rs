@@ -5,6 +5,7 @@
 //! [`run_migrations`] applies the embedded migrations of that engine. Every change runs
 //! through the domain's `UnitOfWork` port as one transaction, with its audit events.
 
+mod census;
 mod conn;
 mod db;
 mod error;
@@ -22,6 +23,7 @@ mod url;
 #[cfg(feature = "test-support")]
 pub mod testing;
 
+pub use census::{Census, CensusRow};
 pub use db::{ConnectError, Database, Engine, PoolOptions, PoolStatus};
 pub use migrate::{MigrateError, run_migrations};
 pub use nonce_batch::NonceBatcher;

@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use anyhow::bail;
+use async_trait::async_trait;
 use clap::Args;
-use muster_http::{JobOutcome, Metrics, MetricsAccess, PoolProbe};
+use muster_http::{CensusProbe, JobOutcome, Metrics, MetricsAccess, PoolProbe};
 use muster_persistence::Database;
 
 /// The metrics settings of `muster serve`.
@@ -32,6 +33,24 @@ impl PoolProbe for DatabasePool {
     }
 }
 
+/// The task and agent gauges count the database at each scrape.
+struct DatabaseCensus(Database);
+
+#[async_trait]
+impl CensusProbe for DatabaseCensus {
+    async fn census(
+        &self,
+    ) -> Result<(Vec<(String, String, i64)>, Vec<(String, String, i64)>), String> {
+        let census = self.0.census().await.map_err(|e| e.to_string())?;
+        let rows = |rows: Vec<muster_persistence::CensusRow>| {
+            rows.into_iter()
+                .map(|r| (r.org, r.status, r.count))
+                .collect::<Vec<_>>()
+        };
+        Ok((rows(census.tasks), rows(census.agents)))
+    }
+}
+
 impl MetricsSettings {
     /// The metrics over `db`, when a token is set.
     ///
@@ -51,7 +70,10 @@ impl MetricsSettings {
             bail!("MUSTER_METRICS_TOKEN must be at least 16 characters");
         }
         Ok(Some(MetricsAccess {
-            metrics: Arc::new(Metrics::new(Some(Arc::new(DatabasePool(db.clone()))))),
+            metrics: Arc::new(Metrics::new(
+                Some(Arc::new(DatabasePool(db.clone()))),
+                Some(Arc::new(DatabaseCensus(db.clone()))),
+            )),
             token: token.to_owned(),
         }))
     }

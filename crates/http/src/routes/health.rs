@@ -50,6 +50,7 @@ pub(super) async fn metrics(
             ));
         }
     }
+    access.metrics.refresh_census().await;
     Ok(HttpResponse::Ok()
         .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")
         .body(access.metrics.render()))

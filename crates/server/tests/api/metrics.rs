@@ -76,9 +76,27 @@ async fn the_scrape_counts_routes_failures_and_the_pool(app: &TestApp) {
         r#"muster_http_request_duration_seconds_count{method="GET",route="/tasks/{id}"} 2"#,
         r#"muster_auth_failures_total{reason="invalid_signature"} 1"#,
         "muster_db_pool_max_connections 4",
+        r#"muster_tasks{org="Acme",status="todo"} 1"#,
+        r#"muster_agents{org="Acme",status="active"} 1"#,
+        r#"muster_agents{org="Globex",status="active"} 1"#,
     ] {
         assert!(text.contains(expected), "{expected} missing from\n{text}");
     }
     assert!(!text.contains(&task), "an id became a label");
     assert!(!text.contains(TOKEN), "the token is shown");
+
+    // The counts are read again at every scrape: a status nobody has any more goes.
+    let moved = app
+        .transition(&app.org.hr, &task, r#"{"status":"cancelled"}"#)
+        .await;
+    assert_eq!(moved.status, 200, "{}", moved.text);
+    let text = scrape(app, Some(TOKEN)).await.text;
+    assert!(
+        text.contains(r#"muster_tasks{org="Acme",status="cancelled"} 1"#),
+        "{text}"
+    );
+    assert!(
+        !text.contains(r#"muster_tasks{org="Acme",status="todo"}"#),
+        "{text}"
+    );
 }
