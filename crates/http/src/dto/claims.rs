@@ -1,11 +1,10 @@
-//! Claims with leases: the request bodies and the claimed task with its lease.
+//! Claims with leases: the request bodies (a claimed task is a
+//! [`TaskResponse`](super::tasks::TaskResponse), with its `leaseExpiresAt`).
 
-use muster_domain::model::{CapabilityName, Lease, Task};
+use muster_domain::model::{CapabilityName, Lease};
 use muster_domain::service::ClaimRequest;
-use serde::{Deserialize, Serialize};
-use time::OffsetDateTime;
+use serde::Deserialize;
 
-use super::tasks::TaskResponse;
 use crate::ApiError;
 
 /// Body of `POST /tasks/claim` (all optional; no body at all is `{}`).
@@ -45,25 +44,5 @@ impl HeartbeatBody {
     /// The checked lease.
     pub fn lease(&self) -> Result<Lease, ApiError> {
         Ok(Lease::seconds(self.lease_seconds)?)
-    }
-}
-
-/// A claimed task: the task as everywhere, and until when the claim holds.
-#[derive(Debug, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ClaimedTaskResponse {
-    #[serde(flatten)]
-    task: TaskResponse,
-    #[serde(serialize_with = "super::time::serialize_option")]
-    lease_expires_at: Option<OffsetDateTime>,
-}
-
-impl From<Task> for ClaimedTaskResponse {
-    fn from(task: Task) -> Self {
-        let lease_expires_at = task.lease_expires_at;
-        Self {
-            task: task.into(),
-            lease_expires_at,
-        }
     }
 }

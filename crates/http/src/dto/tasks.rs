@@ -170,6 +170,12 @@ pub struct TaskResponse {
     created_at: OffsetDateTime,
     #[serde(serialize_with = "super::time::serialize")]
     updated_at: OffsetDateTime,
+    /// Until when the agent that claimed it holds it; only on a claimed task.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "super::time::serialize_option"
+    )]
+    lease_expires_at: Option<OffsetDateTime>,
 }
 
 impl From<Task> for TaskResponse {
@@ -192,6 +198,7 @@ impl From<Task> for TaskResponse {
             approved_at: task.approved_at,
             created_at: task.created_at,
             updated_at: task.updated_at,
+            lease_expires_at: task.lease_expires_at,
         }
     }
 }

@@ -8,7 +8,8 @@ use super::tasks::{Answer, task_id};
 use crate::ApiError;
 use crate::body::parse_optional_json;
 use crate::dto;
-use crate::dto::claims::{ClaimBody, ClaimedTaskResponse, HeartbeatBody};
+use crate::dto::claims::{ClaimBody, HeartbeatBody};
+use crate::dto::tasks::TaskResponse;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 
@@ -20,7 +21,7 @@ pub(super) async fn claim(
     let request = parse_optional_json::<ClaimBody>(&auth.body)?.into_request()?;
     Ok(match state.tasks.claim(&auth.actor, request).await? {
         Some(task) => HttpResponse::Ok().json(dto::Data {
-            data: ClaimedTaskResponse::from(task),
+            data: TaskResponse::from(task),
         }),
         None => HttpResponse::NoContent().finish(),
     })
@@ -31,7 +32,7 @@ pub(super) async fn heartbeat(
     state: Data<AppState>,
     path: Path<String>,
     auth: Authenticated,
-) -> Answer<dto::Data<ClaimedTaskResponse>> {
+) -> Answer<dto::Data<TaskResponse>> {
     let id = task_id(&path)?;
     let lease = parse_optional_json::<HeartbeatBody>(&auth.body)?.lease()?;
     let task = state.tasks.heartbeat(&auth.actor, id, lease).await?;

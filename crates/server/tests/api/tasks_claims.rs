@@ -63,6 +63,15 @@ async fn a_claim_gets_the_best_task_and_starts_it(app: &TestApp) {
     assert_eq!(str_of(data, "assigneeId"), worker.uuid.to_string());
     let left = seconds_until(&str_of(data, "leaseExpiresAt"));
     assert!((890..=900).contains(&left), "15 minutes by default: {left}");
+    // The lease shows on the task wherever it is read; an unclaimed task has none.
+    let read = app.get(&worker, &format!("/tasks/{first_urgent}")).await;
+    assert_eq!(read.data()["leaseExpiresAt"], data["leaseExpiresAt"]);
+    let unclaimed = app.get(&worker, &format!("/tasks/{low}")).await;
+    assert!(
+        unclaimed.data().get("leaseExpiresAt").is_none(),
+        "{}",
+        unclaimed.text
+    );
     let events = app.events_of(&app.org.hr, &first_urgent).await;
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(
