@@ -147,19 +147,9 @@ fn stream_request(
     path: &str,
     last: Option<&str>,
 ) -> reqwest::RequestBuilder {
-    let headers = TestApp::headers_for(agent, &Method::GET, path, b"");
     let mut request = app
-        .client
-        .get(format!("{base}{path}"))
+        .signed_on(base, agent, Method::GET, path, None)
         .timeout(Duration::from_secs(120));
-    for (name, value) in [
-        ("X-Agent-ID", headers.agent_id),
-        ("X-Timestamp", headers.timestamp),
-        ("X-Nonce", headers.nonce),
-        ("X-Signature", headers.signature),
-    ] {
-        request = request.header(name, value.unwrap());
-    }
     if let Some(last) = last {
         request = request.header("Last-Event-ID", last);
     }

@@ -214,21 +214,15 @@ async fn a_retry_on_another_instance_is_replayed(app: &TestApp) {
     let body = r#"{"title":"Behind a load balancer"}"#;
     let first = post_with_key(app, &app.org.hr, "/tasks", body, "lb-1").await;
     let sibling = app.sibling().await;
-    let headers = TestApp::headers_for(&app.org.hr, &Method::POST, "/tasks", body.as_bytes());
-    let mut request = app
-        .client
-        .post(format!("{}/tasks", sibling.base))
-        .header("content-type", "application/json")
-        .header("Idempotency-Key", "lb-1")
-        .body(body);
-    for (name, value) in [
-        ("X-Agent-ID", headers.agent_id),
-        ("X-Timestamp", headers.timestamp),
-        ("X-Nonce", headers.nonce),
-        ("X-Signature", headers.signature),
-    ] {
-        request = request.header(name, value.unwrap());
-    }
+    let request = app
+        .signed_on(
+            &sibling.base,
+            &app.org.hr,
+            Method::POST,
+            "/tasks",
+            Some(body),
+        )
+        .header("Idempotency-Key", "lb-1");
     let again = send(request).await;
     assert_eq!(again.text, first.text);
     assert_eq!(again.headers["idempotent-replayed"], "true");

@@ -367,16 +367,7 @@ async fn race(
         async move {
             let mut got = Vec::new();
             loop {
-                let headers = TestApp::headers_for(&agent, &Method::POST, "/tasks/claim", b"");
-                let mut request = app.client.post(format!("{base}/tasks/claim"));
-                for (name, value) in [
-                    ("X-Agent-ID", headers.agent_id),
-                    ("X-Timestamp", headers.timestamp),
-                    ("X-Nonce", headers.nonce),
-                    ("X-Signature", headers.signature),
-                ] {
-                    request = request.header(name, value.unwrap());
-                }
+                let request = app.signed_on(&base, &agent, Method::POST, "/tasks/claim", None);
                 let reply = send(request).await;
                 match reply.status.as_u16() {
                     200 => got.push((str_of(reply.data(), "id"), agent.uuid.to_string())),

@@ -438,17 +438,13 @@ async fn postgres_two_instances_never_call_one_hook_at_once() {
             ids.push(app.task_titled(&app.org.hr, &format!("t{n}")).await);
         } else {
             let body = json!({"title": format!("t{n}")}).to_string();
-            let headers =
-                TestApp::headers_for(&app.org.hr, &Method::POST, "/tasks", body.as_bytes());
-            let request = app
-                .client
-                .post(format!("{}/tasks", sibling.base))
-                .header("X-Agent-ID", headers.agent_id.unwrap())
-                .header("X-Timestamp", headers.timestamp.unwrap())
-                .header("X-Nonce", headers.nonce.unwrap())
-                .header("X-Signature", headers.signature.unwrap())
-                .header("Content-Type", "application/json")
-                .body(body);
+            let request = app.signed_on(
+                &sibling.base,
+                &app.org.hr,
+                Method::POST,
+                "/tasks",
+                Some(&body),
+            );
             let reply = send(request).await;
             assert_eq!(reply.status, 200, "{}", reply.text);
             ids.push(str_of(reply.data(), "id"));
