@@ -11,6 +11,7 @@ mod codehost;
 mod database;
 mod hooks;
 mod load;
+mod metrics;
 mod report;
 mod scenario;
 mod seed;
@@ -164,6 +165,7 @@ async fn bench_engine(
 
     let connections = usize::from(args.connections);
     let ticks_per_second = clock_ticks_per_second();
+    let scrape_token = metrics::token();
     let mut rows = Vec::new();
     let mut deliveries = None;
     for &scenario in scenarios {
@@ -195,6 +197,8 @@ async fn bench_engine(
         } else {
             None
         };
+        let counted =
+            metrics::Counted::now(scrape_token.as_deref(), server.addr, &agents[0]).await?;
         let outcome = load::run(LoadPlan {
             addr: server.addr,
             pid: server.pid(),
@@ -209,20 +213,11 @@ async fn bench_engine(
             host,
         })
         .await?;
-        if outcome.errors > 0 {
-            eprintln!(
-                "xtask: {engine}: {scenario}: {} errors; first ones:",
-                outcome.errors
-            );
-            for sample in &outcome.error_samples {
-                eprintln!("  {sample}");
-            }
-            let tail = server.log_tail(10);
-            if !tail.is_empty() {
-                eprintln!("xtask: server log tail:\n{tail}");
-            }
-        }
+        report_errors(engine, scenario, &outcome, &server);
         server.ensure_running()?;
+        counted
+            .check(&format!("{engine}: {scenario}"), outcome.latencies_us.len())
+            .await?;
         if let Some(hooked) = hooked {
             let figures = hooked.finish(server.addr).await?;
             eprintln!("xtask: {engine}: {}", figures.line());
@@ -240,6 +235,23 @@ async fn bench_engine(
         rows,
         deliveries,
     })
+}
+
+/// Prints a scenario's first errors and the server log's tail, when it had errors.
+fn report_errors(engine: Engine, scenario: Scenario, outcome: &load::LoadOutcome, server: &Server) {
+    if outcome.errors > 0 {
+        eprintln!(
+            "xtask: {engine}: {scenario}: {} errors; first ones:",
+            outcome.errors
+        );
+        for sample in &outcome.error_samples {
+            eprintln!("  {sample}");
+        }
+        let tail = server.log_tail(10);
+        if !tail.is_empty() {
+            eprintln!("xtask: server log tail:\n{tail}");
+        }
+    }
 }
 
 /// Runs `work` unless Ctrl-C comes first; then `work` is dropped, and with it the guards
