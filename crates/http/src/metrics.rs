@@ -4,7 +4,7 @@
 //! templates, fixed reasons and job names only: never an id, never a secret.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicU64;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use actix_web::body::MessageBody;
@@ -24,6 +24,9 @@ use prometheus_client::registry::Registry;
 pub trait PoolProbe: Send + Sync {
     /// `(max, open, idle, waiting)` connections and requests.
     fn pool(&self) -> (usize, usize, usize, usize);
+
+    /// Requests that gave up waiting for a connection, since start.
+    fn timeouts(&self) -> u64;
 }
 
 /// Counts of tasks and agents by organization name and status, read at each scrape.
@@ -92,10 +95,7 @@ pub struct Metrics {
     job_items: Family<JobName, Counter>,
     job_last_run: Family<JobName, Gauge<f64, AtomicU64>>,
     deliveries: Family<OutcomeLabels, Counter>,
-    pool_max: Gauge,
-    pool_open: Gauge,
-    pool_idle: Gauge,
-    pool_waiting: Gauge,
+    pool_gauges: PoolGauges,
     pool: Option<Arc<dyn PoolProbe>>,
     tasks: Family<OrgStatusLabels, Gauge>,
     agents: Family<OrgStatusLabels, Gauge>,
@@ -105,6 +105,72 @@ pub struct Metrics {
 impl std::fmt::Debug for Metrics {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+/// The database pool's figures, set from a [`PoolProbe`] at each scrape.
+struct PoolGauges {
+    max: Gauge,
+    open: Gauge,
+    idle: Gauge,
+    waiting: Gauge,
+    timeouts: Counter,
+    /// The probe's count at the previous scrape (the counter moves by the difference).
+    timeouts_seen: AtomicU64,
+}
+
+impl PoolGauges {
+    fn register(registry: &mut Registry) -> Self {
+        let gauges = Self {
+            max: Gauge::default(),
+            open: Gauge::default(),
+            idle: Gauge::default(),
+            waiting: Gauge::default(),
+            timeouts: Counter::default(),
+            timeouts_seen: AtomicU64::new(0),
+        };
+        for (name, help, gauge) in [
+            (
+                "db_pool_max_connections",
+                "Most database connections this instance opens",
+                &gauges.max,
+            ),
+            (
+                "db_pool_open_connections",
+                "Database connections open",
+                &gauges.open,
+            ),
+            (
+                "db_pool_idle_connections",
+                "Open database connections not in use",
+                &gauges.idle,
+            ),
+            (
+                "db_pool_waiting_requests",
+                "Requests waiting for a database connection",
+                &gauges.waiting,
+            ),
+        ] {
+            registry.register(name, help, gauge.clone());
+        }
+        registry.register(
+            "db_pool_timeouts",
+            "Requests that gave up waiting for a database connection (answered 503)",
+            gauges.timeouts.clone(),
+        );
+        gauges
+    }
+
+    fn update(&self, pool: &dyn PoolProbe) {
+        let (max, open, idle, waiting) = pool.pool();
+        let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
+        self.max.set(gauge(max));
+        self.open.set(gauge(open));
+        self.idle.set(gauge(idle));
+        self.waiting.set(gauge(waiting));
+        let total = pool.timeouts();
+        let seen = self.timeouts_seen.swap(total, Ordering::Relaxed);
+        self.timeouts.inc_by(total.saturating_sub(seen));
     }
 }
 
@@ -165,30 +231,7 @@ impl Metrics {
             "Webhook delivery attempts, by outcome (delivered, failed)",
             deliveries.clone(),
         );
-        let pool_max = Gauge::default();
-        registry.register(
-            "db_pool_max_connections",
-            "Most database connections this instance opens",
-            pool_max.clone(),
-        );
-        let pool_open = Gauge::default();
-        registry.register(
-            "db_pool_open_connections",
-            "Database connections open",
-            pool_open.clone(),
-        );
-        let pool_idle = Gauge::default();
-        registry.register(
-            "db_pool_idle_connections",
-            "Open database connections not in use",
-            pool_idle.clone(),
-        );
-        let pool_waiting = Gauge::default();
-        registry.register(
-            "db_pool_waiting_requests",
-            "Requests waiting for a database connection",
-            pool_waiting.clone(),
-        );
+        let pool_gauges = PoolGauges::register(&mut registry);
         let tasks = Family::<OrgStatusLabels, Gauge>::default();
         registry.register(
             "tasks",
@@ -210,10 +253,7 @@ impl Metrics {
             job_items,
             job_last_run,
             deliveries,
-            pool_max,
-            pool_open,
-            pool_idle,
-            pool_waiting,
+            pool_gauges,
             pool,
             tasks,
             agents,
@@ -302,12 +342,7 @@ impl Metrics {
     /// The text exposition of every metric (the `OpenMetrics` format Prometheus reads).
     pub fn render(&self) -> String {
         if let Some(pool) = &self.pool {
-            let (max, open, idle, waiting) = pool.pool();
-            let gauge = |n: usize| i64::try_from(n).unwrap_or(i64::MAX);
-            self.pool_max.set(gauge(max));
-            self.pool_open.set(gauge(open));
-            self.pool_idle.set(gauge(idle));
-            self.pool_waiting.set(gauge(waiting));
+            self.pool_gauges.update(pool.as_ref());
         }
         let mut text = String::new();
         // Writing into a String cannot fail.
@@ -365,6 +400,40 @@ mod tests {
         assert_eq!(
             reason_label("missing X-Agent-ID header"),
             "missing_x_agent_id_header"
+        );
+    }
+
+    struct FakePool(std::sync::atomic::AtomicU64);
+
+    impl PoolProbe for FakePool {
+        fn pool(&self) -> (usize, usize, usize, usize) {
+            (16, 3, 1, 2)
+        }
+
+        fn timeouts(&self) -> u64 {
+            self.0.load(Ordering::Relaxed)
+        }
+    }
+
+    #[test]
+    fn the_pool_is_read_at_each_scrape() {
+        let pool = Arc::new(FakePool(AtomicU64::new(3)));
+        let metrics = Metrics::new(Some(pool.clone()), None);
+        let text = metrics.render();
+        for expected in [
+            "muster_db_pool_max_connections 16",
+            "muster_db_pool_open_connections 3",
+            "muster_db_pool_idle_connections 1",
+            "muster_db_pool_waiting_requests 2",
+            "muster_db_pool_timeouts_total 3",
+        ] {
+            assert!(text.contains(expected), "{expected} missing from\n{text}");
+        }
+        pool.0.store(5, Ordering::Relaxed);
+        assert!(metrics.render().contains("muster_db_pool_timeouts_total 5"));
+        assert!(
+            metrics.render().contains("muster_db_pool_timeouts_total 5"),
+            "no double count"
         );
     }
 

@@ -1,5 +1,7 @@
 //! The connection pool for either engine.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use deadpool::Runtime;
@@ -78,6 +80,8 @@ pub struct PoolStatus {
     pub available: usize,
     /// Requests waiting for a connection.
     pub waiting: usize,
+    /// Requests that gave up waiting for a connection (the acquire timeout), since start.
+    pub timeouts: u64,
 }
 
 /// Opening the database failed.
@@ -115,6 +119,8 @@ pub enum ConnectError {
 pub struct Database {
     pool: Pool,
     url: DatabaseUrl,
+    /// Requests that gave up waiting for a connection, since start (all clones).
+    timeouts: Arc<AtomicU64>,
 }
 
 impl std::fmt::Debug for Database {
@@ -236,6 +242,7 @@ impl Database {
         let db = Self {
             pool,
             url: url.clone(),
+            timeouts: Arc::new(AtomicU64::new(0)),
         };
         db.ping().await.map_err(|e| ConnectError::Unreachable {
             url: shown,
@@ -268,6 +275,7 @@ impl Database {
             size: status.size,
             available: status.available,
             waiting: status.waiting,
+            timeouts: AtomicU64::load(&self.timeouts, Ordering::Relaxed),
         }
     }
 
@@ -282,20 +290,31 @@ impl Database {
     /// A connection from the pool.
     pub(crate) async fn pooled(&self) -> Result<PooledConn, RepositoryError> {
         Ok(match &self.pool {
-            Pool::Postgres(pool) => PooledConn::Pg(pool.get().await.map_err(from_pool)?),
+            Pool::Postgres(pool) => PooledConn::Pg(pool.get().await.map_err(|e| self.failed(e))?),
             Pool::Sqlite { readers, .. } => {
-                PooledConn::Sqlite(readers.get().await.map_err(from_pool)?)
+                PooledConn::Sqlite(readers.get().await.map_err(|e| self.failed(e))?)
             }
         })
+    }
+
+    /// Maps a pool error, counting the waits that ran out.
+    fn failed<E: std::error::Error + Send + Sync + 'static>(
+        &self,
+        err: deadpool::managed::PoolError<E>,
+    ) -> RepositoryError {
+        if matches!(err, deadpool::managed::PoolError::Timeout(_)) {
+            self.timeouts.fetch_add(1, Ordering::Relaxed);
+        }
+        from_pool(err)
     }
 
     /// A connection to write with: on SQLite the one writer connection (waiting for
     /// it is waiting for this process's turn to write), on PostgreSQL any.
     pub(crate) async fn pooled_for_write(&self) -> Result<PooledConn, RepositoryError> {
         match &self.pool {
-            Pool::Sqlite { writer, .. } => {
-                Ok(PooledConn::Sqlite(writer.get().await.map_err(from_pool)?))
-            }
+            Pool::Sqlite { writer, .. } => Ok(PooledConn::Sqlite(
+                writer.get().await.map_err(|e| self.failed(e))?,
+            )),
             Pool::Postgres(_) => self.pooled().await,
         }
     }

@@ -31,6 +31,10 @@ impl PoolProbe for DatabasePool {
             status.waiting,
         )
     }
+
+    fn timeouts(&self) -> u64 {
+        self.0.pool_status().timeouts
+    }
 }
 
 /// The task and agent gauges count the database at each scrape.

@@ -148,6 +148,10 @@ async fn an_exhausted_pool_fails_fast_with_503_and_recovers(app: &TestApp) {
         "Service temporarily unavailable; retry later",
     );
     assert_eq!(refused.headers["retry-after"], "1");
+    assert!(
+        small.pool_status().timeouts >= 1,
+        "the wait that ran out is counted"
+    );
     assert_eq!(ready().await.status, 503);
     // The other instance, with a pool of its own, serves on.
     assert_eq!(app.get(&app.org.hr, "/tasks").await.status, 200);
