@@ -62,7 +62,7 @@ impl FromRequest for RawBody {
 }
 
 /// The credential a request carries.
-enum Presented<'a> {
+pub(crate) enum Presented<'a> {
     Signature,
     Bearer(&'a str),
     Nothing,
@@ -78,7 +78,7 @@ fn state(req: &HttpRequest) -> Result<&Data<AppState>, ApiError> {
         .ok_or_else(|| ApiError::internal(&MissingState))
 }
 
-fn presented(req: &HttpRequest) -> Result<Presented<'_>, ApiError> {
+pub(crate) fn presented(req: &HttpRequest) -> Result<Presented<'_>, ApiError> {
     let signed = SIGNING_HEADERS
         .iter()
         .any(|name| req.headers().contains_key(*name));

@@ -81,11 +81,6 @@ impl EventStreams {
         }
     }
 
-    /// The settings in force.
-    pub fn options(&self) -> StreamOptions {
-        self.options
-    }
-
     /// A place for one more stream, if the bound allows.
     pub fn reserve(&self) -> Result<OwnedSemaphorePermit, TooManyStreams> {
         Arc::clone(&self.slots)

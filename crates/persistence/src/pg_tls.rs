@@ -93,11 +93,8 @@ impl PgConnector {
                 _ => kept.push(pair),
             }
         }
-        kept.push(match mode.driver_value() {
-            "disable" => "sslmode=disable",
-            "prefer" => "sslmode=prefer",
-            _ => "sslmode=require",
-        });
+        let driver_mode = format!("sslmode={}", mode.driver_value());
+        kept.push(&driver_mode);
         let driver_url = format!("{base}?{}", kept.join("&"));
         let tls = match mode {
             SslMode::Disable => None,
@@ -178,7 +175,9 @@ fn trusted_roots(path: Option<PathBuf>) -> Result<RootCertStore, String> {
     Ok(roots)
 }
 
-/// `%XX` escapes of a URL parameter value.
+/// `%XX` escapes of a URL parameter value, strictly: a malformed escape is an error (the
+/// `percent-encoding` crate would keep it as text, and a typo in `sslrootcert` would then
+/// surface as a missing file).
 fn percent_decode(value: &str) -> Result<String, String> {
     let bytes = value.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());

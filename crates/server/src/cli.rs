@@ -72,6 +72,15 @@ pub struct DatabaseArgs {
 }
 
 impl DatabaseArgs {
+    /// The database URL, parsed.
+    ///
+    /// # Errors
+    /// A URL that names no engine Muster supports.
+    pub fn url(&self) -> anyhow::Result<muster_persistence::DatabaseUrl> {
+        muster_persistence::DatabaseUrl::parse(&self.database_url)
+            .map_err(|e| anyhow::anyhow!("{e}"))
+    }
+
     /// The pool settings these flags describe.
     pub fn pool_options(&self) -> muster_persistence::PoolOptions {
         muster_persistence::PoolOptions {

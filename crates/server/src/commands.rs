@@ -4,7 +4,7 @@ use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{Context, anyhow};
+use anyhow::Context;
 use muster_auth::keys::ServerKey;
 use muster_domain::model::IdempotencyKey;
 use muster_domain::ports::{
@@ -38,12 +38,11 @@ async fn server_key(db: &Database) -> anyhow::Result<ServerKey> {
     load_server_key(secret_key_setting().as_deref(), db.url(), has_data)
 }
 
-/// Parses the URL, migrates, and opens the pool.
-async fn open_database(args: &DatabaseArgs) -> anyhow::Result<Database> {
-    let url = DatabaseUrl::parse(&args.database_url).map_err(|e| anyhow!("{e}"))?;
+/// Connects to `url`, migrates, and opens the pool.
+async fn open_database(url: &DatabaseUrl, args: &DatabaseArgs) -> anyhow::Result<Database> {
     // Connecting first turns "unreachable" into a clear message before migrating.
-    let db = Database::connect(&url, args.pool_options()).await?;
-    let applied = run_migrations(&url).await?;
+    let db = Database::connect(url, args.pool_options()).await?;
+    let applied = run_migrations(url).await?;
     if !applied.is_empty() {
         tracing::info!(?applied, "applied database migrations");
     }
@@ -52,9 +51,9 @@ async fn open_database(args: &DatabaseArgs) -> anyhow::Result<Database> {
 
 /// `muster serve`.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let url = DatabaseUrl::parse(&args.database.database_url).map_err(|e| anyhow!("{e}"))?;
+    let url = args.database.url()?;
     let _alone = crate::serve_lock::lock(&url)?;
-    let db = open_database(&args.database).await?;
+    let db = open_database(&url, &args.database).await?;
     let key = server_key(&db).await?;
     // Everything that can take time or fail (the owner, hashing the local password)
     // happens before the port opens: once it accepts connections, the server serves and
@@ -145,51 +144,36 @@ async fn purge_expired(db: Database, metrics: Option<Arc<Metrics>>) {
     loop {
         ticker.tick().await;
         let now = SystemClock.now();
-        let mut purged = 0_u64;
-        let mut failed = false;
-        match db.purge_expired(now).await {
-            Ok(deleted) => {
-                tracing::debug!(deleted, "purged expired nonces");
-                purged += deleted;
-            }
-            Err(err) => {
-                tracing::warn!(%err, "could not purge expired nonces");
-                failed = true;
-            }
-        }
-        match db.purge_expired_sign_ins(now).await {
-            Ok(deleted) => {
-                tracing::debug!(deleted, "purged expired sign-ins");
-                purged += deleted;
-            }
-            Err(err) => {
-                tracing::warn!(%err, "could not purge expired sign-ins");
-                failed = true;
-            }
-        }
         let kept = time::Duration::hours(IdempotencyKey::KEPT_HOURS);
-        match IdempotencyStore::purge(&db, now - kept).await {
-            Ok(deleted) => {
-                tracing::debug!(deleted, "purged expired idempotency keys");
-                purged += deleted;
-            }
-            Err(err) => {
-                tracing::warn!(%err, "could not purge expired idempotency keys");
-                failed = true;
+        let runs = [
+            ("expired nonces", db.purge_expired(now).await),
+            ("expired sign-ins", db.purge_expired_sign_ins(now).await),
+            (
+                "expired idempotency keys",
+                IdempotencyStore::purge(&db, now - kept).await,
+            ),
+        ];
+        let mut outcome = JobOutcome::Done(0);
+        for (what, run) in runs {
+            match (run, &mut outcome) {
+                (Ok(deleted), JobOutcome::Done(purged)) => {
+                    tracing::debug!(deleted, "purged {what}");
+                    *purged += deleted;
+                }
+                (Ok(_), JobOutcome::Failed) => {}
+                (Err(err), _) => {
+                    tracing::warn!(%err, "could not purge {what}");
+                    outcome = JobOutcome::Failed;
+                }
             }
         }
-        let outcome = if failed {
-            JobOutcome::Failed
-        } else {
-            JobOutcome::Done(purged)
-        };
         crate::metrics_settings::record(metrics.as_ref(), "purge", outcome);
     }
 }
 
 /// `muster migrate`.
 pub async fn migrate(args: DatabaseArgs) -> anyhow::Result<()> {
-    let url = DatabaseUrl::parse(&args.database_url).map_err(|e| anyhow!("{e}"))?;
+    let url = args.url()?;
     Database::connect(
         &url,
         PoolOptions {
@@ -209,7 +193,7 @@ pub async fn migrate(args: DatabaseArgs) -> anyhow::Result<()> {
 
 /// `muster bootstrap`: prints exactly one JSON object on stdout.
 pub async fn bootstrap_command(args: BootstrapArgs) -> anyhow::Result<()> {
-    let db = open_database(&args.database).await?;
+    let db = open_database(&args.database.url()?, &args.database).await?;
     let key = server_key(&db).await?;
     let input = BootstrapInput {
         org_name: args.org_name,

@@ -33,13 +33,8 @@ pub(super) async fn metrics(
     let Some(access) = &state.metrics else {
         return Err(super::fallback::no_route(&req));
     };
-    let presented = req
-        .headers()
-        .get(actix_web::http::header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    match presented {
-        Some(token)
+    match crate::extract::presented(&req) {
+        Ok(crate::extract::Presented::Bearer(token))
             if muster_domain::rules::constant_time::eq(
                 token.as_bytes(),
                 access.token.as_bytes(),

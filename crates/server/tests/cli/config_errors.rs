@@ -138,3 +138,33 @@ fn a_half_configured_identity_provider_is_refused() {
         "MUSTER_OAUTH_CLIENT_SECRET is required when MUSTER_OAUTH_CLIENT_ID is set",
     );
 }
+
+#[test]
+fn out_of_range_pool_and_stream_settings_are_refused() {
+    for (flag, value) in [
+        ("--db-pool-size", "0"),
+        ("--db-acquire-timeout-ms", "5"),
+        ("--stream-max", "0"),
+        ("--stream-max-secs", "0"),
+    ] {
+        let out = muster().args(["serve", flag, value]).output().unwrap();
+        assert!(!out.status.success(), "{flag} {value} was accepted");
+        let err = crate::stderr(&out);
+        assert!(
+            err.starts_with("error: ") && err.contains(flag),
+            "{flag} {value}: {err}"
+        );
+    }
+}
+
+#[test]
+fn a_short_metrics_token_stops_the_start() {
+    let scratch = Scratch::new();
+    let out = muster()
+        .args(["serve", "--bind", "127.0.0.1:0"])
+        .args(["--database-url", &scratch.sqlite_url()])
+        .env("MUSTER_METRICS_TOKEN", "too-short")
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, "MUSTER_METRICS_TOKEN must be at least 16 characters");
+}
