@@ -19,6 +19,7 @@ pub fn ci() -> Result<(), String> {
         "warnings",
     ])?;
     ensure_postgres()?;
+    ensure_chromium()?;
     cargo_with_env(
         &["test", "--workspace", "--all-features"],
         &[("CI", "true")],
@@ -70,6 +71,41 @@ pub fn ensure_postgres() -> Result<(), String> {
         std::thread::sleep(Duration::from_millis(500));
     }
     Err("PostgreSQL did not come up on 127.0.0.1:5432".to_owned())
+}
+
+/// The `/docs` page is tested in Debian's Chromium; installs it (apt-get, as root or
+/// through sudo) when it is missing.
+fn ensure_chromium() -> Result<(), String> {
+    let path = std::env::var("MUSTER_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
+    if std::path::Path::new(&path).exists() {
+        return Ok(());
+    }
+    eprintln!("xtask: no Chromium at {path}; installing Debian's chromium package");
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| out.stdout.starts_with(b"0"));
+    let apt = |args: &[&str]| -> Result<(), String> {
+        let mut command = if root {
+            Command::new("apt-get")
+        } else {
+            let mut sudo = Command::new("sudo");
+            sudo.arg("apt-get");
+            sudo
+        };
+        let status = command
+            .args(args)
+            .env("DEBIAN_FRONTEND", "noninteractive")
+            .status()
+            .map_err(|e| format!("cannot run apt-get: {e}"))?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!("apt-get {} failed ({status})", args.join(" ")))
+        }
+    };
+    apt(&["update", "-q"])?;
+    apt(&["install", "-y", "-q", "chromium"])
 }
 
 fn postgres_answers() -> bool {

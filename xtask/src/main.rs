@@ -2,9 +2,11 @@
 //!
 //! - `cargo xtask ci`: everything CI runs (see `ci.rs`).
 //! - `cargo xtask bench`: throughput and latency on both engines (see `bench/mod.rs`).
+//! - `cargo xtask openapi`: regenerates `docs/openapi.json` (see `openapi.rs`).
 
 mod bench;
 mod ci;
+mod openapi;
 
 use std::process::ExitCode;
 
@@ -27,12 +29,15 @@ enum Task {
     Ci,
     /// Benchmark a release build of `muster serve` on SQLite and/or PostgreSQL.
     Bench(bench::BenchArgs),
+    /// Regenerate docs/openapi.json from the code.
+    Openapi,
 }
 
 fn main() -> ExitCode {
     let result = match Cli::parse().task {
         Task::Ci => ci::ci().map(|()| true),
         Task::Bench(args) => bench::run(&args).map_err(|e| format!("{e:#}")),
+        Task::Openapi => openapi::openapi().map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -24,11 +24,16 @@ pub struct ApiError {
     replay: Option<Box<StoredResponse>>,
 }
 
-#[derive(Serialize)]
+/// The body of every error: `{statusCode, message, error}`.
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
-struct ErrorBody<'a> {
+#[schema(example = json!({"statusCode": 400, "message": "title must be at most 255 characters", "error": "Bad Request"}))]
+pub(crate) struct ErrorBody<'a> {
+    /// The HTTP status, again.
     status_code: u16,
+    /// One sentence naming the field or rule at fault.
     message: &'a str,
+    /// The status's reason phrase.
     error: &'a str,
 }
 

@@ -10,6 +10,7 @@ mod error;
 mod extract;
 mod idempotency;
 mod metrics;
+pub mod openapi;
 mod request_span;
 mod routes;
 mod state;
@@ -28,6 +29,7 @@ pub use body::{MAX_BODY_BYTES, parse_json, parse_query};
 pub use error::ApiError;
 pub use extract::{Authenticated, RawBody, SignedInUser};
 pub use metrics::{CensusProbe, JobOutcome, Metrics, PoolProbe};
+pub use routes::{Operation, operations};
 pub use state::{AppState, AuthMode, MetricsAccess, OAuthSettings, Readiness};
 pub use streams::{EventStreams, StreamOptions};
 

@@ -46,6 +46,8 @@ pub enum Command {
     Bootstrap(BootstrapArgs),
     /// Print the signature headers of an agent request (for curl and client authors).
     Sign(SignArgs),
+    /// Print the OpenAPI 3.1 document of the API (what `GET /openapi.json` serves).
+    Openapi,
 }
 
 /// Where the database is.

@@ -1,4 +1,4 @@
-//! `muster`: serve, migrate, bootstrap, sign.
+//! `muster`: serve, migrate, bootstrap, sign, openapi.
 
 use std::process::ExitCode;
 
@@ -17,6 +17,10 @@ async fn main() -> ExitCode {
         Command::Sign(args) => {
             let now = time::OffsetDateTime::now_utc().unix_timestamp();
             print!("{}", sign::signature_headers(&args, now));
+            Ok(())
+        }
+        Command::Openapi => {
+            print!("{}", muster_http::openapi::json());
             Ok(())
         }
     };

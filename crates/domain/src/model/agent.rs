@@ -9,6 +9,10 @@ macro_rules! wire_enum {
     ($(#[$doc:meta])* $name:ident { $($(#[$vdoc:meta])* $variant:ident = $wire:literal),+ $(,)? }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        // Every wire name is its variant in snake_case; saying so lets the OpenAPI
+        // schema see the names, which it cannot read through the macro's literals.
+        #[serde(rename_all = "snake_case")]
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
         pub enum $name {
             $($(#[$vdoc])* #[serde(rename = $wire)] $variant),+
         }

@@ -50,6 +50,7 @@ impl fmt::Debug for TokenHash {
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
 )]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ApiKeyScope {
     /// `GET` and `HEAD` requests.
     Read,

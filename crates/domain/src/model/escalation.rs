@@ -7,6 +7,7 @@ use super::{AgentId, EscalationId, OrgId, Reason, TaskId};
 /// Why a task was escalated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum EscalationReason {
     /// Blocked too long (found by the sweep).
     BlockedTimeout,

@@ -6,6 +6,7 @@ use super::{AgentId, LedgerEntryId, OrgId, ReputationEventId, TaskId};
 /// Why credits moved (decision D-58).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum CreditKind {
     /// A completed task's reward, net of the parent's fee.
     Earned,
@@ -78,6 +79,7 @@ pub struct LedgerEntry {
 /// What changed an agent's reputation, with its nominal amount (decision D-63).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum ReputationKind {
     /// A task it worked on reached `done`: +5.
     TaskCompleted,

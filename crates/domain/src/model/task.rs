@@ -11,6 +11,7 @@ use crate::validation::{json_without_nul, no_nul};
 /// Where a task stands in its workflow. See [`TaskStatus::can_transition_to`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum TaskStatus {
     /// Not yet planned.
     Backlog,
@@ -67,6 +68,7 @@ impl TaskStatus {
 /// How urgent a task is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum TaskPriority {
     /// Drop everything.
     Urgent,

@@ -6,6 +6,7 @@ use crate::ValidationError;
 /// What a human user may do (decision D-14).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum UserRole {
     /// Everything.
     Admin,

@@ -12,6 +12,7 @@ use crate::validation::{max_chars, no_nul};
 /// When a hook is called: before an action (and may block it) or after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum HookType {
     /// Asked before the action; a `canBlock` hook may refuse it (decision D-84).
     Pre,

@@ -14,9 +14,10 @@ fn reason(value: Option<String>) -> Result<Option<Reason>, ApiError> {
 }
 
 /// Body of `PATCH /agents/:id/budget`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BudgetRequest {
+    #[schema(minimum = 0)]
     budget_period_limit: i64,
     reset_current_period: Option<bool>,
 }
@@ -32,9 +33,11 @@ impl BudgetRequest {
 }
 
 /// Query of `GET /agents/:id/budget/can-spend`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct CanSpendQuery {
+    #[param(minimum = 1, maximum = 1_000_000_000)]
     amount: i64,
 }
 
@@ -49,10 +52,12 @@ impl CanSpendQuery {
 }
 
 /// Body of `POST /agents/:id/credits/grant` and `POST /agents/credits/spend`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AmountRequest {
+    #[schema(minimum = 1, maximum = 1_000_000_000)]
     amount: i64,
+    #[schema(max_length = 2000)]
     reason: Option<String>,
 }
 
@@ -64,11 +69,13 @@ impl AmountRequest {
 }
 
 /// Body of `POST /agents/credits/transfer`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TransferRequest {
     to_agent_id: Uuid,
+    #[schema(minimum = 1, maximum = 1_000_000_000)]
     amount: i64,
+    #[schema(max_length = 2000)]
     reason: Option<String>,
 }
 
@@ -84,7 +91,7 @@ impl TransferRequest {
 }
 
 /// The budget status object (decision D-57); `agentId` is the agent's UUID.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BudgetResponse {
     agent_id: Uuid,
@@ -112,7 +119,7 @@ impl From<BudgetStatus> for BudgetResponse {
 }
 
 /// `{canSpend, remaining}` (decision D-60).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CanSpendResponse {
     can_spend: bool,
@@ -129,7 +136,7 @@ impl From<CanSpend> for CanSpendResponse {
 }
 
 /// `{agentId, currentBalance}`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BalanceResponse {
     /// The agent's UUID.
@@ -139,7 +146,7 @@ pub struct BalanceResponse {
 }
 
 /// One ledger row on the wire.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LedgerResponse {
     id: Uuid,
@@ -172,7 +179,7 @@ impl From<LedgerEntry> for LedgerResponse {
 }
 
 /// The result of a transfer (decision D-59).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TransferResponse {
     transfer_id: Uuid,

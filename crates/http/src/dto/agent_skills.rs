@@ -16,9 +16,10 @@ use super::routing::MatchedCapability;
 use crate::ApiError;
 
 /// Body of `POST /agents/:id/capabilities`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddCapabilityRequest {
+    #[schema(min_length = 1, max_length = 100)]
     capability: String,
     proficiency: Option<Proficiency>,
 }
@@ -34,7 +35,7 @@ impl AddCapabilityRequest {
 }
 
 /// Body of `PATCH /agents/capabilities/:capabilityId`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProficiencyRequest {
     /// The new proficiency.
@@ -42,7 +43,8 @@ pub struct ProficiencyRequest {
 }
 
 /// Query of `GET /agents/capabilities/match` and `/best-match`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct MatchRequest {
     capabilities: String,
@@ -62,7 +64,7 @@ impl MatchRequest {
 }
 
 /// A capability match (decision D-62): `agentId` is the handle, beside `id`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MatchResponse {
     id: Uuid,
@@ -93,10 +95,12 @@ impl From<CapabilityMatch> for MatchResponse {
 }
 
 /// Body of `POST /agents/:id/reputation/bonus` and `/penalty`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreRequest {
+    #[schema(min_length = 1, max_length = 2000)]
     reason: String,
+    #[schema(minimum = 1, maximum = 50)]
     amount: Option<i64>,
 }
 
@@ -108,10 +112,13 @@ impl ScoreRequest {
 }
 
 /// Query of `GET /agents/:id/reputation/history`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryQuery {
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<i64>,
+    #[param(minimum = 0)]
     offset: Option<i64>,
 }
 
@@ -126,9 +133,11 @@ impl HistoryQuery {
 }
 
 /// Query of `GET /agents/leaderboard/trust`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct LeaderboardQuery {
+    #[param(minimum = 1, maximum = 100)]
     limit: Option<i64>,
 }
 
@@ -144,7 +153,7 @@ impl LeaderboardQuery {
 }
 
 /// The reputation summary; `agentId` is the agent's UUID.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryResponse {
     agent_id: Uuid,
@@ -165,7 +174,7 @@ impl From<ReputationSummary> for SummaryResponse {
 }
 
 /// A reputation event on the wire.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReputationEventResponse {
     id: Uuid,
@@ -194,7 +203,7 @@ impl From<ReputationEvent> for ReputationEventResponse {
 }
 
 /// `{data, total}` of the reputation history.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct HistoryResponse {
     /// The events, newest first.
     pub data: Vec<ReputationEventResponse>,
@@ -203,7 +212,7 @@ pub struct HistoryResponse {
 }
 
 /// A leaderboard row (decision D-65): `agentId` is the handle, beside `id`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaderboardResponse {
     id: Uuid,

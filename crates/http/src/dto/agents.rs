@@ -16,9 +16,10 @@ use super::nullable::Patch;
 use crate::ApiError;
 
 /// One capability in a register or spawn body.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CapabilityInput {
+    #[schema(min_length = 1, max_length = 100)]
     capability: String,
     proficiency: Option<Proficiency>,
 }
@@ -49,18 +50,25 @@ fn model(value: Option<String>) -> Result<Option<String>, ApiError> {
 }
 
 /// Body of `POST /agents/register`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RegisterRequest {
+    #[schema(min_length = 1, max_length = 100)]
     agent_id: String,
+    #[schema(min_length = 1, max_length = 255)]
     name: String,
+    #[schema(minimum = 1, maximum = 10)]
     level: Option<i64>,
+    #[schema(max_length = 100)]
     model: Option<String>,
     role: Option<AgentRole>,
     mode: Option<AgentMode>,
+    #[schema(minimum = 0, maximum = 50)]
     management_fee_pct: Option<i64>,
+    #[schema(minimum = 0)]
     budget_period_limit: Option<i64>,
     capabilities: Option<Vec<CapabilityInput>>,
+    #[schema(value_type = Option<Object>)]
     metadata: Option<Value>,
 }
 
@@ -87,16 +95,22 @@ impl RegisterRequest {
 }
 
 /// Body of `POST /agents/spawn`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SpawnRequest {
+    #[schema(min_length = 1, max_length = 100)]
     agent_id: String,
+    #[schema(min_length = 1, max_length = 255)]
     name: String,
+    #[schema(minimum = 1, maximum = 10)]
     level: Option<i64>,
+    #[schema(max_length = 100)]
     model: Option<String>,
     mode: Option<AgentMode>,
+    #[schema(minimum = 0)]
     budget_period_limit: Option<i64>,
     capabilities: Option<Vec<CapabilityInput>>,
+    #[schema(value_type = Option<Object>)]
     metadata: Option<Value>,
 }
 
@@ -118,22 +132,29 @@ impl SpawnRequest {
 
 /// Body of `PATCH /agents/:id`: every field optional; `null` clears `model` and
 /// `budgetPeriodLimit` (no limit); `metadata` replaces the old.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PatchAgentRequest {
     #[serde(default)]
+    #[schema(value_type = String, min_length = 1, max_length = 255)]
     name: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = i64, minimum = 1, maximum = 10)]
     level: Patch<i64>,
     #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 100)]
     model: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = AgentMode)]
     mode: Patch<AgentMode>,
     #[serde(default)]
+    #[schema(value_type = i64, minimum = 0, maximum = 50)]
     management_fee_pct: Patch<i64>,
     #[serde(default)]
+    #[schema(value_type = Option<i64>, minimum = 0)]
     budget_period_limit: Patch<i64>,
     #[serde(default)]
+    #[schema(value_type = Object)]
     metadata: Patch<Value>,
 }
 
@@ -165,9 +186,10 @@ impl PatchAgentRequest {
 }
 
 /// An optional body with an optional `reason` (reject, demote).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReasonRequest {
+    #[schema(max_length = 2000)]
     reason: Option<String>,
 }
 
@@ -179,13 +201,15 @@ impl ReasonRequest {
 }
 
 /// Query of `GET /agents` (decision D-7 paging).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListAgentsQuery {
     status: Option<AgentStatus>,
     role: Option<AgentRole>,
     mode: Option<AgentMode>,
     parent_id: Option<Uuid>,
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u32>,
     cursor: Option<String>,
 }
@@ -208,15 +232,17 @@ impl ListAgentsQuery {
 }
 
 /// Query of `GET /agents/:id/hierarchy`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct HierarchyQuery {
     /// Levels below the root, 1..=10 (default 3).
+    #[param(minimum = 1, maximum = 10)]
     pub depth: Option<i64>,
 }
 
 /// A capability on the wire.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CapabilityResponse {
     id: Uuid,
@@ -241,7 +267,7 @@ impl From<Capability> for CapabilityResponse {
 
 /// An agent on the wire (never its secret). `agentId` is the handle; list entries leave
 /// out `capabilities`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentResponse {
     id: Uuid,
@@ -303,7 +329,7 @@ impl From<AgentView> for AgentResponse {
 }
 
 /// `{data, secret, message}`: a new agent with its secret, shown once.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct WithSecret {
     /// The agent.
     pub data: AgentResponse,
@@ -314,7 +340,7 @@ pub struct WithSecret {
 }
 
 /// `{id, agentId, status}`: the answer of a status change.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusResponse {
     id: Uuid,
@@ -335,7 +361,7 @@ impl From<Agent> for StatusResponse {
 }
 
 /// A pending agent (decision D-52).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingResponse {
     id: Uuid,
@@ -361,7 +387,7 @@ impl From<Agent> for PendingResponse {
 }
 
 /// A node of the hierarchy (decision D-56).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HierarchyResponse {
     id: Uuid,
@@ -372,6 +398,7 @@ pub struct HierarchyResponse {
     mode: AgentMode,
     status: AgentStatus,
     parent_id: Option<Uuid>,
+    #[schema(no_recursion)]
     children: Vec<HierarchyResponse>,
 }
 
@@ -393,7 +420,7 @@ impl From<HierarchyNode> for HierarchyResponse {
 }
 
 /// `{canSpawn, current, max, reason}` (decision D-51).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CapacityResponse {
     can_spawn: bool,

@@ -32,12 +32,14 @@ secret_debug!(
 );
 
 /// Body of `POST /auth/login`. In auth mode `local`, `password` alone.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LoginBody {
     /// Login e-mail (required except in auth mode `local`).
+    #[schema(format = Email)]
     pub email: Option<String>,
     /// Password.
+    #[schema(max_length = 128)]
     pub password: String,
     /// TOTP or recovery code.
     pub totp_code: Option<String>,
@@ -46,7 +48,7 @@ pub struct LoginBody {
 }
 
 /// Body of `/auth/refresh` and `/auth/logout`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RefreshBody {
     /// The refresh token.
@@ -54,34 +56,40 @@ pub struct RefreshBody {
 }
 
 /// Body of `POST /auth/profile`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ProfileBody {
     /// New display name.
+    #[schema(min_length = 1)]
     pub name: Option<String>,
     /// New e-mail.
+    #[schema(format = Email)]
     pub email: Option<String>,
 }
 
 /// Body of `POST /auth/password`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PasswordBody {
     /// The password now.
     pub current_password: String,
     /// The password to set.
+    #[schema(min_length = 8, max_length = 128)]
     pub new_password: String,
 }
 
 /// Body of `POST /auth/register`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RegisterBody {
     /// Login e-mail.
+    #[schema(format = Email)]
     pub email: String,
     /// Initial password.
+    #[schema(min_length = 8, max_length = 128)]
     pub password: String,
     /// Display name.
+    #[schema(min_length = 1)]
     pub name: String,
     /// Organization (the caller's own).
     pub org_id: Uuid,
@@ -90,7 +98,7 @@ pub struct RegisterBody {
 }
 
 /// Body of `POST /auth/totp/setup`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpSetupBody {
     /// The current password.
@@ -98,7 +106,7 @@ pub struct TotpSetupBody {
 }
 
 /// Body of `POST /auth/totp/verify`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpCodeBody {
     /// A code from the authenticator.
@@ -106,7 +114,7 @@ pub struct TotpCodeBody {
 }
 
 /// Body of `POST /auth/totp/disable`.
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpDisableBody {
     /// The current password.
@@ -116,7 +124,7 @@ pub struct TotpDisableBody {
 }
 
 /// `{accessToken, refreshToken, expiresIn}`.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TokensResponse {
     access_token: String,
@@ -139,7 +147,7 @@ impl TokensResponse {
 }
 
 /// `{requiresTwoFactor: true, message}`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TwoFactorRequired {
     requires_two_factor: bool,
@@ -156,7 +164,7 @@ impl Default for TwoFactorRequired {
 }
 
 /// `{id, email, name, role}`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct UserSummary {
     id: Uuid,
     email: String,
@@ -176,7 +184,7 @@ impl From<&User> for UserSummary {
 }
 
 /// The whole User of the contract.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UserResponse {
     id: Uuid,
@@ -209,7 +217,7 @@ impl From<&User> for UserResponse {
 }
 
 /// `{qrCode, recoveryCodes, message}`.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TotpSetupResponse {
     /// PNG data URL.
@@ -221,7 +229,7 @@ pub struct TotpSetupResponse {
 }
 
 /// Body of `POST /api-keys`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateApiKeyBody {
     /// Name.
@@ -229,11 +237,12 @@ pub struct CreateApiKeyBody {
     /// Scopes, `[read]` by default.
     pub scopes: Option<Vec<ApiKeyScope>>,
     /// Lifetime in days; no expiry when absent.
+    #[schema(minimum = 1, maximum = 3650)]
     pub expires_in_days: Option<i64>,
 }
 
 /// An API key without its secret; with it only in the creation answer.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiKeyResponse {
     id: Uuid,
@@ -270,8 +279,8 @@ impl ApiKeyResponse {
 }
 
 /// `{message}`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct MessageResponse {
     /// What happened.
-    pub message: &'static str,
+    pub message: std::borrow::Cow<'static, str>,
 }

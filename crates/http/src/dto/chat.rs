@@ -5,7 +5,7 @@ use muster_domain::service::ChatMessage;
 use serde::Deserialize;
 
 /// Body of `POST /api/v1/webhooks/chat`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct ChatMessageBody {
     #[serde(default)]
     id: String,
@@ -16,7 +16,7 @@ pub struct ChatMessageBody {
 }
 
 /// The message's author.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct ChatAuthorBody {
     id: String,
     #[serde(default)]

@@ -8,10 +8,11 @@ use serde::Deserialize;
 use crate::ApiError;
 
 /// Body of `POST /tasks/claim` (all optional; no body at all is `{}`).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ClaimBody {
     capabilities: Option<Vec<String>>,
+    #[schema(minimum = 1, maximum = 86400)]
     lease_seconds: Option<i64>,
 }
 
@@ -34,9 +35,10 @@ impl ClaimBody {
 }
 
 /// Body of `POST /tasks/:id/heartbeat` (optional).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct HeartbeatBody {
+    #[schema(minimum = 1, maximum = 86400)]
     lease_seconds: Option<i64>,
 }
 

@@ -12,7 +12,8 @@ use super::time::{DayEdge, parse};
 use crate::ApiError;
 
 /// Query of `GET /events`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListEventsQuery {
     #[serde(rename = "type")]
@@ -21,9 +22,13 @@ pub struct ListEventsQuery {
     entity_type: Option<String>,
     entity_id: Option<Uuid>,
     severity: Option<EventSeverity>,
+    #[param(format = DateTime)]
     start_date: Option<String>,
+    #[param(format = DateTime)]
     end_date: Option<String>,
+    #[param(minimum = 1)]
     page: Option<u32>,
+    #[param(minimum = 1, maximum = 200)]
     limit: Option<u32>,
 }
 
@@ -71,7 +76,7 @@ impl ListEventsQuery {
 }
 
 /// Paging information of `GET /events`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct EventListMeta {
     /// Events matching the filter, over all pages.
     pub total: u64,
@@ -82,7 +87,7 @@ pub struct EventListMeta {
 }
 
 /// An audit event on the wire.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventResponse {
     id: Uuid,

@@ -16,12 +16,14 @@ use super::nullable::Patch;
 use crate::ApiError;
 
 /// Body of `POST /api/v1/inbound-webhooks`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateInboundKeyBody {
+    #[schema(min_length = 1, max_length = 255)]
     name: String,
     default_agent_id: Option<Uuid>,
     default_priority: Option<TaskPriority>,
+    #[schema(max_items = 50)]
     default_tags: Option<Vec<String>>,
 }
 
@@ -38,18 +40,23 @@ impl CreateInboundKeyBody {
 }
 
 /// Body of `PATCH /api/v1/inbound-webhooks/:id`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateInboundKeyBody {
     #[serde(default)]
+    #[schema(value_type = String, min_length = 1, max_length = 255)]
     name: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = Option<uuid::Uuid>)]
     default_agent_id: Patch<Uuid>,
     #[serde(default)]
+    #[schema(value_type = TaskPriority)]
     default_priority: Patch<TaskPriority>,
     #[serde(default)]
+    #[schema(value_type = Vec<String>, max_items = 50)]
     default_tags: Patch<Vec<String>>,
     #[serde(default)]
+    #[schema(value_type = bool)]
     enabled: Patch<bool>,
 }
 
@@ -78,7 +85,7 @@ impl UpdateInboundKeyBody {
 
 /// An inbound key as answered: the key always (it is the URL), the secret only when it
 /// was just drawn (create, rotate).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InboundKeyResponse {
     id: Uuid,
@@ -120,14 +127,18 @@ impl InboundKeyResponse {
 }
 
 /// One task of `POST /api/v1/webhooks/inbound/:key` (and of a batch).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InboundTaskBody {
+    #[schema(min_length = 1, max_length = 500)]
     title: String,
+    #[schema(max_length = 100_000)]
     description: Option<String>,
     priority: Option<TaskPriority>,
+    #[schema(max_items = 50)]
     tags: Option<Vec<String>>,
     assignee_id: Option<Uuid>,
+    #[schema(value_type = Option<Object>)]
     metadata: Option<Value>,
 }
 
@@ -146,8 +157,9 @@ impl InboundTaskBody {
 }
 
 /// Body of `POST /api/v1/webhooks/inbound/:key/batch`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 pub struct InboundBatchBody {
+    #[schema(min_items = 1, max_items = 100)]
     tasks: Vec<InboundTaskBody>,
 }
 

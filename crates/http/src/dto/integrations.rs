@@ -12,7 +12,7 @@ use uuid::Uuid;
 use crate::ApiError;
 
 /// `{action, taskId, reason}`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IntegrationAnswerResponse {
     action: &'static str,
@@ -31,11 +31,14 @@ impl From<IntegrationAnswer> for IntegrationAnswerResponse {
 }
 
 /// Body of `POST /api/v1/integrations/codehost/connections`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateConnectionBody {
+    #[schema(minimum = 1)]
     installation_id: i64,
+    #[schema(min_length = 1, max_length = 255)]
     name: String,
+    #[schema(max_length = 255)]
     repository: Option<String>,
 }
 
@@ -55,7 +58,7 @@ impl CreateConnectionBody {
 }
 
 /// Body of `PATCH /api/v1/integrations/codehost/connections/:id`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateConnectionBody {
     /// Switch it on or off.
@@ -63,7 +66,7 @@ pub struct UpdateConnectionBody {
 }
 
 /// A connection as answered: the webhook secret only in the answer of create.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectionResponse {
     id: Uuid,

@@ -20,14 +20,14 @@ pub mod time;
 use serde::Serialize;
 
 /// `{data: ...}`, the envelope of every task and event answer (decision D-9).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Data<T> {
     /// The payload.
     pub data: T,
 }
 
 /// `{data: [...], meta: {...}}` for paged lists.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Paged<T, M> {
     /// The page.
     pub data: Vec<T>,

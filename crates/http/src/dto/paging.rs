@@ -7,9 +7,11 @@ use uuid::Uuid;
 use crate::ApiError;
 
 /// The paging part of a list's query.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct PageQuery {
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u32>,
     cursor: Option<String>,
 }
@@ -47,7 +49,7 @@ pub fn parse_cursor<C: From<Uuid>>(cursor: Option<&str>) -> Result<Option<C>, Ap
 }
 
 /// `{data: [...]}`, plus `meta: {nextCursor}` only when more remain.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct PageResponse<T> {
     /// The items.
     pub data: Vec<T>,
@@ -57,7 +59,7 @@ pub struct PageResponse<T> {
 }
 
 /// Paging information.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NextCursor {
     /// Pass as `cursor` to get the next page.

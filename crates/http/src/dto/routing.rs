@@ -12,10 +12,13 @@ use super::time::{DayEdge, parse};
 use crate::ApiError;
 
 /// Query of `GET /tasks/:id/candidates`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CandidatesQuery {
+    #[param(minimum = 0, maximum = 100)]
     min_coverage: Option<i64>,
+    #[param(minimum = 1, maximum = 100)]
     max_results: Option<i64>,
 }
 
@@ -27,7 +30,7 @@ impl CandidatesQuery {
 }
 
 /// A candidate on the wire: `agentId` is the agent's UUID (decision D-9).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CandidateResponse {
     agent_id: Uuid,
@@ -42,7 +45,7 @@ pub struct CandidateResponse {
 }
 
 /// One capability that counted toward a candidate's coverage.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct MatchedCapability {
     capability: String,
     proficiency: &'static str,
@@ -79,9 +82,10 @@ impl From<Candidate> for CandidateResponse {
 }
 
 /// Body of `POST /tasks/:id/auto-assign` (may be left out).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AutoAssignRequest {
+    #[schema(minimum = 0, maximum = 100)]
     min_coverage: Option<i64>,
     #[serde(default)]
     exclude_agent_ids: Vec<Uuid>,
@@ -100,9 +104,10 @@ impl AutoAssignRequest {
 }
 
 /// Body of `POST /tasks/:id/create-template`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTemplateRequest {
+    #[schema(min_length = 1, max_length = 255)]
     name: String,
 }
 
@@ -114,12 +119,14 @@ impl CreateTemplateRequest {
 }
 
 /// Body of `POST /tasks/templates/:id/instantiate` (may be left out).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InstantiateRequest {
+    #[schema(min_length = 1, max_length = 255)]
     title: Option<String>,
     assignee_id: Option<Uuid>,
     parent_task_id: Option<Uuid>,
+    #[schema(format = DateTime)]
     due_at: Option<String>,
 }
 
@@ -139,7 +146,7 @@ impl InstantiateRequest {
 }
 
 /// A template on the wire (decision D-38).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateResponse {
     id: Uuid,

@@ -12,12 +12,12 @@ use uuid::Uuid;
 use crate::ApiError;
 
 /// Body of `POST /tasks/:id/approve`: nothing (an empty body or `{}`).
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EmptyRequest {}
 
 /// Body of `POST /tasks/:id/assign`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AssignRequest {
     /// The new assignee.
@@ -25,7 +25,7 @@ pub struct AssignRequest {
 }
 
 /// Body of `POST /tasks/:id/dependencies`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DependencyRequest {
     /// The task depended on.
@@ -36,7 +36,7 @@ pub struct DependencyRequest {
 }
 
 /// A dependency on the wire.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DependencyResponse {
     id: Uuid,
@@ -60,7 +60,7 @@ impl From<TaskDependency> for DependencyResponse {
 }
 
 /// `{data, message}`: what a removal or an escalation answers.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct DataWithMessage<T> {
     /// The record.
     pub data: T,
@@ -69,9 +69,10 @@ pub struct DataWithMessage<T> {
 }
 
 /// Body of `POST /tasks/:id/comments`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CommentRequest {
+    #[schema(min_length = 1, max_length = 20000)]
     body: String,
     parent_comment_id: Option<Uuid>,
 }
@@ -87,7 +88,7 @@ impl CommentRequest {
 }
 
 /// A comment on the wire: its author is `agentId` or `userId` (decision D-40).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CommentResponse {
     id: Uuid,
@@ -118,10 +119,11 @@ impl From<Comment> for CommentResponse {
 }
 
 /// Body of `POST /tasks/:id/escalate`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EscalateRequest {
     reason: EscalationReason,
+    #[schema(max_length = 2000)]
     notes: Option<String>,
     target_agent_id: Option<Uuid>,
 }
@@ -138,7 +140,7 @@ impl EscalateRequest {
 }
 
 /// An escalation on the wire.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EscalationResponse {
     id: Uuid,

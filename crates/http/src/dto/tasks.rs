@@ -16,17 +16,22 @@ use super::time::{DayEdge, parse};
 use crate::ApiError;
 
 /// Body of `POST /tasks`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateTaskRequest {
+    #[schema(min_length = 1, max_length = 255)]
     title: String,
+    #[schema(max_length = 100_000)]
     description: Option<String>,
     priority: Option<TaskPriority>,
     assignee_id: Option<Uuid>,
     parent_task_id: Option<Uuid>,
     approval_required: Option<bool>,
+    #[schema(format = DateTime, example = "2026-12-01T17:00:00.000Z")]
     due_at: Option<String>,
+    #[schema(max_items = 50, inline)]
     tags: Option<Vec<String>>,
+    #[schema(value_type = Option<Object>)]
     metadata: Option<Value>,
 }
 
@@ -54,20 +59,26 @@ impl CreateTaskRequest {
 
 /// Body of `PATCH /tasks/:id` (decision D-39): every field optional; `null` clears
 /// `description` and `dueAt`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PatchTaskRequest {
     #[serde(default)]
+    #[schema(value_type = String, min_length = 1, max_length = 255)]
     title: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 100_000)]
     description: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = TaskPriority)]
     priority: Patch<TaskPriority>,
     #[serde(default)]
+    #[schema(value_type = Option<String>, format = DateTime)]
     due_at: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = Vec<String>, max_items = 50)]
     tags: Patch<Vec<String>>,
     #[serde(default)]
+    #[schema(value_type = Object)]
     metadata: Patch<Value>,
 }
 
@@ -96,11 +107,12 @@ impl PatchTaskRequest {
 }
 
 /// Body of `POST /tasks/:id/transition`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TransitionRequest {
     /// Target status.
     pub status: TaskStatus,
+    #[schema(max_length = 2000)]
     reason: Option<String>,
 }
 
@@ -112,13 +124,15 @@ impl TransitionRequest {
 }
 
 /// Query of `GET /tasks` (decision D-7 paging).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListTasksQuery {
     status: Option<TaskStatus>,
     assignee_id: Option<Uuid>,
     creator_id: Option<Uuid>,
     parent_task_id: Option<Uuid>,
+    #[param(minimum = 1, maximum = 500)]
     limit: Option<u32>,
     cursor: Option<String>,
 }
@@ -146,7 +160,7 @@ impl ListTasksQuery {
 }
 
 /// A task on the wire.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskResponse {
     id: Uuid,

@@ -12,15 +12,20 @@ use super::nullable::Patch;
 use crate::ApiError;
 
 /// Body of `POST /api/v1/webhooks`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateWebhookBody {
+    #[schema(min_length = 1, max_length = 255)]
     name: String,
+    #[schema(format = "uri", max_length = 2048)]
     url: String,
+    #[schema(max_length = 255)]
     secret: Option<String>,
+    #[schema(min_items = 1, max_items = 100)]
     events: Vec<String>,
     hook_type: Option<HookType>,
     can_block: Option<bool>,
+    #[schema(minimum = 1000, maximum = 30000)]
     timeout_ms: Option<i64>,
 }
 
@@ -44,24 +49,32 @@ impl CreateWebhookBody {
 }
 
 /// Body of `PATCH /api/v1/webhooks/:id`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateWebhookBody {
     #[serde(default)]
+    #[schema(value_type = String, min_length = 1, max_length = 255)]
     name: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = String, format = "uri", max_length = 2048)]
     url: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = Option<String>, max_length = 255)]
     secret: Patch<String>,
     #[serde(default)]
+    #[schema(value_type = Vec<String>, min_items = 1, max_items = 100)]
     events: Patch<Vec<String>>,
     #[serde(default)]
+    #[schema(value_type = HookType)]
     hook_type: Patch<HookType>,
     #[serde(default)]
+    #[schema(value_type = bool)]
     can_block: Patch<bool>,
     #[serde(default)]
+    #[schema(value_type = i64, minimum = 1000, maximum = 30000)]
     timeout_ms: Patch<i64>,
     #[serde(default)]
+    #[schema(value_type = bool)]
     enabled: Patch<bool>,
 }
 
@@ -98,7 +111,7 @@ impl UpdateWebhookBody {
 }
 
 /// An outbound webhook as answered: never its secret, only whether it has one.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookResponse {
     id: Uuid,
@@ -141,7 +154,7 @@ impl From<&Webhook> for WebhookResponse {
 }
 
 /// One entry of `GET /api/v1/webhooks/:id/deliveries`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryResponse {
     id: Uuid,
@@ -177,17 +190,31 @@ impl From<&DeliveryAttempt> for DeliveryResponse {
 }
 
 /// Query of `GET /api/v1/webhooks/:id/deliveries`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct DeliveriesQuery {
     /// Page size (1..=200, default 50).
+    #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
     /// Page number, from 1.
+    #[param(minimum = 1)]
     pub page: Option<u64>,
 }
 
+/// `meta` of a page of deliveries.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct DeliveryPageMeta {
+    /// Deliveries of the hook in all pages.
+    pub total: u64,
+    /// This page's number, from 1.
+    pub page: u64,
+    /// The page size.
+    pub limit: u32,
+}
+
 /// The answer of `POST /api/v1/webhooks/:id/test` (decision D-85).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TestResponse {
     delivered: bool,

@@ -4,7 +4,6 @@ use actix_web::HttpRequest;
 use actix_web::web::{Data, Json, Path};
 use muster_domain::model::CapabilityId;
 
-use super::agent_spawning::Message;
 use super::agents::agent_id;
 use super::tasks::Answer;
 use crate::ApiError;
@@ -14,6 +13,7 @@ use crate::dto::agent_skills::{
     AddCapabilityRequest, MatchRequest, MatchResponse, ProficiencyRequest,
 };
 use crate::dto::agents::CapabilityResponse;
+use crate::dto::auth::MessageResponse;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 
@@ -22,6 +22,15 @@ fn capability_id(path: &str) -> Result<CapabilityId, ApiError> {
 }
 
 /// `GET /agents/capabilities`.
+#[utoipa::path(
+    get,
+    path = "/agents/capabilities",
+    operation_id = "listCapabilityNames",
+    tag = "agents",
+    summary = "List the capability names agents of the organization declare",
+    responses((status = 200, description = "OK", body = dto::Data<Vec<String>>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn names(
     state: Data<AppState>,
     auth: Authenticated,
@@ -33,6 +42,16 @@ pub(super) async fn names(
 }
 
 /// `GET /agents/capabilities/match`.
+#[utoipa::path(
+    get,
+    path = "/agents/capabilities/match",
+    operation_id = "matchAgents",
+    tag = "agents",
+    summary = "Find agents that have the given capabilities",
+    params(MatchRequest),
+    responses((status = 200, description = "OK", body = dto::Data<Vec<MatchResponse>>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn matching(
     state: Data<AppState>,
     req: HttpRequest,
@@ -46,6 +65,16 @@ pub(super) async fn matching(
 }
 
 /// `GET /agents/capabilities/best-match`.
+#[utoipa::path(
+    get,
+    path = "/agents/capabilities/best-match",
+    operation_id = "bestMatchAgent",
+    tag = "agents",
+    summary = "Find the one agent that best covers the given capabilities",
+    params(MatchRequest),
+    responses((status = 200, description = "OK", body = dto::Data<MatchResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn best_match(
     state: Data<AppState>,
     req: HttpRequest,
@@ -63,6 +92,16 @@ pub(super) async fn best_match(
 }
 
 /// `GET /agents/:id/capabilities`.
+#[utoipa::path(
+    get,
+    path = "/agents/{id}/capabilities",
+    operation_id = "listAgentCapabilities",
+    tag = "agents",
+    summary = "List an agent's capabilities",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    responses((status = 200, description = "OK", body = dto::Data<Vec<CapabilityResponse>>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn of_agent(
     state: Data<AppState>,
     path: Path<String>,
@@ -78,6 +117,17 @@ pub(super) async fn of_agent(
 }
 
 /// `POST /agents/:id/capabilities`.
+#[utoipa::path(
+    post,
+    path = "/agents/{id}/capabilities",
+    operation_id = "addAgentCapability",
+    tag = "agents",
+    summary = "Add a capability to an agent",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    request_body = AddCapabilityRequest,
+    responses((status = 200, description = "OK", body = dto::Data<CapabilityResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn add(
     state: Data<AppState>,
     path: Path<String>,
@@ -95,6 +145,17 @@ pub(super) async fn add(
 }
 
 /// `PATCH /agents/capabilities/:capabilityId`.
+#[utoipa::path(
+    patch,
+    path = "/agents/capabilities/{capability_id}",
+    operation_id = "updateAgentCapability",
+    tag = "agents",
+    summary = "Change a capability's proficiency",
+    params(("capability_id" = uuid::Uuid, Path, description = "Capability id")),
+    request_body = ProficiencyRequest,
+    responses((status = 200, description = "OK", body = dto::Data<CapabilityResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn update(
     state: Data<AppState>,
     path: Path<String>,
@@ -112,14 +173,24 @@ pub(super) async fn update(
 }
 
 /// `DELETE /agents/capabilities/:capabilityId`.
+#[utoipa::path(
+    delete,
+    path = "/agents/capabilities/{capability_id}",
+    operation_id = "removeAgentCapability",
+    tag = "agents",
+    summary = "Remove a capability from its agent",
+    params(("capability_id" = uuid::Uuid, Path, description = "Capability id")),
+    responses((status = 200, description = "OK", body = MessageResponse)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn remove(
     state: Data<AppState>,
     path: Path<String>,
     auth: Authenticated,
-) -> Answer<Message> {
+) -> Answer<MessageResponse> {
     let id = capability_id(&path)?;
     let capability = state.agents.remove_capability(&auth.actor, id).await?;
-    Ok(Json(Message {
-        message: format!("Capability {} removed", capability.name.as_str()),
+    Ok(Json(MessageResponse {
+        message: format!("Capability {} removed", capability.name.as_str()).into(),
     }))
 }

@@ -18,6 +18,16 @@ use crate::extract::Authenticated;
 use crate::state::AppState;
 
 /// `GET /agents/:id/budget`.
+#[utoipa::path(
+    get,
+    path = "/agents/{id}/budget",
+    operation_id = "getAgentBudget",
+    tag = "credits and budgets",
+    summary = "Read an agent's budget and utilization",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    responses((status = 200, description = "OK", body = dto::Data<BudgetResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn budget(
     state: Data<AppState>,
     path: Path<String>,
@@ -30,6 +40,17 @@ pub(super) async fn budget(
 }
 
 /// `PATCH /agents/:id/budget`.
+#[utoipa::path(
+    patch,
+    path = "/agents/{id}/budget",
+    operation_id = "setAgentBudget",
+    tag = "credits and budgets",
+    summary = "Set an agent's budget limit and period",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    request_body = BudgetRequest,
+    responses((status = 200, description = "OK", body = dto::Data<BudgetResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn set_budget(
     state: Data<AppState>,
     path: Path<String>,
@@ -47,6 +68,16 @@ pub(super) async fn set_budget(
 }
 
 /// `GET /agents/:id/budget/can-spend`.
+#[utoipa::path(
+    get,
+    path = "/agents/{id}/budget/can-spend",
+    operation_id = "canAgentSpend",
+    tag = "credits and budgets",
+    summary = "Check whether an agent may spend an amount now",
+    params(("id" = uuid::Uuid, Path, description = "Agent id"), CanSpendQuery),
+    responses((status = 200, description = "OK", body = dto::Data<CanSpendResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn can_spend(
     state: Data<AppState>,
     req: HttpRequest,
@@ -62,6 +93,15 @@ pub(super) async fn can_spend(
 }
 
 /// `GET /agents/budget/alerts`.
+#[utoipa::path(
+    get,
+    path = "/agents/budget/alerts",
+    operation_id = "listBudgetAlerts",
+    tag = "credits and budgets",
+    summary = "List agents at or above 80 % of their budget",
+    responses((status = 200, description = "OK", body = dto::Data<Vec<BudgetResponse>>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn alerts(
     state: Data<AppState>,
     auth: Authenticated,
@@ -73,6 +113,16 @@ pub(super) async fn alerts(
 }
 
 /// `GET /agents/:id/credits/balance`.
+#[utoipa::path(
+    get,
+    path = "/agents/{id}/credits/balance",
+    operation_id = "getAgentBalance",
+    tag = "credits and budgets",
+    summary = "Read an agent's credit balance",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    responses((status = 200, description = "OK", body = dto::Data<BalanceResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn balance(
     state: Data<AppState>,
     path: Path<String>,
@@ -88,6 +138,17 @@ pub(super) async fn balance(
 }
 
 /// `POST /agents/:id/credits/grant`.
+#[utoipa::path(
+    post,
+    path = "/agents/{id}/credits/grant",
+    operation_id = "grantCredits",
+    tag = "credits and budgets",
+    summary = "Grant credits to an agent",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    request_body = AmountRequest,
+    responses((status = 200, description = "OK", body = DataWithMessage<LedgerResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn grant(
     state: Data<AppState>,
     path: Path<String>,
@@ -103,6 +164,16 @@ pub(super) async fn grant(
 }
 
 /// `POST /agents/credits/spend`.
+#[utoipa::path(
+    post,
+    path = "/agents/credits/spend",
+    operation_id = "spendCredits",
+    tag = "credits and budgets",
+    summary = "Spend credits from the calling agent's balance",
+    request_body = AmountRequest,
+    responses((status = 200, description = "OK", body = DataWithMessage<LedgerResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn spend(
     state: Data<AppState>,
     auth: Authenticated,
@@ -116,6 +187,16 @@ pub(super) async fn spend(
 }
 
 /// `POST /agents/credits/transfer`.
+#[utoipa::path(
+    post,
+    path = "/agents/credits/transfer",
+    operation_id = "transferCredits",
+    tag = "credits and budgets",
+    summary = "Transfer credits between agents, with the management fee",
+    request_body = TransferRequest,
+    responses((status = 200, description = "OK", body = dto::Data<TransferResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn transfer(
     state: Data<AppState>,
     auth: Authenticated,
@@ -131,6 +212,16 @@ pub(super) async fn transfer(
 }
 
 /// `GET /agents/:id/credits/history`.
+#[utoipa::path(
+    get,
+    path = "/agents/{id}/credits/history",
+    operation_id = "listCreditHistory",
+    tag = "credits and budgets",
+    summary = "List an agent's credit ledger, newest first",
+    params(("id" = uuid::Uuid, Path, description = "Agent id"), PageQuery),
+    responses((status = 200, description = "OK", body = PageResponse<LedgerResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn history(
     state: Data<AppState>,
     req: HttpRequest,

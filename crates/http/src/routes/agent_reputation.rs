@@ -16,6 +16,16 @@ use crate::extract::Authenticated;
 use crate::state::AppState;
 
 /// `GET /agents/:id/reputation`.
+#[utoipa::path(
+    get,
+    path = "/agents/{id}/reputation",
+    operation_id = "getAgentReputation",
+    tag = "reputation",
+    summary = "Read an agent's reputation score and counts",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    responses((status = 200, description = "OK", body = dto::Data<SummaryResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn summary(
     state: Data<AppState>,
     path: Path<String>,
@@ -31,6 +41,16 @@ pub(super) async fn summary(
 }
 
 /// `GET /agents/:id/reputation/history`.
+#[utoipa::path(
+    get,
+    path = "/agents/{id}/reputation/history",
+    operation_id = "listReputationHistory",
+    tag = "reputation",
+    summary = "List an agent's reputation events, newest first",
+    params(("id" = uuid::Uuid, Path, description = "Agent id"), HistoryQuery),
+    responses((status = 200, description = "OK", body = HistoryResponse)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn history(
     state: Data<AppState>,
     req: HttpRequest,
@@ -50,6 +70,17 @@ pub(super) async fn history(
 }
 
 /// `POST /agents/:id/reputation/bonus`.
+#[utoipa::path(
+    post,
+    path = "/agents/{id}/reputation/bonus",
+    operation_id = "awardReputationBonus",
+    tag = "reputation",
+    summary = "Record a quality bonus for an agent",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    request_body = ScoreRequest,
+    responses((status = 200, description = "OK", body = DataWithMessage<ReputationEventResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn bonus(
     state: Data<AppState>,
     path: Path<String>,
@@ -65,6 +96,17 @@ pub(super) async fn bonus(
 }
 
 /// `POST /agents/:id/reputation/penalty`.
+#[utoipa::path(
+    post,
+    path = "/agents/{id}/reputation/penalty",
+    operation_id = "recordReputationPenalty",
+    tag = "reputation",
+    summary = "Record a quality penalty for an agent",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    request_body = ScoreRequest,
+    responses((status = 200, description = "OK", body = DataWithMessage<ReputationEventResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn penalty(
     state: Data<AppState>,
     path: Path<String>,
@@ -80,6 +122,16 @@ pub(super) async fn penalty(
 }
 
 /// `GET /agents/leaderboard/trust`.
+#[utoipa::path(
+    get,
+    path = "/agents/leaderboard/trust",
+    operation_id = "trustLeaderboard",
+    tag = "reputation",
+    summary = "List the most trusted agents",
+    params(LeaderboardQuery),
+    responses((status = 200, description = "OK", body = dto::Data<Vec<LeaderboardResponse>>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn leaderboard(
     state: Data<AppState>,
     req: HttpRequest,

@@ -13,17 +13,22 @@ use crate::dto::agents::{
     CapacityResponse, HierarchyQuery, HierarchyResponse, PendingResponse, ReasonRequest,
     SpawnRequest, StatusResponse, WithSecret,
 };
+use crate::dto::auth::MessageResponse;
 use crate::dto::task_links::DataWithMessage;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 
-/// `{message}`.
-#[derive(Debug, serde::Serialize)]
-pub(super) struct Message {
-    pub(super) message: String,
-}
-
 /// `POST /agents/spawn`.
+#[utoipa::path(
+    post,
+    path = "/agents/spawn",
+    operation_id = "spawnAgent",
+    tag = "agents",
+    summary = "Spawn a child agent (pending until activated when the parent may not activate it)",
+    request_body = SpawnRequest,
+    responses((status = 200, description = "OK", body = WithSecret)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn spawn(
     state: Data<AppState>,
     auth: Authenticated,
@@ -40,6 +45,15 @@ pub(super) async fn spawn(
 }
 
 /// `GET /agents/capacity`.
+#[utoipa::path(
+    get,
+    path = "/agents/capacity",
+    operation_id = "getSpawnCapacity",
+    tag = "agents",
+    summary = "Read how many more agents the caller may spawn",
+    responses((status = 200, description = "OK", body = dto::Data<CapacityResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn capacity(
     state: Data<AppState>,
     auth: Authenticated,
@@ -51,6 +65,15 @@ pub(super) async fn capacity(
 }
 
 /// `GET /agents/pending`.
+#[utoipa::path(
+    get,
+    path = "/agents/pending",
+    operation_id = "listPendingAgents",
+    tag = "agents",
+    summary = "List spawned agents waiting for activation",
+    responses((status = 200, description = "OK", body = dto::Data<Vec<PendingResponse>>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn pending(
     state: Data<AppState>,
     auth: Authenticated,
@@ -62,6 +85,16 @@ pub(super) async fn pending(
 }
 
 /// `POST /agents/:id/activate`.
+#[utoipa::path(
+    post,
+    path = "/agents/{id}/activate",
+    operation_id = "activateAgent",
+    tag = "agents",
+    summary = "Activate a pending agent",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    responses((status = 200, description = "OK", body = DataWithMessage<StatusResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn activate(
     state: Data<AppState>,
     path: Path<String>,
@@ -75,20 +108,41 @@ pub(super) async fn activate(
 }
 
 /// `DELETE /agents/:id/reject`.
+#[utoipa::path(
+    delete,
+    path = "/agents/{id}/reject",
+    operation_id = "rejectAgent",
+    tag = "agents",
+    summary = "Reject a pending agent",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    request_body = Option<ReasonRequest>,
+    responses((status = 200, description = "OK", body = MessageResponse)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn reject(
     state: Data<AppState>,
     path: Path<String>,
     auth: Authenticated,
-) -> Answer<Message> {
+) -> Answer<MessageResponse> {
     let id = agent_id(&path)?;
     let reason = parse_optional_json::<ReasonRequest>(&auth.body)?.reason()?;
     let agent = state.agents.reject(&auth.actor, id, reason).await?;
-    Ok(Json(Message {
-        message: format!("Agent {} rejected", agent.handle.as_str()),
+    Ok(Json(MessageResponse {
+        message: format!("Agent {} rejected", agent.handle.as_str()).into(),
     }))
 }
 
 /// `GET /agents/:id/hierarchy`.
+#[utoipa::path(
+    get,
+    path = "/agents/{id}/hierarchy",
+    operation_id = "getAgentHierarchy",
+    tag = "agents",
+    summary = "Read an agent's subtree of spawned agents",
+    params(("id" = uuid::Uuid, Path, description = "Agent id"), HierarchyQuery),
+    responses((status = 200, description = "OK", body = dto::Data<HierarchyResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn hierarchy(
     state: Data<AppState>,
     req: HttpRequest,

@@ -42,6 +42,16 @@ pub(super) fn status_answer(
 }
 
 /// `POST /agents/register`.
+#[utoipa::path(
+    post,
+    path = "/agents/register",
+    operation_id = "registerAgent",
+    tag = "agents",
+    summary = "Register an agent; its secret is answered once",
+    request_body = RegisterRequest,
+    responses((status = 200, description = "OK", body = WithSecret)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn register(
     state: Data<AppState>,
     auth: Authenticated,
@@ -56,6 +66,16 @@ pub(super) async fn register(
 }
 
 /// `GET /agents`.
+#[utoipa::path(
+    get,
+    path = "/agents",
+    operation_id = "listAgents",
+    tag = "agents",
+    summary = "List the organization's agents",
+    params(ListAgentsQuery),
+    responses((status = 200, description = "OK", body = PageResponse<AgentResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn list(
     state: Data<AppState>,
     req: HttpRequest,
@@ -70,6 +90,16 @@ pub(super) async fn list(
 }
 
 /// `GET /agents/:id`.
+#[utoipa::path(
+    get,
+    path = "/agents/{id}",
+    operation_id = "getAgent",
+    tag = "agents",
+    summary = "Read an agent",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    responses((status = 200, description = "OK", body = dto::Data<AgentResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn get(
     state: Data<AppState>,
     path: Path<String>,
@@ -80,6 +110,17 @@ pub(super) async fn get(
 }
 
 /// `PATCH /agents/:id`.
+#[utoipa::path(
+    patch,
+    path = "/agents/{id}",
+    operation_id = "updateAgent",
+    tag = "agents",
+    summary = "Change an agent's fields",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    request_body = PatchAgentRequest,
+    responses((status = 200, description = "OK", body = dto::Data<AgentResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn update(
     state: Data<AppState>,
     path: Path<String>,
@@ -92,6 +133,16 @@ pub(super) async fn update(
 }
 
 /// `POST /agents/:id/revoke`.
+#[utoipa::path(
+    post,
+    path = "/agents/{id}/revoke",
+    operation_id = "revokeAgent",
+    tag = "agents",
+    summary = "Revoke an agent for good",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    responses((status = 200, description = "OK", body = DataWithMessage<StatusResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn revoke(
     state: Data<AppState>,
     path: Path<String>,
@@ -105,6 +156,16 @@ pub(super) async fn revoke(
 }
 
 /// `POST /agents/:id/suspend`.
+#[utoipa::path(
+    post,
+    path = "/agents/{id}/suspend",
+    operation_id = "suspendAgent",
+    tag = "agents",
+    summary = "Suspend an agent",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    responses((status = 200, description = "OK", body = DataWithMessage<StatusResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn suspend(
     state: Data<AppState>,
     path: Path<String>,
@@ -118,6 +179,16 @@ pub(super) async fn suspend(
 }
 
 /// `POST /agents/:id/unsuspend`.
+#[utoipa::path(
+    post,
+    path = "/agents/{id}/unsuspend",
+    operation_id = "unsuspendAgent",
+    tag = "agents",
+    summary = "Unsuspend an agent",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    responses((status = 200, description = "OK", body = DataWithMessage<StatusResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn unsuspend(
     state: Data<AppState>,
     path: Path<String>,
@@ -131,6 +202,17 @@ pub(super) async fn unsuspend(
 }
 
 /// `POST /agents/:id/demote`.
+#[utoipa::path(
+    post,
+    path = "/agents/{id}/demote",
+    operation_id = "demoteAgent",
+    tag = "agents",
+    summary = "Demote an agent one level",
+    params(("id" = uuid::Uuid, Path, description = "Agent id")),
+    request_body = Option<ReasonRequest>,
+    responses((status = 200, description = "OK", body = DataWithMessage<StatusResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn demote(
     state: Data<AppState>,
     path: Path<String>,

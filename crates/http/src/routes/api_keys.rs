@@ -16,6 +16,16 @@ fn key_id(path: &str) -> Result<ApiKeyId, ApiError> {
 }
 
 /// `POST /api-keys`.
+#[utoipa::path(
+    post,
+    path = "/api-keys",
+    operation_id = "createApiKey",
+    tag = "API keys",
+    summary = "Create an API key; the key is answered once",
+    request_body = CreateApiKeyBody,
+    responses((status = 200, description = "OK", body = ApiKeyResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn create(
     state: Data<AppState>,
     user: SignedInUser,
@@ -36,6 +46,15 @@ pub(super) async fn create(
 }
 
 /// `GET /api-keys`.
+#[utoipa::path(
+    get,
+    path = "/api-keys",
+    operation_id = "listApiKeys",
+    tag = "API keys",
+    summary = "List the caller's API keys",
+    responses((status = 200, description = "OK", body = dto::Data<Vec<ApiKeyResponse>>)),
+    security(("userToken" = []))
+)]
 pub(super) async fn list(
     state: Data<AppState>,
     user: SignedInUser,
@@ -47,6 +66,16 @@ pub(super) async fn list(
 }
 
 /// `GET /api-keys/:id`.
+#[utoipa::path(
+    get,
+    path = "/api-keys/{id}",
+    operation_id = "getApiKey",
+    tag = "API keys",
+    summary = "Read an API key (never the key itself)",
+    params(("id" = uuid::Uuid, Path, description = "API key id")),
+    responses((status = 200, description = "OK", body = ApiKeyResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn get(
     state: Data<AppState>,
     path: Path<String>,
@@ -57,6 +86,16 @@ pub(super) async fn get(
 }
 
 /// `DELETE /api-keys/:id`.
+#[utoipa::path(
+    delete,
+    path = "/api-keys/{id}",
+    operation_id = "revokeApiKey",
+    tag = "API keys",
+    summary = "Revoke an API key",
+    params(("id" = uuid::Uuid, Path, description = "API key id")),
+    responses((status = 200, description = "OK", body = MessageResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn delete(
     state: Data<AppState>,
     path: Path<String>,
@@ -64,6 +103,6 @@ pub(super) async fn delete(
 ) -> Result<Json<MessageResponse>, ApiError> {
     state.api_keys.delete(&user.actor, key_id(&path)?).await?;
     Ok(Json(MessageResponse {
-        message: "API key revoked",
+        message: "API key revoked".into(),
     }))
 }

@@ -1,6 +1,7 @@
 //! `/auth`: login, token rotation, logout, the user's own account, user creation and
 //! the second factor. Bare objects on the wire (decision D-9).
 
+use crate::openapi::{ErrorBody, LoginAnswer};
 use actix_web::HttpResponse;
 use actix_web::web::{Data, Json};
 use muster_domain::model::{LoginOutcome, OrgId};
@@ -19,13 +20,29 @@ use crate::state::{AppState, AuthMode};
 fn answer_login(outcome: &LoginOutcome) -> HttpResponse {
     match outcome {
         LoginOutcome::SignedIn { tokens, user } => {
-            HttpResponse::Ok().json(TokensResponse::new(tokens, Some(user)))
+            HttpResponse::Ok().json(LoginAnswer::Tokens(TokensResponse::new(tokens, Some(user))))
         }
-        LoginOutcome::TwoFactorRequired => HttpResponse::Ok().json(TwoFactorRequired::default()),
+        LoginOutcome::TwoFactorRequired => {
+            HttpResponse::Ok().json(LoginAnswer::TwoFactor(TwoFactorRequired::default()))
+        }
     }
 }
 
 /// `POST /auth/login`.
+#[utoipa::path(
+    post,
+    path = "/auth/login",
+    operation_id = "login",
+    tag = "users",
+    summary = "Sign in with e-mail and password (and a TOTP code when enabled)",
+    request_body = LoginBody,
+    responses(
+        (status = 200, description = "Signed in; or, when the account has TOTP on and no code was sent, `{requiresTwoFactor: true, message}` (send the same body again with the code)", body = LoginAnswer),
+        (status = 401, description = "Wrong e-mail, password or TOTP code", body = ErrorBody),
+        (status = 429, description = "Too many failed attempts: the account is locked for a while", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
+    ),
+    security(())
+)]
 pub(super) async fn login(state: Data<AppState>, body: RawBody) -> Result<HttpResponse, ApiError> {
     let body: LoginBody = parse_json(&body.0)?;
     if let (
@@ -58,6 +75,16 @@ pub(super) async fn login(state: Data<AppState>, body: RawBody) -> Result<HttpRe
 }
 
 /// `POST /auth/refresh`.
+#[utoipa::path(
+    post,
+    path = "/auth/refresh",
+    operation_id = "refreshTokens",
+    tag = "users",
+    summary = "Trade a refresh token for a new token pair",
+    request_body = RefreshBody,
+    responses((status = 200, description = "OK", body = TokensResponse)),
+    security(())
+)]
 pub(super) async fn refresh(
     state: Data<AppState>,
     body: RawBody,
@@ -68,6 +95,16 @@ pub(super) async fn refresh(
 }
 
 /// `POST /auth/logout`.
+#[utoipa::path(
+    post,
+    path = "/auth/logout",
+    operation_id = "logout",
+    tag = "users",
+    summary = "Revoke one refresh token",
+    request_body = RefreshBody,
+    responses((status = 204, description = "The refresh token is revoked")),
+    security(("userToken" = []))
+)]
 pub(super) async fn logout(
     state: Data<AppState>,
     user: SignedInUser,
@@ -81,6 +118,15 @@ pub(super) async fn logout(
 }
 
 /// `POST /auth/logout-all`.
+#[utoipa::path(
+    post,
+    path = "/auth/logout-all",
+    operation_id = "logoutAll",
+    tag = "users",
+    summary = "Revoke every refresh token of the caller",
+    responses((status = 204, description = "Every refresh token of the user is revoked")),
+    security(("userToken" = []))
+)]
 pub(super) async fn logout_all(
     state: Data<AppState>,
     user: SignedInUser,
@@ -90,6 +136,15 @@ pub(super) async fn logout_all(
 }
 
 /// `GET /auth/me`.
+#[utoipa::path(
+    get,
+    path = "/auth/me",
+    operation_id = "getMe",
+    tag = "users",
+    summary = "Read the signed-in user",
+    responses((status = 200, description = "OK", body = UserResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn me(
     state: Data<AppState>,
     user: SignedInUser,
@@ -99,6 +154,16 @@ pub(super) async fn me(
 }
 
 /// `POST /auth/profile`.
+#[utoipa::path(
+    post,
+    path = "/auth/profile",
+    operation_id = "updateProfile",
+    tag = "users",
+    summary = "Change the signed-in user's name",
+    request_body = ProfileBody,
+    responses((status = 200, description = "OK", body = UserSummary)),
+    security(("userToken" = []))
+)]
 pub(super) async fn profile(
     state: Data<AppState>,
     user: SignedInUser,
@@ -112,6 +177,16 @@ pub(super) async fn profile(
 }
 
 /// `POST /auth/password`.
+#[utoipa::path(
+    post,
+    path = "/auth/password",
+    operation_id = "changePassword",
+    tag = "users",
+    summary = "Change the signed-in user's password",
+    request_body = PasswordBody,
+    responses((status = 204, description = "Changed; every login of the user ends (access tokens already issued expire within 15 minutes)")),
+    security(("userToken" = []))
+)]
 pub(super) async fn password(
     state: Data<AppState>,
     user: SignedInUser,
@@ -125,6 +200,16 @@ pub(super) async fn password(
 }
 
 /// `POST /auth/register`.
+#[utoipa::path(
+    post,
+    path = "/auth/register",
+    operation_id = "registerUser",
+    tag = "users",
+    summary = "Create a user in the caller's organization (admins)",
+    request_body = RegisterBody,
+    responses((status = 200, description = "OK", body = UserResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn register(
     state: Data<AppState>,
     user: SignedInUser,
@@ -147,6 +232,16 @@ pub(super) async fn register(
 }
 
 /// `POST /auth/totp/setup`.
+#[utoipa::path(
+    post,
+    path = "/auth/totp/setup",
+    operation_id = "setUpTotp",
+    tag = "users",
+    summary = "Start TOTP enrolment: a secret and its QR code",
+    request_body = TotpSetupBody,
+    responses((status = 200, description = "OK", body = TotpSetupResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn totp_setup(
     state: Data<AppState>,
     user: SignedInUser,
@@ -168,6 +263,16 @@ pub(super) async fn totp_setup(
 }
 
 /// `POST /auth/totp/verify`.
+#[utoipa::path(
+    post,
+    path = "/auth/totp/verify",
+    operation_id = "verifyTotp",
+    tag = "users",
+    summary = "Finish TOTP enrolment with a first code",
+    request_body = TotpCodeBody,
+    responses((status = 204, description = "TOTP is on from now on")),
+    security(("userToken" = []))
+)]
 pub(super) async fn totp_verify(
     state: Data<AppState>,
     user: SignedInUser,
@@ -178,6 +283,16 @@ pub(super) async fn totp_verify(
 }
 
 /// `POST /auth/totp/disable`.
+#[utoipa::path(
+    post,
+    path = "/auth/totp/disable",
+    operation_id = "disableTotp",
+    tag = "users",
+    summary = "Turn TOTP off",
+    request_body = TotpDisableBody,
+    responses((status = 204, description = "TOTP is off")),
+    security(("userToken" = []))
+)]
 pub(super) async fn totp_disable(
     state: Data<AppState>,
     user: SignedInUser,

@@ -14,6 +14,19 @@ use crate::extract::Authenticated;
 use crate::state::AppState;
 
 /// `POST /tasks/claim`: the claimed task, or 204 when nothing is claimable.
+#[utoipa::path(
+    post,
+    path = "/tasks/claim",
+    operation_id = "claimTask",
+    tag = "tasks",
+    summary = "Claim the next task the caller may work on, with a lease",
+    request_body = Option<ClaimBody>,
+    responses(
+        (status = 200, description = "The claimed task, leased to the caller until `leaseExpiresAt`", body = dto::Data<TaskResponse>),
+        (status = 204, description = "Nothing is claimable now")
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn claim(
     state: Data<AppState>,
     auth: Authenticated,
@@ -28,6 +41,17 @@ pub(super) async fn claim(
 }
 
 /// `POST /tasks/:id/heartbeat`: the task with its extended lease.
+#[utoipa::path(
+    post,
+    path = "/tasks/{id}/heartbeat",
+    operation_id = "heartbeatTask",
+    tag = "tasks",
+    summary = "Extend the lease of a claimed task",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    request_body = Option<HeartbeatBody>,
+    responses((status = 200, description = "OK", body = dto::Data<TaskResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn heartbeat(
     state: Data<AppState>,
     path: Path<String>,

@@ -14,6 +14,7 @@ use crate::dto::integrations::{
 };
 use crate::dto::{self, Data as Envelope};
 use crate::extract::{RawBody, SignedInUser};
+use crate::openapi::ErrorBody;
 use crate::state::AppState;
 
 const SIGNATURE_HEADER: &str = "x-host-signature-256";
@@ -26,6 +27,16 @@ fn connection_id(path: &str) -> Result<CodeHostConnectionId, ApiError> {
 
 /// `POST /api/v1/integrations/codehost/connections`: answered with the webhook secret,
 /// once.
+#[utoipa::path(
+    post,
+    path = "/api/v1/integrations/codehost/connections",
+    operation_id = "createCodehostConnection",
+    tag = "integrations",
+    summary = "Connect a code-host installation; the webhook secret is answered once",
+    request_body = CreateConnectionBody,
+    responses((status = 200, description = "OK", body = ConnectionResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn create(
     state: Data<AppState>,
     user: SignedInUser,
@@ -39,6 +50,15 @@ pub(super) async fn create(
 }
 
 /// `GET /api/v1/integrations/codehost/connections`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/integrations/codehost/connections",
+    operation_id = "listCodehostConnections",
+    tag = "integrations",
+    summary = "List code-host connections",
+    responses((status = 200, description = "OK", body = dto::Data<Vec<ConnectionResponse>>)),
+    security(("userToken" = []))
+)]
 pub(super) async fn list(
     state: Data<AppState>,
     user: SignedInUser,
@@ -53,6 +73,16 @@ pub(super) async fn list(
 }
 
 /// `GET /api/v1/integrations/codehost/connections/:id`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/integrations/codehost/connections/{id}",
+    operation_id = "getCodehostConnection",
+    tag = "integrations",
+    summary = "Read a code-host connection",
+    params(("id" = uuid::Uuid, Path, description = "Connection id")),
+    responses((status = 200, description = "OK", body = ConnectionResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn get(
     state: Data<AppState>,
     path: Path<String>,
@@ -66,6 +96,17 @@ pub(super) async fn get(
 }
 
 /// `PATCH /api/v1/integrations/codehost/connections/:id`: `{enabled}`.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/integrations/codehost/connections/{id}",
+    operation_id = "updateCodehostConnection",
+    tag = "integrations",
+    summary = "Enable or disable a code-host connection",
+    params(("id" = uuid::Uuid, Path, description = "Connection id")),
+    request_body = UpdateConnectionBody,
+    responses((status = 200, description = "OK", body = ConnectionResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn update(
     state: Data<AppState>,
     path: Path<String>,
@@ -81,6 +122,16 @@ pub(super) async fn update(
 }
 
 /// `DELETE /api/v1/integrations/codehost/connections/:id`.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/integrations/codehost/connections/{id}",
+    operation_id = "deleteCodehostConnection",
+    tag = "integrations",
+    summary = "Delete a code-host connection",
+    params(("id" = uuid::Uuid, Path, description = "Connection id")),
+    responses((status = 200, description = "OK", body = MessageResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn delete(
     state: Data<AppState>,
     path: Path<String>,
@@ -91,13 +142,30 @@ pub(super) async fn delete(
         .delete(&user.actor, connection_id(&path)?)
         .await?;
     Ok(Json(MessageResponse {
-        message: "Code-host connection deleted",
+        message: "Code-host connection deleted".into(),
     }))
 }
 
 /// `POST /api/v1/integrations/codehost/webhook`: both the signature and the event
 /// header are required (400); then the service checks installation, signature and
 /// payload.
+#[utoipa::path(
+    post,
+    path = "/api/v1/integrations/codehost/webhook",
+    operation_id = "receiveCodehostEvent",
+    tag = "integrations",
+    summary = "Receive a code-host event (issues, pull requests, comments, check suites)",
+    params(
+        ("X-Host-Event" = String, Header, description = "The event name: `issues`, `pull_request`, `issue_comment`, `check_suite`, `ping`"),
+        ("X-Host-Delivery" = Option<String>, Header, description = "The host's delivery id: a redelivery with the same id has no second effect")
+    ),
+    request_body(content = Object, description = "The code-host's event payload, exactly as signed"),
+    responses(
+        (status = 200, description = "Handled, or `ignored` with the reason (a disabled connection, an event or repository not covered)", body = dto::Data<IntegrationAnswerResponse>),
+        (status = 404, description = "No connection has the payload's installation", body = ErrorBody)
+    ),
+    security(("hostSignature" = []))
+)]
 pub(super) async fn webhook(
     state: Data<AppState>,
     req: HttpRequest,

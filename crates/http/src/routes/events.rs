@@ -1,3 +1,4 @@
+use crate::openapi::ErrorBody;
 use actix_web::web::{Data, Json, Path};
 use actix_web::{HttpRequest, HttpResponse};
 use muster_domain::model::EventId;
@@ -10,6 +11,16 @@ use crate::extract::Authenticated;
 use crate::state::AppState;
 
 /// `GET /events`.
+#[utoipa::path(
+    get,
+    path = "/events",
+    operation_id = "listEvents",
+    tag = "events",
+    summary = "List the organization's audit events",
+    params(ListEventsQuery),
+    responses((status = 200, description = "OK", body = Paged<EventResponse, EventListMeta>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn list(
     state: Data<AppState>,
     req: HttpRequest,
@@ -32,6 +43,16 @@ pub(super) async fn list(
 }
 
 /// `GET /events/:id`.
+#[utoipa::path(
+    get,
+    path = "/events/{id}",
+    operation_id = "getEvent",
+    tag = "events",
+    summary = "Read an audit event",
+    params(("id" = uuid::Uuid, Path, description = "Event id")),
+    responses((status = 200, description = "OK", body = dto::Data<EventResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn get(
     state: Data<AppState>,
     path: Path<String>,
@@ -44,6 +65,22 @@ pub(super) async fn get(
 
 /// `GET /events/stream`: the organization's events as Server-Sent Events, from now on or
 /// after `Last-Event-ID`.
+#[utoipa::path(
+    get,
+    path = "/events/stream",
+    operation_id = "streamEvents",
+    tag = "events",
+    summary = "Follow the organization's audit events live (Server-Sent Events)",
+    params(
+        ListEventsQuery,
+        ("Last-Event-ID" = Option<uuid::Uuid>, Header, description = "Resume after this event (browsers send it when they reconnect)")
+    ),
+    responses(
+        (status = 200, description = "A Server-Sent Events stream: `retry`, then one `id`/`data` pair per event (the JSON of `GET /events/{id}`'s `data`), with `: heartbeat` comments in between", content_type = "text/event-stream", body = String),
+        (status = 503, description = "Too many streams are open on this instance", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn stream(
     state: Data<AppState>,
     req: HttpRequest,

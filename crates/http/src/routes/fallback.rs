@@ -14,14 +14,15 @@ pub(super) fn no_route(req: &HttpRequest) -> ApiError {
 }
 
 /// 405 with the `Allow` header HTTP requires.
-pub(super) fn method_not_allowed(req: &HttpRequest, allowed: &'static str) -> HttpResponse {
+pub(super) fn method_not_allowed(req: &HttpRequest, allowed: &str) -> HttpResponse {
     let mut response = ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         format!("Method {} is not allowed on {}", req.method(), req.path()),
     )
     .error_response();
-    response
-        .headers_mut()
-        .insert(header::ALLOW, HeaderValue::from_static(allowed));
+    response.headers_mut().insert(
+        header::ALLOW,
+        HeaderValue::from_str(allowed).unwrap_or(HeaderValue::from_static("")),
+    );
     response
 }

@@ -1,19 +1,40 @@
+use crate::openapi::{ErrorBody, StatusBody};
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
-use serde_json::json;
 
 use crate::ApiError;
 use crate::state::AppState;
 
 /// `GET /health`: the process is up.
+#[utoipa::path(
+    get,
+    path = "/health",
+    operation_id = "health",
+    tag = "service",
+    summary = "Liveness: the process is up",
+    responses((status = 200, description = "`{status: \"ok\"}`", body = StatusBody)),
+    security(())
+)]
 pub(super) async fn health() -> HttpResponse {
-    HttpResponse::Ok().json(json!({ "status": "ok" }))
+    HttpResponse::Ok().json(StatusBody { status: "ok" })
 }
 
 /// `GET /ready`: 200 when the database answers, 503 when it does not.
+#[utoipa::path(
+    get,
+    path = "/ready",
+    operation_id = "ready",
+    tag = "service",
+    summary = "Readiness: the database answers",
+    responses(
+        (status = 200, description = "`{status: \"ready\"}`", body = StatusBody),
+        (status = 503, description = "The database does not answer", body = ErrorBody)
+    ),
+    security(())
+)]
 pub(super) async fn ready(state: Data<AppState>) -> Result<HttpResponse, ApiError> {
     match state.readiness.check().await {
-        Ok(()) => Ok(HttpResponse::Ok().json(json!({ "status": "ready" }))),
+        Ok(()) => Ok(HttpResponse::Ok().json(StatusBody { status: "ready" })),
         Err(reason) => {
             tracing::warn!(%reason, "not ready");
             Err(ApiError::new(
@@ -26,6 +47,19 @@ pub(super) async fn ready(state: Data<AppState>) -> Result<HttpResponse, ApiErro
 
 /// `GET /metrics`: Prometheus metrics, for a scraper that presents the metrics token;
 /// 404 while metrics are off.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    operation_id = "metrics",
+    tag = "service",
+    summary = "Prometheus metrics (OpenMetrics text)",
+    responses(
+        (status = 200, description = "The metrics in the OpenMetrics text format", content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8", body = String),
+        (status = 401, description = "The metrics token is missing or wrong", body = ErrorBody),
+        (status = 404, description = "Metrics are off (no `MUSTER_METRICS_TOKEN`)", body = ErrorBody)
+    ),
+    security(("metricsToken" = []))
+)]
 pub(super) async fn metrics(
     state: Data<AppState>,
     req: HttpRequest,

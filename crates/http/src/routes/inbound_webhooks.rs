@@ -17,6 +17,7 @@ use crate::dto::inbound_webhooks::{
 use crate::dto::tasks::TaskResponse;
 use crate::dto::{self, Data as Envelope};
 use crate::extract::{RawBody, SignedInUser};
+use crate::openapi::ErrorBody;
 use crate::state::AppState;
 
 /// The optional body signature of an inbound request.
@@ -31,6 +32,16 @@ fn issued(issued: IssuedKey) -> Json<InboundKeyResponse> {
 }
 
 /// `POST /api/v1/inbound-webhooks`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/inbound-webhooks",
+    operation_id = "createInboundKey",
+    tag = "inbound webhooks",
+    summary = "Create an inbound webhook key; the key is answered once",
+    request_body = CreateInboundKeyBody,
+    responses((status = 200, description = "OK", body = InboundKeyResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn create(
     state: Data<AppState>,
     user: SignedInUser,
@@ -42,6 +53,15 @@ pub(super) async fn create(
 }
 
 /// `GET /api/v1/inbound-webhooks`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/inbound-webhooks",
+    operation_id = "listInboundKeys",
+    tag = "inbound webhooks",
+    summary = "List inbound webhook keys",
+    responses((status = 200, description = "OK", body = dto::Data<Vec<InboundKeyResponse>>)),
+    security(("userToken" = []))
+)]
 pub(super) async fn list(
     state: Data<AppState>,
     user: SignedInUser,
@@ -56,6 +76,16 @@ pub(super) async fn list(
 }
 
 /// `GET /api/v1/inbound-webhooks/:id`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/inbound-webhooks/{id}",
+    operation_id = "getInboundKey",
+    tag = "inbound webhooks",
+    summary = "Read an inbound webhook key",
+    params(("id" = uuid::Uuid, Path, description = "Inbound webhook key id")),
+    responses((status = 200, description = "OK", body = InboundKeyResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn get(
     state: Data<AppState>,
     path: Path<String>,
@@ -66,6 +96,17 @@ pub(super) async fn get(
 }
 
 /// `PATCH /api/v1/inbound-webhooks/:id`.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/inbound-webhooks/{id}",
+    operation_id = "updateInboundKey",
+    tag = "inbound webhooks",
+    summary = "Change an inbound webhook key's defaults",
+    params(("id" = uuid::Uuid, Path, description = "Inbound webhook key id")),
+    request_body = UpdateInboundKeyBody,
+    responses((status = 200, description = "OK", body = InboundKeyResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn update(
     state: Data<AppState>,
     path: Path<String>,
@@ -81,6 +122,16 @@ pub(super) async fn update(
 }
 
 /// `POST /api/v1/inbound-webhooks/:id/rotate`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/inbound-webhooks/{id}/rotate",
+    operation_id = "rotateInboundKey",
+    tag = "inbound webhooks",
+    summary = "Replace an inbound webhook key; the new key is answered once",
+    params(("id" = uuid::Uuid, Path, description = "Inbound webhook key id")),
+    responses((status = 200, description = "OK", body = InboundKeyResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn rotate(
     state: Data<AppState>,
     path: Path<String>,
@@ -92,6 +143,16 @@ pub(super) async fn rotate(
 }
 
 /// `DELETE /api/v1/inbound-webhooks/:id`.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/inbound-webhooks/{id}",
+    operation_id = "deleteInboundKey",
+    tag = "inbound webhooks",
+    summary = "Delete an inbound webhook key",
+    params(("id" = uuid::Uuid, Path, description = "Inbound webhook key id")),
+    responses((status = 200, description = "OK", body = MessageResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn delete(
     state: Data<AppState>,
     path: Path<String>,
@@ -99,7 +160,7 @@ pub(super) async fn delete(
 ) -> Result<Json<MessageResponse>, ApiError> {
     state.inbound.delete(&user.actor, key_id(&path)?).await?;
     Ok(Json(MessageResponse {
-        message: "Inbound webhook key deleted",
+        message: "Inbound webhook key deleted".into(),
     }))
 }
 
@@ -120,6 +181,22 @@ async fn authenticated(
 }
 
 /// `POST /api/v1/webhooks/inbound/:key`: one task.
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks/inbound/{key}",
+    operation_id = "ingestTask",
+    tag = "inbound webhooks",
+    summary = "Create one task through an inbound webhook key",
+    params(("key" = String, Path, description = "The inbound webhook key, as issued (it is the credential)"),
+        ("x-service-signature" = Option<String>, Header, description = "Optional: the lowercase hex HMAC-SHA256 of the raw body, keyed with the key's `secret`; when present it must match")),
+    request_body = InboundTaskBody,
+    responses(
+        (status = 200, description = "The created task", body = dto::Data<TaskResponse>),
+        (status = 401, description = "`x-service-signature` does not match", body = ErrorBody),
+        (status = 404, description = "Unknown, rotated, deleted or disabled key", body = ErrorBody)
+    ),
+    security(())
+)]
 pub(super) async fn ingest(
     state: Data<AppState>,
     req: HttpRequest,
@@ -139,6 +216,22 @@ pub(super) async fn ingest(
 }
 
 /// `POST /api/v1/webhooks/inbound/:key/batch`: up to 100 tasks, all or none.
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks/inbound/{key}/batch",
+    operation_id = "ingestTasks",
+    tag = "inbound webhooks",
+    summary = "Create up to 100 tasks through an inbound webhook key, all or none",
+    params(("key" = String, Path, description = "The inbound webhook key, as issued (it is the credential)"),
+        ("x-service-signature" = Option<String>, Header, description = "Optional: the lowercase hex HMAC-SHA256 of the raw body, keyed with the key's `secret`; when present it must match")),
+    request_body = InboundBatchBody,
+    responses(
+        (status = 200, description = "The created tasks, in order", body = dto::Data<Vec<TaskResponse>>),
+        (status = 401, description = "`x-service-signature` does not match", body = ErrorBody),
+        (status = 404, description = "Unknown, rotated, deleted or disabled key", body = ErrorBody)
+    ),
+    security(())
+)]
 pub(super) async fn ingest_batch(
     state: Data<AppState>,
     req: HttpRequest,

@@ -12,6 +12,16 @@ use crate::extract::RawBody;
 use crate::state::AppState;
 
 /// `POST /api/v1/webhooks/chat`: `X-Chat-Token` first (when configured), then the body.
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks/chat",
+    operation_id = "receiveChatMessage",
+    tag = "integrations",
+    summary = "Receive a chat message (commands create and move tasks)",
+    request_body = ChatMessageBody,
+    responses((status = 200, description = "OK", body = crate::dto::Data<IntegrationAnswerResponse>)),
+    security((), ("chatToken" = []))
+)]
 pub(super) async fn chat(
     state: Data<AppState>,
     req: HttpRequest,

@@ -1,6 +1,7 @@
 //! `/auth/google` and its callback: the sign-in redirect flow (decision D-16). Without a
 //! configured provider both answer 404.
 
+use crate::openapi::ErrorBody;
 use actix_web::http::header::LOCATION;
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
@@ -43,6 +44,18 @@ fn to_frontend(settings: &OAuthSettings, pairs: &[(&str, &str)]) -> HttpResponse
 }
 
 /// `GET /auth/google`: to the provider's consent screen.
+#[utoipa::path(
+    get,
+    path = "/auth/google",
+    operation_id = "beginGoogleSignIn",
+    tag = "users",
+    summary = "Start signing in with Google",
+    responses(
+        (status = 302, description = "To the provider's consent screen", headers(("Location" = String))),
+        (status = 404, description = "Google sign-in is not configured", body = ErrorBody)
+    ),
+    security(())
+)]
 pub(super) async fn begin(
     state: Data<AppState>,
     req: HttpRequest,
@@ -63,6 +76,23 @@ pub(super) async fn begin(
 
 /// `GET /auth/google/callback`: signs the user in and sends the browser to the
 /// frontend with the tokens, or with `?error=<code>`.
+#[utoipa::path(
+    get,
+    path = "/auth/google/callback",
+    operation_id = "finishGoogleSignIn",
+    tag = "users",
+    summary = "Finish signing in with Google",
+    params(
+        ("code" = Option<String>, Query, description = "The provider's authorization code"),
+        ("state" = Option<String>, Query, description = "The state this service sent"),
+        ("error" = Option<String>, Query, description = "The provider's refusal")
+    ),
+    responses(
+        (status = 302, description = "To the frontend's `/auth/callback` with the tokens, or with `error`", headers(("Location" = String))),
+        (status = 404, description = "Google sign-in is not configured", body = ErrorBody)
+    ),
+    security(())
+)]
 pub(super) async fn callback(
     state: Data<AppState>,
     req: HttpRequest,

@@ -17,6 +17,16 @@ use crate::extract::Authenticated;
 use crate::state::AppState;
 
 /// `GET /tasks/:id/candidates`.
+#[utoipa::path(
+    get,
+    path = "/tasks/{id}/candidates",
+    operation_id = "listTaskCandidates",
+    tag = "routing",
+    summary = "Rank the agents that could take a task",
+    params(("id" = uuid::Uuid, Path, description = "Task id"), CandidatesQuery),
+    responses((status = 200, description = "OK", body = dto::Data<Vec<CandidateResponse>>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn candidates(
     state: Data<AppState>,
     path: Path<String>,
@@ -32,6 +42,17 @@ pub(super) async fn candidates(
 }
 
 /// `POST /tasks/:id/auto-assign`.
+#[utoipa::path(
+    post,
+    path = "/tasks/{id}/auto-assign",
+    operation_id = "autoAssignTask",
+    tag = "routing",
+    summary = "Assign a task to its best candidate",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    request_body = Option<AutoAssignRequest>,
+    responses((status = 200, description = "OK", body = dto::Data<TaskResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn auto_assign(
     state: Data<AppState>,
     path: Path<String>,
@@ -44,6 +65,17 @@ pub(super) async fn auto_assign(
 }
 
 /// `POST /tasks/:id/create-template`.
+#[utoipa::path(
+    post,
+    path = "/tasks/{id}/create-template",
+    operation_id = "createTaskTemplate",
+    tag = "routing",
+    summary = "Save a task as a reusable template",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    request_body = CreateTemplateRequest,
+    responses((status = 200, description = "OK", body = dto::Data<TemplateResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn create_template(
     state: Data<AppState>,
     path: Path<String>,
@@ -58,6 +90,16 @@ pub(super) async fn create_template(
 }
 
 /// `GET /tasks/templates`.
+#[utoipa::path(
+    get,
+    path = "/tasks/templates",
+    operation_id = "listTaskTemplates",
+    tag = "routing",
+    summary = "List task templates",
+    params(PageQuery),
+    responses((status = 200, description = "OK", body = PageResponse<TemplateResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn templates(
     state: Data<AppState>,
     req: HttpRequest,
@@ -69,6 +111,17 @@ pub(super) async fn templates(
 }
 
 /// `POST /tasks/templates/:id/instantiate`.
+#[utoipa::path(
+    post,
+    path = "/tasks/templates/{id}/instantiate",
+    operation_id = "instantiateTaskTemplate",
+    tag = "routing",
+    summary = "Create a task from a template",
+    params(("id" = uuid::Uuid, Path, description = "Template id")),
+    request_body = Option<InstantiateRequest>,
+    responses((status = 200, description = "OK", body = dto::Data<TaskResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn instantiate(
     state: Data<AppState>,
     path: Path<String>,

@@ -16,6 +16,17 @@ use crate::extract::Authenticated;
 use crate::state::AppState;
 
 /// `POST /tasks/:id/dependencies`.
+#[utoipa::path(
+    post,
+    path = "/tasks/{id}/dependencies",
+    operation_id = "addTaskDependency",
+    tag = "tasks",
+    summary = "Make a task depend on another",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    request_body = DependencyRequest,
+    responses((status = 200, description = "OK", body = dto::Data<DependencyResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn add_dependency(
     state: Data<AppState>,
     path: Path<String>,
@@ -38,6 +49,16 @@ pub(super) async fn add_dependency(
 }
 
 /// `GET /tasks/:id/dependencies` (beyond the contract: what `POST` added).
+#[utoipa::path(
+    get,
+    path = "/tasks/{id}/dependencies",
+    operation_id = "listTaskDependencies",
+    tag = "tasks",
+    summary = "List what a task depends on",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    responses((status = 200, description = "OK", body = dto::Data<Vec<DependencyResponse>>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn dependencies(
     state: Data<AppState>,
     path: Path<String>,
@@ -51,6 +72,16 @@ pub(super) async fn dependencies(
 }
 
 /// `DELETE /tasks/:id/dependencies/:depId`.
+#[utoipa::path(
+    delete,
+    path = "/tasks/{id}/dependencies/{dep_id}",
+    operation_id = "removeTaskDependency",
+    tag = "tasks",
+    summary = "Remove a dependency",
+    params(("id" = uuid::Uuid, Path, description = "Task id"), ("dep_id" = uuid::Uuid, Path, description = "Id of the task depended on")),
+    responses((status = 200, description = "OK", body = DataWithMessage<DependencyResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn remove_dependency(
     state: Data<AppState>,
     path: Path<(String, String)>,
@@ -70,6 +101,17 @@ pub(super) async fn remove_dependency(
 }
 
 /// `POST /tasks/:id/comments`.
+#[utoipa::path(
+    post,
+    path = "/tasks/{id}/comments",
+    operation_id = "commentOnTask",
+    tag = "tasks",
+    summary = "Comment on a task",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    request_body = CommentRequest,
+    responses((status = 200, description = "OK", body = dto::Data<CommentResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn comment(
     state: Data<AppState>,
     path: Path<String>,
@@ -84,6 +126,16 @@ pub(super) async fn comment(
 }
 
 /// `GET /tasks/:id/comments`.
+#[utoipa::path(
+    get,
+    path = "/tasks/{id}/comments",
+    operation_id = "listTaskComments",
+    tag = "tasks",
+    summary = "List a task's comments",
+    params(("id" = uuid::Uuid, Path, description = "Task id"), PageQuery),
+    responses((status = 200, description = "OK", body = PageResponse<CommentResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn comments(
     state: Data<AppState>,
     path: Path<String>,
@@ -100,6 +152,17 @@ pub(super) async fn comments(
 }
 
 /// `POST /tasks/:id/escalate`.
+#[utoipa::path(
+    post,
+    path = "/tasks/{id}/escalate",
+    operation_id = "escalateTask",
+    tag = "tasks",
+    summary = "Escalate a task to a human or a higher agent",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    request_body = EscalateRequest,
+    responses((status = 200, description = "OK", body = DataWithMessage<EscalationResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn escalate(
     state: Data<AppState>,
     path: Path<String>,
@@ -119,6 +182,16 @@ pub(super) async fn escalate(
 }
 
 /// `GET /tasks/:id/escalations`.
+#[utoipa::path(
+    get,
+    path = "/tasks/{id}/escalations",
+    operation_id = "listTaskEscalations",
+    tag = "tasks",
+    summary = "List a task's escalations",
+    params(("id" = uuid::Uuid, Path, description = "Task id"), PageQuery),
+    responses((status = 200, description = "OK", body = PageResponse<EscalationResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn escalations(
     state: Data<AppState>,
     path: Path<String>,

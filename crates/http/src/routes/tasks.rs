@@ -22,6 +22,16 @@ pub(super) fn task_id(path: &str) -> Result<TaskId, ApiError> {
 }
 
 /// `POST /tasks`.
+#[utoipa::path(
+    post,
+    path = "/tasks",
+    operation_id = "createTask",
+    tag = "tasks",
+    summary = "Create a task",
+    request_body = CreateTaskRequest,
+    responses((status = 200, description = "OK", body = dto::Data<TaskResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn create(
     state: Data<AppState>,
     auth: Authenticated,
@@ -32,6 +42,16 @@ pub(super) async fn create(
 }
 
 /// `GET /tasks`.
+#[utoipa::path(
+    get,
+    path = "/tasks",
+    operation_id = "listTasks",
+    tag = "tasks",
+    summary = "List tasks, filtered and paged",
+    params(ListTasksQuery),
+    responses((status = 200, description = "OK", body = PageResponse<TaskResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn list(
     state: Data<AppState>,
     req: HttpRequest,
@@ -46,6 +66,16 @@ pub(super) async fn list(
 }
 
 /// `GET /tasks/:id`.
+#[utoipa::path(
+    get,
+    path = "/tasks/{id}",
+    operation_id = "getTask",
+    tag = "tasks",
+    summary = "Read a task",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    responses((status = 200, description = "OK", body = dto::Data<TaskResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn get(
     state: Data<AppState>,
     path: Path<String>,
@@ -56,6 +86,17 @@ pub(super) async fn get(
 }
 
 /// `POST /tasks/:id/transition`.
+#[utoipa::path(
+    post,
+    path = "/tasks/{id}/transition",
+    operation_id = "transitionTask",
+    tag = "tasks",
+    summary = "Move a task to another status",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    request_body = TransitionRequest,
+    responses((status = 200, description = "OK", body = dto::Data<TaskResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn transition(
     state: Data<AppState>,
     path: Path<String>,
@@ -71,6 +112,17 @@ pub(super) async fn transition(
 }
 
 /// `PATCH /tasks/:id`.
+#[utoipa::path(
+    patch,
+    path = "/tasks/{id}",
+    operation_id = "updateTask",
+    tag = "tasks",
+    summary = "Change a task's fields",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    request_body = PatchTaskRequest,
+    responses((status = 200, description = "OK", body = dto::Data<TaskResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn update(
     state: Data<AppState>,
     path: Path<String>,
@@ -83,6 +135,17 @@ pub(super) async fn update(
 }
 
 /// `POST /tasks/:id/approve`.
+#[utoipa::path(
+    post,
+    path = "/tasks/{id}/approve",
+    operation_id = "approveTask",
+    tag = "tasks",
+    summary = "Approve a task that needs approval",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    request_body = Option<EmptyRequest>,
+    responses((status = 200, description = "OK", body = dto::Data<TaskResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn approve(
     state: Data<AppState>,
     path: Path<String>,
@@ -95,6 +158,17 @@ pub(super) async fn approve(
 }
 
 /// `POST /tasks/:id/assign`.
+#[utoipa::path(
+    post,
+    path = "/tasks/{id}/assign",
+    operation_id = "assignTask",
+    tag = "tasks",
+    summary = "Assign a task to an agent",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    request_body = AssignRequest,
+    responses((status = 200, description = "OK", body = dto::Data<TaskResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
 pub(super) async fn assign(
     state: Data<AppState>,
     path: Path<String>,

@@ -9,8 +9,8 @@ use crate::ApiError;
 use crate::body::{parse_json, parse_query};
 use crate::dto::auth::MessageResponse;
 use crate::dto::webhooks::{
-    CreateWebhookBody, DeliveriesQuery, DeliveryResponse, TestResponse, UpdateWebhookBody,
-    WebhookResponse,
+    CreateWebhookBody, DeliveriesQuery, DeliveryPageMeta, DeliveryResponse, TestResponse,
+    UpdateWebhookBody, WebhookResponse,
 };
 use crate::dto::{self, Data as Envelope};
 use crate::extract::SignedInUser;
@@ -21,6 +21,16 @@ fn hook_id(path: &str) -> Result<WebhookId, ApiError> {
 }
 
 /// `POST /api/v1/webhooks`.
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks",
+    operation_id = "createWebhook",
+    tag = "webhooks",
+    summary = "Create an outbound webhook",
+    request_body = CreateWebhookBody,
+    responses((status = 200, description = "OK", body = WebhookResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn create(
     state: Data<AppState>,
     user: SignedInUser,
@@ -34,6 +44,15 @@ pub(super) async fn create(
 }
 
 /// `GET /api/v1/webhooks`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/webhooks",
+    operation_id = "listWebhooks",
+    tag = "webhooks",
+    summary = "List outbound webhooks",
+    responses((status = 200, description = "OK", body = dto::Data<Vec<WebhookResponse>>)),
+    security(("userToken" = []))
+)]
 pub(super) async fn list(
     state: Data<AppState>,
     user: SignedInUser,
@@ -45,6 +64,16 @@ pub(super) async fn list(
 }
 
 /// `GET /api/v1/webhooks/:id`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/webhooks/{id}",
+    operation_id = "getWebhook",
+    tag = "webhooks",
+    summary = "Read an outbound webhook",
+    params(("id" = uuid::Uuid, Path, description = "Webhook id")),
+    responses((status = 200, description = "OK", body = WebhookResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn get(
     state: Data<AppState>,
     path: Path<String>,
@@ -55,6 +84,17 @@ pub(super) async fn get(
 }
 
 /// `PATCH /api/v1/webhooks/:id`.
+#[utoipa::path(
+    patch,
+    path = "/api/v1/webhooks/{id}",
+    operation_id = "updateWebhook",
+    tag = "webhooks",
+    summary = "Change an outbound webhook",
+    params(("id" = uuid::Uuid, Path, description = "Webhook id")),
+    request_body = UpdateWebhookBody,
+    responses((status = 200, description = "OK", body = WebhookResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn update(
     state: Data<AppState>,
     path: Path<String>,
@@ -70,6 +110,16 @@ pub(super) async fn update(
 }
 
 /// `DELETE /api/v1/webhooks/:id`.
+#[utoipa::path(
+    delete,
+    path = "/api/v1/webhooks/{id}",
+    operation_id = "deleteWebhook",
+    tag = "webhooks",
+    summary = "Delete an outbound webhook",
+    params(("id" = uuid::Uuid, Path, description = "Webhook id")),
+    responses((status = 200, description = "OK", body = MessageResponse)),
+    security(("userToken" = []))
+)]
 pub(super) async fn delete(
     state: Data<AppState>,
     path: Path<String>,
@@ -77,18 +127,28 @@ pub(super) async fn delete(
 ) -> Result<Json<MessageResponse>, ApiError> {
     state.webhooks.delete(&user.actor, hook_id(&path)?).await?;
     Ok(Json(MessageResponse {
-        message: "Webhook deleted",
+        message: "Webhook deleted".into(),
     }))
 }
 
 /// `GET /api/v1/webhooks/:id/deliveries?limit&page`: the hook's calls, newest first,
 /// with `meta: {total, page, limit}`.
+#[utoipa::path(
+    get,
+    path = "/api/v1/webhooks/{id}/deliveries",
+    operation_id = "listWebhookDeliveries",
+    tag = "webhooks",
+    summary = "List a webhook's delivery attempts, newest first",
+    params(("id" = uuid::Uuid, Path, description = "Webhook id"), DeliveriesQuery),
+    responses((status = 200, description = "OK", body = dto::Paged<DeliveryResponse, DeliveryPageMeta>)),
+    security(("userToken" = []))
+)]
 pub(super) async fn deliveries(
     state: Data<AppState>,
     req: HttpRequest,
     path: Path<String>,
     user: SignedInUser,
-) -> Result<Json<serde_json::Value>, ApiError> {
+) -> Result<Json<dto::Paged<DeliveryResponse, DeliveryPageMeta>>, ApiError> {
     let id = hook_id(&path)?;
     let query: DeliveriesQuery = parse_query(req.query_string())?;
     let page = query.page.unwrap_or(1);
@@ -104,13 +164,23 @@ pub(super) async fn deliveries(
         .attempts(&user.actor, id, Some(limit), offset)
         .await?;
     let data: Vec<DeliveryResponse> = attempts.iter().map(DeliveryResponse::from).collect();
-    Ok(Json(serde_json::json!({
-        "data": data,
-        "meta": {"total": total, "page": page, "limit": limit},
-    })))
+    Ok(Json(dto::Paged {
+        data,
+        meta: DeliveryPageMeta { total, page, limit },
+    }))
 }
 
 /// `POST /api/v1/webhooks/:id/test` (decision D-85).
+#[utoipa::path(
+    post,
+    path = "/api/v1/webhooks/{id}/test",
+    operation_id = "testWebhook",
+    tag = "webhooks",
+    summary = "Send a test event to a webhook now",
+    params(("id" = uuid::Uuid, Path, description = "Webhook id")),
+    responses((status = 200, description = "OK", body = dto::Data<TestResponse>)),
+    security(("userToken" = []))
+)]
 pub(super) async fn test(
     state: Data<AppState>,
     path: Path<String>,

@@ -75,6 +75,8 @@ mod inbound_ingest;
 mod inbound_keys;
 mod metrics;
 mod oauth;
+mod openapi;
+mod openapi_browser;
 mod scale_out;
 mod task_support;
 mod task_tools;

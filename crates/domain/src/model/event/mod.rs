@@ -16,6 +16,7 @@ use super::{EventId, OrgId};
 /// How serious an audit event is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum EventSeverity {
     /// Normal operation.
     Info,

@@ -1,0 +1,202 @@
+//! The document against the code: the committed copy, the route table, the domain's
+//! limits and the credential each family of routes takes.
+
+use std::collections::BTreeSet;
+
+use muster_domain::model::{
+    AgentMode, AgentRole, AgentStatus, CommentBody, Description, Reason, Tags, TaskPriority,
+    TaskStatus, Title,
+};
+use muster_domain::service::{CandidateQuery, CreditAmount, EventQuery, PageRequest};
+use serde_json::Value;
+
+fn doc() -> Value {
+    serde_json::from_str(super::json()).expect("the document is JSON")
+}
+
+/// A JSON pointer into the document, which must exist.
+fn at(doc: &Value, pointer: &str) -> Value {
+    doc.pointer(pointer)
+        .unwrap_or_else(|| panic!("{pointer} is not in the document"))
+        .clone()
+}
+
+#[test]
+fn committed_copy_is_current() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/openapi.json");
+    let committed = std::fs::read_to_string(path).expect("docs/openapi.json exists");
+    assert!(
+        committed == super::json(),
+        "docs/openapi.json is stale: run `cargo xtask openapi` and commit the result"
+    );
+}
+
+#[test]
+fn is_openapi_3_1_with_version_and_title() {
+    let doc = doc();
+    assert_eq!(at(&doc, "/openapi"), "3.1.0");
+    assert_eq!(at(&doc, "/info/title"), "Muster API");
+    assert_eq!(at(&doc, "/info/version"), env!("CARGO_PKG_VERSION"));
+}
+
+#[test]
+fn documents_exactly_the_registered_routes() {
+    let registered: BTreeSet<(String, String)> = crate::operations()
+        .into_iter()
+        .map(|(method, path)| (method.to_lowercase(), path.replace(":.*}", "}")))
+        .collect();
+    let doc = doc();
+    let mut documented = BTreeSet::new();
+    for (path, item) in at(&doc, "/paths").as_object().expect("paths") {
+        for method in item.as_object().expect("path item").keys() {
+            documented.insert((method.clone(), path.clone()));
+        }
+    }
+    let undocumented: Vec<_> = registered.difference(&documented).collect();
+    let unserved: Vec<_> = documented.difference(&registered).collect();
+    assert!(
+        undocumented.is_empty(),
+        "registered, not documented: {undocumented:?}"
+    );
+    assert!(
+        unserved.is_empty(),
+        "documented, not registered: {unserved:?}"
+    );
+    assert!(registered.len() > 100, "{} operations", registered.len());
+}
+
+#[test]
+fn operation_ids_are_unique_and_every_operation_has_a_summary_and_tag() {
+    let doc = doc();
+    let mut ids = BTreeSet::new();
+    for (path, item) in at(&doc, "/paths").as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("path item") {
+            let id = operation["operationId"].as_str().expect("operationId");
+            assert!(ids.insert(id.to_owned()), "{id} is used twice");
+            assert!(
+                operation["summary"].as_str().is_some_and(|s| !s.is_empty()),
+                "{method} {path} has no summary"
+            );
+            assert!(
+                operation["tags"][0].is_string(),
+                "{method} {path} has no tag"
+            );
+            assert!(
+                operation["responses"]["500"].is_object(),
+                "{method} {path} does not document 500"
+            );
+        }
+    }
+}
+
+#[test]
+fn limits_are_the_domains() {
+    let doc = doc();
+    let schema = |name: &str, field: &str, key: &str| {
+        at(
+            &doc,
+            &format!("/components/schemas/{name}/properties/{field}/{key}"),
+        )
+    };
+    assert_eq!(
+        schema("CreateTaskRequest", "title", "maxLength"),
+        Title::MAX_CHARS
+    );
+    assert_eq!(
+        schema("CreateTaskRequest", "description", "maxLength"),
+        Description::MAX_CHARS
+    );
+    assert_eq!(
+        schema("CreateTaskRequest", "tags", "maxItems"),
+        Tags::MAX_COUNT
+    );
+    assert_eq!(
+        schema("PatchTaskRequest", "title", "maxLength"),
+        Title::MAX_CHARS
+    );
+    assert_eq!(
+        schema("TransitionRequest", "reason", "maxLength"),
+        Reason::MAX_CHARS
+    );
+    assert_eq!(
+        schema("CommentRequest", "body", "maxLength"),
+        CommentBody::MAX_CHARS
+    );
+    assert_eq!(
+        schema("InboundTaskBody", "title", "maxLength"),
+        Title::INBOUND_MAX_CHARS
+    );
+    assert_eq!(
+        schema("InboundBatchBody", "tasks", "maxItems"),
+        muster_domain::service::MAX_BATCH
+    );
+    assert_eq!(
+        schema("AmountRequest", "amount", "maximum"),
+        CreditAmount::MAX
+    );
+    assert_eq!(
+        schema("TransferRequest", "amount", "maximum"),
+        CreditAmount::MAX
+    );
+    let param = |path: &str, name: &str| {
+        let params = at(&doc, &format!("/paths/{path}/get/parameters"));
+        params
+            .as_array()
+            .expect("parameters")
+            .iter()
+            .find(|p| p["name"] == name)
+            .unwrap_or_else(|| panic!("{path} has no {name}"))["schema"]["maximum"]
+            .clone()
+    };
+    assert_eq!(param("~1tasks", "limit"), PageRequest::<()>::MAX_LIMIT);
+    assert_eq!(param("~1events", "limit"), EventQuery::MAX_LIMIT);
+    assert_eq!(
+        param("~1tasks~1{id}~1candidates", "maxResults"),
+        CandidateQuery::MAX_RESULTS
+    );
+}
+
+#[test]
+fn enums_list_exactly_their_wire_values() {
+    fn wire<T: serde::Serialize>(all: &[T]) -> Value {
+        serde_json::to_value(all).expect("serializable")
+    }
+    let doc = doc();
+    let listed = |name: &str| at(&doc, &format!("/components/schemas/{name}/enum"));
+    assert_eq!(listed("TaskStatus"), wire(&TaskStatus::ALL));
+    assert_eq!(listed("TaskPriority"), wire(&TaskPriority::ALL));
+    assert_eq!(listed("AgentStatus"), wire(AgentStatus::ALL));
+    assert_eq!(listed("AgentMode"), wire(AgentMode::ALL));
+    assert_eq!(listed("AgentRole"), wire(AgentRole::ALL));
+}
+
+#[test]
+fn credentials_follow_the_route_family() {
+    let doc = doc();
+    let security = |path: &str, method: &str| {
+        at(&doc, &format!("/paths/{path}/{method}/security")).to_string()
+    };
+    let agent_or_bearer = security("~1tasks", "post");
+    for scheme in [
+        "agentId",
+        "agentTimestamp",
+        "agentNonce",
+        "agentSignature",
+        "userToken",
+        "apiKey",
+    ] {
+        assert!(
+            agent_or_bearer.contains(scheme),
+            "POST /tasks lacks {scheme}"
+        );
+    }
+    let users_only = security("~1api-keys", "post");
+    assert!(users_only.contains("userToken"));
+    assert!(!users_only.contains("agentId") && !users_only.contains("apiKey"));
+    assert_eq!(security("~1auth~1login", "post"), "[{}]");
+    assert!(security("~1metrics", "get").contains("metricsToken"));
+    let schemes = at(&doc, "/components/securitySchemes");
+    assert_eq!(schemes["agentSignature"]["name"], "X-Signature");
+    assert_eq!(schemes["agentSignature"]["in"], "header");
+    assert_eq!(schemes["userToken"]["scheme"], "bearer");
+}
