@@ -10,7 +10,7 @@ use common::{NOW, agent_actor, org, user_actor};
 use futures_executor::block_on;
 use muster_domain::model::{AgentMode, Event, EventId, EventSeverity, OrgId, UserRole};
 use muster_domain::ports::{EventFilter, EventPage, MockEventLog, RepositoryError};
-use muster_domain::service::{EventQuery, EventService, ServiceError};
+use muster_domain::service::{Entity, EventQuery, EventService, ServiceError};
 use serde_json::json;
 use uuid::Uuid;
 
@@ -262,7 +262,7 @@ mod streams {
         ))
         .unwrap_err();
         assert!(
-            matches!(&err, ServiceError::Invalid(e) if e.to_string().contains("is not an event of this organization")),
+            matches!(&err, ServiceError::NotFound(e) if e.entity == Entity::Event),
             "{err:?}"
         );
     }

@@ -60,16 +60,58 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
         return Err(ApiError::bad_request("request body must be a JSON object"));
     }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
-        let path = err.path().to_string();
-        ApiError::bad_request(describe(&path, &err.into_inner().to_string()))
-    })?;
-    Ok(value)
+    match serde_path_to_error::deserialize(&mut deserializer) {
+        Ok(value) => Ok(value),
+        Err(err) => {
+            // JSON has one number type: `3.0` is the integer 3 (and an OpenAPI `integer`).
+            // Only on this rare path, try again with whole floats read as integers.
+            if let Some(value) = with_whole_numbers(body) {
+                return Ok(value);
+            }
+            let path = err.path().to_string();
+            Err(ApiError::bad_request(describe(
+                &path,
+                &err.into_inner().to_string(),
+            )))
+        }
+    }
 }
 
-/// [`parse_json`] for bodies that may be left out: an empty body is `T::default()`.
+/// `body` parsed again with every float that has no fractional part (and fits an `i64`)
+/// turned into an integer; `None` when there was none or `T` still does not fit.
+fn with_whole_numbers<T: DeserializeOwned>(body: &[u8]) -> Option<T> {
+    fn whole(value: &mut serde_json::Value) -> bool {
+        match value {
+            serde_json::Value::Number(n) if n.is_f64() => match n.as_f64() {
+                // In range, a whole float converts to exactly the integer it is.
+                #[allow(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_precision_loss,
+                    clippy::float_cmp
+                )]
+                Some(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => {
+                    *value = serde_json::Value::from(f as i64);
+                    true
+                }
+                _ => false,
+            },
+            serde_json::Value::Array(items) => items.iter_mut().fold(false, |c, v| whole(v) | c),
+            serde_json::Value::Object(map) => map.values_mut().fold(false, |c, v| whole(v) | c),
+            _ => false,
+        }
+    }
+    let mut value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    if !whole(&mut value) {
+        return None;
+    }
+    serde_json::from_value(value).ok()
+}
+
+/// [`parse_json`] for bodies that may be left out: an empty body, or `null`, is
+/// `T::default()`.
 pub fn parse_optional_json<T: DeserializeOwned + Default>(body: &[u8]) -> Result<T, ApiError> {
-    if body.iter().all(u8::is_ascii_whitespace) {
+    let text = body.trim_ascii();
+    if text.is_empty() || text == b"null" {
         Ok(T::default())
     } else {
         parse_json(body)

@@ -92,10 +92,8 @@ impl EventService {
                     after,
                     recorded: Vec::new(),
                 }),
-                None => Err(ValidationError::new(format!(
-                    "Last-Event-ID {id} is not an event of this organization"
-                ))
-                .into()),
+                // As for any id: another organization's event is not found.
+                None => Err(NotFound::new(Entity::Event, id).into()),
             },
         }
     }

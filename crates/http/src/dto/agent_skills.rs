@@ -47,6 +47,8 @@ pub struct ProficiencyRequest {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct MatchRequest {
+    /// Comma-separated capability names (at least one).
+    #[param(pattern = "[^,\\s]")]
     capabilities: String,
     min_proficiency: Option<Proficiency>,
     only_active: Option<bool>,

@@ -211,6 +211,8 @@ pub struct ListAgentsQuery {
     parent_id: Option<Uuid>,
     #[param(minimum = 1, maximum = 500)]
     limit: Option<u32>,
+    /// `meta.nextCursor` of the previous page.
+    #[param(value_type = Option<uuid::Uuid>)]
     cursor: Option<String>,
 }
 

@@ -35,8 +35,8 @@ secret_debug!(
 #[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LoginBody {
-    /// Login e-mail (required except in auth mode `local`).
-    #[schema(format = Email)]
+    /// Login e-mail (the document says required: only auth mode `local` lets it out).
+    #[schema(value_type = String, required = true, format = Email)]
     pub email: Option<String>,
     /// Password.
     #[schema(max_length = 128)]

@@ -62,6 +62,7 @@ impl CreateConnectionBody {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateConnectionBody {
     /// Switch it on or off.
+    #[schema(value_type = bool, required = true)]
     pub enabled: Option<bool>,
 }
 

@@ -13,6 +13,8 @@ use crate::ApiError;
 pub struct PageQuery {
     #[param(minimum = 1, maximum = 500)]
     limit: Option<u32>,
+    /// `meta.nextCursor` of the previous page.
+    #[param(value_type = Option<uuid::Uuid>)]
     cursor: Option<String>,
 }
 

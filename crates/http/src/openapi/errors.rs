@@ -109,7 +109,8 @@ fn add_to(operation: &mut Operation, method: &HttpMethod, has_params: bool) {
         let applies = match *status {
             "401" => credentialed,
             "403" => user_or_agent,
-            "404" => has_params,
+            // An id in the path, or one in the body (an assignee, a parent task).
+            "404" => has_params || user_or_agent,
             "409" => {
                 keyed || matches!(method, HttpMethod::Patch | HttpMethod::Delete) && has_params
             }

@@ -200,3 +200,111 @@ fn credentials_follow_the_route_family() {
     assert_eq!(schemes["agentSignature"]["in"], "header");
     assert_eq!(schemes["userToken"]["scheme"], "bearer");
 }
+
+#[test]
+fn every_added_rule_finds_its_schema() {
+    let mut raw = serde_json::to_value(crate::routes::paths()).expect("serializable");
+    let missing = super::rules::add_rules(&mut raw);
+    assert!(
+        missing.is_empty(),
+        "rules for missing properties: {missing:?}"
+    );
+    let served = doc();
+    assert_eq!(
+        at(
+            &served,
+            "/components/schemas/CreateTaskRequest/properties/title/pattern"
+        ),
+        super::rules::NON_BLANK
+    );
+    assert_eq!(
+        at(
+            &served,
+            "/components/schemas/PatchTaskRequest/minProperties"
+        ),
+        1
+    );
+}
+
+/// What schemathesis found the document allowing and the server refusing (or the other
+/// way round), each fixed in the document: kept true here.
+#[test]
+fn schemathesis_findings_stay_fixed() {
+    let doc = doc();
+    let param = |path: &str, method: &str, name: &str| {
+        at(&doc, &format!("/paths/{path}/{method}/parameters"))
+            .as_array()
+            .expect("parameters")
+            .iter()
+            .find(|p| p["name"] == name)
+            .cloned()
+    };
+    // A cursor is the id of the last item of the previous page.
+    for path in ["~1tasks", "~1agents", "~1tasks~1templates"] {
+        let cursor = param(path, "get", "cursor").expect("a cursor");
+        assert_eq!(cursor["schema"]["format"], "uuid", "{path}");
+    }
+    // At least one capability name in the comma-separated list.
+    let capabilities = param("~1agents~1capabilities~1match", "get", "capabilities").unwrap();
+    assert_eq!(capabilities["schema"]["pattern"], "[^,\\s]");
+    // A stream is not paged.
+    for name in ["page", "limit"] {
+        assert!(param("~1events~1stream", "get", name).is_none(), "{name}");
+    }
+    assert!(param("~1events~1stream", "get", "startDate").is_some());
+    // PATCH bodies name a field; the e-mail of a login and `enabled` of a connection
+    // update are required.
+    for schema in [
+        "PatchTaskRequest",
+        "PatchAgentRequest",
+        "UpdateWebhookBody",
+        "UpdateInboundKeyBody",
+    ] {
+        assert_eq!(
+            at(&doc, &format!("/components/schemas/{schema}/minProperties")),
+            1
+        );
+    }
+    assert!(
+        at(&doc, "/components/schemas/LoginBody/required")
+            .as_array()
+            .unwrap()
+            .contains(&"email".into())
+    );
+    assert_eq!(
+        at(&doc, "/components/schemas/UpdateConnectionBody/required"),
+        serde_json::json!(["enabled"])
+    );
+    // An id in a body that names nothing is 404; a spent refresh token is 401.
+    assert!(at(&doc, "/paths/~1tasks/post/responses/404").is_object());
+    assert!(
+        at(
+            &doc,
+            "/paths/~1api~1v1~1inbound-webhooks/post/responses/404"
+        )
+        .is_object()
+    );
+    assert!(at(&doc, "/paths/~1auth~1refresh/post/responses/401").is_object());
+    // Strings the server trims and refuses when blank, and NUL-free metadata.
+    assert_eq!(
+        at(
+            &doc,
+            "/components/schemas/CreateTaskRequest/properties/title/pattern"
+        ),
+        super::rules::NON_BLANK
+    );
+    assert_eq!(
+        at(
+            &doc,
+            "/components/schemas/CreateTaskRequest/properties/metadata/additionalProperties/$ref"
+        ),
+        "#/components/schemas/JsonValue"
+    );
+    assert_eq!(
+        at(
+            &doc,
+            "/components/schemas/ClaimBody/properties/capabilities/items/minLength"
+        ),
+        1
+    );
+}

@@ -82,7 +82,10 @@ pub(super) async fn login(state: Data<AppState>, body: RawBody) -> Result<HttpRe
     tag = "users",
     summary = "Trade a refresh token for a new token pair",
     request_body = RefreshBody,
-    responses((status = 200, description = "OK", body = TokensResponse)),
+    responses(
+        (status = 200, description = "A new pair; the refresh token sent is retired", body = TokensResponse),
+        (status = 401, description = "The refresh token is unknown, expired or already used", body = ErrorBody)
+    ),
     security(())
 )]
 pub(super) async fn refresh(

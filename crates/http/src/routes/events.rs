@@ -9,6 +9,7 @@ use crate::dto::events::{EventListMeta, EventResponse, ListEventsQuery};
 use crate::dto::{self, Paged};
 use crate::extract::Authenticated;
 use crate::state::AppState;
+use muster_domain::model::EventSeverity;
 
 /// `GET /events`.
 #[utoipa::path(
@@ -72,7 +73,13 @@ pub(super) async fn get(
     tag = "events",
     summary = "Follow the organization's audit events live (Server-Sent Events)",
     params(
-        ListEventsQuery,
+        ("type" = Option<String>, Query, description = "Only events of this type"),
+        ("actorId" = Option<uuid::Uuid>, Query, description = "Only events by this actor"),
+        ("entityType" = Option<String>, Query, description = "Only events about this kind of entity"),
+        ("entityId" = Option<uuid::Uuid>, Query, description = "Only events about this entity"),
+        ("severity" = Option<EventSeverity>, Query, description = "Only events of this severity"),
+        ("startDate" = Option<String>, Query, format = DateTime, description = "Only events at or after this time (a date means its start)"),
+        ("endDate" = Option<String>, Query, format = DateTime, description = "Only events at or before this time (a date means its end)"),
         ("Last-Event-ID" = Option<uuid::Uuid>, Header, description = "Resume after this event (browsers send it when they reconnect)")
     ),
     responses(

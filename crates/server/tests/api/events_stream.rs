@@ -264,7 +264,7 @@ async fn filters_and_bad_input_are_checked(app: &TestApp) {
         Some(&their_event),
     ))
     .await;
-    assert_error(&reply, 400, "is not an event of this organization");
+    assert_error(&reply, 404, "not found");
     let reply = send(app.anonymous(Method::GET, "/events/stream")).await;
     assert_eq!(reply.status, 401);
     let reply = send(app.signed(&app.org.hr, Method::POST, "/events/stream", Some("{}"))).await;

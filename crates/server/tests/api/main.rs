@@ -70,6 +70,7 @@ mod faults;
 mod health;
 mod helpers;
 mod hook_receiver;
+mod hostile_input;
 mod idempotency;
 mod inbound_ingest;
 mod inbound_keys;
