@@ -3,9 +3,11 @@
 //! - `cargo xtask ci`: everything CI runs (see `ci.rs`).
 //! - `cargo xtask bench`: throughput and latency on both engines (see `bench/mod.rs`).
 //! - `cargo xtask openapi`: regenerates `docs/openapi.json` (see `openapi.rs`).
+//! - `cargo xtask fuzz-api`: schemathesis against a live server (see `fuzz_api/`).
 
 mod bench;
 mod ci;
+mod fuzz_api;
 mod openapi;
 
 use std::process::ExitCode;
@@ -31,6 +33,8 @@ enum Task {
     Bench(bench::BenchArgs),
     /// Regenerate docs/openapi.json from the code.
     Openapi,
+    /// Run schemathesis against a live release server on SQLite and/or PostgreSQL.
+    FuzzApi(fuzz_api::FuzzArgs),
 }
 
 fn main() -> ExitCode {
@@ -38,6 +42,7 @@ fn main() -> ExitCode {
         Task::Ci => ci::ci().map(|()| true),
         Task::Bench(args) => bench::run(&args).map_err(|e| format!("{e:#}")),
         Task::Openapi => openapi::openapi().map(|()| true),
+        Task::FuzzApi(args) => fuzz_api::run(&args).map_err(|e| format!("{e:#}")),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

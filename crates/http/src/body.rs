@@ -107,11 +107,10 @@ fn with_whole_numbers<T: DeserializeOwned>(body: &[u8]) -> Option<T> {
     serde_json::from_value(value).ok()
 }
 
-/// [`parse_json`] for bodies that may be left out: an empty body, or `null`, is
-/// `T::default()`.
+/// [`parse_json`] for bodies that may be left out: an empty body is `T::default()`;
+/// `null` is a JSON value of the wrong type, refused as any other (decision D-4).
 pub fn parse_optional_json<T: DeserializeOwned + Default>(body: &[u8]) -> Result<T, ApiError> {
-    let text = body.trim_ascii();
-    if text.is_empty() || text == b"null" {
+    if body.iter().all(u8::is_ascii_whitespace) {
         Ok(T::default())
     } else {
         parse_json(body)

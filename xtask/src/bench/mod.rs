@@ -6,17 +6,17 @@
 //! with it). The server, the scratch folder and the PostgreSQL database are removed at
 //! the end whatever happens: they are guards dropped on every path, Ctrl-C included.
 
-mod client;
+pub(crate) mod client;
 mod codehost;
-mod database;
-mod hooks;
+pub(crate) mod database;
+pub(crate) mod hooks;
 mod load;
 mod metrics;
 mod report;
 mod scenario;
 mod seed;
-mod server;
-mod sign;
+pub(crate) mod server;
+pub(crate) mod sign;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -69,14 +69,14 @@ pub struct BenchArgs {
 
 /// `--engine`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-enum EngineChoice {
+pub(crate) enum EngineChoice {
     Sqlite,
     Postgres,
     Both,
 }
 
 impl EngineChoice {
-    fn engines(self) -> Vec<Engine> {
+    pub(crate) fn engines(self) -> Vec<Engine> {
         match self {
             Self::Sqlite => vec![Engine::Sqlite],
             Self::Postgres => vec![Engine::Postgres],
@@ -290,7 +290,7 @@ fn rerun_optimized(muster: &Path) -> anyhow::Result<bool> {
     Ok(status.success())
 }
 
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     let xtask = Path::new(env!("CARGO_MANIFEST_DIR"));
     xtask.parent().unwrap_or(xtask).to_path_buf()
 }

@@ -26,6 +26,23 @@ pub fn build_release(root: &Path) -> anyhow::Result<PathBuf> {
         root,
         &["build", "--release", "-p", "muster-server", "-p", "xtask"],
     )?;
+    release_binary(root)
+}
+
+/// Builds `muster` alone in release mode (no optimized xtask) and returns its path.
+pub fn build_server_release(root: &Path) -> anyhow::Result<PathBuf> {
+    cargo(root, &["build", "--release", "-p", "muster-server"])?;
+    release_binary(root)
+}
+
+fn release_binary(root: &Path) -> anyhow::Result<PathBuf> {
+    let binary = target_dir(root)?.join("release").join("muster");
+    anyhow::ensure!(binary.is_file(), "{} was not built", binary.display());
+    Ok(binary)
+}
+
+/// The cargo target folder of the workspace at `root`.
+pub fn target_dir(root: &Path) -> anyhow::Result<PathBuf> {
     // Ask cargo where the target folder is: it knows CARGO_TARGET_DIR, relative paths
     // and `build.target-dir` in config files.
     let output = Command::new(cargo_program())
@@ -43,9 +60,7 @@ pub fn build_release(root: &Path) -> anyhow::Result<PathBuf> {
     let target = metadata["target_directory"]
         .as_str()
         .context("cargo metadata has no target_directory")?;
-    let binary = Path::new(target).join("release").join("muster");
-    anyhow::ensure!(binary.is_file(), "{} was not built", binary.display());
-    Ok(binary)
+    Ok(PathBuf::from(target))
 }
 
 fn cargo_program() -> String {
@@ -148,6 +163,17 @@ impl Server {
         key: &str,
         work_dir: &Path,
     ) -> anyhow::Result<Self> {
+        Self::start_with(binary, database_url, key, work_dir, &[])
+    }
+
+    /// [`Server::start`] with more settings in its environment.
+    pub fn start_with(
+        binary: &Path,
+        database_url: &str,
+        key: &str,
+        work_dir: &Path,
+        env: &[(&str, &str)],
+    ) -> anyhow::Result<Self> {
         let addr = free_port()?;
         let log = work_dir.join("server.log");
         let out = File::create(&log).context("cannot create the server log")?;
@@ -161,6 +187,7 @@ impl Server {
             // The create-task-hooked scenario's receiver is on loopback, over http.
             .env("MUSTER_WEBHOOK_ALLOW_PRIVATE", "true")
             .env("MUSTER_WEBHOOK_ALLOW_HTTP", "true")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)

@@ -37,7 +37,7 @@ impl BudgetRequest {
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct CanSpendQuery {
-    #[param(minimum = 1, maximum = 1_000_000_000)]
+    #[param(minimum = 1)]
     amount: i64,
 }
 

@@ -48,7 +48,7 @@ pub struct ProficiencyRequest {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct MatchRequest {
     /// Comma-separated capability names (at least one).
-    #[param(pattern = "[^,\\s]")]
+    #[param(pattern = "^[^\\x00]*[^,\\s\\x00][^\\x00]*$")]
     capabilities: String,
     min_proficiency: Option<Proficiency>,
     only_active: Option<bool>,

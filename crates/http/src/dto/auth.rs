@@ -235,6 +235,7 @@ pub struct CreateApiKeyBody {
     /// Name.
     pub name: String,
     /// Scopes, `[read]` by default.
+    #[schema(min_items = 1)]
     pub scopes: Option<Vec<ApiKeyScope>>,
     /// Lifetime in days; no expiry when absent.
     #[schema(minimum = 1, maximum = 3650)]

@@ -26,7 +26,8 @@ pub struct ListEventsQuery {
     start_date: Option<String>,
     #[param(format = DateTime)]
     end_date: Option<String>,
-    #[param(minimum = 1)]
+    // A u32: utoipa would say int32, whose maximum is half of it.
+    #[param(minimum = 1, maximum = 4_294_967_295_u64, format = Int64)]
     page: Option<u32>,
     #[param(minimum = 1, maximum = 200)]
     limit: Option<u32>,

@@ -19,7 +19,7 @@ pub struct CreateWebhookBody {
     name: String,
     #[schema(format = "uri", max_length = 2048)]
     url: String,
-    #[schema(max_length = 255)]
+    #[schema(min_length = 1, max_length = 255)]
     secret: Option<String>,
     #[schema(min_items = 1, max_items = 100)]
     events: Vec<String>,
@@ -59,7 +59,7 @@ pub struct UpdateWebhookBody {
     #[schema(value_type = String, format = "uri", max_length = 2048)]
     url: Patch<String>,
     #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 255)]
+    #[schema(value_type = Option<String>, min_length = 1, max_length = 255)]
     secret: Patch<String>,
     #[serde(default)]
     #[schema(value_type = Vec<String>, min_items = 1, max_items = 100)]
@@ -197,9 +197,9 @@ pub struct DeliveriesQuery {
     /// Page size (1..=200, default 50).
     #[param(minimum = 1, maximum = 200)]
     pub limit: Option<u32>,
-    /// Page number, from 1.
-    #[param(minimum = 1)]
-    pub page: Option<u64>,
+    /// Page number, from 1 (a u32: utoipa would say int32, whose maximum is half of it).
+    #[param(minimum = 1, maximum = 4_294_967_295_u64, format = Int64)]
+    pub page: Option<u32>,
 }
 
 /// `meta` of a page of deliveries.
@@ -208,7 +208,7 @@ pub struct DeliveryPageMeta {
     /// Deliveries of the hook in all pages.
     pub total: u64,
     /// This page's number, from 1.
-    pub page: u64,
+    pub page: u32,
     /// The page size.
     pub limit: u32,
 }

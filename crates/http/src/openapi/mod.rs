@@ -12,7 +12,7 @@ mod security;
 use std::sync::OnceLock;
 
 pub(crate) use crate::error::ErrorBody;
-pub(crate) use schemas::{LoginAnswer, StatusBody};
+pub(crate) use schemas::{LoginAnswer, StatusBody, StreamEvent};
 
 /// The API's OpenAPI document, as JSON.
 #[must_use]

@@ -7,8 +7,23 @@
 
 use serde_json::{Value, json};
 
-/// At least one character other than the whitespace the server trims (Rust's
-/// `char::is_whitespace`), and no NUL: titles, names, comment bodies.
+/// The whitespace the server trims (Rust's `char::is_whitespace`), as a class body.
+const WHITESPACE: &str =
+    "\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+
+/// A string the server trims and then requires 1 to `longest` characters of, with no
+/// NUL: whitespace, then a core that starts and ends with something else and holds at
+/// most `longest` characters, then whitespace. (A `maxLength` would count the
+/// whitespace around the core, which the server does not.)
+pub(crate) fn trimmed(longest: usize) -> String {
+    let middle = longest.saturating_sub(2);
+    format!(
+        "^[{WHITESPACE}]*[^{WHITESPACE}\\x00](?:[^\\x00]{{0,{middle}}}[^{WHITESPACE}\\x00])?[{WHITESPACE}]*$"
+    )
+}
+
+/// At least one character other than the whitespace the server trims, and no NUL:
+/// comment bodies and reasons, whose length counts the whitespace.
 pub(crate) const NON_BLANK: &str = "^[^\\x00]*[^\\x00\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$";
 
 /// No NUL (PostgreSQL cannot store it): descriptions, reasons.
@@ -17,50 +32,56 @@ pub(crate) const NO_NUL: &str = "^[^\\x00]*$";
 /// An agent handle travels in a header: visible ASCII only.
 pub(crate) const VISIBLE_ASCII: &str = "^[!-~]+$";
 
-/// `owner/name`, no blanks.
-pub(crate) const REPOSITORY: &str = "^[^/\\s]+/[^/\\s]+$";
+/// `owner/name`: no blank (Rust's whitespace) and no control character.
+pub(crate) const REPOSITORY: &str = "^[^/\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+/[^/\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+$";
 
 /// A webhook subscription: `*` or an event type such as `task.created`.
 pub(crate) const EVENT_TYPE: &str = "^(\\*|[a-z0-9_]([a-z0-9_.]*[a-z0-9_])?)$";
 
+/// (schema, property, longest) of the strings the server trims, then requires 1 to
+/// `longest` characters of, with no NUL: see [`trimmed`].
+const TRIMMED: &[(&str, &str, usize)] = &[
+    ("CreateTaskRequest", "title", 255),
+    ("PatchTaskRequest", "title", 255),
+    ("InboundTaskBody", "title", 500),
+    ("InstantiateRequest", "title", 255),
+    ("CreateTemplateRequest", "name", 255),
+    ("RegisterRequest", "name", 255),
+    ("SpawnRequest", "name", 255),
+    ("PatchAgentRequest", "name", 255),
+    ("CreateWebhookBody", "name", 255),
+    ("UpdateWebhookBody", "name", 255),
+    ("CreateInboundKeyBody", "name", 255),
+    ("UpdateInboundKeyBody", "name", 255),
+    ("CreateConnectionBody", "name", 255),
+    ("CreateApiKeyBody", "name", 255),
+    ("RegisterBody", "name", 255),
+    ("ProfileBody", "name", 255),
+    ("CapabilityInput", "capability", 100),
+    ("AddCapabilityRequest", "capability", 100),
+];
+
 /// (schema, property, pattern) of single strings.
 const PATTERNS: &[(&str, &str, &str)] = &[
-    ("CreateTaskRequest", "title", NON_BLANK),
-    ("PatchTaskRequest", "title", NON_BLANK),
-    ("InboundTaskBody", "title", NON_BLANK),
-    ("InstantiateRequest", "title", NON_BLANK),
     ("CreateTaskRequest", "description", NO_NUL),
     ("PatchTaskRequest", "description", NO_NUL),
     ("InboundTaskBody", "description", NO_NUL),
     ("TransitionRequest", "reason", NO_NUL),
     ("EscalateRequest", "notes", NO_NUL),
+    ("CreateWebhookBody", "secret", NO_NUL),
+    ("UpdateWebhookBody", "secret", NO_NUL),
     ("CommentRequest", "body", NON_BLANK),
-    ("CreateTemplateRequest", "name", NON_BLANK),
-    ("RegisterRequest", "name", NON_BLANK),
-    ("SpawnRequest", "name", NON_BLANK),
-    ("PatchAgentRequest", "name", NON_BLANK),
     ("RegisterRequest", "agentId", VISIBLE_ASCII),
     ("SpawnRequest", "agentId", VISIBLE_ASCII),
-    ("CreateWebhookBody", "name", NON_BLANK),
-    ("UpdateWebhookBody", "name", NON_BLANK),
-    ("CreateInboundKeyBody", "name", NON_BLANK),
-    ("UpdateInboundKeyBody", "name", NON_BLANK),
-    ("CreateConnectionBody", "name", NON_BLANK),
     ("CreateConnectionBody", "repository", REPOSITORY),
-    ("CreateApiKeyBody", "name", NON_BLANK),
-    ("RegisterBody", "name", NON_BLANK),
-    ("ProfileBody", "name", NON_BLANK),
     ("ScoreRequest", "reason", NON_BLANK),
-    ("CapabilityInput", "capability", NON_BLANK),
-    ("AddCapabilityRequest", "capability", NON_BLANK),
 ];
 
 /// (schema, property, item schema) of string arrays.
 fn item_rules() -> [(&'static str, &'static str, Value); 8] {
     let tag = json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": NO_NUL});
     let event = json!({"type": "string", "maxLength": 100, "pattern": EVENT_TYPE});
-    let capability =
-        json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": NON_BLANK});
+    let capability = json!({"type": "string", "pattern": trimmed(100)});
     [
         ("ClaimBody", "capabilities", capability),
         ("CreateTaskRequest", "tags", tag.clone()),
@@ -112,6 +133,15 @@ const NOT_EMPTY: &[&str] = &[
 /// document's tests catch.
 pub(super) fn add_rules(doc: &mut Value) -> Vec<String> {
     let mut missing = Vec::new();
+    for (schema, property, longest) in TRIMMED {
+        edit(doc, &mut missing, schema, property, |p| {
+            p["pattern"] = Value::from(trimmed(*longest));
+            if let Some(fields) = p.as_object_mut() {
+                fields.remove("maxLength");
+                fields.remove("minLength");
+            }
+        });
+    }
     for (schema, property, pattern) in PATTERNS {
         edit(doc, &mut missing, schema, property, |p| {
             p["pattern"] = Value::from(*pattern);
@@ -126,6 +156,12 @@ pub(super) fn add_rules(doc: &mut Value) -> Vec<String> {
         });
     }
     doc["components"]["schemas"]["JsonValue"] = json_value();
+    optional_bodies_are_objects(doc);
+    parameters_are_never_null(doc);
+    match doc.pointer_mut(CODEHOST_PAYLOAD) {
+        Some(schema) => *schema = codehost_payload(),
+        None => missing.push(CODEHOST_PAYLOAD.to_owned()),
+    }
     for (schema, property) in METADATA {
         edit(doc, &mut missing, schema, property, |p| {
             p["propertyNames"] = json!({"pattern": NO_NUL});
@@ -134,6 +170,89 @@ pub(super) fn add_rules(doc: &mut Value) -> Vec<String> {
         });
     }
     missing
+}
+
+/// Where the code-host event's body schema is.
+const CODEHOST_PAYLOAD: &str = "/paths/~1api~1v1~1integrations~1codehost~1webhook/post/requestBody/content/application~1json/schema";
+
+/// What every code-host payload needs before anything else is read: the installation,
+/// as `installation.id` or else `repository.owner.id` (other fields depend on the event).
+fn codehost_payload() -> Value {
+    let id = json!({"type": "object", "required": ["id"], "properties": {
+        "id": {"type": "integer", "format": "int64", "minimum": 1, "maximum": i64::MAX}
+    }});
+    json!({
+        "type": "object",
+        "description": "The code host's event payload, exactly as signed; fields this service does not read are ignored.",
+        "anyOf": [
+            {"required": ["installation"], "properties": {"installation": id}},
+            {"required": ["repository"], "properties": {"repository": {
+                "type": "object", "required": ["owner"], "properties": {"owner": id}
+            }}}
+        ]
+    })
+}
+
+/// utoipa writes an optional body (`Option<T>`) as "T or null". The body may be left
+/// out, but `null` is a JSON value of the wrong type, refused like any other: the
+/// schema is T, and `required: false` says it may be absent.
+fn optional_bodies_are_objects(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for operation in paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+    {
+        let Some(contents) = operation
+            .pointer_mut("/requestBody/content")
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        for content in contents.values_mut() {
+            let Some(choices) = content.pointer("/schema/oneOf").and_then(Value::as_array) else {
+                continue;
+            };
+            let mut not_null = choices
+                .iter()
+                .filter(|c| c.get("type") != Some(&json!("null")));
+            if let (Some(only), None) = (not_null.next(), not_null.next())
+                && choices.len() == 2
+            {
+                content["schema"] = only.clone();
+            }
+        }
+    }
+}
+
+/// utoipa writes an optional parameter (`Option<T>`) as "T or null"; a query value or a
+/// header is absent or a string, never JSON `null`.
+fn parameters_are_never_null(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let operations = paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut());
+    for operation in operations {
+        let Some(parameters) = operation
+            .get_mut("parameters")
+            .and_then(Value::as_array_mut)
+        else {
+            continue;
+        };
+        for schema in parameters.iter_mut().filter_map(|p| p.get_mut("schema")) {
+            if let Some(types) = schema.get_mut("type").and_then(Value::as_array_mut) {
+                types.retain(|t| t != "null");
+                if let [only] = types.as_slice() {
+                    schema["type"] = only.clone();
+                }
+            }
+        }
+    }
 }
 
 /// Rewrites one property (or, with `""`, the whole) of one component schema, or notes

@@ -20,3 +20,17 @@ pub(crate) enum LoginAnswer {
     /// The account has TOTP on: send the same body again with `totpCode`.
     TwoFactor(TwoFactorRequired),
 }
+
+/// One Server-Sent Event of `GET /events/stream`: `data` is an audit event as JSON (or,
+/// with `event: dropped`, `{reason}`); comments (`: heartbeat`) carry no fields.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct StreamEvent {
+    /// The event's id: send it back as `Last-Event-ID` to resume after it.
+    id: Option<String>,
+    /// `dropped` when the server ends the stream; absent for an audit event.
+    event: Option<String>,
+    /// The JSON text of the event.
+    data: Option<String>,
+    /// Milliseconds a client waits before it reconnects.
+    retry: Option<u64>,
+}

@@ -98,9 +98,10 @@ fn limits_are_the_domains() {
             &format!("/components/schemas/{name}/properties/{field}/{key}"),
         )
     };
+    let trimmed = |longest| serde_json::Value::from(super::rules::trimmed(longest));
     assert_eq!(
-        schema("CreateTaskRequest", "title", "maxLength"),
-        Title::MAX_CHARS
+        schema("CreateTaskRequest", "title", "pattern"),
+        trimmed(Title::MAX_CHARS)
     );
     assert_eq!(
         schema("CreateTaskRequest", "description", "maxLength"),
@@ -111,8 +112,8 @@ fn limits_are_the_domains() {
         Tags::MAX_COUNT
     );
     assert_eq!(
-        schema("PatchTaskRequest", "title", "maxLength"),
-        Title::MAX_CHARS
+        schema("PatchTaskRequest", "title", "pattern"),
+        trimmed(Title::MAX_CHARS)
     );
     assert_eq!(
         schema("TransitionRequest", "reason", "maxLength"),
@@ -123,8 +124,8 @@ fn limits_are_the_domains() {
         CommentBody::MAX_CHARS
     );
     assert_eq!(
-        schema("InboundTaskBody", "title", "maxLength"),
-        Title::INBOUND_MAX_CHARS
+        schema("InboundTaskBody", "title", "pattern"),
+        trimmed(Title::INBOUND_MAX_CHARS)
     );
     assert_eq!(
         schema("InboundBatchBody", "tasks", "maxItems"),
@@ -215,7 +216,7 @@ fn every_added_rule_finds_its_schema() {
             &served,
             "/components/schemas/CreateTaskRequest/properties/title/pattern"
         ),
-        super::rules::NON_BLANK
+        super::rules::trimmed(Title::MAX_CHARS)
     );
     assert_eq!(
         at(
@@ -246,7 +247,10 @@ fn schemathesis_findings_stay_fixed() {
     }
     // At least one capability name in the comma-separated list.
     let capabilities = param("~1agents~1capabilities~1match", "get", "capabilities").unwrap();
-    assert_eq!(capabilities["schema"]["pattern"], "[^,\\s]");
+    assert_eq!(
+        capabilities["schema"]["pattern"],
+        "^[^\\x00]*[^,\\s\\x00][^\\x00]*$"
+    );
     // A stream is not paged.
     for name in ["page", "limit"] {
         assert!(param("~1events~1stream", "get", name).is_none(), "{name}");
@@ -291,7 +295,7 @@ fn schemathesis_findings_stay_fixed() {
             &doc,
             "/components/schemas/CreateTaskRequest/properties/title/pattern"
         ),
-        super::rules::NON_BLANK
+        super::rules::trimmed(Title::MAX_CHARS)
     );
     assert_eq!(
         at(
@@ -303,8 +307,24 @@ fn schemathesis_findings_stay_fixed() {
     assert_eq!(
         at(
             &doc,
-            "/components/schemas/ClaimBody/properties/capabilities/items/minLength"
+            "/components/schemas/ClaimBody/properties/capabilities/items/pattern"
         ),
-        1
+        super::rules::trimmed(100)
     );
+    // An optional body may be left out, but is never `null`.
+    let claim = at(&doc, "/paths/~1tasks~1claim/post/requestBody");
+    assert_eq!(
+        claim["content"]["application/json"]["schema"]["$ref"],
+        "#/components/schemas/ClaimBody"
+    );
+    assert_ne!(claim["required"], true);
+    for (path, item) in at(&doc, "/paths").as_object().expect("paths") {
+        for (method, operation) in item.as_object().expect("path item") {
+            let body = operation["requestBody"]["content"].to_string();
+            assert!(
+                !body.contains(r#"{"type":"null"}"#),
+                "{method} {path} allows null"
+            );
+        }
+    }
 }

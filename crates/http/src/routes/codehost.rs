@@ -157,7 +157,7 @@ pub(super) async fn delete(
     summary = "Receive a code-host event (issues, pull requests, comments, check suites)",
     params(
         ("X-Host-Event" = String, Header, pattern = "\\S", description = "The event name: `issues`, `pull_request`, `issue_comment`, `check_suite`, `ping`"),
-        ("X-Host-Delivery" = Option<String>, Header, description = "The host's delivery id: a redelivery with the same id has no second effect")
+        ("X-Host-Delivery" = Option<String>, Header, pattern = "^ *(?:[!-~](?:[ -~]{0,198}[!-~])?)? *$", description = "The host's delivery id: a redelivery with the same id has no second effect")
     ),
     request_body(content = Object, description = "The code-host's event payload, exactly as signed"),
     responses(

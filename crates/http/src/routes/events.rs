@@ -1,4 +1,4 @@
-use crate::openapi::ErrorBody;
+use crate::openapi::{ErrorBody, StreamEvent};
 use actix_web::web::{Data, Json, Path};
 use actix_web::{HttpRequest, HttpResponse};
 use muster_domain::model::EventId;
@@ -83,7 +83,7 @@ pub(super) async fn get(
         ("Last-Event-ID" = Option<uuid::Uuid>, Header, description = "Resume after this event (browsers send it when they reconnect)")
     ),
     responses(
-        (status = 200, description = "A Server-Sent Events stream: `retry`, then one `id`/`data` pair per event (the JSON of `GET /events/{id}`'s `data`), with `: heartbeat` comments in between", content_type = "text/event-stream", body = String),
+        (status = 200, description = "A Server-Sent Events stream: `retry`, then one `id`/`data` pair per event (the JSON of `GET /events/{id}`'s `data`), with `: heartbeat` comments in between", content_type = "text/event-stream", body = StreamEvent),
         (status = 503, description = "Too many streams are open on this instance", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))

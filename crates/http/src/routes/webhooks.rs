@@ -158,7 +158,7 @@ pub(super) async fn deliveries(
     let limit = query
         .limit
         .unwrap_or(muster_domain::service::WebhookService::DEFAULT_LOG_LIMIT);
-    let offset = (page - 1).saturating_mul(u64::from(limit));
+    let offset = u64::from(page - 1).saturating_mul(u64::from(limit));
     let (attempts, total) = state
         .webhooks
         .attempts(&user.actor, id, Some(limit), offset)

@@ -18,6 +18,7 @@ api_tests!(
     a_batch_is_all_or_nothing,
     titles_and_limits_are_checked,
     unknown_fields_are_ignored,
+    parallel_batches_on_one_key_all_land,
 );
 
 const NOT_FOUND: &str = "Webhook key not found or disabled";
@@ -368,4 +369,29 @@ async fn unknown_fields_are_ignored(app: &TestApp) {
     let reply = post(app, &key, &body.to_string(), None).await;
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert_eq!(reply.data()["status"], "todo", "only known fields count");
+}
+
+/// Parallel requests through one key all succeed. Each ingest read the key row with a
+/// share lock and then updated it, so two at once deadlocked on PostgreSQL (a 500 that
+/// schemathesis found); the key is now locked for update from the start.
+async fn parallel_batches_on_one_key_all_land(app: &TestApp) {
+    let (_, key, _) = new_key(app, &json!({"name": "parallel"})).await;
+    let before = task_count(app).await;
+    let batch = json!({"tasks": [{"title": "one"}, {"title": "two"}]}).to_string();
+    let single = json!({"title": "three"}).to_string();
+    let requests = (0..16).map(|i| {
+        let (path, body) = if i % 2 == 0 {
+            (
+                format!("/api/v1/webhooks/inbound/{key}/batch"),
+                batch.clone(),
+            )
+        } else {
+            (format!("/api/v1/webhooks/inbound/{key}"), single.clone())
+        };
+        async move { post_to(app, &path, &body, None).await }
+    });
+    for reply in futures_util::future::join_all(requests).await {
+        assert_eq!(reply.status, 200, "{}", reply.text);
+    }
+    assert_eq!(task_count(app).await, before + 8 * 2 + 8);
 }

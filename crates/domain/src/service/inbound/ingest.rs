@@ -113,7 +113,10 @@ impl InboundService {
         transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 // Rotated, disabled or deleted since it was read: refused like any other.
-                let current = tx.inbound_key(org, id, Lock::Share).await?;
+                // Locked for update, not share: the row is touched below, and two
+                // ingests that both held a share lock and then both updated it would
+                // deadlock on PostgreSQL (schemathesis found it: two parallel batches).
+                let current = tx.inbound_key(org, id, Lock::Update).await?;
                 if !current.is_some_and(|k| k.enabled && k.key == value) {
                     return Err(ServiceError::InboundKeyNotFound);
                 }

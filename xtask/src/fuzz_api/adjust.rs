@@ -1,0 +1,184 @@
+//! The rules a schema cannot state, applied by the proxy to what schemathesis sends
+//! before it is signed: each depends on another field or on something outside the
+//! request. Only values the schema already calls valid are touched, so a deliberately
+//! invalid value still reaches the server and must still be refused. (schemathesis
+//! hooks were the first home for these, but its coverage phase does not run them.)
+
+use muster_domain::model::CapabilityName;
+use serde_json::Value;
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+/// A loopback receiver the fuzzed server may call (it runs with private targets and
+/// plain http allowed); nothing listens there, which is a failed delivery, not an error.
+const HOOK_URL: &str = "http://127.0.0.1:9/fuzzed-hook";
+
+/// The level of the agent the proxy signs with (the bootstrap HR agent), less one.
+const BELOW_SIGNER: i64 = 9;
+
+/// Whether to drop a header that names something the server issued (`Last-Event-ID`,
+/// like a cursor): a made-up id is rightly refused. One that is not even a UUID is
+/// left, for the server to refuse as invalid.
+pub fn drop_header(path: &str, name: &str, value: &[u8]) -> bool {
+    path == "/events/stream"
+        && name.eq_ignore_ascii_case("last-event-id")
+        && std::str::from_utf8(value).is_ok_and(|v| uuid::Uuid::parse_str(v.trim()).is_ok())
+}
+
+/// The query, with `startDate` and `endDate` swapped when the first is later.
+pub fn query(target: &str) -> String {
+    let Some((path, query)) = target.split_once('?') else {
+        return target.to_owned();
+    };
+    if path != "/events" && path != "/events/stream" {
+        return target.to_owned();
+    }
+    let mut pairs: Vec<(String, String)> = form_pairs(query);
+    let find = |pairs: &[(String, String)], key: &str| pairs.iter().position(|(k, _)| k == key);
+    if let (Some(s), Some(e)) = (find(&pairs, "startDate"), find(&pairs, "endDate")) {
+        let instant = |v: &str| OffsetDateTime::parse(v, &Rfc3339).ok();
+        if let (Some(start), Some(end)) = (instant(&pairs[s].1), instant(&pairs[e].1))
+            && start > end
+        {
+            let start_value = std::mem::take(&mut pairs[s].1);
+            pairs[s].1 = std::mem::replace(&mut pairs[e].1, start_value);
+            return format!("{path}?{}", encode(&pairs));
+        }
+    }
+    target.to_owned()
+}
+
+/// The JSON body, adjusted for the operation at `method` `path`; `None` leaves it as
+/// sent.
+pub fn body(method: &str, path: &str, body: &[u8]) -> Option<Vec<u8>> {
+    let mut value: Value = serde_json::from_slice(body).ok()?;
+    let object = value.as_object_mut()?;
+    let mut changed = false;
+    // A webhook URL must name a host that resolves.
+    if is_webhook(path)
+        && let Some(Value::String(url)) = object.get("url")
+        && url.len() <= 2048
+        && (url.starts_with("http://") || url.starts_with("https://"))
+    {
+        object.insert("url".to_owned(), Value::from(HOOK_URL));
+        changed = true;
+    }
+    // Only a pre-hook can block.
+    if is_webhook(path) && object.get("canBlock") == Some(&Value::Bool(true)) {
+        object.insert("hookType".to_owned(), Value::from("pre"));
+        changed = true;
+    }
+    // A spawned agent's level is below its parent's (10, written `10` or `10.0`).
+    if method == "POST"
+        && path == "/agents/spawn"
+        && object
+            .get("level")
+            .and_then(Value::as_f64)
+            .is_some_and(|level| (9.5..=10.5).contains(&level))
+    {
+        object.insert("level".to_owned(), Value::from(BELOW_SIGNER));
+        changed = true;
+    }
+    // An agent names each capability once, as the server normalizes names.
+    if method == "POST"
+        && (path == "/agents/spawn" || path == "/agents/register")
+        && let Some(Value::Array(capabilities)) = object.get_mut("capabilities")
+    {
+        let before = capabilities.len();
+        let mut seen = Vec::new();
+        capabilities.retain(|entry| {
+            let name = entry
+                .get("capability")
+                .and_then(Value::as_str)
+                .and_then(|n| CapabilityName::new(n).ok());
+            match name {
+                Some(name) if seen.contains(&name) => false,
+                Some(name) => {
+                    seen.push(name);
+                    true
+                }
+                None => true,
+            }
+        });
+        changed |= capabilities.len() != before;
+    }
+    if changed {
+        serde_json::to_vec(&value).ok()
+    } else {
+        None
+    }
+}
+
+/// `/api/v1/webhooks` or `/api/v1/webhooks/{uuid}` (not the inbound or chat routes).
+fn is_webhook(path: &str) -> bool {
+    match path.strip_prefix("/api/v1/webhooks") {
+        Some("") => true,
+        Some(rest) => rest
+            .strip_prefix('/')
+            .is_some_and(|id| uuid::Uuid::parse_str(id).is_ok()),
+        None => false,
+    }
+}
+
+fn form_pairs(query: &str) -> Vec<(String, String)> {
+    form_urlencoded::parse(query.as_bytes())
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect()
+}
+
+fn encode(pairs: &[(String, String)]) -> String {
+    form_urlencoded::Serializer::new(String::new())
+        .extend_pairs(pairs)
+        .finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swaps_dates_only_when_reversed() {
+        let reversed = "/events?startDate=2026-02-01T00:00:00Z&endDate=2026-01-01T00:00:00Z";
+        assert_eq!(
+            query(reversed),
+            "/events?startDate=2026-01-01T00%3A00%3A00Z&endDate=2026-02-01T00%3A00%3A00Z"
+        );
+        let ordered = "/events?startDate=2026-01-01T00:00:00Z&endDate=2026-02-01T00:00:00Z";
+        assert_eq!(query(ordered), ordered);
+        assert_eq!(
+            query("/tasks?startDate=b&endDate=a"),
+            "/tasks?startDate=b&endDate=a"
+        );
+    }
+
+    #[test]
+    fn points_valid_webhook_urls_at_loopback_and_leaves_invalid_ones() {
+        let fixed = body(
+            "POST",
+            "/api/v1/webhooks",
+            br#"{"url":"https://nowhere.example"}"#,
+        );
+        assert!(
+            String::from_utf8(fixed.unwrap())
+                .unwrap()
+                .contains(HOOK_URL)
+        );
+        assert!(body("POST", "/api/v1/webhooks", br#"{"url":"ftp://x"}"#).is_none());
+        assert!(
+            body(
+                "POST",
+                "/api/v1/webhooks/inbound/k",
+                br#"{"url":"https://x"}"#
+            )
+            .is_none()
+        );
+    }
+
+    #[test]
+    fn keeps_the_first_of_repeated_capabilities() {
+        let sent = br#"{"capabilities":[{"capability":"Rust"},{"capability":" rust "},{"capability":"sql"}]}"#;
+        let fixed: Value =
+            serde_json::from_slice(&body("POST", "/agents/register", sent).unwrap()).unwrap();
+        assert_eq!(fixed["capabilities"].as_array().unwrap().len(), 2);
+    }
+}

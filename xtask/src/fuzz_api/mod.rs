@@ -1,0 +1,224 @@
+//! `cargo xtask fuzz-api`: schemathesis against a live release `muster serve`, on each
+//! engine, with every credential scheme supplied (see `proxy.rs` for how), all
+//! operations, and a bounded number of examples. It passes when schemathesis finds no
+//! server error, no answer the OpenAPI document does not allow, no request the server
+//! accepts that the document forbids (or the reverse), and no hang.
+//!
+//! schemathesis is installed, at the version pinned in `xtask/schemathesis/
+//! requirements.txt`, into a virtual environment in the target folder. Rules that span
+//! two fields or depend on the server's state, which a schema cannot state, are applied
+//! by the proxy (`adjust.rs`).
+
+mod adjust;
+mod proxy;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, bail};
+use clap::Args;
+
+use crate::bench::EngineChoice;
+use crate::bench::client::{Call, Client};
+use crate::bench::database::{BenchDatabase, Engine};
+use crate::bench::hooks::admin_token;
+use crate::bench::server::{
+    Server, bootstrap, build_server_release, generate_secret_key, target_dir,
+};
+use crate::bench::sign::Credentials;
+use proxy::{AGENT_PLACEHOLDER, KEY_PLACEHOLDER, RealCredentials, USER_PLACEHOLDER};
+
+/// `cargo xtask fuzz-api` options.
+#[derive(Debug, Args)]
+pub struct FuzzArgs {
+    /// Which engine(s) to run against.
+    #[arg(long, value_enum, default_value = "both")]
+    engine: EngineChoice,
+    /// Examples per operation and phase (schemathesis `--max-examples`).
+    #[arg(long, default_value_t = 25)]
+    max_examples: u32,
+    /// The random seed, to replay a run.
+    #[arg(long)]
+    seed: Option<u128>,
+    /// Concurrent schemathesis workers.
+    #[arg(long, default_value_t = 2)]
+    workers: u8,
+    /// Use this `muster` binary instead of building the release one.
+    #[arg(long)]
+    binary: Option<PathBuf>,
+}
+
+/// The metrics token the server under test is started with.
+const METRICS_TOKEN: &str = "fuzz-metrics-token-0123456789";
+
+pub fn run(args: &FuzzArgs) -> anyhow::Result<bool> {
+    let root = crate::bench::workspace_root();
+    let engines = args.engine.engines();
+    if engines.contains(&Engine::Postgres) {
+        crate::ci::ensure_postgres().map_err(anyhow::Error::msg)?;
+    }
+    let schemathesis = ensure_schemathesis(&root)?;
+    let binary = match &args.binary {
+        Some(path) => path.clone(),
+        None => build_server_release(&root)?,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let mut clean = true;
+    for engine in engines {
+        eprintln!("xtask: fuzz-api on {engine}");
+        let passed = runtime.block_on(fuzz_engine(engine, args, &binary, &schemathesis))?;
+        eprintln!(
+            "xtask: fuzz-api on {engine}: {}",
+            if passed { "clean" } else { "FAILURES (above)" }
+        );
+        clean &= passed;
+    }
+    Ok(clean)
+}
+
+async fn fuzz_engine(
+    engine: Engine,
+    args: &FuzzArgs,
+    binary: &Path,
+    schemathesis: &Path,
+) -> anyhow::Result<bool> {
+    let db = BenchDatabase::create(engine)?;
+    let key = generate_secret_key()?;
+    let bootstrapped = bootstrap(binary, &db.url, &key)?;
+    let env = [
+        ("MUSTER_METRICS_TOKEN", METRICS_TOKEN),
+        // A stream ends by itself after a second, so a client that reads it to the end
+        // (as schemathesis does) gets an answer.
+        ("MUSTER_STREAM_MAX_SECS", "1"),
+    ];
+    let mut server = Server::start_with(binary, &db.url, &key, db.work_dir(), &env)?;
+    server.wait_ready().await?;
+    let mut client = Client::new(server.addr);
+    let user_token = admin_token(&mut client).await?;
+    let api_key = create_api_key(&mut client, &user_token).await?;
+    let proxy = proxy::start(
+        server.addr,
+        RealCredentials {
+            agent: bootstrapped.hr_agent.clone(),
+            user_token,
+            api_key,
+        },
+    )
+    .await?;
+    let config = db.work_dir().join("schemathesis.toml");
+    std::fs::write(&config, config_text())?;
+    let mut command = tokio::process::Command::new(schemathesis);
+    command
+        .arg("--config-file")
+        .arg(&config)
+        .arg("run")
+        .arg(format!("http://{proxy}/openapi.json"))
+        .args(["--phases", "examples,coverage,fuzzing"])
+        .args(["--checks", "all"])
+        .args(["--max-examples", &args.max_examples.to_string()])
+        .args(["--workers", &args.workers.to_string()])
+        .args(["--request-timeout", "10"])
+        .args(["--report", "junit"])
+        .arg("--report-dir")
+        .arg(db.work_dir().join("report"))
+        .current_dir(db.work_dir());
+    if let Some(seed) = args.seed {
+        command.args(["--seed", &seed.to_string()]);
+    }
+    let status = command.status().await.context("cannot run schemathesis")?;
+    server.ensure_running()?;
+    if !status.success() {
+        // The causes of any 5xx are in the server's log, never in its answers.
+        let log = std::fs::read_to_string(db.work_dir().join("server.log")).unwrap_or_default();
+        let errors: Vec<&str> = log
+            .lines()
+            .filter(|line| line.contains(" ERROR "))
+            .take(20)
+            .collect();
+        eprintln!(
+            "xtask: the server logged {} errors:\n{}",
+            errors.len(),
+            errors.join("\n")
+        );
+    }
+    Ok(status.success())
+}
+
+/// The schemathesis configuration: a placeholder for every credential scheme, which the
+/// proxy swaps for the real one.
+fn config_text() -> String {
+    format!(
+        r#"# Written by `cargo xtask fuzz-api`: placeholders the signing proxy replaces.
+[auth.openapi.agentId]
+api_key = "{AGENT_PLACEHOLDER}"
+[auth.openapi.agentTimestamp]
+api_key = "0"
+[auth.openapi.agentNonce]
+api_key = "0"
+[auth.openapi.agentSignature]
+api_key = "0"
+[auth.openapi.userToken]
+bearer = "{USER_PLACEHOLDER}"
+[auth.openapi.apiKey]
+bearer = "{KEY_PLACEHOLDER}"
+[auth.openapi.metricsToken]
+bearer = "{METRICS_TOKEN}"
+[auth.openapi.chatToken]
+api_key = "no-chat-token-is-configured"
+[auth.openapi.hostSignature]
+api_key = "sha256=0000000000000000000000000000000000000000000000000000000000000000"
+"#
+    )
+}
+
+/// An admin-scoped API key of the bootstrap admin.
+async fn create_api_key(client: &mut Client, token: &str) -> anyhow::Result<String> {
+    let call = Call::bearer(
+        hyper::Method::POST,
+        "/api-keys",
+        serde_json::json!({"name": "fuzz-api", "scopes": ["read", "write", "admin"]}).to_string(),
+        token,
+    );
+    let answer = client.send(&call, &Credentials::none()).await?;
+    anyhow::ensure!(answer.status.is_success(), "{}", answer.describe(&call));
+    let body: serde_json::Value = serde_json::from_slice(&answer.body)?;
+    Ok(body["secret"]
+        .as_str()
+        .context("the API key answer has no secret")?
+        .to_owned())
+}
+
+/// The `schemathesis` program of a virtual environment in the target folder, with the
+/// pinned version installed (once).
+fn ensure_schemathesis(root: &Path) -> anyhow::Result<PathBuf> {
+    let requirements = root.join("xtask/schemathesis/requirements.txt");
+    let pinned = std::fs::read_to_string(&requirements)
+        .with_context(|| format!("cannot read {}", requirements.display()))?;
+    let venv = target_dir(root)?.join("schemathesis-venv");
+    let program = venv.join("bin").join("schemathesis");
+    let stamp = venv.join("requirements.txt");
+    if program.is_file() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(&pinned) {
+        return Ok(program);
+    }
+    eprintln!("xtask: installing schemathesis into {}", venv.display());
+    run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
+    run_checked(
+        Command::new(venv.join("bin").join("pip"))
+            .args(["install", "--quiet", "--disable-pip-version-check", "-r"])
+            .arg(&requirements),
+    )?;
+    std::fs::write(&stamp, pinned)?;
+    Ok(program)
+}
+
+fn run_checked(command: &mut Command) -> anyhow::Result<()> {
+    let status = command
+        .status()
+        .with_context(|| format!("cannot run {command:?}"))?;
+    if !status.success() {
+        bail!("{command:?} failed ({status})");
+    }
+    Ok(())
+}
