@@ -4,13 +4,14 @@
 // Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use proptest::prelude::*;
-use time::OffsetDateTime;
 use uuid::Uuid;
 
 use muster_domain::model::{
-    Agent, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, CapabilityName, FeePct, Level,
-    OrgId, Proficiency, TaskStatus,
+    Agent, AgentHandle, AgentId, AgentMode, AgentStatus, CapabilityName, FeePct, Proficiency,
+    TaskStatus,
 };
 use muster_domain::rules::candidates::{Candidate, Requirement, RosterEntry, rank, rank_all};
 use muster_domain::rules::reputation::{MAX_SCORE, MIN_SCORE, apply, level};
@@ -176,24 +177,7 @@ fn entry() -> impl Strategy<Value = RosterEntry> {
 }
 
 fn agent(reputation: i32, status: AgentStatus, mode: AgentMode) -> Agent {
-    Agent {
-        id: AgentId::from_uuid(Uuid::now_v7()),
-        org_id: OrgId::from_uuid(Uuid::nil()),
-        handle: AgentHandle::new("placeholder").unwrap(),
-        name: "Agent".to_owned(),
-        level: Level::new(3).unwrap(),
-        model: None,
-        role: AgentRole::Worker,
-        mode,
-        status,
-        parent_id: None,
-        current_balance: 0,
-        budget_period_limit: None,
-        budget_period_spent: 0,
-        budget_period_start: OffsetDateTime::UNIX_EPOCH,
-        management_fee_pct: FeePct::default(),
-        reputation_score: reputation,
-        metadata: serde_json::Map::new(),
-        created_at: OffsetDateTime::UNIX_EPOCH,
-    }
+    let mut agent = common::sample_agent(AgentId::from_uuid(Uuid::now_v7()), mode, status);
+    agent.reputation_score = reputation;
+    agent
 }

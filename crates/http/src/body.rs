@@ -82,19 +82,15 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
 fn with_whole_numbers<T: DeserializeOwned>(body: &[u8]) -> Option<T> {
     fn whole(value: &mut serde_json::Value) -> bool {
         match value {
-            serde_json::Value::Number(n) if n.is_f64() => match n.as_f64() {
-                // In range, a whole float converts to exactly the integer it is.
-                #[allow(
-                    clippy::cast_possible_truncation,
-                    clippy::cast_precision_loss,
-                    clippy::float_cmp
-                )]
-                Some(f) if f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64 => {
-                    *value = serde_json::Value::from(f as i64);
-                    true
+            serde_json::Value::Number(n) if n.is_f64() => {
+                match muster_domain::rules::numbers::whole_number(value) {
+                    Some(integer) => {
+                        *value = serde_json::Value::from(integer);
+                        true
+                    }
+                    None => false,
                 }
-                _ => false,
-            },
+            }
             serde_json::Value::Array(items) => items.iter_mut().fold(false, |c, v| whole(v) | c),
             serde_json::Value::Object(map) => map.values_mut().fold(false, |c, v| whole(v) | c),
             _ => false,

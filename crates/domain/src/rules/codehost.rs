@@ -80,7 +80,7 @@ pub fn installation_of(payload: &Value) -> Result<InstallationId, ValidationErro
         .pointer("/installation/id")
         .filter(|v| !v.is_null())
         .or_else(|| payload.pointer("/repository/owner/id"));
-    id.and_then(whole_number)
+    id.and_then(super::numbers::whole_number)
         .and_then(|id| InstallationId::new(id).ok())
         .ok_or_else(|| {
             ValidationError::new(
@@ -88,30 +88,6 @@ pub fn installation_of(payload: &Value) -> Result<InstallationId, ValidationErro
                  must be a positive integer",
             )
         })
-}
-
-/// A JSON number without a fractional part, as an `i64`: `7` or `7.0` (JSON has one
-/// number type, and a code host's serializer may write either).
-///
-/// ```
-/// use muster_domain::rules::codehost::whole_number;
-/// use serde_json::json;
-/// assert_eq!(whole_number(&json!(7)), Some(7));
-/// assert_eq!(whole_number(&json!(7.0)), Some(7));
-/// assert_eq!(whole_number(&json!(7.5)), None);
-/// assert_eq!(whole_number(&json!(1e300)), None);
-/// assert_eq!(whole_number(&json!("7")), None);
-/// ```
-pub fn whole_number(value: &Value) -> Option<i64> {
-    if let Some(n) = value.as_i64() {
-        return Some(n);
-    }
-    let f = value.as_f64()?;
-    // In range, a whole float converts to exactly the integer it is.
-    #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
-    let in_range = f.fract() == 0.0 && f >= i64::MIN as f64 && f < i64::MAX as f64;
-    #[allow(clippy::cast_possible_truncation)]
-    in_range.then_some(f as i64)
 }
 
 /// Reads the event `event` (the `X-Host-Event` header) with its `payload`. Events and
@@ -166,7 +142,7 @@ fn pull_request_event(action: &str, payload: &Value) -> Result<HostEvent, Valida
         Some(n) => n,
         None => payload
             .get("number")
-            .and_then(whole_number)
+            .and_then(super::numbers::whole_number)
             .ok_or_else(|| ValidationError::new("pull_request.number is required"))?,
     };
     let at = ItemRef {

@@ -9,6 +9,7 @@ pub mod delivery;
 pub mod escalation;
 pub mod integration_moves;
 pub mod login;
+pub mod numbers;
 pub mod reputation;
 pub mod reward;
 pub mod spawn;
