@@ -6,7 +6,9 @@ use std::future::Future;
 use std::pin::Pin;
 
 use async_trait::async_trait;
-use diesel_async::{AsyncConnection, AsyncPgConnection};
+use diesel::connection::AnsiTransactionManager;
+use diesel_async::sync_connection_wrapper::SyncTransactionManagerWrapper;
+use diesel_async::{AsyncConnection, AsyncPgConnection, TransactionManager};
 use muster_domain::model::{
     Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId,
     CodeHostConnection, CodeHostConnectionId, CodeHostLink, Comment, CommentId, DeliveryAttempt,
@@ -84,11 +86,31 @@ fn on_postgres(conn: &mut AsyncPgConnection, work: Work) -> Running<'_> {
     }))
 }
 
+/// `BEGIN IMMEDIATE`, the work, then commit or roll back: what diesel-async's
+/// `immediate_transaction` does, which it only offers for its default (blocking-pool)
+/// SQLite connection.
 fn on_sqlite(conn: &mut SqliteConn, work: Work) -> Running<'_> {
-    Box::pin(conn.immediate_transaction(async |c| {
-        let mut tx = DbTransaction(Conn::Sqlite(c), Vec::new());
-        work(&mut tx).await.map_err(Abort::Work)
-    }))
+    type Manager = SyncTransactionManagerWrapper<AnsiTransactionManager>;
+    Box::pin(async move {
+        conn.spawn_blocking(|sync| {
+            AnsiTransactionManager::begin_transaction_sql(sync, "BEGIN IMMEDIATE")
+        })
+        .await?;
+        let outcome = {
+            let mut tx = DbTransaction(Conn::Sqlite(&mut *conn), Vec::new());
+            work(&mut tx).await
+        };
+        match outcome {
+            Ok(output) => {
+                Manager::commit_transaction(conn).await?;
+                Ok(output)
+            }
+            Err(err) => {
+                Manager::rollback_transaction(conn).await?;
+                Err(Abort::Work(err))
+            }
+        }
+    })
 }
 
 /// One open transaction: each method is one query piece on its connection. The second
