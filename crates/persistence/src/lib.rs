@@ -9,6 +9,7 @@ mod census;
 mod conn;
 mod db;
 mod error;
+mod event_counts;
 mod migrate;
 mod nonce_batch;
 mod pg_tls;

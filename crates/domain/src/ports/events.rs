@@ -6,7 +6,7 @@ use super::RepositoryError;
 use crate::model::{Event, EventId, EventPosition, EventSeverity, OrgId, StreamStart};
 
 /// Filters of `GET /events`; `None` means "any". Dates are inclusive.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct EventFilter {
     /// Exact dotted type.
     pub event_type: Option<String>,

@@ -62,28 +62,85 @@ macro_rules! filtered {
     }};
 }
 
-/// One page of `org`'s events matching `filter`, newest first, and how many match.
+/// One page of `org`'s events matching `filter`, newest first.
 pub(crate) async fn page(
     conn: &mut Conn<'_>,
     org: OrgId,
     filter: &EventFilter,
     offset: i64,
     limit: u32,
-) -> QueryResult<(Vec<EventRow>, i64)> {
+) -> QueryResult<Vec<EventRow>> {
     on_conn!(conn, c, Db => {
-        let total: i64 = filtered!(events::table.into_boxed::<Db>(), org, filter)
-            .count()
-            .get_result(c)
-            .await?;
-        let rows = filtered!(events::table.into_boxed::<Db>(), org, filter)
+        filtered!(events::table.into_boxed::<Db>(), org, filter)
             .select(EventRow::as_select())
             .order((events::created_at.desc(), events::id.desc()))
             .offset(offset)
             .limit(i64::from(limit))
             .load(c)
-            .await?;
-        Ok((rows, total))
+            .await
     })
+}
+
+/// What [`count_above`] found.
+pub(crate) struct CountAbove {
+    /// Matching events above the bound it was given.
+    pub(crate) matching: i64,
+    /// The new bound: every matching event at or below it (SQLite) or below it
+    /// (PostgreSQL) is final.
+    pub(crate) bound: i64,
+    /// How many of `matching` lie within the new bound.
+    pub(crate) settled: i64,
+}
+
+/// Counts `org`'s events matching `filter` above `bound`, in one statement (one
+/// snapshot), and moves the bound up to what is now final (see
+/// [`crate::event_counts`]). SQLite: rowids above `bound`, the new bound being the
+/// highest one counted. PostgreSQL: transaction ids from `bound` up, the new bound
+/// being the snapshot's `xmin`.
+pub(crate) async fn count_above(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    filter: &EventFilter,
+    bound: i64,
+) -> QueryResult<CountAbove> {
+    use diesel::dsl::{count_star, sql};
+    use diesel::pg::Pg;
+    use diesel::sql_types::{BigInt, Bool, Nullable};
+    use diesel::sqlite::Sqlite;
+    match conn {
+        Conn::Pg(c) => {
+            let (matching, settled, horizon): (i64, i64, i64) =
+                filtered!(events::table.into_boxed::<Pg>(), org, filter)
+                    .filter(sql::<Bool>("events.tx_id >= ").bind::<BigInt, _>(bound))
+                    .select((
+                        count_star(),
+                        sql::<BigInt>(&format!(
+                            "count(*) FILTER (WHERE events.tx_id < {PG_HORIZON})"
+                        )),
+                        sql::<BigInt>(PG_HORIZON),
+                    ))
+                    .get_result(*c)
+                    .await?;
+            Ok(CountAbove {
+                matching,
+                bound: horizon.max(bound),
+                settled,
+            })
+        }
+        Conn::Sqlite(c) => {
+            let (matching, highest): (i64, Option<i64>) =
+                filtered!(events::table.into_boxed::<Sqlite>(), org, filter)
+                    .filter(sql::<Bool>("events.rowid > ").bind::<BigInt, _>(bound))
+                    .select((count_star(), sql::<Nullable<BigInt>>("max(events.rowid)")))
+                    .get_result(*c)
+                    .await?;
+            Ok(CountAbove {
+                matching,
+                bound: highest.unwrap_or(bound),
+                settled: matching,
+            })
+        }
+    }
 }
 
 /// The stream order's `(tx, seq)` of each engine, as SQL. PostgreSQL: the writing

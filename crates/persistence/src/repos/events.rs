@@ -4,6 +4,7 @@ use muster_domain::ports::{EventFilter, EventLog, EventPage, RepositoryError};
 
 use crate::Database;
 use crate::error::{corrupt, from_diesel};
+use crate::event_counts::Settled;
 use crate::queries::events;
 
 #[async_trait]
@@ -26,16 +27,29 @@ impl EventLog for Database {
         let offset = i64::try_from(offset)
             .map_err(|_| RepositoryError::internal("event page offset out of range"))?;
         let mut pooled = self.pooled().await?;
-        let (rows, total) = events::page(&mut pooled.conn(), org, filter, offset, limit)
+        let rows = events::page(&mut pooled.conn(), org, filter, offset, limit)
             .await
             .map_err(from_diesel)?;
+        let known = self.event_counts().get(org, filter);
+        let above = events::count_above(&mut pooled.conn(), org, filter, known.bound)
+            .await
+            .map_err(from_diesel)?;
+        let count = |n: i64| u64::try_from(n).map_err(|e| corrupt("event count", e));
+        self.event_counts().settle(
+            org,
+            filter,
+            Settled {
+                bound: above.bound,
+                count: known.count + count(above.settled)?,
+            },
+        );
         let events = rows
             .into_iter()
             .map(Event::try_from)
             .collect::<Result<_, _>>()?;
         Ok(EventPage {
             events,
-            total: u64::try_from(total).map_err(|e| corrupt("event count", e))?,
+            total: known.count + count(above.matching)?,
         })
     }
 

@@ -3,11 +3,12 @@
 //! is append-only even for raw SQL.
 
 use crate::writes::Writes;
-use muster_domain::model::{Event, EventId, EventSeverity};
-use muster_domain::ports::{EventFilter, EventLog};
+use muster_domain::model::{Event, EventId, EventSeverity, OrgId};
+use muster_domain::ports::{EventFilter, EventLog, transact};
 use muster_persistence::{Database, Engine};
 use serde_json::json;
 use time::Duration;
+use tokio::sync::oneshot;
 use uuid::Uuid;
 
 use crate::support::{Seed, at_minute, event, new_id, raw_execute, seed_org, task};
@@ -18,6 +19,8 @@ contract_tests!(
     list_filters_alone_and_combined,
     list_date_bounds_are_inclusive,
     list_total_ignores_offset_and_limit,
+    list_total_follows_the_log_as_it_grows,
+    list_total_counts_a_write_that_commits_after_a_later_one,
     list_pages_by_offset,
     events_cannot_be_updated_or_deleted,
 );
@@ -270,6 +273,104 @@ async fn list_total_ignores_offset_and_limit(db: &Database) {
             .unwrap();
         assert_eq!(page.total, 6, "filtered, offset {offset} limit {limit}");
     }
+}
+
+async fn total(db: &Database, org: OrgId, filter: &EventFilter) -> u64 {
+    EventLog::list(db, org, filter, 0, 1).await.unwrap().total
+}
+
+/// Each instance keeps the count of the part of the log that can no longer change and
+/// counts only what is newer: the total stays exact, page after page, as events arrive.
+async fn list_total_follows_the_log_as_it_grows(db: &Database) {
+    let seed = seed_org(db).await;
+    let other = seed_org(db).await;
+    let all = EventFilter::default();
+    let ticks = EventFilter {
+        event_type: Some("tick".into()),
+        ..EventFilter::default()
+    };
+    let (mut all_expected, mut ticks_expected) = (seed.new.events.len() as u64, 0);
+    for round in 0..4_i64 {
+        for _ in 0..2 {
+            assert_eq!(
+                total(db, seed.org, &all).await,
+                all_expected,
+                "round {round}"
+            );
+            assert_eq!(
+                total(db, seed.org, &ticks).await,
+                ticks_expected,
+                "round {round}"
+            );
+        }
+        let mut events: Vec<Event> = (0..=round)
+            .map(|m| event(seed.org, "tick", at_minute(m)))
+            .collect();
+        events.push(event(seed.org, "tock", at_minute(round)));
+        append(db, &seed, &events).await;
+        append(db, &other, &[event(other.org, "tick", at_minute(round))]).await;
+        all_expected += events.len() as u64;
+        ticks_expected += events.len() as u64 - 1;
+    }
+    assert_eq!(total(db, seed.org, &all).await, all_expected);
+    assert_eq!(total(db, seed.org, &ticks).await, ticks_expected);
+}
+
+/// A write that started first but commits last: its event must still be counted once
+/// it commits, though a later write's event was counted before it.
+async fn list_total_counts_a_write_that_commits_after_a_later_one(db: &Database) {
+    let seed = seed_org(db).await;
+    let all = EventFilter::default();
+    let before = total(db, seed.org, &all).await;
+    let (written_tx, written) = oneshot::channel::<()>();
+    let (release, released) = oneshot::channel::<()>();
+    let slow_write = {
+        let db = db.clone();
+        let slow = event(seed.org, "task.created", at_minute(1));
+        tokio::spawn(async move {
+            transact(&db, move |tx| {
+                Box::pin(async move {
+                    tx.append_events(&[slow]).await?;
+                    let _ = written_tx.send(());
+                    let _ = released.await;
+                    Ok(())
+                })
+            })
+            .await
+            .unwrap();
+        })
+    };
+    written.await.unwrap();
+    let quick_write = {
+        let db = db.clone();
+        let quick = event(seed.org, "task.updated", at_minute(2));
+        tokio::spawn(async move {
+            transact(&db, move |tx| {
+                Box::pin(async move {
+                    tx.append_events(&[quick]).await?;
+                    Ok(())
+                })
+            })
+            .await
+            .unwrap();
+        })
+    };
+    let waiting = if db.engine() == Engine::Postgres {
+        // The later write commits while the first is still open.
+        quick_write.await.unwrap();
+        assert_eq!(total(db, seed.org, &all).await, before + 1);
+        None
+    } else {
+        // SQLite: the later write waits for the one writer.
+        assert_eq!(total(db, seed.org, &all).await, before);
+        Some(quick_write)
+    };
+    release.send(()).unwrap();
+    slow_write.await.unwrap();
+    if let Some(quick_write) = waiting {
+        quick_write.await.unwrap();
+    }
+    assert_eq!(total(db, seed.org, &all).await, before + 2);
 }
 
 async fn list_pages_by_offset(db: &Database) {
