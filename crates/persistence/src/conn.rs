@@ -60,9 +60,15 @@ macro_rules! on_conn {
     };
 }
 
-/// Loads the first row of `$query` (an expression, built once per arm) on `$conn`,
-/// holding it with `$lock` (an `Option<Lock>`) on PostgreSQL: `FOR SHARE` or
-/// `FOR NO KEY UPDATE`. SQLite has no row locks; its write transactions run one at a time.
+/// Loads the one row of `$query` (a lookup by a unique key; an expression, built once
+/// per arm) on `$conn`, holding it with `$lock` (an `Option<Lock>`) on PostgreSQL:
+/// `FOR SHARE` or `FOR NO KEY UPDATE`. SQLite has no row locks; its write transactions
+/// run one at a time.
+///
+/// Lookups by key read the row without `LIMIT` (`get_result`, not `first`): SQLite
+/// re-plans a statement whose `LIMIT` is a bound parameter on every run (it marks the
+/// parameter as one the plan depends on), which cost a full re-parse of the query per
+/// request, a quarter of a signed read's CPU.
 ///
 /// `Lock::Update` is `FOR NO KEY UPDATE`, not `FOR UPDATE`: no use case changes a key,
 /// and `FOR UPDATE` also blocks the `FOR KEY SHARE` lock that PostgreSQL's foreign-key
@@ -74,16 +80,16 @@ macro_rules! first_locked {
         match $conn {
             $crate::conn::Conn::Pg(c) => match $lock {
                 None | Some(muster_domain::ports::Lock::Nothing) => {
-                    $query.first(*c).await.optional()
+                    $query.get_result(*c).await.optional()
                 }
                 Some(muster_domain::ports::Lock::Share) => {
-                    $query.for_share().first(*c).await.optional()
+                    $query.for_share().get_result(*c).await.optional()
                 }
                 Some(muster_domain::ports::Lock::Update) => {
-                    $query.for_no_key_update().first(*c).await.optional()
+                    $query.for_no_key_update().get_result(*c).await.optional()
                 }
             },
-            $crate::conn::Conn::Sqlite(c) => $query.first(*c).await.optional(),
+            $crate::conn::Conn::Sqlite(c) => $query.get_result(*c).await.optional(),
         }
     };
 }

@@ -35,7 +35,7 @@ pub(crate) async fn find_anywhere(
         agents::table
             .filter(agents::id.eq(db_uuid(id)))
             .select(AgentRow::as_select())
-            .first(c)
+            .get_result(c)
             .await
             .optional()
     })
@@ -50,7 +50,7 @@ pub(crate) async fn find_by_handle(
         agents::table
             .filter(agents::agent_id.eq(handle.as_str()))
             .select(AgentRow::as_select())
-            .first(c)
+            .get_result(c)
             .await
             .optional()
     })

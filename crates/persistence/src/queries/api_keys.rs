@@ -27,7 +27,7 @@ pub(crate) async fn find_by_hash_with_owner(
             .inner_join(users::table)
             .filter(api_keys::key_hash.eq(hash.0.as_slice()))
             .select((ApiKeyRow::as_select(), UserRow::as_select()))
-            .first(c)
+            .get_result(c)
             .await
             .optional()
     })

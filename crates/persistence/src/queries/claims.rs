@@ -93,10 +93,10 @@ pub(crate) async fn try_lock(conn: &mut Conn<'_>, org: OrgId, id: TaskId) -> Que
         Conn::Pg(c) => query
             .for_update()
             .skip_locked()
-            .first(*c)
+            .get_result(*c)
             .await
             .optional()?,
-        Conn::Sqlite(c) => query.first(*c).await.optional()?,
+        Conn::Sqlite(c) => query.get_result(*c).await.optional()?,
     };
     Ok(found.is_some())
 }

@@ -72,7 +72,7 @@ pub(crate) async fn find_by_installation(
         connections::table
             .filter(connections::installation_id.eq(installation))
             .select(ConnectionRow::as_select())
-            .first(c)
+            .get_result(c)
             .await
             .optional()
     })
@@ -124,7 +124,7 @@ pub(crate) async fn find_delivery(
             .filter(codehost_deliveries::connection_id.eq(db_uuid(connection)))
             .filter(codehost_deliveries::delivery_id.eq(delivery))
             .select(HostDeliveryRow::as_select())
-            .first(c)
+            .get_result(c)
             .await
             .optional()
     })

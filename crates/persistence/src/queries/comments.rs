@@ -27,7 +27,7 @@ pub(crate) async fn find(
             .filter(task_comments::task_id.eq(db_uuid(task)))
             .filter(task_comments::id.eq(db_uuid(id)))
             .select(CommentRow::as_select())
-            .first(c)
+            .get_result(c)
             .await
             .optional()
     })

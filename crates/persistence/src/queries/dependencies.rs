@@ -29,7 +29,7 @@ pub(crate) async fn delete(
         .filter(task_dependencies::task_id.eq(db_uuid(task)))
         .filter(task_dependencies::id.eq(db_uuid(id)));
     let found = on_conn!(conn, c => {
-        mine.select(DependencyRow::as_select()).first(c).await.optional()
+        mine.select(DependencyRow::as_select()).get_result(c).await.optional()
     })?;
     if found.is_some() {
         on_conn!(conn, c => diesel::delete(mine).execute(c).await)?;

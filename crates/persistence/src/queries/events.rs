@@ -26,7 +26,7 @@ pub(crate) async fn find(
             .filter(events::org_id.eq(db_uuid(org)))
             .filter(events::id.eq(db_uuid(id)))
             .select(EventRow::as_select())
-            .first(c)
+            .get_result(c)
             .await
             .optional()
     })
@@ -226,14 +226,14 @@ pub(crate) async fn position(
             .filter(events::org_id.eq(db_uuid(org)))
             .filter(events::id.eq(db_uuid(id)))
             .select((sql::<BigInt>("events.tx_id"), sql::<BigInt>("events.seq")))
-            .first(*c)
+            .get_result(*c)
             .await
             .optional()?,
         Conn::Sqlite(c) => events::table
             .filter(events::org_id.eq(db_uuid(org)))
             .filter(events::id.eq(db_uuid(id)))
             .select((sql::<BigInt>("0"), sql::<BigInt>("events.rowid")))
-            .first(*c)
+            .get_result(*c)
             .await
             .optional()?,
     };

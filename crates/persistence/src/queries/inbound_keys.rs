@@ -77,7 +77,7 @@ pub(crate) async fn find_by_key(
         keys::table
             .filter(keys::key.eq(key))
             .select(InboundKeyRow::as_select())
-            .first(c)
+            .get_result(c)
             .await
             .optional()
     })

@@ -38,8 +38,14 @@ pub(crate) async fn remember(
 }
 
 /// [`remember`] for many distinct nonces on SQLite's synchronous connection, in one
-/// `BEGIN IMMEDIATE` transaction: run inside ONE blocking task, so a batch costs one
-/// thread hand-off instead of one per statement. The indexes of the recorded entries.
+/// `BEGIN IMMEDIATE` transaction. The indexes of the recorded entries.
+///
+/// Each nonce is a delete of its expired record (if any) and an insert that does
+/// nothing on conflict, rather than [`remember`]'s upsert: Diesel never keeps an
+/// `ON CONFLICT DO UPDATE` statement prepared, so the upsert was parsed again for every
+/// nonce, while these two stay prepared. Inside the transaction the pair is as atomic
+/// as the upsert, with the same outcome: a fresh or expired nonce is recorded, a live
+/// one changes nothing.
 pub(crate) fn remember_all_sqlite(
     conn: &mut diesel::SqliteConnection,
     entries: &[NonceEntry],
@@ -48,17 +54,22 @@ pub(crate) fn remember_all_sqlite(
     conn.immediate_transaction(|conn| {
         let mut fresh = Vec::with_capacity(entries.len());
         for (i, e) in entries.iter().enumerate() {
-            let upsert = diesel::insert_into(nonces::table)
+            let expired = QueryDsl::filter(
+                nonces::table,
+                nonces::agent_id
+                    .eq(db_uuid(e.agent))
+                    .and(nonces::nonce.eq(e.nonce.as_str()))
+                    .and(nonces::expires_at.lt(DbTime(now))),
+            );
+            diesel::RunQueryDsl::execute(diesel::delete(expired), conn)?;
+            let insert = diesel::insert_into(nonces::table)
                 .values((
                     nonces::agent_id.eq(db_uuid(e.agent)),
                     nonces::nonce.eq(e.nonce.as_str()),
                     nonces::expires_at.eq(DbTime(e.expires_at)),
                 ))
-                .on_conflict((nonces::agent_id, nonces::nonce))
-                .do_update()
-                .set(nonces::expires_at.eq(excluded(nonces::expires_at)));
-            let query = FilterDsl::filter(upsert, nonces::expires_at.lt(DbTime(now)));
-            if diesel::RunQueryDsl::execute(query, conn)? == 1 {
+                .on_conflict_do_nothing();
+            if diesel::RunQueryDsl::execute(insert, conn)? == 1 {
                 fresh.push(i);
             }
         }

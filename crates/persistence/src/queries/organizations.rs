@@ -14,7 +14,7 @@ pub(crate) async fn find(conn: &mut Conn<'_>, id: OrgId) -> QueryResult<Option<O
         organizations::table
             .filter(organizations::id.eq(db_uuid(id)))
             .select(OrganizationRow::as_select())
-            .first(c)
+            .get_result(c)
             .await
             .optional()
     })
@@ -26,7 +26,7 @@ pub(crate) async fn find_default(conn: &mut Conn<'_>) -> QueryResult<Option<Orga
         organizations::table
             .filter(organizations::is_default.eq(true))
             .select(OrganizationRow::as_select())
-            .first(c)
+            .get_result(c)
             .await
             .optional()
     })

@@ -25,7 +25,7 @@ pub(crate) async fn find(
             .filter(task_templates::org_id.eq(db_uuid(org)))
             .filter(task_templates::id.eq(db_uuid(id)))
             .select(TemplateRow::as_select())
-            .first(c)
+            .get_result(c)
             .await
             .optional()
     })

@@ -68,7 +68,7 @@ impl IdempotencyStore for Database {
             return Ok(Begun::Claimed);
         }
         let found: Option<KeyRow> = on_conn!(&mut conn, c => {
-            the_key!(key).select(KeyRow::as_select()).first(c).await.optional()
+            the_key!(key).select(KeyRow::as_select()).get_result(c).await.optional()
         })
         .map_err(from_diesel)?;
         let Some(found) = found else {
