@@ -73,8 +73,11 @@ impl EventCounts {
 mod tests {
     use super::*;
 
+    /// A distinct organization id per call.
     fn org() -> OrgId {
-        OrgId::from_uuid(uuid::Uuid::new_v4())
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        OrgId::from_uuid(uuid::Uuid::from_u128(u128::from(n)))
     }
 
     #[test]

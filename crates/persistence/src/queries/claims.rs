@@ -1,7 +1,6 @@
 //! The queries of claims with leases: the claimable tasks of an organization in claim
 //! order, and the tasks whose lease ran out.
 
-use diesel::dsl::sql;
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel::sql_types::{Bool, Integer};
@@ -10,6 +9,7 @@ use muster_domain::model::{OrgId, TaskId, TaskStatus};
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, on_conn};
+use crate::queries::fixed::fixed;
 use crate::rows::{TaskRow, db_uuid};
 use crate::schema::tasks;
 use crate::types::{DbTime, DbUuid};
@@ -39,10 +39,10 @@ pub(crate) async fn candidates(
     on_conn!(conn, c => {
         tasks::table
             .filter(tasks::org_id.eq(db_uuid(org)))
-            .filter(sql::<Bool>(CLAIMABLE))
-            .filter(sql::<Bool>(DEPENDENCIES_DONE))
+            .filter(fixed::<Bool>(CLAIMABLE))
+            .filter(fixed::<Bool>(DEPENDENCIES_DONE))
             .order((
-                sql::<Integer>(PRIORITY_RANK).asc(),
+                fixed::<Integer>(PRIORITY_RANK).asc(),
                 tasks::created_at.asc(),
                 tasks::id.asc(),
             ))

@@ -12,6 +12,7 @@ pub(crate) mod deliveries;
 pub(crate) mod dependencies;
 pub(crate) mod escalations;
 pub(crate) mod events;
+pub(crate) mod fixed;
 pub(crate) mod inbound_keys;
 pub(crate) mod ledger;
 pub(crate) mod nonces;

@@ -1,11 +1,13 @@
 use diesel::prelude::*;
 use diesel::result::QueryResult;
+use diesel::sql_types::Bool;
 use diesel_async::RunQueryDsl;
 use muster_domain::model::{AgentStatus, OrgId, TaskId, TaskStatus};
 use muster_domain::ports::{Lock, Overdue, TaskFilter};
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, first_locked, on_conn};
+use crate::queries::fixed::fixed;
 use crate::rows::{TaskRow, db_uuid};
 use crate::schema::{agents, escalations, tasks};
 use crate::types::{DbTime, DbUuid};
@@ -112,6 +114,10 @@ pub(crate) async fn touch(
     Ok(())
 }
 
+/// Assigned and open: the predicate of the `tasks_open_assignments` index, word for
+/// word, with literals so that both engines' planners see the index applies.
+const OPEN_ASSIGNMENTS: &str = "assignee_id IS NOT NULL AND status NOT IN ('done', 'cancelled')";
+
 /// How many open (not done or cancelled) tasks each agent of `org` holds.
 pub(crate) async fn open_counts(
     conn: &mut Conn<'_>,
@@ -120,8 +126,7 @@ pub(crate) async fn open_counts(
     on_conn!(conn, c => {
         tasks::table
             .filter(tasks::org_id.eq(db_uuid(org)))
-            .filter(tasks::assignee_id.is_not_null())
-            .filter(tasks::status.ne_all(CLOSED))
+            .filter(fixed::<Bool>(OPEN_ASSIGNMENTS))
             .group_by(tasks::assignee_id)
             .select((tasks::assignee_id, diesel::dsl::count_star()))
             .load(c)
