@@ -8,9 +8,8 @@ use std::time::Duration;
 use muster_domain::model::{Event, EventPosition, StreamStart};
 use muster_domain::ports::{EventFilter, EventLog, transact};
 use muster_persistence::Database;
-use tokio::sync::oneshot;
 
-use crate::support::{event, now_ms, seed_org};
+use crate::support::{OpenWrite, event, now_ms, seed_org};
 
 contract_tests!(
     events_come_in_commit_order_after_a_position,
@@ -136,25 +135,7 @@ async fn a_write_still_open_holds_back_what_follows_it(db: &Database) {
     let start = EventLog::start(db, seed.org).await.unwrap();
     let slow = event(seed.org, "task.created", now_ms());
     let quick = event(seed.org, "task.updated", now_ms());
-    let (written_tx, written) = oneshot::channel::<()>();
-    let (release, released) = oneshot::channel::<()>();
-    let slow_write = {
-        let db = db.clone();
-        let slow = slow.clone();
-        tokio::spawn(async move {
-            transact(&db, move |tx| {
-                Box::pin(async move {
-                    tx.append_events(&[slow]).await?;
-                    let _ = written_tx.send(());
-                    let _ = released.await;
-                    Ok(())
-                })
-            })
-            .await
-            .unwrap();
-        })
-    };
-    written.await.unwrap();
+    let slow_write = OpenWrite::start(db, vec![slow.clone()]).await;
     let quick_write = {
         let db = db.clone();
         let quick = quick.clone();
@@ -166,8 +147,7 @@ async fn a_write_still_open_holds_back_what_follows_it(db: &Database) {
         read(db, &start, seed.org).await.is_empty(),
         "nothing may be handed out while an earlier write is open"
     );
-    release.send(()).unwrap();
-    slow_write.await.unwrap();
+    slow_write.release().await;
     quick_write.await.unwrap();
     let ids: Vec<_> = read_at_least(db, seed.org, &start, 2)
         .await

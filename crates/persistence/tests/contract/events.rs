@@ -4,14 +4,13 @@
 
 use crate::writes::Writes;
 use muster_domain::model::{Event, EventId, EventSeverity, OrgId};
-use muster_domain::ports::{EventFilter, EventLog, transact};
+use muster_domain::ports::{EventFilter, EventLog};
 use muster_persistence::{Database, Engine};
 use serde_json::json;
 use time::Duration;
-use tokio::sync::oneshot;
 use uuid::Uuid;
 
-use crate::support::{Seed, at_minute, event, new_id, raw_execute, seed_org, task};
+use crate::support::{OpenWrite, Seed, at_minute, event, new_id, raw_execute, seed_org, task};
 
 contract_tests!(
     get_is_scoped_by_organization,
@@ -322,38 +321,12 @@ async fn list_total_counts_a_write_that_commits_after_a_later_one(db: &Database)
     let seed = seed_org(db).await;
     let all = EventFilter::default();
     let before = total(db, seed.org, &all).await;
-    let (written_tx, written) = oneshot::channel::<()>();
-    let (release, released) = oneshot::channel::<()>();
-    let slow_write = {
-        let db = db.clone();
-        let slow = event(seed.org, "task.created", at_minute(1));
-        tokio::spawn(async move {
-            transact(&db, move |tx| {
-                Box::pin(async move {
-                    tx.append_events(&[slow]).await?;
-                    let _ = written_tx.send(());
-                    let _ = released.await;
-                    Ok(())
-                })
-            })
-            .await
-            .unwrap();
-        })
-    };
-    written.await.unwrap();
+    let slow_write =
+        OpenWrite::start(db, vec![event(seed.org, "task.created", at_minute(1))]).await;
     let quick_write = {
-        let db = db.clone();
-        let quick = event(seed.org, "task.updated", at_minute(2));
-        tokio::spawn(async move {
-            transact(&db, move |tx| {
-                Box::pin(async move {
-                    tx.append_events(&[quick]).await?;
-                    Ok(())
-                })
-            })
-            .await
-            .unwrap();
-        })
+        let (db, org) = (db.clone(), seed.org);
+        let quick = event(org, "task.updated", at_minute(2));
+        tokio::spawn(async move { db.insert(&task(org), &[quick]).await.unwrap() })
     };
     let waiting = if db.engine() == Engine::Postgres {
         // The later write commits while the first is still open.
@@ -365,8 +338,7 @@ async fn list_total_counts_a_write_that_commits_after_a_later_one(db: &Database)
         assert_eq!(total(db, seed.org, &all).await, before);
         Some(quick_write)
     };
-    release.send(()).unwrap();
-    slow_write.await.unwrap();
+    slow_write.release().await;
     if let Some(quick_write) = waiting {
         quick_write.await.unwrap();
     }

@@ -299,3 +299,41 @@ pub async fn raw_users(db: &Database, org: OrgId) -> Vec<UserText> {
         }
     }
 }
+
+/// A write still open: its transaction appended events and waits for [`release`].
+///
+/// [`release`]: OpenWrite::release
+pub struct OpenWrite {
+    release: tokio::sync::oneshot::Sender<()>,
+    done: tokio::task::JoinHandle<()>,
+}
+
+impl OpenWrite {
+    /// Starts a unit of work that appends `events`, and returns once they are written
+    /// (not committed): the transaction stays open until [`Self::release`].
+    pub async fn start(db: &Database, events: Vec<Event>) -> Self {
+        let (written_tx, written) = tokio::sync::oneshot::channel::<()>();
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let db = db.clone();
+        let done = tokio::spawn(async move {
+            muster_domain::ports::transact(&db, move |tx| {
+                Box::pin(async move {
+                    tx.append_events(&events).await?;
+                    let _ = written_tx.send(());
+                    let _ = released.await;
+                    Ok(())
+                })
+            })
+            .await
+            .unwrap();
+        });
+        written.await.unwrap();
+        Self { release, done }
+    }
+
+    /// Lets the transaction commit, and waits until it has.
+    pub async fn release(self) {
+        self.release.send(()).unwrap();
+        self.done.await.unwrap();
+    }
+}
