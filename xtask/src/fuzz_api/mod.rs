@@ -40,8 +40,10 @@ pub struct FuzzArgs {
     /// The random seed, to replay a run.
     #[arg(long)]
     seed: Option<u128>,
-    /// Concurrent schemathesis workers.
-    #[arg(long, default_value_t = 2)]
+    /// Concurrent schemathesis workers. More than one can crash schemathesis itself on
+    /// `CPython` 3.11 (its `ast` is not thread-safe: "AST constructor recursion depth
+    /// mismatch"), reported as an error though every operation passed.
+    #[arg(long, default_value_t = 1)]
     workers: u8,
     /// Use this `muster` binary instead of building the release one.
     #[arg(long)]
