@@ -78,6 +78,9 @@ pub enum Forbidden {
     /// Credits are created by admin users and founder or admin agents (decision D-58).
     #[error("only admin users and founder or admin agents may grant credits")]
     GranterRequired,
+    /// The runaway guard's thresholds are set by admin users and founder or admin agents.
+    #[error("only admin users and founder or admin agents may change the runaway guard")]
+    GuardAdminRequired,
     /// Transfers go to children, the parent or siblings, unless the sender is at level
     /// 10 (decision D-59).
     #[error("credits can only be transferred to your parent, children or siblings")]
@@ -386,6 +389,16 @@ pub fn may_grant_credits(actor: &Actor) -> Result<(), Forbidden> {
         ActorKind::User { .. } if is_user_admin(actor) => Ok(()),
         _ => Err(Forbidden::GranterRequired),
     }
+}
+
+/// May `actor` change the organization's runaway-guard thresholds? Admin users (through
+/// a key, the `admin` scope) and founder or admin agents: those who could grant the
+/// credits the spend breaker guards.
+pub fn may_set_guard(actor: &Actor) -> Result<(), Forbidden> {
+    may_grant_credits(actor).map_err(|err| match err {
+        Forbidden::GranterRequired => Forbidden::GuardAdminRequired,
+        other => other,
+    })
 }
 
 /// May the agent `from` send credits to `to` (decision D-59)? To its children, its

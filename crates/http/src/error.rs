@@ -166,6 +166,7 @@ impl From<ServiceError> for ApiError {
                 throttled.retry_after = Some(*retry_after_secs);
                 return throttled;
             }
+            ServiceError::Runaway(_) => StatusCode::TOO_MANY_REQUESTS,
             ServiceError::Unavailable(_) => return Self::unavailable(&err),
             ServiceError::Internal(_) => return Self::internal(&err),
         };

@@ -7,6 +7,7 @@ use muster_auth::agent::AgentAuthenticator;
 use muster_auth::bearer::BearerAuthenticator;
 use muster_domain::model::{Actor, User};
 use muster_domain::ports::{IdempotencyStore, IdentityProvider};
+use muster_domain::service::guard::GuardService;
 use muster_domain::service::{
     AccountService, AgentService, ApiKeyService, ChatService, CodeHostService, EventService,
     InboundService, TaskService, WebhookService,
@@ -78,6 +79,8 @@ pub struct AppState {
     pub agents: AgentService,
     /// Audit log use cases.
     pub events: EventService,
+    /// The runaway guard's thresholds.
+    pub guard: GuardService,
     /// Human users' accounts.
     pub accounts: AccountService,
     /// API keys.

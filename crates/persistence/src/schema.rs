@@ -16,6 +16,8 @@ diesel::table! {
         name -> Text,
         is_default -> Bool,
         created_at -> PortableTimestamp,
+        guard_actions_per_minute -> Nullable<Integer>,
+        guard_credits_per_hour -> Nullable<BigInt>,
     }
 }
 
@@ -69,6 +71,10 @@ diesel::table! {
         encrypted_secret -> Binary,
         created_at -> PortableTimestamp,
         updated_at -> PortableTimestamp,
+        guard_actions -> Integer,
+        guard_actions_since -> Nullable<PortableTimestamp>,
+        guard_credits -> BigInt,
+        guard_credits_since -> Nullable<PortableTimestamp>,
     }
 }
 

@@ -12,10 +12,10 @@ use diesel_async::{AsyncConnection, AsyncPgConnection, TransactionManager};
 use muster_domain::model::{
     Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId,
     CodeHostConnection, CodeHostConnectionId, CodeHostLink, Comment, CommentId, DeliveryAttempt,
-    DependencyId, Email, Escalation, Event, EventId, InboundKey, InboundKeyId, IntegrationAnswer,
-    ItemRef, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization, RefreshToken,
-    RefreshTokenId, ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate, TokenHash, User,
-    UserId, Webhook, WebhookId,
+    DependencyId, Email, Escalation, Event, EventId, GuardSettings, InboundKey, InboundKeyId,
+    IntegrationAnswer, ItemRef, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization,
+    RefreshToken, RefreshTokenId, ReputationEvent, Tally, TallyAdd, Task, TaskDependency, TaskId,
+    TaskTemplate, Threshold, TokenHash, User, UserId, Webhook, WebhookId,
 };
 use muster_domain::ports::{Lock, RepositoryError, Transaction, UnitOfWork, Work, WorkOutput};
 use muster_domain::service::ServiceError;
@@ -317,6 +317,56 @@ impl Transaction for DbTransaction<'_> {
 
     async fn delete_agent(&mut self, org: OrgId, id: AgentId) -> Result<bool, RepositoryError> {
         agents::delete(&mut self.0, org, id)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn tally_agent(
+        &mut self,
+        org: OrgId,
+        actor: uuid::Uuid,
+        add: &TallyAdd,
+    ) -> Result<Option<Tally>, RepositoryError> {
+        let row = agents::tally(&mut self.0, org, actor, add)
+            .await
+            .map_err(from_diesel)?;
+        Ok(
+            row.map(|(actions, actions_since, credits, credits_since)| Tally {
+                actions: i64::from(actions),
+                actions_since: actions_since.map(|t| t.0),
+                credits,
+                credits_since: credits_since.map(|t| t.0),
+            }),
+        )
+    }
+
+    async fn reset_tally(&mut self, org: OrgId, id: AgentId) -> Result<(), RepositoryError> {
+        agents::reset_tally(&mut self.0, org, id)
+            .await
+            .map_err(from_diesel)
+    }
+
+    async fn guard_settings(&mut self, org: OrgId) -> Result<GuardSettings, RepositoryError> {
+        let stored = organizations::guard_settings(&mut self.0, org)
+            .await
+            .map_err(from_diesel)?;
+        let (actions, credits) = stored.unwrap_or_default();
+        Ok(GuardSettings {
+            actions_per_minute: actions.map(|n| Threshold::from_stored(i64::from(n))),
+            credits_per_hour: credits.map(Threshold::from_stored),
+        })
+    }
+
+    async fn set_guard_settings(
+        &mut self,
+        org: OrgId,
+        settings: &GuardSettings,
+    ) -> Result<(), RepositoryError> {
+        let actions = settings
+            .actions_per_minute
+            .map(|t| i32::try_from(t.get()).unwrap_or(i32::MAX));
+        let credits = settings.credits_per_hour.map(Threshold::get);
+        organizations::set_guard_settings(&mut self.0, org, actions, credits)
             .await
             .map_err(from_diesel)
     }

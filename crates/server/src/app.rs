@@ -15,6 +15,7 @@ use muster_auth::tokens::TokenService;
 use muster_auth::totp::TotpService;
 use muster_domain::model::{Actor, ActorKind, OrgId};
 use muster_domain::ports::{HookCaller, UnitOfWork, WebhookRepository};
+use muster_domain::service::guard::{GuardService, GuardedUnitOfWork, RunawayGuard};
 use muster_domain::service::{
     AccountPorts, AccountService, AgentService, ApiKeyService, ChatService, ChatSettings,
     CodeHostPorts, CodeHostService, DeliveryService, EventService, GatedUnitOfWork, HookGate,
@@ -79,8 +80,17 @@ pub async fn app_state(
         clock.clone(),
         ids.clone(),
     ));
-    // Every change passes the pre-hooks (decision D-84) before it commits.
-    let uow: Arc<dyn UnitOfWork> = Arc::new(GatedUnitOfWork::new(db.clone(), gate.clone()));
+    // Every change is counted by the runaway guard, then passes the pre-hooks (decision
+    // D-84), before it commits. The guard's own suspensions skip the pre-hooks.
+    let gated: Arc<dyn UnitOfWork> = Arc::new(GatedUnitOfWork::new(db.clone(), gate.clone()));
+    let runaway = Arc::new(RunawayGuard::new(
+        task_settings.guard_defaults(),
+        clock.clone(),
+        ids.clone(),
+    ));
+    let uow: Arc<dyn UnitOfWork> =
+        Arc::new(GuardedUnitOfWork::new(gated, db.clone(), runaway.clone()));
+    let guard = GuardService::new(uow.clone(), runaway, clock.clone(), ids.clone());
     let webhooks = WebhookService::new(WebhookPorts {
         hooks: db.clone(),
         uow: uow.clone(),
@@ -126,6 +136,7 @@ pub async fn app_state(
         None => None,
     };
     Ok(AppState {
+        guard,
         tasks,
         chat,
         codehost,

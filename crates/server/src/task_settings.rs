@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
+use muster_domain::model::{Breakers, Threshold};
 use muster_domain::rules::budget::BudgetPeriod;
 use muster_domain::rules::escalation::SweepThresholds;
 use muster_domain::rules::reward::DEFAULT_TASK_REWARD;
@@ -49,6 +50,26 @@ pub struct TaskSettings {
     /// expired leases first).
     #[arg(long, env = "MUSTER_LEASE_SWEEP_SECS", default_value_t = 10)]
     pub lease_sweep_secs: u64,
+    /// The runaway guard's default for every organization without its own: writes an
+    /// agent may make per minute before it is suspended; 0 is off.
+    #[arg(long, env = "MUSTER_GUARD_ACTIONS_PER_MINUTE", default_value_t = 0,
+          value_parser = clap::value_parser!(i64).range(0..=Breakers::MAX_ACTIONS_PER_MINUTE))]
+    pub guard_actions_per_minute: i64,
+    /// The runaway guard's default: credits an agent may spend (or send) per hour before
+    /// it is suspended; 0 is off.
+    #[arg(long, env = "MUSTER_GUARD_CREDITS_PER_HOUR", default_value_t = 0,
+          value_parser = clap::value_parser!(i64).range(0..=Breakers::MAX_CREDITS_PER_HOUR))]
+    pub guard_credits_per_hour: i64,
+}
+
+impl TaskSettings {
+    /// The runaway guard's defaults.
+    pub fn guard_defaults(&self) -> Breakers {
+        Breakers {
+            actions_per_minute: Threshold::from_stored(self.guard_actions_per_minute),
+            credits_per_hour: Threshold::from_stored(self.guard_credits_per_hour),
+        }
+    }
 }
 
 fn parse_period(value: &str) -> Result<BudgetPeriod, String> {
@@ -65,6 +86,8 @@ impl Default for TaskSettings {
             budget_period: BudgetPeriod::Day,
             budget_rollover_secs: 60,
             lease_sweep_secs: 10,
+            guard_actions_per_minute: 0,
+            guard_credits_per_hour: 0,
         }
     }
 }

@@ -10,6 +10,7 @@ mod credentials;
 mod dependency;
 mod escalation;
 mod event;
+mod guard;
 mod idempotency;
 mod ids;
 mod inbound;
@@ -42,6 +43,7 @@ pub use credentials::{
 pub use dependency::TaskDependency;
 pub use escalation::{Escalation, EscalationReason};
 pub use event::*;
+pub use guard::{Breakers, GuardSettings, Tally, TallyAdd, Threshold};
 pub use idempotency::{Begun, IdempotencyKey, StoredResponse};
 pub use ids::{
     AgentId, ApiKeyId, CapabilityId, CommentId, DependencyId, EscalationId, EventId, LedgerEntryId,

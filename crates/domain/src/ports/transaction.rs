@@ -12,10 +12,10 @@ use super::RepositoryError;
 use crate::model::{
     Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId,
     CodeHostConnection, CodeHostConnectionId, CodeHostLink, Comment, CommentId, DeliveryAttempt,
-    DependencyId, Email, Escalation, Event, EventId, InboundKey, InboundKeyId, IntegrationAnswer,
-    ItemRef, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization, RefreshToken,
-    RefreshTokenId, ReputationEvent, Task, TaskDependency, TaskId, TaskTemplate, TokenHash, User,
-    UserId, Webhook, WebhookId,
+    DependencyId, Email, Escalation, Event, EventId, GuardSettings, InboundKey, InboundKeyId,
+    IntegrationAnswer, ItemRef, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization,
+    RefreshToken, RefreshTokenId, ReputationEvent, Tally, TallyAdd, Task, TaskDependency, TaskId,
+    TaskTemplate, TokenHash, User, UserId, Webhook, WebhookId,
 };
 use crate::service::ServiceError;
 
@@ -244,6 +244,31 @@ pub trait Transaction: Send {
     /// Deletes the agent `id` of `org` (a rejected pending agent, decision D-53) with its
     /// capabilities; whether it existed.
     async fn delete_agent(&mut self, org: OrgId, id: AgentId) -> Result<bool, RepositoryError>;
+
+    /// Counts `add` on the runaway-guard windows of the agent whose UUID is `actor`, in
+    /// one statement that also locks its row until the commit (so parallel changes of
+    /// one agent count one after the other), exactly as
+    /// [`rules::guard::count`](crate::rules::guard::count) says; the windows after it.
+    /// `None` when `actor` is no agent of `org` (a user, say).
+    async fn tally_agent(
+        &mut self,
+        org: OrgId,
+        actor: uuid::Uuid,
+        add: &TallyAdd,
+    ) -> Result<Option<Tally>, RepositoryError>;
+
+    /// Empties both runaway-guard windows of the agent `id` (when it is unsuspended).
+    async fn reset_tally(&mut self, org: OrgId, id: AgentId) -> Result<(), RepositoryError>;
+
+    /// The organization's own runaway-guard thresholds.
+    async fn guard_settings(&mut self, org: OrgId) -> Result<GuardSettings, RepositoryError>;
+
+    /// Replaces the organization's own runaway-guard thresholds.
+    async fn set_guard_settings(
+        &mut self,
+        org: OrgId,
+        settings: &GuardSettings,
+    ) -> Result<(), RepositoryError>;
 
     /// How many children of `parent` are `active` or `pending` (decision D-51).
     async fn live_children(&mut self, org: OrgId, parent: AgentId) -> Result<u32, RepositoryError>;

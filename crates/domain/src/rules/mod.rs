@@ -7,6 +7,7 @@ pub mod codehost;
 pub mod constant_time;
 pub mod delivery;
 pub mod escalation;
+pub mod guard;
 pub mod integration_moves;
 pub mod login;
 pub mod numbers;

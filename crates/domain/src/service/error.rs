@@ -38,6 +38,9 @@ pub enum ServiceError {
         /// Seconds until a login may succeed again.
         retry_after_secs: u64,
     },
+    /// The runaway guard refused the change and suspended its agent (429).
+    #[error(transparent)]
+    Runaway(#[from] crate::service::guard::Runaway),
     /// No agent holds the capabilities asked for (404, decision D-62).
     #[error("No agent matches the requested capabilities")]
     NoMatchingAgent,

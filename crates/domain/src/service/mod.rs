@@ -8,6 +8,7 @@ mod api_keys;
 mod bootstrap;
 mod error;
 mod events;
+pub mod guard;
 mod inbound;
 mod integrations;
 mod locks;

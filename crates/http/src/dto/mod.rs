@@ -8,6 +8,7 @@ pub mod auth;
 pub mod chat;
 pub mod claims;
 pub mod events;
+pub mod guard;
 pub mod inbound_webhooks;
 pub mod integrations;
 pub mod nullable;

@@ -47,6 +47,12 @@ const SHARED: &[(&str, &str, &str, bool)] = &[
         false,
     ),
     (
+        "429",
+        "RunawayGuard",
+        "The calling agent's change went past a runaway-guard threshold of its organization: it was refused and the agent is suspended",
+        false,
+    ),
+    (
         "500",
         "InternalError",
         "Something failed on the server; details are in its log, never in the answer",
@@ -103,6 +109,10 @@ fn add_to(operation: &mut Operation, method: &HttpMethod, has_params: bool) {
         serde_json::to_string(requirements)
             .is_ok_and(|text| text.contains("userToken") || text.contains("agentId"))
     });
+    let agent_writes = *method != HttpMethod::Get
+        && operation.security.as_ref().is_some_and(|requirements| {
+            serde_json::to_string(requirements).is_ok_and(|text| text.contains("agentId"))
+        });
     let has_body = operation.request_body.is_some();
     let keyed = *method == HttpMethod::Post && user_or_agent;
     for (status, name, _, _) in SHARED {
@@ -116,6 +126,7 @@ fn add_to(operation: &mut Operation, method: &HttpMethod, has_params: bool) {
             }
             "413" => has_body,
             "422" => keyed,
+            "429" => agent_writes,
             _ => true,
         };
         if applies {

@@ -57,6 +57,8 @@ use utoipa::OpenApi;
         super::agent_money::spend,
         super::agent_money::transfer,
         super::agent_money::history,
+        super::guard::get,
+        super::guard::update,
         super::agent_reputation::summary,
         super::agent_reputation::history,
         super::agent_reputation::bonus,

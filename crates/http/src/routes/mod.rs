@@ -11,6 +11,7 @@ mod claims;
 mod codehost;
 mod events;
 mod fallback;
+mod guard;
 mod health;
 mod inbound_webhooks;
 mod integrations;
@@ -128,6 +129,7 @@ fn agent_routes(table: &mut Table<'_>) {
         .get("/agents/capacity", agent_spawning::capacity)
         .get("/agents/pending", agent_spawning::pending)
         .get("/agents/budget/alerts", agent_money::alerts)
+        .add(at("/agents/guard").get(guard::get).patch(guard::update))
         .post("/agents/credits/transfer", agent_money::transfer)
         .post("/agents/credits/spend", agent_money::spend)
         .get("/agents/leaderboard/trust", agent_reputation::leaderboard)

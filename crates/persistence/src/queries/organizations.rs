@@ -45,3 +45,38 @@ pub(crate) async fn insert(conn: &mut Conn<'_>, row: &OrganizationRow) -> QueryR
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }
+
+/// The organization's own runaway-guard thresholds: writes per minute, credits per hour
+/// (`None`: the deployment's default). `None` when there is no such organization.
+pub(crate) async fn guard_settings(
+    conn: &mut Conn<'_>,
+    id: OrgId,
+) -> QueryResult<Option<(Option<i32>, Option<i64>)>> {
+    on_conn!(conn, c => {
+        organizations::table
+            .filter(organizations::id.eq(db_uuid(id)))
+            .select((
+                organizations::guard_actions_per_minute,
+                organizations::guard_credits_per_hour,
+            ))
+            .get_result(c)
+            .await
+            .optional()
+    })
+}
+
+/// Replaces the organization's own runaway-guard thresholds.
+pub(crate) async fn set_guard_settings(
+    conn: &mut Conn<'_>,
+    id: OrgId,
+    actions_per_minute: Option<i32>,
+    credits_per_hour: Option<i64>,
+) -> QueryResult<()> {
+    let query =
+        diesel::update(organizations::table.filter(organizations::id.eq(db_uuid(id)))).set((
+            organizations::guard_actions_per_minute.eq(actions_per_minute),
+            organizations::guard_credits_per_hour.eq(credits_per_hour),
+        ));
+    on_conn!(conn, c => query.execute(c).await)?;
+    Ok(())
+}

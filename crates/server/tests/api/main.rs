@@ -78,6 +78,7 @@ mod metrics;
 mod oauth;
 mod openapi;
 mod openapi_browser;
+mod runaway_guard;
 mod scale_out;
 mod task_support;
 mod task_tools;

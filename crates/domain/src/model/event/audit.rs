@@ -8,8 +8,8 @@ use super::payloads::{
     AgentBudgetUpdated, AgentCapabilityAdded, AgentCapabilityRemoved, AgentCapabilityUpdated,
     AgentDemoted, AgentRegistered, AgentSpawned, AgentStatusChanged, AgentUpdated, ApiKeyCreated,
     ApiKeyRevoked, CodeHostConnectionChanged, CreditsEarned, CreditsGranted, CreditsSpent,
-    CreditsTransferred, InboundWebhookChanged, ReputationChanged, TaskApproved, TaskAssigned,
-    TaskClaimed, TaskClosed, TaskCommented, TaskCreated, TaskDependencyAdded,
+    CreditsTransferred, GuardUpdated, InboundWebhookChanged, ReputationChanged, TaskApproved,
+    TaskAssigned, TaskClaimed, TaskClosed, TaskCommented, TaskCreated, TaskDependencyAdded,
     TaskDependencyRemoved, TaskEscalated, TaskLeaseExpired, TaskTransitioned, TaskUpdated,
     TemplateCreated, UserCreated, UserLogin, UserLoginFailed, UserLogout, UserSecurityChanged,
     WebhookBlocked, WebhookChanged, WebhookDeleted, WebhookDisabled,
@@ -169,6 +169,8 @@ audit_events! {
     TaskClaimed(TaskClaimed) = "task.claimed", TASK_CLAIMED, "task", Info;
     /// A claim's lease ran out: the task went back to `todo`, unassigned.
     TaskLeaseExpired(TaskLeaseExpired) = "task.lease_expired", TASK_LEASE_EXPIRED, "task", Warning;
+    /// An organization's runaway-guard thresholds changed (beyond D-70's list).
+    GuardUpdated(GuardUpdated) = "guard.updated", GUARD_UPDATED, "organization", Info;
 }
 
 #[cfg(test)]

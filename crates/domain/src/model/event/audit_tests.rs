@@ -22,7 +22,7 @@ const D70: &str = "task.created task.updated task.transitioned task.done task.ca
     webhook.blocked inbound_webhook.created inbound_webhook.updated inbound_webhook.rotated \
     inbound_webhook.deleted \
     codehost_connection.created codehost_connection.updated codehost_connection.deleted \
-    task.claimed task.lease_expired";
+    task.claimed task.lease_expired guard.updated";
 
 fn agent(n: u128) -> AgentId {
     AgentId::from_uuid(Uuid::from_u128(n))
@@ -52,6 +52,7 @@ fn status_changed() -> AgentStatusChanged {
     AgentStatusChanged {
         agent_id: "w-1".into(),
         reason: None,
+        breaker: None,
     }
 }
 
@@ -349,7 +350,36 @@ fn samples() -> Vec<(AuditEvent, Value)> {
             }),
             json!({"agentId": id(1), "leaseExpiredAt": "2026-11-22T01:17:03.456Z"}),
         ),
+        (
+            E::GuardUpdated(GuardUpdated {
+                actions_per_minute: Some(600),
+                credits_per_hour: None,
+            }),
+            json!({"actionsPerMinute": 600, "creditsPerHour": null}),
+        ),
     ]
+}
+
+#[test]
+fn a_suspension_by_the_runaway_guard_carries_its_breaker() {
+    let event = AuditEvent::AgentSuspended(AgentStatusChanged {
+        agent_id: "w-1".into(),
+        reason: Some("runaway guard: ...".into()),
+        breaker: Some(crate::model::BreakerTripped {
+            kind: "action_rate",
+            measured: 601,
+            limit: 600,
+            per: "minute",
+            within_seconds: 42,
+        }),
+    });
+    assert_eq!(
+        event.payload(),
+        json!({"agentId": "w-1", "reason": "runaway guard: ...", "breaker": {
+            "kind": "action_rate", "measured": 601, "limit": 600, "per": "minute",
+            "withinSeconds": 42}})
+    );
+    assert_eq!(event.severity(), EventSeverity::Warning);
 }
 
 #[test]
@@ -374,6 +404,7 @@ fn entity_type_follows_the_family_of_the_type() {
         let family = event.event_type().split('.').next().unwrap();
         let expected = match family {
             "reputation" | "credits" => "agent",
+            "guard" => "organization",
             other => other,
         };
         assert_eq!(event.entity_type(), expected, "{}", event.event_type());

@@ -220,9 +220,14 @@ impl AgentService {
                 agent.status = how.apply(agent.status)?;
                 let now = service.clock.now();
                 tx.update_agent(&agent, now).await?;
+                if let StatusMove::Unsuspend = how {
+                    // A fresh start: the runaway guard's windows would trip it again.
+                    tx.reset_tally(actor.org_id, id).await?;
+                }
                 let changed = AgentStatusChanged {
                     agent_id: agent.handle.as_str().to_owned(),
                     reason: None,
+                    breaker: None,
                 };
                 tx.append_events(&[service.event(&actor, id, now, &how.event(changed))])
                     .await?;

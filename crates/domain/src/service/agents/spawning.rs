@@ -224,6 +224,7 @@ impl AgentService {
                 let rejected = AuditEvent::AgentRejected(AgentStatusChanged {
                     agent_id: agent.handle.as_str().to_owned(),
                     reason: reason.map(|r| r.as_str().to_owned()),
+                    breaker: None,
                 });
                 let now = service.clock.now();
                 tx.append_events(&[service.event(&actor, id, now, &rejected)])

@@ -35,8 +35,38 @@ pub struct AgentSpawned {
 pub struct AgentStatusChanged {
     /// The agent's `agentId` (its handle).
     pub agent_id: String,
-    /// Why, when the caller said.
+    /// Why, when the caller said (or the runaway guard's sentence).
     pub reason: Option<String>,
+    /// The breaker that suspended the agent, when the runaway guard did; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker: Option<BreakerTripped>,
+}
+
+/// What the runaway guard measured when it suspended an agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BreakerTripped {
+    /// `action_rate` or `spend_velocity`.
+    pub kind: &'static str,
+    /// The count reached (writes, or credits spent), the refused change included.
+    pub measured: i64,
+    /// The threshold it went past.
+    pub limit: i64,
+    /// `minute` or `hour`: the window the threshold counts over.
+    pub per: &'static str,
+    /// Seconds from the window's start to the refused change.
+    pub within_seconds: i64,
+}
+
+/// `guard.updated`: an organization's runaway-guard thresholds after the change (`null`
+/// follows the deployment's default; `0` is off).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GuardUpdated {
+    /// Writes per minute.
+    pub actions_per_minute: Option<i64>,
+    /// Credits per hour.
+    pub credits_per_hour: Option<i64>,
 }
 
 /// `agent.updated`: which fields changed (camelCase names).
