@@ -20,6 +20,7 @@ use muster_domain::model::{
 use muster_domain::ports::{Lock, RepositoryError, Transaction, UnitOfWork, Work, WorkOutput};
 use muster_domain::service::ServiceError;
 use time::OffsetDateTime;
+use tracing::Instrument;
 
 use crate::Database;
 use crate::conn::{Conn, PooledConn};
@@ -56,19 +57,24 @@ impl UnitOfWork for Database {
     /// connection. On SQLite, units of work wait in order for the one writer connection,
     /// then start with `BEGIN IMMEDIATE`, taking the file's write lock up front so that
     /// a read-then-write never fails on lock upgrade.
+    #[tracing::instrument(level = "debug", name = "db.transaction", skip_all, fields(otel.kind = "client"))]
     async fn run(&self, work: Work) -> Result<WorkOutput, ServiceError> {
         let db = self.clone();
-        let task = tokio::spawn(async move {
-            let mut pooled = db.pooled_for_write().await?;
-            let outcome = match &mut pooled {
-                PooledConn::Pg(conn) => on_postgres(conn, work).await,
-                PooledConn::Sqlite(conn) => on_sqlite(conn, work).await,
-            };
-            outcome.map_err(|abort| match abort {
-                Abort::Store(err) => ServiceError::from(from_diesel(err)),
-                Abort::Work(err) => err,
-            })
-        });
+        // The task carries this span, so the statements' spans nest under it in traces.
+        let task = tokio::spawn(
+            async move {
+                let mut pooled = db.pooled_for_write().await?;
+                let outcome = match &mut pooled {
+                    PooledConn::Pg(conn) => on_postgres(conn, work).await,
+                    PooledConn::Sqlite(conn) => on_sqlite(conn, work).await,
+                };
+                outcome.map_err(|abort| match abort {
+                    Abort::Store(err) => ServiceError::from(from_diesel(err)),
+                    Abort::Work(err) => err,
+                })
+            }
+            .in_current_span(),
+        );
         task.await
             .map_err(|err| ServiceError::internal(format!("unit of work task failed: {err}")))?
     }
@@ -119,22 +125,26 @@ struct DbTransaction<'c>(Conn<'c>, Vec<Event>);
 
 #[async_trait]
 impl Transaction for DbTransaction<'_> {
+    #[tracing::instrument(level = "debug", name = "db.tx.any_organization", skip_all, fields(otel.kind = "client"))]
     async fn any_organization(&mut self) -> Result<bool, RepositoryError> {
         organizations::any(&mut self.0).await.map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_organization", skip_all, fields(otel.kind = "client"))]
     async fn insert_organization(&mut self, org: &Organization) -> Result<(), RepositoryError> {
         organizations::insert(&mut self.0, &OrganizationRow::from(org))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_user", skip_all, fields(otel.kind = "client"))]
     async fn insert_user(&mut self, user: &User) -> Result<(), RepositoryError> {
         users::insert(&mut self.0, &UserRow::from(user))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.default_organization", skip_all, fields(otel.kind = "client"))]
     async fn default_organization(&mut self) -> Result<Option<Organization>, RepositoryError> {
         let row = organizations::find_default(&mut self.0)
             .await
@@ -142,6 +152,7 @@ impl Transaction for DbTransaction<'_> {
         row.map(Organization::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.user", skip_all, fields(otel.kind = "client"))]
     async fn user(
         &mut self,
         org: OrgId,
@@ -154,6 +165,7 @@ impl Transaction for DbTransaction<'_> {
         row.map(User::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.user_by_email", skip_all, fields(otel.kind = "client"))]
     async fn user_by_email(
         &mut self,
         org: OrgId,
@@ -166,6 +178,7 @@ impl Transaction for DbTransaction<'_> {
         row.map(User::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.update_user", skip_all, fields(otel.kind = "client"))]
     async fn update_user(
         &mut self,
         user: &User,
@@ -177,12 +190,14 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_refresh_token", skip_all, fields(otel.kind = "client"))]
     async fn insert_refresh_token(&mut self, token: &RefreshToken) -> Result<(), RepositoryError> {
         refresh_tokens::insert(&mut self.0, &RefreshTokenRow::from(token))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.refresh_token_by_hash", skip_all, fields(otel.kind = "client"))]
     async fn refresh_token_by_hash(
         &mut self,
         hash: &TokenHash,
@@ -194,6 +209,7 @@ impl Transaction for DbTransaction<'_> {
         row.map(RefreshToken::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.mark_refresh_token_replaced", skip_all, fields(otel.kind = "client"))]
     async fn mark_refresh_token_replaced(
         &mut self,
         id: RefreshTokenId,
@@ -204,6 +220,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.revoke_login_family", skip_all, fields(otel.kind = "client"))]
     async fn revoke_login_family(
         &mut self,
         family: LoginFamilyId,
@@ -215,6 +232,7 @@ impl Transaction for DbTransaction<'_> {
         Ok(revoked as u64)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.revoke_user_refresh_tokens", skip_all, fields(otel.kind = "client"))]
     async fn revoke_user_refresh_tokens(
         &mut self,
         user: UserId,
@@ -226,6 +244,7 @@ impl Transaction for DbTransaction<'_> {
         Ok(revoked as u64)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.replace_recovery_codes", skip_all, fields(otel.kind = "client"))]
     async fn replace_recovery_codes(
         &mut self,
         user: UserId,
@@ -236,6 +255,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.use_recovery_code", skip_all, fields(otel.kind = "client"))]
     async fn use_recovery_code(
         &mut self,
         user: UserId,
@@ -247,12 +267,14 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_api_key", skip_all, fields(otel.kind = "client"))]
     async fn insert_api_key(&mut self, key: &ApiKey) -> Result<(), RepositoryError> {
         api_keys::insert(&mut self.0, &ApiKeyRow::from(key))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.delete_api_key", skip_all, fields(otel.kind = "client"))]
     async fn delete_api_key(
         &mut self,
         org: OrgId,
@@ -265,12 +287,14 @@ impl Transaction for DbTransaction<'_> {
         row.map(ApiKey::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_oauth_state", skip_all, fields(otel.kind = "client"))]
     async fn insert_oauth_state(&mut self, state: &OAuthState) -> Result<(), RepositoryError> {
         oauth_states::insert(&mut self.0, &OAuthStateRow::from(state))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.take_oauth_state", skip_all, fields(otel.kind = "client"))]
     async fn take_oauth_state(
         &mut self,
         hash: &TokenHash,
@@ -281,6 +305,7 @@ impl Transaction for DbTransaction<'_> {
         row.map(OAuthState::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.agent", skip_all, fields(otel.kind = "client"))]
     async fn agent(
         &mut self,
         org: OrgId,
@@ -294,12 +319,14 @@ impl Transaction for DbTransaction<'_> {
             .transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_agent", skip_all, fields(otel.kind = "client"))]
     async fn insert_agent(&mut self, agent: &AgentCredentials) -> Result<(), RepositoryError> {
         agents::insert(&mut self.0, &AgentRow::from(agent))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.update_agent", skip_all, fields(otel.kind = "client"))]
     async fn update_agent(
         &mut self,
         agent: &Agent,
@@ -315,12 +342,14 @@ impl Transaction for DbTransaction<'_> {
         .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.delete_agent", skip_all, fields(otel.kind = "client"))]
     async fn delete_agent(&mut self, org: OrgId, id: AgentId) -> Result<bool, RepositoryError> {
         agents::delete(&mut self.0, org, id)
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.tally_agent", skip_all, fields(otel.kind = "client"))]
     async fn tally_agent(
         &mut self,
         org: OrgId,
@@ -340,12 +369,14 @@ impl Transaction for DbTransaction<'_> {
         )
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.reset_tally", skip_all, fields(otel.kind = "client"))]
     async fn reset_tally(&mut self, org: OrgId, id: AgentId) -> Result<(), RepositoryError> {
         agents::reset_tally(&mut self.0, org, id)
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.guard_settings", skip_all, fields(otel.kind = "client"))]
     async fn guard_settings(&mut self, org: OrgId) -> Result<GuardSettings, RepositoryError> {
         let stored = organizations::guard_settings(&mut self.0, org)
             .await
@@ -357,6 +388,7 @@ impl Transaction for DbTransaction<'_> {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.set_guard_settings", skip_all, fields(otel.kind = "client"))]
     async fn set_guard_settings(
         &mut self,
         org: OrgId,
@@ -371,6 +403,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.live_children", skip_all, fields(otel.kind = "client"))]
     async fn live_children(&mut self, org: OrgId, parent: AgentId) -> Result<u32, RepositoryError> {
         let n = agents::live_children(&mut self.0, org, parent)
             .await
@@ -378,6 +411,7 @@ impl Transaction for DbTransaction<'_> {
         Ok(u32::try_from(n).unwrap_or(u32::MAX))
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.capability", skip_all, fields(otel.kind = "client"))]
     async fn capability(
         &mut self,
         org: OrgId,
@@ -390,6 +424,7 @@ impl Transaction for DbTransaction<'_> {
         row.map(Capability::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_capabilities", skip_all, fields(otel.kind = "client"))]
     async fn insert_capabilities(&mut self, rows: &[Capability]) -> Result<(), RepositoryError> {
         let rows: Vec<CapabilityRow> = rows.iter().map(CapabilityRow::from).collect();
         capabilities::insert(&mut self.0, &rows)
@@ -397,6 +432,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.update_capability", skip_all, fields(otel.kind = "client"))]
     async fn update_capability(
         &mut self,
         capability: &Capability,
@@ -411,6 +447,7 @@ impl Transaction for DbTransaction<'_> {
         .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.delete_capability", skip_all, fields(otel.kind = "client"))]
     async fn delete_capability(
         &mut self,
         org: OrgId,
@@ -421,6 +458,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.roll_budget_periods", skip_all, fields(otel.kind = "client"))]
     async fn roll_budget_periods(&mut self, start: OffsetDateTime) -> Result<u64, RepositoryError> {
         let n = agents::roll_budget_periods(&mut self.0, start)
             .await
@@ -428,6 +466,7 @@ impl Transaction for DbTransaction<'_> {
         Ok(u64::try_from(n).unwrap_or(u64::MAX))
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.task", skip_all, fields(otel.kind = "client"))]
     async fn task(
         &mut self,
         org: OrgId,
@@ -440,12 +479,14 @@ impl Transaction for DbTransaction<'_> {
         row.map(Task::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_task", skip_all, fields(otel.kind = "client"))]
     async fn insert_task(&mut self, task: &Task) -> Result<(), RepositoryError> {
         tasks::insert(&mut self.0, &TaskRow::from(task))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.update_task", skip_all, fields(otel.kind = "client"))]
     async fn update_task(
         &mut self,
         task: &Task,
@@ -456,6 +497,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.touch_task", skip_all, fields(otel.kind = "client"))]
     async fn touch_task(
         &mut self,
         org: OrgId,
@@ -467,12 +509,14 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.lock_dependency_graph", skip_all, fields(otel.kind = "client"))]
     async fn lock_dependency_graph(&mut self, org: OrgId) -> Result<(), RepositoryError> {
         dependencies::lock_graph(&mut self.0, org)
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.depends_transitively", skip_all, fields(otel.kind = "client"))]
     async fn depends_transitively(
         &mut self,
         org: OrgId,
@@ -484,6 +528,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_dependency", skip_all, fields(otel.kind = "client"))]
     async fn insert_dependency(
         &mut self,
         dependency: &TaskDependency,
@@ -493,6 +538,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.delete_dependency", skip_all, fields(otel.kind = "client"))]
     async fn delete_dependency(
         &mut self,
         org: OrgId,
@@ -505,6 +551,7 @@ impl Transaction for DbTransaction<'_> {
         Ok(row.map(TaskDependency::from))
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.open_blocking_dependencies", skip_all, fields(otel.kind = "client"))]
     async fn open_blocking_dependencies(
         &mut self,
         org: OrgId,
@@ -516,6 +563,7 @@ impl Transaction for DbTransaction<'_> {
         Ok(ids.into_iter().map(|id| TaskId::from_uuid(id.0)).collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.comment", skip_all, fields(otel.kind = "client"))]
     async fn comment(
         &mut self,
         org: OrgId,
@@ -528,12 +576,14 @@ impl Transaction for DbTransaction<'_> {
         row.map(Comment::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_comment", skip_all, fields(otel.kind = "client"))]
     async fn insert_comment(&mut self, comment: &Comment) -> Result<(), RepositoryError> {
         comments::insert(&mut self.0, &CommentRow::from(comment))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_escalation", skip_all, fields(otel.kind = "client"))]
     async fn insert_escalation(
         &mut self,
         escalation: &Escalation,
@@ -543,6 +593,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.senior_agent_above", skip_all, fields(otel.kind = "client"))]
     async fn senior_agent_above(
         &mut self,
         org: OrgId,
@@ -555,12 +606,14 @@ impl Transaction for DbTransaction<'_> {
             .transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_template", skip_all, fields(otel.kind = "client"))]
     async fn insert_template(&mut self, template: &TaskTemplate) -> Result<(), RepositoryError> {
         templates::insert(&mut self.0, &TemplateRow::from(template))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_ledger_entries", skip_all, fields(otel.kind = "client"))]
     async fn insert_ledger_entries(
         &mut self,
         entries: &[LedgerEntry],
@@ -571,6 +624,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_reputation_events", skip_all, fields(otel.kind = "client"))]
     async fn insert_reputation_events(
         &mut self,
         changes: &[ReputationEvent],
@@ -583,6 +637,7 @@ impl Transaction for DbTransaction<'_> {
 
     /// Appends the events and, in the same transaction, queues their post-hook
     /// deliveries: the audit log is the outbox.
+    #[tracing::instrument(level = "debug", name = "db.tx.append_events", skip_all, fields(otel.kind = "client"))]
     async fn append_events(&mut self, batch: &[Event]) -> Result<(), RepositoryError> {
         let rows: Vec<EventRow> = batch.iter().map(EventRow::from).collect();
         events::append(&mut self.0, &rows)
@@ -599,6 +654,7 @@ impl Transaction for DbTransaction<'_> {
         self.1.clone()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.webhook", skip_all, fields(otel.kind = "client"))]
     async fn webhook(
         &mut self,
         org: OrgId,
@@ -611,6 +667,7 @@ impl Transaction for DbTransaction<'_> {
         row.map(Webhook::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.pre_hooks", skip_all, fields(otel.kind = "client"))]
     async fn pre_hooks(&mut self, org: OrgId) -> Result<Vec<Webhook>, RepositoryError> {
         let rows = webhooks::list(&mut self.0, org, true)
             .await
@@ -618,6 +675,7 @@ impl Transaction for DbTransaction<'_> {
         rows.into_iter().map(Webhook::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_webhook", skip_all, fields(otel.kind = "client"))]
     async fn insert_webhook(&mut self, hook: &Webhook) -> Result<(), RepositoryError> {
         webhooks::insert(
             &mut self.0,
@@ -628,6 +686,7 @@ impl Transaction for DbTransaction<'_> {
         .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.update_webhook", skip_all, fields(otel.kind = "client"))]
     async fn update_webhook(&mut self, hook: &Webhook) -> Result<bool, RepositoryError> {
         webhooks::update(
             &mut self.0,
@@ -638,18 +697,21 @@ impl Transaction for DbTransaction<'_> {
         .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.update_webhook_health", skip_all, fields(otel.kind = "client"))]
     async fn update_webhook_health(&mut self, hook: &Webhook) -> Result<bool, RepositoryError> {
         webhooks::update_health(&mut self.0, &WebhookRow::from(hook))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.delete_webhook", skip_all, fields(otel.kind = "client"))]
     async fn delete_webhook(&mut self, org: OrgId, id: WebhookId) -> Result<bool, RepositoryError> {
         webhooks::delete(&mut self.0, org, id)
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_delivery_attempts", skip_all, fields(otel.kind = "client"))]
     async fn insert_delivery_attempts(
         &mut self,
         attempts: &[DeliveryAttempt],
@@ -660,6 +722,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.reschedule_delivery", skip_all, fields(otel.kind = "client"))]
     async fn reschedule_delivery(
         &mut self,
         hook: WebhookId,
@@ -673,6 +736,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.inbound_key", skip_all, fields(otel.kind = "client"))]
     async fn inbound_key(
         &mut self,
         org: OrgId,
@@ -685,18 +749,21 @@ impl Transaction for DbTransaction<'_> {
         row.map(InboundKey::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_inbound_key", skip_all, fields(otel.kind = "client"))]
     async fn insert_inbound_key(&mut self, key: &InboundKey) -> Result<(), RepositoryError> {
         inbound_keys::insert(&mut self.0, &InboundKeyRow::from(key))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.update_inbound_key", skip_all, fields(otel.kind = "client"))]
     async fn update_inbound_key(&mut self, key: &InboundKey) -> Result<bool, RepositoryError> {
         inbound_keys::update(&mut self.0, &InboundKeyRow::from(key))
             .await
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.delete_inbound_key", skip_all, fields(otel.kind = "client"))]
     async fn delete_inbound_key(
         &mut self,
         org: OrgId,
@@ -707,6 +774,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.touch_inbound_key", skip_all, fields(otel.kind = "client"))]
     async fn touch_inbound_key(
         &mut self,
         id: InboundKeyId,
@@ -717,6 +785,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.finish_deliveries", skip_all, fields(otel.kind = "client"))]
     async fn finish_deliveries(
         &mut self,
         hook: WebhookId,
@@ -727,6 +796,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.codehost_connection", skip_all, fields(otel.kind = "client"))]
     async fn codehost_connection(
         &mut self,
         org: OrgId,
@@ -739,6 +809,7 @@ impl Transaction for DbTransaction<'_> {
         row.map(CodeHostConnection::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_codehost_connection", skip_all, fields(otel.kind = "client"))]
     async fn insert_codehost_connection(
         &mut self,
         connection: &CodeHostConnection,
@@ -748,6 +819,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.update_codehost_connection", skip_all, fields(otel.kind = "client"))]
     async fn update_codehost_connection(
         &mut self,
         connection: &CodeHostConnection,
@@ -757,6 +829,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.delete_codehost_connection", skip_all, fields(otel.kind = "client"))]
     async fn delete_codehost_connection(
         &mut self,
         org: OrgId,
@@ -767,6 +840,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.claim_codehost_delivery", skip_all, fields(otel.kind = "client"))]
     async fn claim_codehost_delivery(
         &mut self,
         connection: CodeHostConnectionId,
@@ -778,6 +852,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.codehost_answer", skip_all, fields(otel.kind = "client"))]
     async fn codehost_answer(
         &mut self,
         connection: CodeHostConnectionId,
@@ -789,6 +864,7 @@ impl Transaction for DbTransaction<'_> {
         Ok(row.map(HostDeliveryRow::answer).transpose()?.flatten())
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.record_codehost_answer", skip_all, fields(otel.kind = "client"))]
     async fn record_codehost_answer(
         &mut self,
         connection: CodeHostConnectionId,
@@ -800,6 +876,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.codehost_link", skip_all, fields(otel.kind = "client"))]
     async fn codehost_link(
         &mut self,
         connection: CodeHostConnectionId,
@@ -811,6 +888,7 @@ impl Transaction for DbTransaction<'_> {
         row.map(CodeHostLink::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.link_codehost_item", skip_all, fields(otel.kind = "client"))]
     async fn link_codehost_item(
         &mut self,
         link: &CodeHostLink,
@@ -821,6 +899,7 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.claim_candidates", skip_all, fields(otel.kind = "client"))]
     async fn claim_candidates(
         &mut self,
         org: OrgId,
@@ -833,6 +912,7 @@ impl Transaction for DbTransaction<'_> {
         rows.into_iter().map(Task::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.try_lock_claimable", skip_all, fields(otel.kind = "client"))]
     async fn try_lock_claimable(
         &mut self,
         org: OrgId,

@@ -21,6 +21,10 @@ pub struct Cli {
     /// Log format.
     #[arg(long, global = true, env = "MUSTER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// Where to send traces over OTLP/HTTP (protobuf), as the collector's base URL, e.g.
+    /// `http://otel-collector:4318`; spans go to `<url>/v1/traces`. Unset: no traces.
+    #[arg(long, global = true, env = "MUSTER_OTLP_ENDPOINT")]
+    pub otlp_endpoint: Option<String>,
     /// What to do.
     #[command(subcommand)]
     pub command: Command,

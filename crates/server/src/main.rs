@@ -9,7 +9,13 @@ use muster_server::{commands, logging, sign};
 #[actix_web::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
-    logging::init(&cli.log, cli.log_format);
+    let telemetry = match logging::init(&cli.log, cli.log_format, cli.otlp_endpoint.as_deref()) {
+        Ok(telemetry) => telemetry,
+        Err(err) => {
+            eprintln!("error: {err:#}");
+            return ExitCode::FAILURE;
+        }
+    };
     let result = match cli.command {
         Command::Serve(args) => commands::serve(args).await,
         Command::Migrate(args) => commands::migrate(args).await,
@@ -24,6 +30,7 @@ async fn main() -> ExitCode {
             Ok(())
         }
     };
+    telemetry.shutdown();
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -62,6 +62,7 @@ pub(crate) async fn roster_of(
 
 #[async_trait]
 impl AgentRepository for Database {
+    #[tracing::instrument(level = "debug", name = "db.agents.get", skip_all, fields(otel.kind = "client"))]
     async fn get(&self, org: OrgId, id: AgentId) -> Result<Option<Agent>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let row = agents::find(&mut pooled.conn(), org, id, None)
@@ -71,6 +72,7 @@ impl AgentRepository for Database {
             .transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.anywhere", skip_all, fields(otel.kind = "client"))]
     async fn anywhere(&self, id: AgentId) -> Result<Option<Agent>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let row = agents::find_anywhere(&mut pooled.conn(), id)
@@ -80,6 +82,7 @@ impl AgentRepository for Database {
             .transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.find_credentials", skip_all, fields(otel.kind = "client"))]
     async fn find_credentials(
         &self,
         handle: &AgentHandle,
@@ -91,6 +94,7 @@ impl AgentRepository for Database {
         row.map(AgentCredentials::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.list", skip_all, fields(otel.kind = "client"))]
     async fn list(
         &self,
         org: OrgId,
@@ -105,6 +109,7 @@ impl AgentRepository for Database {
         agents_of(rows)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.capabilities", skip_all, fields(otel.kind = "client"))]
     async fn capabilities(
         &self,
         org: OrgId,
@@ -117,6 +122,7 @@ impl AgentRepository for Database {
         rows.into_iter().map(Capability::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.capability_names", skip_all, fields(otel.kind = "client"))]
     async fn capability_names(&self, org: OrgId) -> Result<Vec<CapabilityName>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let names = capabilities::names(&mut pooled.conn(), org)
@@ -128,6 +134,7 @@ impl AgentRepository for Database {
             .collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.roster", skip_all, fields(otel.kind = "client"))]
     async fn roster(
         &self,
         org: OrgId,
@@ -137,6 +144,7 @@ impl AgentRepository for Database {
         roster_of(&mut pooled.conn(), org, active_only).await
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.pending", skip_all, fields(otel.kind = "client"))]
     async fn pending(
         &self,
         org: OrgId,
@@ -149,6 +157,7 @@ impl AgentRepository for Database {
         agents_of(rows)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.children", skip_all, fields(otel.kind = "client"))]
     async fn children(
         &self,
         org: OrgId,
@@ -161,6 +170,7 @@ impl AgentRepository for Database {
         agents_of(rows)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.limited", skip_all, fields(otel.kind = "client"))]
     async fn limited(&self, org: OrgId) -> Result<Vec<Agent>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let rows = agents::limited(&mut pooled.conn(), org)
@@ -169,6 +179,7 @@ impl AgentRepository for Database {
         agents_of(rows)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.ledger", skip_all, fields(otel.kind = "client"))]
     async fn ledger(
         &self,
         org: OrgId,
@@ -183,6 +194,7 @@ impl AgentRepository for Database {
         rows.into_iter().map(LedgerEntry::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.reputation_history", skip_all, fields(otel.kind = "client"))]
     async fn reputation_history(
         &self,
         org: OrgId,
@@ -209,6 +221,7 @@ impl AgentRepository for Database {
         Ok((events, u64::try_from(total).unwrap_or(0)))
     }
 
+    #[tracing::instrument(level = "debug", name = "db.agents.leaderboard", skip_all, fields(otel.kind = "client"))]
     async fn leaderboard(
         &self,
         org: OrgId,

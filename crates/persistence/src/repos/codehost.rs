@@ -8,6 +8,7 @@ use crate::queries::codehost;
 
 #[async_trait]
 impl CodeHostRepository for Database {
+    #[tracing::instrument(level = "debug", name = "db.codehost.list", skip_all, fields(otel.kind = "client"))]
     async fn list(&self, org: OrgId) -> Result<Vec<CodeHostConnection>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let rows = codehost::list(&mut pooled.conn(), org)
@@ -16,6 +17,7 @@ impl CodeHostRepository for Database {
         rows.into_iter().map(CodeHostConnection::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.codehost.get", skip_all, fields(otel.kind = "client"))]
     async fn get(
         &self,
         org: OrgId,
@@ -28,6 +30,7 @@ impl CodeHostRepository for Database {
         row.map(CodeHostConnection::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.codehost.by_installation", skip_all, fields(otel.kind = "client"))]
     async fn by_installation(
         &self,
         installation: InstallationId,

@@ -9,6 +9,7 @@ use crate::queries::events;
 
 #[async_trait]
 impl EventLog for Database {
+    #[tracing::instrument(level = "debug", name = "db.events.get", skip_all, fields(otel.kind = "client"))]
     async fn get(&self, org: OrgId, id: EventId) -> Result<Option<Event>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let row = events::find(&mut pooled.conn(), org, id)
@@ -17,6 +18,7 @@ impl EventLog for Database {
         row.map(Event::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.events.list", skip_all, fields(otel.kind = "client"))]
     async fn list(
         &self,
         org: OrgId,
@@ -53,11 +55,13 @@ impl EventLog for Database {
         })
     }
 
+    #[tracing::instrument(level = "debug", name = "db.events.head", skip_all, fields(otel.kind = "client"))]
     async fn head(&self) -> Result<EventPosition, RepositoryError> {
         let mut pooled = self.pooled().await?;
         events::head(&mut pooled.conn()).await.map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.events.start", skip_all, fields(otel.kind = "client"))]
     async fn start(&self, org: OrgId) -> Result<StreamStart, RepositoryError> {
         let mut pooled = self.pooled().await?;
         events::start(&mut pooled.conn(), org)
@@ -65,6 +69,7 @@ impl EventLog for Database {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.events.position", skip_all, fields(otel.kind = "client"))]
     async fn position(
         &self,
         org: OrgId,
@@ -76,6 +81,7 @@ impl EventLog for Database {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.events.after", skip_all, fields(otel.kind = "client"))]
     async fn after(
         &self,
         org: OrgId,

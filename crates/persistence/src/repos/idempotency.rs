@@ -41,6 +41,7 @@ macro_rules! the_key {
 
 #[async_trait]
 impl IdempotencyStore for Database {
+    #[tracing::instrument(level = "debug", name = "db.idempotency.begin", skip_all, fields(otel.kind = "client"))]
     async fn begin(
         &self,
         key: &IdempotencyKey,
@@ -88,6 +89,7 @@ impl IdempotencyStore for Database {
         }))
     }
 
+    #[tracing::instrument(level = "debug", name = "db.idempotency.finish", skip_all, fields(otel.kind = "client"))]
     async fn finish(
         &self,
         key: &IdempotencyKey,
@@ -106,6 +108,7 @@ impl IdempotencyStore for Database {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "db.idempotency.abandon", skip_all, fields(otel.kind = "client"))]
     async fn abandon(&self, key: &IdempotencyKey) -> Result<(), RepositoryError> {
         let mut pooled = self.pooled_for_write().await?;
         on_conn!(&mut pooled.conn(), c => {
@@ -117,6 +120,7 @@ impl IdempotencyStore for Database {
         Ok(())
     }
 
+    #[tracing::instrument(level = "debug", name = "db.idempotency.purge", skip_all, fields(otel.kind = "client"))]
     async fn purge(&self, before: OffsetDateTime) -> Result<u64, RepositoryError> {
         let mut pooled = self.pooled_for_write().await?;
         let gone = on_conn!(&mut pooled.conn(), c => {

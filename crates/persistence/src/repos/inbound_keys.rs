@@ -8,6 +8,7 @@ use crate::queries::inbound_keys;
 
 #[async_trait]
 impl InboundKeyRepository for Database {
+    #[tracing::instrument(level = "debug", name = "db.inbound_keys.list", skip_all, fields(otel.kind = "client"))]
     async fn list(&self, org: OrgId) -> Result<Vec<InboundKey>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let rows = inbound_keys::list(&mut pooled.conn(), org)
@@ -16,6 +17,7 @@ impl InboundKeyRepository for Database {
         rows.into_iter().map(InboundKey::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.inbound_keys.get", skip_all, fields(otel.kind = "client"))]
     async fn get(
         &self,
         org: OrgId,
@@ -28,6 +30,7 @@ impl InboundKeyRepository for Database {
         row.map(InboundKey::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.inbound_keys.by_key", skip_all, fields(otel.kind = "client"))]
     async fn by_key(&self, key: &str) -> Result<Option<InboundKey>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let row = inbound_keys::find_by_key(&mut pooled.conn(), key)

@@ -10,6 +10,7 @@ use crate::queries::nonces;
 
 #[async_trait]
 impl NonceStore for Database {
+    #[tracing::instrument(level = "debug", name = "db.nonces.remember", skip_all, fields(otel.kind = "client"))]
     async fn remember(
         &self,
         agent: AgentId,
@@ -33,6 +34,7 @@ impl NonceStore for Database {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "db.nonces.purge_expired", skip_all, fields(otel.kind = "client"))]
     async fn purge_expired(&self, now: OffsetDateTime) -> Result<u64, RepositoryError> {
         let mut pooled = self.pooled_for_write().await?;
         let deleted = nonces::purge_expired(&mut pooled.conn(), now)

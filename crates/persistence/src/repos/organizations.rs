@@ -8,6 +8,7 @@ use crate::queries::organizations;
 
 #[async_trait]
 impl OrganizationRepository for Database {
+    #[tracing::instrument(level = "debug", name = "db.organizations.get", skip_all, fields(otel.kind = "client"))]
     async fn get(&self, id: OrgId) -> Result<Option<Organization>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let row = organizations::find(&mut pooled.conn(), id)
@@ -16,6 +17,7 @@ impl OrganizationRepository for Database {
         row.map(Organization::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.organizations.default_organization", skip_all, fields(otel.kind = "client"))]
     async fn default_organization(&self) -> Result<Option<Organization>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let row = organizations::find_default(&mut pooled.conn())
@@ -24,6 +26,7 @@ impl OrganizationRepository for Database {
         row.map(Organization::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.organizations.any_exists", skip_all, fields(otel.kind = "client"))]
     async fn any_exists(&self) -> Result<bool, RepositoryError> {
         let mut pooled = self.pooled().await?;
         organizations::any(&mut pooled.conn())

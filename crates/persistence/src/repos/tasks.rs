@@ -13,6 +13,7 @@ use crate::queries::{comments, dependencies, escalations, tasks, templates};
 
 #[async_trait]
 impl TaskRepository for Database {
+    #[tracing::instrument(level = "debug", name = "db.tasks.get", skip_all, fields(otel.kind = "client"))]
     async fn get(&self, org: OrgId, id: TaskId) -> Result<Option<Task>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let row = tasks::find(&mut pooled.conn(), org, id, None)
@@ -21,6 +22,7 @@ impl TaskRepository for Database {
         row.map(Task::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.open_titles", skip_all, fields(otel.kind = "client"))]
     async fn open_titles(
         &self,
         org: OrgId,
@@ -36,6 +38,7 @@ impl TaskRepository for Database {
             .collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.list", skip_all, fields(otel.kind = "client"))]
     async fn list(
         &self,
         org: OrgId,
@@ -50,6 +53,7 @@ impl TaskRepository for Database {
         rows.into_iter().map(Task::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.dependencies", skip_all, fields(otel.kind = "client"))]
     async fn dependencies(
         &self,
         org: OrgId,
@@ -62,6 +66,7 @@ impl TaskRepository for Database {
         Ok(rows.into_iter().map(TaskDependency::from).collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.comments", skip_all, fields(otel.kind = "client"))]
     async fn comments(
         &self,
         org: OrgId,
@@ -76,6 +81,7 @@ impl TaskRepository for Database {
         rows.into_iter().map(Comment::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.escalations", skip_all, fields(otel.kind = "client"))]
     async fn escalations(
         &self,
         org: OrgId,
@@ -90,6 +96,7 @@ impl TaskRepository for Database {
         rows.into_iter().map(Escalation::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.templates", skip_all, fields(otel.kind = "client"))]
     async fn templates(
         &self,
         org: OrgId,
@@ -103,6 +110,7 @@ impl TaskRepository for Database {
         rows.into_iter().map(TaskTemplate::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.template", skip_all, fields(otel.kind = "client"))]
     async fn template(
         &self,
         org: OrgId,
@@ -115,11 +123,13 @@ impl TaskRepository for Database {
         row.map(TaskTemplate::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.roster", skip_all, fields(otel.kind = "client"))]
     async fn roster(&self, org: OrgId) -> Result<Vec<RosterEntry>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         super::agents::roster_of(&mut pooled.conn(), org, true).await
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.overdue", skip_all, fields(otel.kind = "client"))]
     async fn overdue(
         &self,
         query: Overdue,
@@ -135,6 +145,7 @@ impl TaskRepository for Database {
             .collect())
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.claimer_capabilities", skip_all, fields(otel.kind = "client"))]
     async fn claimer_capabilities(
         &self,
         org: OrgId,
@@ -147,6 +158,7 @@ impl TaskRepository for Database {
         rows.into_iter().map(Capability::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.expired_leases", skip_all, fields(otel.kind = "client"))]
     async fn expired_leases(
         &self,
         org: Option<OrgId>,

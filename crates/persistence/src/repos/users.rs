@@ -10,6 +10,7 @@ use crate::queries::{api_keys, oauth_states, users};
 
 #[async_trait]
 impl UserRepository for Database {
+    #[tracing::instrument(level = "debug", name = "db.users.user", skip_all, fields(otel.kind = "client"))]
     async fn user(&self, org: OrgId, id: UserId) -> Result<Option<User>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let row = users::find(&mut pooled.conn(), org, id, None)
@@ -18,6 +19,7 @@ impl UserRepository for Database {
         row.map(User::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.users.user_by_email", skip_all, fields(otel.kind = "client"))]
     async fn user_by_email(
         &self,
         org: OrgId,
@@ -30,6 +32,7 @@ impl UserRepository for Database {
         row.map(User::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.users.api_key_by_hash", skip_all, fields(otel.kind = "client"))]
     async fn api_key_by_hash(
         &self,
         hash: &TokenHash,
@@ -43,6 +46,7 @@ impl UserRepository for Database {
             .transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.users.api_keys_of", skip_all, fields(otel.kind = "client"))]
     async fn api_keys_of(&self, org: OrgId, user: UserId) -> Result<Vec<ApiKey>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let rows = api_keys::list_of(&mut pooled.conn(), org, user)
@@ -51,6 +55,7 @@ impl UserRepository for Database {
         rows.into_iter().map(ApiKey::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.users.api_key", skip_all, fields(otel.kind = "client"))]
     async fn api_key(
         &self,
         org: OrgId,
@@ -66,6 +71,7 @@ impl UserRepository for Database {
 
     /// A write outside any unit of work: on the writer connection (SQLite) and run to
     /// completion on its own task, like [`NonceStore::remember`](muster_domain::ports::NonceStore::remember).
+    #[tracing::instrument(level = "debug", name = "db.users.touch_api_key", skip_all, fields(otel.kind = "client"))]
     async fn touch_api_key(
         &self,
         id: ApiKeyId,
@@ -82,6 +88,7 @@ impl UserRepository for Database {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "db.users.purge_expired_sign_ins", skip_all, fields(otel.kind = "client"))]
     async fn purge_expired_sign_ins(&self, now: OffsetDateTime) -> Result<u64, RepositoryError> {
         let db = self.clone();
         detached(async move {

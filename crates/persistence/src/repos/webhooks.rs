@@ -11,6 +11,7 @@ use crate::queries::{deliveries, webhooks};
 
 #[async_trait]
 impl WebhookRepository for Database {
+    #[tracing::instrument(level = "debug", name = "db.webhooks.list", skip_all, fields(otel.kind = "client"))]
     async fn list(&self, org: OrgId) -> Result<Vec<Webhook>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let rows = webhooks::list(&mut pooled.conn(), org, false)
@@ -19,6 +20,7 @@ impl WebhookRepository for Database {
         rows.into_iter().map(Webhook::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.webhooks.get", skip_all, fields(otel.kind = "client"))]
     async fn get(&self, org: OrgId, id: WebhookId) -> Result<Option<Webhook>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let row = webhooks::find(&mut pooled.conn(), org, id, None)
@@ -27,6 +29,7 @@ impl WebhookRepository for Database {
         row.map(Webhook::try_from).transpose()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.webhooks.attempts", skip_all, fields(otel.kind = "client"))]
     async fn attempts(
         &self,
         org: OrgId,
@@ -48,6 +51,7 @@ impl WebhookRepository for Database {
 
 #[async_trait]
 impl DeliveryQueue for Database {
+    #[tracing::instrument(level = "debug", name = "db.webhooks.lease_due_hooks", skip_all, fields(otel.kind = "client"))]
     async fn lease_due_hooks(
         &self,
         now: OffsetDateTime,
@@ -73,6 +77,7 @@ impl DeliveryQueue for Database {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "db.webhooks.extend_lease", skip_all, fields(otel.kind = "client"))]
     async fn extend_lease(
         &self,
         hook: WebhookId,
@@ -89,6 +94,7 @@ impl DeliveryQueue for Database {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "db.webhooks.release", skip_all, fields(otel.kind = "client"))]
     async fn release(&self, hook: WebhookId, holder: Uuid) -> Result<(), RepositoryError> {
         let db = self.clone();
         detached(async move {
@@ -100,6 +106,7 @@ impl DeliveryQueue for Database {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "db.webhooks.release_all", skip_all, fields(otel.kind = "client"))]
     async fn release_all(&self, holder: Uuid) -> Result<u64, RepositoryError> {
         let db = self.clone();
         detached(async move {
@@ -111,6 +118,7 @@ impl DeliveryQueue for Database {
         .await
     }
 
+    #[tracing::instrument(level = "debug", name = "db.webhooks.due", skip_all, fields(otel.kind = "client"))]
     async fn due(
         &self,
         hook: WebhookId,

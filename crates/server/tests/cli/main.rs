@@ -13,6 +13,7 @@ mod metrics_jobs;
 mod one_server;
 mod secrets;
 mod shutdown;
+mod traces;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
