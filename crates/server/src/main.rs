@@ -6,6 +6,10 @@ use clap::Parser;
 use muster_server::cli::{Cli, Command};
 use muster_server::{commands, logging, sign};
 
+/// mimalloc rather than glibc's malloc: see docs/benchmarks.md (memory under load).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[actix_web::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
