@@ -35,6 +35,22 @@ impl Breaker {
             Self::SpendVelocity => "spend_velocity",
         }
     }
+
+    /// The window its threshold counts over: `minute` or `hour`.
+    pub const fn per(self) -> &'static str {
+        match self {
+            Self::ActionRate => "minute",
+            Self::SpendVelocity => "hour",
+        }
+    }
+
+    /// What it counts, in words.
+    const fn counts(self) -> &'static str {
+        match self {
+            Self::ActionRate => "writes",
+            Self::SpendVelocity => "credits spent",
+        }
+    }
 }
 
 /// A tripped breaker with what it measured.
@@ -42,8 +58,8 @@ impl Breaker {
 #[error(
     "runaway guard: {measured} {what} within {elapsed_secs} s goes past the limit of \
      {limit} per {per}; the agent is suspended until an HR caller unsuspends it",
-    what = self.what(),
-    per = self.per()
+    what = self.breaker.counts(),
+    per = self.breaker.per()
 )]
 pub struct Trip {
     /// Which breaker.
@@ -54,22 +70,6 @@ pub struct Trip {
     pub limit: i64,
     /// Seconds from the window's start to the refused change.
     pub elapsed_secs: i64,
-}
-
-impl Trip {
-    fn what(&self) -> &'static str {
-        match self.breaker {
-            Breaker::ActionRate => "writes",
-            Breaker::SpendVelocity => "credits spent",
-        }
-    }
-
-    fn per(&self) -> &'static str {
-        match self.breaker {
-            Breaker::ActionRate => "minute",
-            Breaker::SpendVelocity => "hour",
-        }
-    }
 }
 
 /// What a change adds at `at`: one write and `credits` spent.
@@ -279,5 +279,9 @@ mod tests {
         );
         assert_eq!(Breaker::ActionRate.as_str(), "action_rate");
         assert_eq!(Breaker::SpendVelocity.as_str(), "spend_velocity");
+        assert_eq!(
+            (Breaker::ActionRate.per(), Breaker::SpendVelocity.per()),
+            ("minute", "hour")
+        );
     }
 }

@@ -50,6 +50,8 @@ mod event_stream;
 #[cfg(test)]
 mod events;
 #[cfg(test)]
+mod guard;
+#[cfg(test)]
 mod idempotency;
 #[cfg(test)]
 mod nonce_batch;

@@ -28,7 +28,7 @@ use crate::model::{
     OrgId, event_types,
 };
 use crate::ports::{Clock, IdGenerator, Lock, Transaction, UnitOfWork, Work, transact};
-use crate::rules::guard::{Breaker, Trip, addition, check};
+use crate::rules::guard::{Trip, addition, check};
 
 /// How long an organization's thresholds are reused before they are read again: the
 /// delay after which a change made on another instance applies.
@@ -191,10 +191,7 @@ fn tripped(trip: &Trip) -> BreakerTripped {
         kind: trip.breaker.as_str(),
         measured: trip.measured,
         limit: trip.limit,
-        per: match trip.breaker {
-            Breaker::ActionRate => "minute",
-            Breaker::SpendVelocity => "hour",
-        },
+        per: trip.breaker.per(),
         within_seconds: trip.elapsed_secs,
     }
 }
