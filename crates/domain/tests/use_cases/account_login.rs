@@ -1,10 +1,8 @@
 //! `AccountService::login` (password, organization, throttling) against mocked ports.
 //! The second factor at login is in `account_login_second_factor.rs`, `login_local` in
 //! `account_owner.rs`.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::accounts::{
     Accounts, PASSWORD, access_for, assert_user_event, fake_hash, invalid_message, organization,

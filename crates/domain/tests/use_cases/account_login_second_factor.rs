@@ -1,9 +1,7 @@
 //! `AccountService::login` of an account whose second factor is on (TOTP codes with
 //! replay protection, recovery codes), against mocked ports.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::accounts::{
     Accounts, GOOD_CODE, GOOD_STEP, PASSWORD, SECRET, assert_user_event, fake_hash, signed_in,

@@ -1,8 +1,6 @@
 //! `BootstrapService` against a mocked organization repository.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

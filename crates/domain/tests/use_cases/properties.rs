@@ -1,10 +1,8 @@
 //! Property tests of the rules: random inputs, checked against what must always hold.
 //! proptest shrinks a failure to its smallest case and records it under
 //! `proptest-regressions/`, where it is replayed first on every later run.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use proptest::prelude::*;
 use uuid::Uuid;

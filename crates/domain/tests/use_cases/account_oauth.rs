@@ -1,9 +1,7 @@
 //! `AccountService::oauth_begin` and `oauth_complete` (the sign-in redirect flow)
 //! against mocked ports and a mocked identity provider.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::accounts::{
     Accounts, access_for, assert_user_event, fake_hash, signed_in, stored_user,

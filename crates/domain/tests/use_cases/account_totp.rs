@@ -1,8 +1,6 @@
 //! `AccountService::totp_setup`, `totp_verify` and `totp_disable` against mocked ports.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::accounts::{
     Accounts, GOOD_CODE, GOOD_STEP, PASSWORD, PENDING, QR_CODE, SECRET, assert_user_event,

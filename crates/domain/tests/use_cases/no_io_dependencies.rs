@@ -1,8 +1,6 @@
 //! The domain crate stays free of runtimes, web frameworks and database drivers: none of
 //! them may appear among its normal (non-dev, non-build) dependencies, with or without
 //! its optional features.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Command;
 

@@ -1,9 +1,7 @@
 //! The synthetic owner of auth modes `none` and `local`: `AccountService::ensure_owner`
 //! and `login_local`, against mocked ports.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -2,10 +2,8 @@
 //! it wrote events and a pre-hook hears one; a blocking `allow: false` rolls the change
 //! back and records the refusal; a listener's `allow: false`, a timeout or an error let
 //! it through; the hook list is read once a second, not once a change.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::Arc;
 

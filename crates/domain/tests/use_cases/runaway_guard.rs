@@ -2,10 +2,8 @@
 //! own transaction; a change past a threshold is refused and its agent suspended in a
 //! second transaction with an `agent.suspended` event naming the breaker; nothing is
 //! counted while both thresholds are off; spending counts the credits the events name.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

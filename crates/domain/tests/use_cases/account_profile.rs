@@ -1,9 +1,7 @@
 //! `AccountService::me`, `update_profile`, `change_password` and `register` against
 //! mocked ports.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::accounts::{
     Accounts, PASSWORD, assert_user_event, invalid_message, key_actor, phc, stored_user,

@@ -1,10 +1,8 @@
 //! `AgentService` against mocked ports: registering, spawning, demoting, setting a
 //! budget and scoring reputation — who may, what is written in one unit of work, and
 //! that a refusal writes nothing. Credits are in `agent_money.rs`.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::agents::{
     SECRET, agent, agent_caller, agent_id, as_agent, child_of, current, key_user, read_only,

@@ -1,10 +1,8 @@
 //! The task workflow's use cases against mocked ports: approve, dependencies, comments,
 //! escalation, the sweep's single step, edits, and the reward and reputation a move
 //! settles — each decided in the domain and written in one unit of work.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use std::sync::{Arc, Mutex};
 

@@ -1,9 +1,7 @@
 //! `AccountService::refresh` (rotation, reuse detection), `logout` and `logout_all`
 //! against mocked ports.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::accounts::{
     Accounts, access_for, assert_user_event, fake_hash, key_actor, stored_user,

@@ -2,10 +2,8 @@
 //! the locks they take (ascending id, whatever the direction), the balance and period
 //! checks on the locked rows, the budget period rolled over before the check, and
 //! refusals that roll back with nothing written.
-// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod common;
+use crate::common;
 
 use common::agents::{
     Record, agent, agent_caller, agent_id, as_agent, child_of, current, key_user, read_only,

@@ -1,0 +1,27 @@
+//! The domain's tests through its public surface: each use case against mocked ports,
+//! and property tests of the rules. One test binary (one link per build, which keeps
+//! `cargo xtask mutants` and CI fast); a module per use case.
+// Helpers outside `#[test]` functions are not covered by clippy.toml's allow-*-in-tests.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+mod account_login;
+mod account_login_second_factor;
+mod account_oauth;
+mod account_owner;
+mod account_profile;
+mod account_sessions;
+mod account_totp;
+mod agent_money;
+mod agent_service;
+mod api_key_service;
+mod bootstrap_service;
+mod event_service;
+mod no_io_dependencies;
+mod properties;
+mod runaway_guard;
+mod task_service;
+mod task_transition;
+mod task_workflow;
+mod webhook_gate;
