@@ -4,10 +4,12 @@
 //! - `cargo xtask bench`: throughput and latency on both engines (see `bench/mod.rs`).
 //! - `cargo xtask openapi`: regenerates `docs/openapi.json` (see `openapi.rs`).
 //! - `cargo xtask fuzz-api`: schemathesis against a live server (see `fuzz_api/`).
+//! - `cargo xtask mutants`: mutation testing of the domain and auth crates (see `mutants.rs`).
 
 mod bench;
 mod ci;
 mod fuzz_api;
+mod mutants;
 mod openapi;
 
 use std::process::ExitCode;
@@ -35,6 +37,8 @@ enum Task {
     Openapi,
     /// Run schemathesis against a live release server on SQLite and/or PostgreSQL.
     FuzzApi(fuzz_api::FuzzArgs),
+    /// Mutation-test muster-domain and muster-auth with their own tests; print the score.
+    Mutants(mutants::MutantsArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
         Task::Bench(args) => bench::run(&args).map_err(|e| format!("{e:#}")),
         Task::Openapi => openapi::openapi().map(|()| true),
         Task::FuzzApi(args) => fuzz_api::run(&args).map_err(|e| format!("{e:#}")),
+        Task::Mutants(args) => mutants::run(&args).map_err(|e| format!("{e:#}")),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -127,3 +127,6 @@ impl BearerAuthenticator {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

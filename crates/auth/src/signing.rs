@@ -23,18 +23,14 @@ pub fn canonical_message(
     nonce: &str,
     body: &[u8],
 ) -> Vec<u8> {
-    let len = method.len() + path_and_query.len() + timestamp.len() + nonce.len() + body.len();
-    let mut message = Vec::with_capacity(len);
-    for part in [
+    [
         method.as_bytes(),
         path_and_query.as_bytes(),
         timestamp.as_bytes(),
         nonce.as_bytes(),
         body,
-    ] {
-        message.extend_from_slice(part);
-    }
-    message
+    ]
+    .concat()
 }
 
 /// Signs `message` with `secret`: the lowercase hex HMAC-SHA256 keyed with the UTF-8

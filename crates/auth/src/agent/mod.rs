@@ -28,6 +28,7 @@ pub use error::AgentAuthError;
 use std::fmt;
 use std::hint::black_box;
 use std::sync::Arc;
+use std::time::Instant;
 
 use muster_domain::model::{Actor, ActorKind, AgentCredentials, AgentHandle};
 use muster_domain::policy;
@@ -176,7 +177,7 @@ impl AgentAuthenticator {
         &self,
         agent_id: &str,
     ) -> Result<Option<Arc<OpenedCredentials>>, AgentAuthError> {
-        if let Some(cached) = self.cache.get(agent_id) {
+        if let Some(cached) = self.cache.get(agent_id, Instant::now()) {
             return Ok(Some(cached));
         }
         let Ok(handle) = AgentHandle::new(agent_id) else {
@@ -199,7 +200,8 @@ impl AgentAuthenticator {
                 ))
             })?;
         let opened = Arc::new(OpenedCredentials { agent, secret });
-        self.cache.put(agent_id, Arc::clone(&opened));
+        self.cache
+            .put(agent_id, Arc::clone(&opened), Instant::now());
         Ok(Some(opened))
     }
 }

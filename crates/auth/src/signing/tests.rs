@@ -187,3 +187,15 @@ fn verify_rejects_wrong_length_and_bad_hex() {
         &format!("sha256={expected}")
     ));
 }
+
+/// The port adapter the webhook and code-host signers use is the same HMAC.
+#[test]
+fn the_message_signer_port_signs_the_vectors() {
+    for (method, target, body, expected) in AGENT_VECTORS {
+        let message = vector_message(method, target, body);
+        assert_eq!(
+            HmacSha256.sign_hex(VECTOR_SECRET.as_bytes(), &message),
+            expected
+        );
+    }
+}

@@ -296,3 +296,23 @@ fn debug_shows_no_key() {
     assert!(debug.starts_with("TokenService"), "{debug}");
     assert!(!debug.contains("7, 7"), "{debug}");
 }
+
+#[test]
+fn a_service_writes_and_reports_the_names_it_was_given() {
+    let named = TokenService::with_names(&server_key(), "https://id.example", "agents");
+    assert_eq!(named.issuer(), "https://id.example");
+    assert_eq!(named.audience(), "agents");
+    let token = named.access_token(&grant(), now()).unwrap();
+    let claims = payload(token.token.expose());
+    assert_eq!(claims["iss"], "https://id.example");
+    assert_eq!(claims["aud"], "agents");
+    let default = service();
+    assert_eq!(default.issuer(), DEFAULT_ISSUER);
+    assert_eq!(default.audience(), DEFAULT_AUDIENCE);
+}
+
+#[test]
+fn only_expiry_counts_as_expired() {
+    assert!(AccessTokenError::Expired.is_expired());
+    assert!(!AccessTokenError::Invalid.is_expired());
+}

@@ -130,5 +130,6 @@ mod tests {
         assert_eq!(module_index(4, 4, 21), Some(0));
         assert_eq!(module_index(24, 24, 21), Some(21 * 21 - 1));
         assert_eq!(module_index(25, 4, 21), None);
+        assert_eq!(module_index(4, 25, 21), None);
     }
 }

@@ -172,6 +172,28 @@ fn qr_code_is_a_png_data_url() {
     let width = usize::try_from(frame.width).unwrap();
     assert_eq!(pixels[0], 255);
     assert_eq!(pixels[4 * 6 * width + 4 * 6], 0);
+    // The quiet zone (4 modules) is light all around, and only it: the code's own
+    // corners are dark (finder patterns).
+    let modules = width / 6 - 8;
+    let module_at = |x: usize, y: usize| pixels[(y * 6) * width + x * 6];
+    for i in 0..modules + 8 {
+        for edge in [
+            0,
+            1,
+            2,
+            3,
+            modules + 4,
+            modules + 5,
+            modules + 6,
+            modules + 7,
+        ] {
+            assert_eq!(module_at(i, edge), 255, "row {edge}, column {i}");
+            assert_eq!(module_at(edge, i), 255, "column {edge}, row {i}");
+        }
+    }
+    for (x, y) in [(4, 4), (modules + 3, 4), (4, modules + 3)] {
+        assert_eq!(module_at(x, y), 0, "finder corner at {x},{y}");
+    }
 }
 
 #[test]
@@ -199,4 +221,23 @@ fn constant_time_eq_compares_whole_slices() {
     assert!(!constant_time_eq(b"123456", b"123457"));
     assert!(!constant_time_eq(b"123456", b"12345"));
     assert!(constant_time_eq(b"", b""));
+    // Two differences that would cancel each other out if combined carelessly.
+    assert!(!constant_time_eq(b"10", b"01"));
+    assert!(!constant_time_eq(b"123456", b"213456"));
+}
+
+#[test]
+fn a_malformed_code_is_refused_before_the_secret_is_opened() {
+    // The sealed secret is garbage: opening it would fail, so a `None` shows it was not
+    // opened (a malformed code costs no decryption).
+    let service = service();
+    for typed in ["", "28708", "2870822", "28708a", "abcdef"] {
+        let checked = service.check(user(1), b"not a sealed secret", typed, at(59));
+        assert!(matches!(checked, Ok(None)), "{typed:?}: {checked:?}");
+    }
+    assert!(
+        service
+            .check(user(1), b"not a sealed secret", "287082", at(59))
+            .is_err()
+    );
 }

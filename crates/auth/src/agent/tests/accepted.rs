@@ -94,3 +94,9 @@ async fn a_request_without_body_is_accepted() {
     request.sign_with(SECRET);
     assert!(auth.authenticate(&request.borrow()).await.is_ok());
 }
+
+#[test]
+fn debug_shows_no_secret() {
+    let auth = authenticator(MockAgentRepository::new(), MockNonceStore::new(), at(NOW));
+    assert_eq!(format!("{auth:?}"), "AgentAuthenticator { .. }");
+}

@@ -39,7 +39,7 @@ fn cipher() -> SecretCipher {
     ServerKey::from_bytes([9; 32]).unwrap().secret_cipher()
 }
 
-fn agent(status: AgentStatus) -> Agent {
+pub(super) fn agent(status: AgentStatus) -> Agent {
     Agent {
         id: agent_id(),
         org_id: org_id(),

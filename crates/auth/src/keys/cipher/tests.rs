@@ -122,3 +122,21 @@ fn vault_secrets_open_only_for_their_purpose_and_owner() {
     );
     assert_ne!(hex, SecretVault::random_hex(&cipher, 32).unwrap());
 }
+
+/// Through the domain's port, an agent's secret is sealed bound to the agent's id.
+#[test]
+fn the_sealer_port_binds_a_secret_to_its_agent() {
+    use muster_domain::model::{AgentId, AgentSecret};
+    use uuid::Uuid;
+
+    let cipher = cipher(7);
+    let agent = AgentId::from_uuid(Uuid::from_u128(5));
+    let secret = AgentSecret::new("s3cret-of-agent-five".to_owned());
+    let sealed = SecretSealer::seal(&cipher, agent, &secret).unwrap();
+    assert_eq!(
+        cipher.open(&sealed, agent.as_uuid().as_bytes()).unwrap(),
+        b"s3cret-of-agent-five"
+    );
+    let other = AgentId::from_uuid(Uuid::from_u128(6));
+    assert!(cipher.open(&sealed, other.as_uuid().as_bytes()).is_err());
+}

@@ -34,6 +34,17 @@ fn parses_base64_standard_and_url_safe_padded_or_not() {
     assert_eq!(parsed_bytes(&standard).to_vec(), high);
 }
 
+/// Unpadded base64 whose characters all happen to be hex digits is still base64: only
+/// 64 hex digits are read as hex.
+#[test]
+fn base64_made_of_hex_digits_is_base64() {
+    let text = format!("{}E", "A".repeat(42));
+    assert!(text.bytes().all(|b| b.is_ascii_hexdigit()));
+    let mut expected = [0; 32];
+    expected[31] = 0x01;
+    assert_eq!(parsed_bytes(&text), expected);
+}
+
 #[test]
 fn trims_whitespace() {
     assert_eq!(
