@@ -669,4 +669,255 @@ mod tests {
             ApiKeyScope::Admin
         )));
     }
+
+    /// Webhooks are read by any signed-in user and managed by those who may write;
+    /// agents do neither.
+    #[test]
+    fn webhooks_are_for_users() {
+        for role in [UserRole::Viewer, UserRole::Operator, UserRole::Admin] {
+            assert_eq!(may_read_webhooks(&user(role)), Ok(()), "{role:?}");
+        }
+        assert_eq!(may_manage_webhooks(&user(UserRole::Operator)), Ok(()));
+        assert_eq!(may_manage_webhooks(&user(UserRole::Admin)), Ok(()));
+        assert_eq!(
+            may_manage_webhooks(&user(UserRole::Viewer)),
+            Err(Forbidden::ViewerIsReadOnly)
+        );
+        assert_eq!(
+            may_manage_webhooks(&with_key(UserRole::Admin, ApiKeyScope::Read)),
+            Err(Forbidden::MissingScope(ApiKeyScope::Write))
+        );
+        for actor in [agent_with_role(AgentRole::Admin), system()] {
+            assert_eq!(may_read_webhooks(&actor), Err(Forbidden::UserRequired));
+            assert_eq!(may_manage_webhooks(&actor), Err(Forbidden::UserRequired));
+        }
+    }
+
+    /// Code-host connections are for admin users only (an admin-scoped key at that).
+    #[test]
+    fn codehost_connections_are_for_admin_users() {
+        assert_eq!(may_manage_codehost(&user(UserRole::Admin)), Ok(()));
+        assert_eq!(
+            may_manage_codehost(&with_key(UserRole::Admin, ApiKeyScope::Admin)),
+            Ok(())
+        );
+        assert_eq!(
+            may_manage_codehost(&with_key(UserRole::Admin, ApiKeyScope::Write)),
+            Err(Forbidden::MissingScope(ApiKeyScope::Admin))
+        );
+        for actor in [
+            user(UserRole::Operator),
+            user(UserRole::Viewer),
+            agent_with_role(AgentRole::Admin),
+            agent_with_role(AgentRole::Founder),
+            system(),
+        ] {
+            assert_eq!(
+                may_manage_codehost(&actor),
+                Err(Forbidden::AdminUserRequired),
+                "{actor:?}"
+            );
+        }
+    }
+
+    /// Anyone who may write approves, except the task's assignee.
+    #[test]
+    fn the_assignee_does_not_approve_its_own_task() {
+        let worker = agent(AgentMode::Worker);
+        let mut task = task();
+        assert_eq!(may_approve(&worker, &task), Ok(()), "unassigned");
+        assert_eq!(
+            may_approve(&user(UserRole::Operator), &task),
+            Ok(()),
+            "unassigned"
+        );
+        task.assignee_id = worker.agent_id();
+        assert_eq!(
+            may_approve(&worker, &task),
+            Err(Forbidden::ApproverIsAssignee)
+        );
+        assert_eq!(may_approve(&user(UserRole::Operator), &task), Ok(()));
+        task.assignee_id = Some(AgentId::from_uuid(Uuid::from_u128(9)));
+        assert_eq!(may_approve(&worker, &task), Ok(()));
+        assert_eq!(
+            may_approve(&user(UserRole::Viewer), &task),
+            Err(Forbidden::ViewerIsReadOnly)
+        );
+    }
+
+    fn agent_at(level: i64, role: AgentRole, id: u128) -> Actor {
+        Actor {
+            org_id: OrgId::from_uuid(Uuid::nil()),
+            kind: ActorKind::Agent {
+                id: AgentId::from_uuid(Uuid::from_u128(id)),
+                role,
+                mode: AgentMode::Worker,
+                level: Level::new(level).unwrap(),
+            },
+        }
+    }
+
+    /// The stored agent 100, a child of agent 50.
+    fn target() -> Agent {
+        let mut target = stored_agent(AgentStatus::Active);
+        target.id = AgentId::from_uuid(Uuid::from_u128(100));
+        target.parent_id = Some(AgentId::from_uuid(Uuid::from_u128(50)));
+        target.level = Level::new(5).unwrap();
+        target
+    }
+
+    /// Each of the capability managers suffices on its own; anyone else is refused.
+    #[test]
+    fn capabilities_are_managed_by_the_agent_its_parent_level_10_hr_or_an_admin() {
+        let target = target();
+        let managers = [
+            ("itself", agent_at(3, AgentRole::Worker, 100)),
+            ("its parent", agent_at(3, AgentRole::Worker, 50)),
+            ("a level-10 worker", agent_at(10, AgentRole::Worker, 7)),
+            ("an HR agent", agent_at(3, AgentRole::Hr, 7)),
+            ("a founder", agent_at(3, AgentRole::Founder, 7)),
+            ("an admin agent", agent_at(3, AgentRole::Admin, 7)),
+            ("an admin user", user(UserRole::Admin)),
+            (
+                "an admin's write key",
+                with_key(UserRole::Admin, ApiKeyScope::Write),
+            ),
+        ];
+        for (who, actor) in managers {
+            assert_eq!(may_manage_capabilities(&actor, &target), Ok(()), "{who}");
+        }
+        for (who, actor) in [
+            ("a level-9 worker", agent_at(9, AgentRole::Worker, 7)),
+            ("an operator", user(UserRole::Operator)),
+        ] {
+            assert_eq!(
+                may_manage_capabilities(&actor, &target),
+                Err(Forbidden::CapabilityManager),
+                "{who}"
+            );
+        }
+        assert_eq!(
+            may_manage_capabilities(&user(UserRole::Viewer), &target),
+            Err(Forbidden::ViewerIsReadOnly)
+        );
+    }
+
+    /// HR revokes and suspends others, never itself.
+    #[test]
+    fn nobody_changes_their_own_status() {
+        let target = AgentId::from_uuid(Uuid::from_u128(100));
+        let hr = agent_at(5, AgentRole::Hr, 7);
+        assert_eq!(may_change_status(&hr, target), Ok(()));
+        assert_eq!(
+            may_change_status(&agent_at(5, AgentRole::Hr, 100), target),
+            Err(Forbidden::OwnStatus)
+        );
+        assert_eq!(may_change_status(&user(UserRole::Admin), target), Ok(()));
+        assert_eq!(
+            may_change_status(&agent_at(9, AgentRole::Worker, 7), target),
+            Err(Forbidden::HrRoleRequired)
+        );
+    }
+
+    /// Demotion: admin users, the system, and founder or admin agents of level 9 or more
+    /// strictly above the target.
+    #[test]
+    fn demoters_rank_above_their_target() {
+        let target = target(); // level 5
+        assert_eq!(may_demote(&system(), &target), Ok(()));
+        assert_eq!(may_demote(&user(UserRole::Admin), &target), Ok(()));
+        assert_eq!(
+            may_demote(&user(UserRole::Operator), &target),
+            Err(Forbidden::DemoterRequired)
+        );
+        assert_eq!(
+            may_demote(&agent_at(9, AgentRole::Founder, 7), &target),
+            Ok(())
+        );
+        assert_eq!(
+            may_demote(&agent_at(8, AgentRole::Admin, 7), &target),
+            Err(Forbidden::DemoterRequired)
+        );
+        assert_eq!(
+            may_demote(&agent_at(10, AgentRole::Hr, 7), &target),
+            Err(Forbidden::DemoterRequired)
+        );
+        let mut senior = target.clone();
+        senior.level = Level::new(9).unwrap();
+        assert_eq!(
+            may_demote(&agent_at(9, AgentRole::Admin, 7), &senior),
+            Err(Forbidden::DemoteNotBelow)
+        );
+        assert_eq!(
+            may_demote(&agent_at(10, AgentRole::Admin, 7), &senior),
+            Ok(())
+        );
+    }
+
+    /// The guard is set by those who could grant the credits it guards.
+    #[test]
+    fn the_runaway_guard_is_set_by_credit_granters() {
+        for actor in [
+            user(UserRole::Admin),
+            agent_at(1, AgentRole::Founder, 7),
+            agent_at(1, AgentRole::Admin, 7),
+            system(),
+        ] {
+            assert_eq!(may_set_guard(&actor), Ok(()), "{actor:?}");
+        }
+        for actor in [
+            user(UserRole::Operator),
+            agent_at(10, AgentRole::Hr, 7),
+            agent_at(10, AgentRole::Worker, 7),
+        ] {
+            assert_eq!(
+                may_set_guard(&actor),
+                Err(Forbidden::GuardAdminRequired),
+                "{actor:?}"
+            );
+        }
+        assert_eq!(
+            may_set_guard(&with_key(UserRole::Admin, ApiKeyScope::Write)),
+            Err(Forbidden::MissingScope(ApiKeyScope::Admin))
+        );
+        assert_eq!(
+            may_set_guard(&user(UserRole::Viewer)),
+            Err(Forbidden::ViewerIsReadOnly)
+        );
+    }
+
+    fn system() -> Actor {
+        Actor {
+            org_id: OrgId::from_uuid(Uuid::nil()),
+            kind: ActorKind::System,
+        }
+    }
+
+    fn task() -> crate::model::Task {
+        use crate::model::{Metadata, Tags, TaskId, TaskPriority, Title};
+        let at = time::OffsetDateTime::UNIX_EPOCH;
+        crate::model::Task {
+            id: TaskId::from_uuid(Uuid::from_u128(1)),
+            org_id: OrgId::from_uuid(Uuid::nil()),
+            title: Title::new("Review").unwrap(),
+            description: None,
+            status: TaskStatus::Review,
+            priority: TaskPriority::default(),
+            assignee_id: None,
+            creator: None,
+            parent_task_id: None,
+            approval_required: true,
+            due_at: None,
+            tags: Tags::default(),
+            metadata: Metadata::default(),
+            approved_by: None,
+            approved_at: None,
+            created_at: at,
+            updated_at: at,
+            status_changed_at: at,
+            last_activity_at: at,
+            lease_expires_at: None,
+            version: 1,
+        }
+    }
 }

@@ -74,3 +74,45 @@ impl Actor {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_of_actor_answers_only_its_own_id() {
+        let org = OrgId::from_uuid(Uuid::from_u128(1));
+        let agent_id = AgentId::from_uuid(Uuid::from_u128(2));
+        let user_id = UserId::from_uuid(Uuid::from_u128(3));
+        let agent = Actor {
+            org_id: org,
+            kind: ActorKind::Agent {
+                id: agent_id,
+                role: AgentRole::Worker,
+                mode: AgentMode::Worker,
+                level: Level::new(1).unwrap(),
+            },
+        };
+        let user = Actor {
+            org_id: org,
+            kind: ActorKind::User {
+                id: user_id,
+                role: UserRole::Viewer,
+                key: None,
+            },
+        };
+        let system = Actor {
+            org_id: org,
+            kind: ActorKind::System,
+        };
+        assert_eq!(agent.agent_id(), Some(agent_id));
+        assert_eq!(agent.user_id(), None);
+        assert_eq!(agent.actor_id(), Some(agent_id.as_uuid()));
+        assert_eq!(user.user_id(), Some(user_id));
+        assert_eq!(user.agent_id(), None);
+        assert_eq!(user.actor_id(), Some(user_id.as_uuid()));
+        assert_eq!(system.agent_id(), None);
+        assert_eq!(system.user_id(), None);
+        assert_eq!(system.actor_id(), None);
+    }
+}

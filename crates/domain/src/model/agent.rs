@@ -327,6 +327,59 @@ mod tests {
     }
 
     #[test]
+    fn a_model_name_is_kept_as_given_within_its_limit() {
+        assert_eq!(Agent::check_model("gpt-5").unwrap(), "gpt-5");
+        assert_eq!(Agent::check_model(" x ").unwrap(), " x ");
+        let longest = "m".repeat(Agent::MAX_MODEL_CHARS);
+        assert_eq!(Agent::check_model(&longest).unwrap(), longest);
+        assert!(Agent::check_model(&format!("{longest}m")).is_err());
+        assert!(Agent::check_model("a\0b").is_err());
+    }
+
+    #[test]
+    fn debug_never_shows_a_secret() {
+        let secret = AgentSecret::new("hunter2-agent-secret".to_owned());
+        assert_eq!(format!("{secret:?}"), "AgentSecret(***)");
+        assert_eq!(secret.expose(), "hunter2-agent-secret");
+        let credentials = AgentCredentials {
+            agent: sample(),
+            encrypted_secret: vec![0xde, 0xad, 0xbe, 0xef],
+        };
+        let debug = format!("{credentials:?}");
+        assert!(
+            debug.starts_with("AgentCredentials { agent: Agent {"),
+            "{debug}"
+        );
+        assert!(debug.contains("handle: AgentHandle(\"w-1\")"), "{debug}");
+        assert!(debug.ends_with(", .. }"), "{debug}");
+        assert!(!debug.contains("222"), "the sealed bytes stay out: {debug}");
+    }
+
+    fn sample() -> Agent {
+        let at = time::OffsetDateTime::UNIX_EPOCH;
+        Agent {
+            id: AgentId::from_uuid(uuid::Uuid::nil()),
+            org_id: crate::model::OrgId::from_uuid(uuid::Uuid::nil()),
+            handle: AgentHandle::new("w-1").unwrap(),
+            name: "W".into(),
+            level: Level::new(1).unwrap(),
+            model: None,
+            role: AgentRole::Worker,
+            mode: AgentMode::Worker,
+            status: AgentStatus::Active,
+            parent_id: None,
+            current_balance: 0,
+            budget_period_limit: None,
+            budget_period_spent: 0,
+            budget_period_start: at,
+            management_fee_pct: FeePct::default(),
+            reputation_score: 50,
+            metadata: serde_json::Map::new(),
+            created_at: at,
+        }
+    }
+
+    #[test]
     fn enums_round_trip() {
         for role in AgentRole::ALL {
             assert_eq!(AgentRole::parse(role.as_str()), Some(*role));

@@ -179,3 +179,82 @@ pub struct CodeHostLink {
     /// Its task.
     pub task_id: TaskId,
 }
+
+#[cfg(test)]
+mod tests {
+    use uuid::Uuid;
+
+    use super::*;
+
+    fn connection(repository: Option<&str>) -> CodeHostConnection {
+        CodeHostConnection {
+            id: CodeHostConnectionId::from_uuid(Uuid::from_u128(1)),
+            org_id: OrgId::from_uuid(Uuid::from_u128(2)),
+            installation_id: InstallationId::new(42).unwrap(),
+            name: HookName::new("github").unwrap(),
+            repository: repository.map(|name| RepositoryName::new(name).unwrap()),
+            sealed_secret: Vec::new(),
+            enabled: true,
+            created_at: OffsetDateTime::UNIX_EPOCH,
+            updated_at: OffsetDateTime::UNIX_EPOCH,
+        }
+    }
+
+    #[test]
+    fn a_connection_covers_its_repository_in_any_case_or_all_when_unlimited() {
+        let limited = connection(Some("Acme/Widgets"));
+        assert!(limited.covers("Acme/Widgets"));
+        assert!(limited.covers("acme/widgets"));
+        assert!(!limited.covers("acme/gadgets"));
+        assert!(!limited.covers("acme/widgets-2"));
+        let unlimited = connection(None);
+        assert!(unlimited.covers("acme/widgets"));
+        assert!(unlimited.covers("anyone/anything"));
+    }
+
+    #[test]
+    fn a_repository_name_is_kept_as_given() {
+        assert_eq!(
+            RepositoryName::new("Acme/Widgets").unwrap().as_str(),
+            "Acme/Widgets"
+        );
+        let longest = format!("a/{}", "b".repeat(RepositoryName::MAX_CHARS - 2));
+        assert_eq!(RepositoryName::new(&longest).unwrap().as_str(), longest);
+        assert!(RepositoryName::new(&format!("{longest}b")).is_err());
+        for bad in [
+            "widgets",
+            "/widgets",
+            "acme/",
+            "a/b/c",
+            "acme/wid gets",
+            "acme/\u{7}",
+        ] {
+            assert!(RepositoryName::new(bad).is_err(), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn link_kinds_have_a_stored_form_and_a_label() {
+        for (kind, stored, label) in [
+            (LinkKind::Issue, "issue", "issue"),
+            (LinkKind::PullRequest, "pull_request", "pull request"),
+        ] {
+            assert_eq!(kind.as_str(), stored);
+            assert_eq!(LinkKind::parse(stored), Some(kind));
+            assert_eq!(kind.label(), label);
+        }
+        assert_eq!(LinkKind::parse("pull request"), None);
+        assert_eq!(LinkKind::parse("Issue"), None);
+        assert_eq!(LinkKind::parse(""), None);
+    }
+
+    #[test]
+    fn an_item_reads_as_people_name_it() {
+        let item = ItemRef {
+            repository: "acme/widgets".to_owned(),
+            kind: LinkKind::PullRequest,
+            number: 7,
+        };
+        assert_eq!(item.to_string(), "pull request #7 of acme/widgets");
+    }
+}

@@ -249,6 +249,28 @@ mod tests {
     }
 
     #[test]
+    fn a_key_expires_at_its_expiry_and_never_without_one() {
+        use time::macros::datetime;
+        let now = datetime!(2026-11-26 12:00 UTC);
+        let key = |expires_at| ApiKey {
+            id: ApiKeyId::from_uuid(uuid::Uuid::nil()),
+            org_id: OrgId::from_uuid(uuid::Uuid::nil()),
+            user_id: UserId::from_uuid(uuid::Uuid::nil()),
+            name: ApiKeyName::new("ci").unwrap(),
+            key_prefix: "msk_abcdefgh".to_owned(),
+            key_hash: TokenHash([0; 32]),
+            scopes: vec![ApiKeyScope::Read],
+            last_used_at: None,
+            expires_at,
+            created_at: now,
+        };
+        assert!(!key(None).is_expired(now));
+        assert!(!key(Some(now + time::Duration::SECOND)).is_expired(now));
+        assert!(key(Some(now)).is_expired(now));
+        assert!(key(Some(now - time::Duration::SECOND)).is_expired(now));
+    }
+
+    #[test]
     fn key_names_are_trimmed_and_bounded() {
         assert_eq!(ApiKeyName::new("  ci  ").unwrap().as_str(), "ci");
         assert!(ApiKeyName::new("   ").is_err());

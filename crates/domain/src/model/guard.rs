@@ -119,3 +119,63 @@ pub struct Tally {
     /// When the current spend window started (`None`: nothing spent yet).
     pub credits_since: Option<OffsetDateTime>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn threshold(value: i64) -> Threshold {
+        Threshold::from_stored(value)
+    }
+
+    #[test]
+    fn a_stored_threshold_below_zero_reads_as_off() {
+        assert_eq!(threshold(-5).get(), 0);
+        assert!(threshold(-5).is_off());
+        assert_eq!(threshold(0).get(), 0);
+        assert_eq!(threshold(7).get(), 7);
+        assert!(!threshold(7).is_off());
+    }
+
+    #[test]
+    fn nothing_is_counted_only_when_both_breakers_are_off() {
+        let breakers = |actions, credits| Breakers {
+            actions_per_minute: threshold(actions),
+            credits_per_hour: threshold(credits),
+        };
+        assert!(breakers(0, 0).all_off());
+        assert!(!breakers(5, 0).all_off());
+        assert!(!breakers(0, 100).all_off());
+    }
+
+    #[test]
+    fn an_organization_overrides_each_default_on_its_own() {
+        let defaults = Breakers {
+            actions_per_minute: threshold(60),
+            credits_per_hour: threshold(1_000),
+        };
+        assert_eq!(GuardSettings::default().in_force(defaults), defaults);
+        let own = GuardSettings {
+            actions_per_minute: Some(threshold(0)),
+            credits_per_hour: None,
+        };
+        assert_eq!(
+            own.in_force(defaults),
+            Breakers {
+                actions_per_minute: threshold(0),
+                credits_per_hour: threshold(1_000),
+            }
+        );
+        let own = GuardSettings {
+            actions_per_minute: None,
+            credits_per_hour: Some(threshold(5)),
+        };
+        assert_eq!(
+            own.in_force(defaults),
+            Breakers {
+                actions_per_minute: threshold(60),
+                credits_per_hour: threshold(5),
+            }
+        );
+    }
+}

@@ -58,3 +58,27 @@ impl InboundKey {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_the_prefix_and_64_lowercase_hex_digits() {
+        let hex = "0123456789abcdef".repeat(4);
+        assert!(InboundKey::is_key(&format!("iwk_{hex}")));
+        for bad in [
+            String::new(),
+            "iwk_".to_owned(),
+            format!("iwk_{}", &hex[..63]),
+            format!("iwk_{hex}0"),
+            format!("iwk_{}", hex.to_uppercase()),
+            format!("iwk_{}g", &hex[..63]),
+            format!("msk_{hex}"),
+            format!("IWK_{hex}"),
+            "iwk_abc".to_owned(),
+        ] {
+            assert!(!InboundKey::is_key(&bad), "{bad:?}");
+        }
+    }
+}

@@ -93,3 +93,23 @@ impl Event {
         }
     }
 }
+
+#[cfg(test)]
+mod severity_tests {
+    use super::EventSeverity;
+
+    #[test]
+    fn severities_round_trip_their_wire_names_exactly() {
+        for (severity, wire) in [
+            (EventSeverity::Info, "info"),
+            (EventSeverity::Warning, "warning"),
+            (EventSeverity::Error, "error"),
+        ] {
+            assert_eq!(severity.as_str(), wire);
+            assert_eq!(EventSeverity::parse(wire), Some(severity));
+        }
+        for other in ["", "Info", "warn", "fatal"] {
+            assert_eq!(EventSeverity::parse(other), None, "{other:?}");
+        }
+    }
+}
