@@ -46,6 +46,8 @@ mod codehost;
 #[cfg(test)]
 mod credentials;
 #[cfg(test)]
+mod dependency_graph;
+#[cfg(test)]
 mod event_stream;
 #[cfg(test)]
 mod events;
