@@ -245,6 +245,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn metadata_is_the_object_it_was_given() {
+        let object = json!({"source": "chat", "nested": {"n": 1}});
+        let metadata = Metadata::new(object.clone()).unwrap();
+        assert_eq!(metadata.to_value(), object);
+        assert_eq!(Value::Object(metadata.as_map().clone()), object);
+        assert_eq!(Metadata::default().to_value(), json!({}));
+    }
+
+    #[test]
     fn tags_limits() {
         assert!(Tags::new(vec![String::new()]).is_err());
         assert!(Tags::new(vec!["x".repeat(101)]).is_err());

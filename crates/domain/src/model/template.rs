@@ -68,3 +68,20 @@ pub struct TaskTemplate {
     /// When it was saved.
     pub created_at: OffsetDateTime,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_template_name_is_trimmed_and_compared_in_lower_case() {
+        let name = TemplateName::new("  Weekly Report ").unwrap();
+        assert_eq!(name.as_str(), "Weekly Report");
+        assert_eq!(name.key(), "weekly report");
+        assert!(TemplateName::new("   ").is_err());
+        assert!(TemplateName::new("a\0b").is_err());
+        let longest = "n".repeat(TemplateName::MAX_CHARS);
+        assert_eq!(TemplateName::new(&longest).unwrap().as_str(), longest);
+        assert!(TemplateName::new(&format!("{longest}n")).is_err());
+    }
+}

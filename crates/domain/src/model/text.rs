@@ -124,6 +124,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_description_is_kept_exactly_as_given() {
+        let text = "  Line one\n\tline two  ".to_owned();
+        assert_eq!(Description::new(text.clone()).unwrap().as_str(), text);
+        let longest = "d".repeat(Description::MAX_CHARS);
+        assert_eq!(Description::new(longest.clone()).unwrap().as_str(), longest);
+        assert!(Description::new(format!("{longest}d")).is_err());
+        assert!(Description::new("a\0b".to_owned()).is_err());
+    }
+
+    #[test]
     fn title_counts_characters_not_bytes() {
         assert!(Title::new(&"é".repeat(255)).is_ok());
         let err = Title::new(&"é".repeat(256)).unwrap_err();

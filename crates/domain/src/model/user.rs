@@ -209,4 +209,54 @@ mod tests {
             assert!(Email::new(bad).is_err(), "{bad}");
         }
     }
+
+    #[test]
+    fn roles_round_trip_their_wire_names_exactly() {
+        for (role, wire) in [
+            (UserRole::Admin, "admin"),
+            (UserRole::Operator, "operator"),
+            (UserRole::Viewer, "viewer"),
+        ] {
+            assert_eq!(role.as_str(), wire);
+            assert_eq!(UserRole::parse(wire), Some(role));
+        }
+        for other in ["", "Admin", "owner", "view"] {
+            assert_eq!(UserRole::parse(other), None, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn debug_shows_who_but_no_hash_and_no_second_factor_secret() {
+        let mut user = User::new(
+            UserId::from_uuid(uuid::Uuid::from_u128(1)),
+            OrgId::from_uuid(uuid::Uuid::from_u128(2)),
+            Email::new("ada@example.com").unwrap(),
+            "Ada".to_owned(),
+            UserRole::Operator,
+            "$argon2id$v=19$m=19456,t=2,p=1$SECRETHASH".to_owned(),
+            OffsetDateTime::UNIX_EPOCH,
+        );
+        user.totp = TotpSettings {
+            enabled: true,
+            secret: Some(vec![0xab; 4]),
+            pending_secret: Some(vec![0xcd; 4]),
+            last_step: Some(42),
+        };
+        let debug = format!("{user:?}");
+        for shown in [
+            "ada@example.com",
+            "\"Ada\"",
+            "Operator",
+            "totp_enabled: true",
+        ] {
+            assert!(debug.contains(shown), "{shown} missing from {debug}");
+        }
+        assert!(!debug.contains("SECRETHASH"), "{debug}");
+        let totp = format!("{:?}", user.totp);
+        assert_eq!(
+            totp,
+            "TotpSettings { enabled: true, last_step: Some(42), .. }"
+        );
+        assert!(!debug.contains("171") && !debug.contains("205"), "{debug}");
+    }
 }

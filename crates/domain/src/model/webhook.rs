@@ -268,3 +268,82 @@ pub struct DeliveryAttempt {
     /// When the call was made.
     pub created_at: OffsetDateTime,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_types_round_trip_their_wire_names_exactly() {
+        for (kind, wire) in [(HookType::Pre, "pre"), (HookType::Post, "post")] {
+            assert_eq!(kind.as_str(), wire);
+            assert_eq!(HookType::parse(wire), Some(kind));
+        }
+        for other in ["", "Pre", "before", "post "] {
+            assert_eq!(HookType::parse(other), None, "{other:?}");
+        }
+    }
+
+    #[test]
+    fn a_hook_url_is_trimmed_and_bounded() {
+        assert_eq!(
+            HookUrl::new("  https://hooks.example/in ")
+                .unwrap()
+                .as_str(),
+            "https://hooks.example/in"
+        );
+        let longest = format!("https://x/{}", "a".repeat(HookUrl::MAX_CHARS - 10));
+        assert_eq!(HookUrl::new(&longest).unwrap().as_str(), longest);
+        assert!(HookUrl::new(&format!("{longest}a")).is_err());
+        assert!(HookUrl::new("   ").is_err());
+    }
+
+    #[test]
+    fn event_types_are_dotted_lowercase_names_or_everything() {
+        let hundred = "a".repeat(100);
+        for good in [
+            "*",
+            "task.created",
+            "agent_1.suspended",
+            "x",
+            hundred.as_str(),
+        ] {
+            assert!(HookEvents::new(vec![good.to_owned()]).is_ok(), "{good:?}");
+        }
+        let long = "a".repeat(101);
+        for bad in [
+            "",
+            ".task",
+            "task.",
+            "Task.created",
+            "task-created",
+            "task created",
+            "**",
+            "task.*",
+            long.as_str(),
+        ] {
+            assert!(HookEvents::new(vec![bad.to_owned()]).is_err(), "{bad:?}");
+        }
+        let events = HookEvents::new(vec![
+            " task.created ".to_owned(),
+            "task.done".to_owned(),
+            "task.created".to_owned(),
+        ])
+        .unwrap();
+        assert_eq!(events.as_slice(), ["task.created", "task.done"]);
+        assert!(events.matches("task.done"));
+        assert!(!events.matches("task.cancelled"));
+        let everything = HookEvents::new(vec!["*".to_owned()]).unwrap();
+        assert!(everything.matches("agent.suspended"));
+    }
+
+    #[test]
+    fn a_timeout_is_kept_in_milliseconds_within_its_range() {
+        assert_eq!(HookTimeout::new(1_000).unwrap().ms(), 1_000);
+        assert_eq!(HookTimeout::new(30_000).unwrap().ms(), 30_000);
+        assert_eq!(HookTimeout::DEFAULT.ms(), 5_000);
+        for bad in [999, 30_001, -1, i64::MAX] {
+            assert!(HookTimeout::new(bad).is_err(), "{bad}");
+        }
+    }
+}

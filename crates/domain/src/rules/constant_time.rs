@@ -25,5 +25,8 @@ mod tests {
         assert!(!eq(b"abd", b"abc"));
         assert!(!eq(b"sha256=abc", b"abc"));
         assert!(!eq(b"\x00", b"\x01"));
+        // Two differences that would cancel out if combined carelessly.
+        assert!(!eq(b"10", b"01"));
+        assert!(!eq(b"\x01\x01", b"\x00\x00"));
     }
 }

@@ -172,7 +172,12 @@ mod tests {
     fn stale_past_due_and_inactive_assignee() {
         let limits = SweepThresholds::default();
         let mut working = task(TaskStatus::InProgress, TaskPriority::Normal);
-        working.last_activity_at = NOW - Duration::hours(72) - Duration::seconds(1);
+        working.last_activity_at = NOW - Duration::hours(72);
+        assert!(
+            !is_due(&working, None, EscalationReason::StaleTask, &limits, NOW),
+            "exactly at the limit"
+        );
+        working.last_activity_at -= Duration::seconds(1);
         assert!(is_due(
             &working,
             None,
