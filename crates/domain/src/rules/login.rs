@@ -90,14 +90,17 @@ mod tests {
             failures: 0,
             locked_until: Some(NOW),
         };
-        let later = NOW + Duration::seconds(1);
-        assert_eq!(
-            locked.after_failure(later),
-            LoginThrottle {
-                failures: 1,
-                locked_until: None
-            }
-        );
+        // The lock ends at its instant: a failure then, or later, starts a new count.
+        for later in [NOW, NOW + Duration::seconds(1)] {
+            assert_eq!(
+                locked.after_failure(later),
+                LoginThrottle {
+                    failures: 1,
+                    locked_until: None
+                },
+                "{later}"
+            );
+        }
     }
 
     #[test]

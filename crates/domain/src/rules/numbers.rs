@@ -26,3 +26,29 @@ pub fn whole_number(value: &Value) -> Option<i64> {
     #[allow(clippy::cast_possible_truncation)]
     in_range.then_some(f as i64)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::whole_number;
+
+    #[test]
+    fn whole_numbers_in_range_only() {
+        assert_eq!(whole_number(&json!(7)), Some(7));
+        assert_eq!(whole_number(&json!(-7.0)), Some(-7));
+        assert_eq!(whole_number(&json!(i64::MAX)), Some(i64::MAX));
+        assert_eq!(whole_number(&json!(i64::MIN)), Some(i64::MIN));
+        assert_eq!(
+            whole_number(&json!(-9_223_372_036_854_775_808.0)),
+            Some(i64::MIN)
+        );
+        // 2^63 is one past i64::MAX, as an unsigned integer or as a float: out of range,
+        // not clamped to i64::MAX.
+        assert_eq!(whole_number(&json!(9_223_372_036_854_775_808_u64)), None);
+        assert_eq!(whole_number(&json!(9_223_372_036_854_775_808.0)), None);
+        assert_eq!(whole_number(&json!(0.5)), None);
+        assert_eq!(whole_number(&json!(null)), None);
+        assert_eq!(whole_number(&json!("7")), None);
+    }
+}
