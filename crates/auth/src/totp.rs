@@ -11,10 +11,9 @@ mod recovery;
 
 pub use recovery::{RECOVERY_CODE_COUNT, new_recovery_codes};
 
-use std::hint::black_box;
-
 use muster_domain::model::{BearerSecret, Email, UserId};
 use muster_domain::ports::{BoxError, NewTotpSecret, TotpAuthority};
+use muster_domain::rules::constant_time::eq as constant_time_eq;
 use time::OffsetDateTime;
 use totp_lite::{Sha1, totp_custom};
 
@@ -181,15 +180,6 @@ pub fn code_for_secret(secret: &[u8], unix_time: u64) -> String {
 /// `now` in whole seconds since the Unix epoch; times before it count as the epoch.
 fn unix_time(now: OffsetDateTime) -> u64 {
     u64::try_from(now.unix_timestamp()).unwrap_or(0)
-}
-
-/// Whether `a` and `b` are equal, in time that depends only on their lengths.
-fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let difference = a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y));
-    black_box(difference) == 0
 }
 
 #[cfg(test)]

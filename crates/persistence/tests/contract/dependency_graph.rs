@@ -6,11 +6,12 @@
 
 use std::collections::{BTreeSet, VecDeque};
 
-use muster_domain::model::{DependencyId, OrgId, TaskDependency, TaskId};
+use muster_domain::model::{DependencyId, OrgId, TaskId};
 use muster_domain::ports::transact;
 use muster_persistence::Database;
 
-use crate::support::{new_id, now_ms, seed_org, task};
+use crate::support::{seed_org, task};
+use crate::workflow::{add, dependency, reaches};
 use crate::writes::Writes;
 
 contract_tests!(reachability_matches_a_breadth_first_search,);
@@ -56,34 +57,11 @@ fn reference_reaches(edges: &BTreeSet<(usize, usize)>, from: usize, to: usize) -
     false
 }
 
-async fn reaches(db: &Database, org: OrgId, from: TaskId, to: TaskId) -> bool {
-    transact(db, move |tx| {
-        Box::pin(async move { Ok(tx.depends_transitively(org, from, to).await?) })
-    })
-    .await
-    .expect("reachability")
-}
-
-async fn add(db: &Database, org: OrgId, from: TaskId, to: TaskId) -> DependencyId {
-    let dependency = TaskDependency {
-        id: DependencyId::from_uuid(new_id()),
-        org_id: org,
-        task_id: from,
-        depends_on_id: to,
-        blocking: true,
-        created_at: now_ms(),
-    };
-    let id = dependency.id;
-    transact(db, move |tx| {
-        Box::pin(async move {
-            tx.lock_dependency_graph(dependency.org_id).await?;
-            tx.insert_dependency(&dependency).await?;
-            Ok(())
-        })
-    })
-    .await
-    .expect("insert dependency");
-    id
+/// Adds `from -> to` as the use case does (graph locked), answering its id.
+async fn add_edge(db: &Database, org: OrgId, from: TaskId, to: TaskId) -> DependencyId {
+    let edge = dependency(org, from, to, true);
+    add(db, &edge).await.expect("insert dependency");
+    edge.id
 }
 
 async fn remove(db: &Database, org: OrgId, task: TaskId, id: DependencyId) {
@@ -117,7 +95,7 @@ async fn reachability_matches_a_breadth_first_search(db: &Database) {
             db.insert(&task, &[]).await.expect("insert task");
             others.push(task.id);
         }
-        add(db, other.org, others[0], others[1]).await;
+        add_edge(db, other.org, others[0], others[1]).await;
 
         let mut edges: BTreeSet<(usize, usize)> = BTreeSet::new();
         let mut ids = std::collections::BTreeMap::new();
@@ -146,7 +124,7 @@ async fn reachability_matches_a_breadth_first_search(db: &Database) {
             if closes_cycle {
                 refused += 1;
             } else {
-                ids.insert((from, to), add(db, org, tasks[from], tasks[to]).await);
+                ids.insert((from, to), add_edge(db, org, tasks[from], tasks[to]).await);
                 edges.insert((from, to));
             }
         }

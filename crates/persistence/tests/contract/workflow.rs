@@ -34,7 +34,7 @@ async fn stored_task(db: &Database, org: OrgId) -> Task {
     task
 }
 
-fn dependency(org: OrgId, from: TaskId, to: TaskId, blocking: bool) -> TaskDependency {
+pub(crate) fn dependency(org: OrgId, from: TaskId, to: TaskId, blocking: bool) -> TaskDependency {
     TaskDependency {
         id: DependencyId::from_uuid(new_id()),
         org_id: org,
@@ -45,7 +45,7 @@ fn dependency(org: OrgId, from: TaskId, to: TaskId, blocking: bool) -> TaskDepen
     }
 }
 
-async fn add(db: &Database, dependency: &TaskDependency) -> Result<(), ServiceError> {
+pub(crate) async fn add(db: &Database, dependency: &TaskDependency) -> Result<(), ServiceError> {
     let dependency = dependency.clone();
     transact(db, move |tx| {
         Box::pin(async move {
@@ -57,7 +57,7 @@ async fn add(db: &Database, dependency: &TaskDependency) -> Result<(), ServiceEr
     .await
 }
 
-async fn reaches(db: &Database, org: OrgId, from: TaskId, to: TaskId) -> bool {
+pub(crate) async fn reaches(db: &Database, org: OrgId, from: TaskId, to: TaskId) -> bool {
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.depends_transitively(org, from, to).await?) })
     })
