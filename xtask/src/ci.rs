@@ -19,6 +19,9 @@ pub fn ci() -> Result<(), String> {
         "-D",
         "warnings",
     ])?;
+    // muster-domain as a library: its docs, its examples, its API against the last
+    // tagged release.
+    crate::domain::check()?;
     ensure_postgres()?;
     ensure_chromium()?;
     cargo_with_env(

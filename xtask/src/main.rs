@@ -4,10 +4,12 @@
 //! - `cargo xtask bench`: throughput and latency on both engines (see `bench/mod.rs`).
 //! - `cargo xtask openapi`: regenerates `docs/openapi.json` (see `openapi.rs`).
 //! - `cargo xtask fuzz-api`: schemathesis against a live server (see `fuzz_api/`).
+//! - `cargo xtask domain`: docs, examples and the API check of `muster-domain` (see `domain.rs`).
 //! - `cargo xtask mutants`: mutation testing of the domain and auth crates (see `mutants.rs`).
 
 mod bench;
 mod ci;
+mod domain;
 mod fuzz_api;
 mod mutants;
 mod openapi;
@@ -39,6 +41,8 @@ enum Task {
     FuzzApi(fuzz_api::FuzzArgs),
     /// Mutation-test muster-domain and muster-auth with their own tests; print the score.
     Mutants(mutants::MutantsArgs),
+    /// Check muster-domain as a library: docs, examples, API against the last release.
+    Domain,
 }
 
 fn main() -> ExitCode {
@@ -48,6 +52,7 @@ fn main() -> ExitCode {
         Task::Openapi => openapi::openapi().map(|()| true),
         Task::FuzzApi(args) => fuzz_api::run(&args).map_err(|e| format!("{e:#}")),
         Task::Mutants(args) => mutants::run(&args).map_err(|e| format!("{e:#}")),
+        Task::Domain => domain::check().map(|()| true),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -11,6 +11,8 @@
 //! This crate depends on no runtime, web framework or database driver; a test in
 //! `tests/no_io_dependencies.rs` keeps it that way.
 
+#![deny(missing_docs)]
+
 pub mod model;
 pub mod policy;
 pub mod ports;

@@ -1,0 +1,100 @@
+//! `cargo xtask domain`: the checks that keep `muster-domain` good to embed.
+//!
+//! - its documentation builds with rustdoc warnings denied (the crate itself denies
+//!   missing docs, so an undocumented public item already fails the build);
+//! - its examples run (`crates/domain/examples/`);
+//! - its public API is compared with the previous tagged release (`v*` before HEAD)
+//!   by cargo-semver-checks, installed at a pinned version when missing. Before the
+//!   first tagged release there is nothing to compare with, and the step says so.
+
+use std::process::Command;
+
+/// The cargo-semver-checks release this task was written against.
+const SEMVER_CHECKS_VERSION: &str = "0.51.0";
+
+/// The package this task checks.
+const PACKAGE: &str = "muster-domain";
+
+/// The examples of the package, each run to completion.
+const EXAMPLES: [&str; 1] = ["mocked_rule"];
+
+pub fn check() -> Result<(), String> {
+    run(Command::new(cargo())
+        .args(["doc", "--package", PACKAGE, "--no-deps", "--all-features"])
+        .env("RUSTDOCFLAGS", "-D warnings"))?;
+    for example in EXAMPLES {
+        run(Command::new(cargo()).args([
+            "run",
+            "--quiet",
+            "--package",
+            PACKAGE,
+            "--all-features",
+            "--example",
+            example,
+        ]))?;
+    }
+    semver()
+}
+
+/// Compares the public API with the previous tagged release, when there is one.
+fn semver() -> Result<(), String> {
+    let Some(baseline) = previous_release() else {
+        eprintln!("xtask: no tagged release (v*) before HEAD yet: no API to compare with");
+        return Ok(());
+    };
+    ensure_semver_checks()?;
+    run(Command::new(cargo()).args([
+        "semver-checks",
+        "check-release",
+        "--package",
+        PACKAGE,
+        "--baseline-rev",
+        &baseline,
+    ]))
+}
+
+/// The newest `v*` tag reachable from HEAD's parent: the release before this commit,
+/// even when HEAD is itself tagged.
+fn previous_release() -> Option<String> {
+    let output = Command::new("git")
+        .args(["describe", "--tags", "--abbrev=0", "--match", "v*", "HEAD^"])
+        .output()
+        .ok()?;
+    let tag = String::from_utf8(output.stdout).ok()?.trim().to_owned();
+    (output.status.success() && !tag.is_empty()).then_some(tag)
+}
+
+fn ensure_semver_checks() -> Result<(), String> {
+    let installed = Command::new(cargo())
+        .args(["semver-checks", "--version"])
+        .output()
+        .is_ok_and(|output| output.status.success());
+    if installed {
+        return Ok(());
+    }
+    eprintln!("xtask: installing cargo-semver-checks {SEMVER_CHECKS_VERSION}");
+    run(Command::new(cargo()).args([
+        "install",
+        "cargo-semver-checks",
+        "--version",
+        SEMVER_CHECKS_VERSION,
+        "--locked",
+    ]))
+}
+
+fn run(command: &mut Command) -> Result<(), String> {
+    let shown = format!("{command:?}");
+    eprintln!("xtask: {shown}");
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot run {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+}
