@@ -16,7 +16,7 @@ const SEMVER_CHECKS_VERSION: &str = "0.51.0";
 const PACKAGE: &str = "muster-domain";
 
 /// The examples of the package, each run to completion.
-const EXAMPLES: [&str; 1] = ["mocked_rule"];
+const EXAMPLES: [&str; 2] = ["embedded", "mocked_rule"];
 
 pub fn check() -> Result<(), String> {
     run(Command::new(cargo())

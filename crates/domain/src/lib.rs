@@ -13,6 +13,8 @@
 
 #![deny(missing_docs)]
 
+#[cfg(feature = "memory")]
+pub mod memory;
 pub mod model;
 pub mod policy;
 pub mod ports;

@@ -2,6 +2,7 @@
 //! live children, deleting a pending agent, capability rows, budget roll-over, the
 //! ledger page, the reputation history with its total, and the leaderboard.
 
+use crate::support::Store;
 use muster_domain::model::{
     Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentStatus, Capability,
     CapabilityId, CapabilityName, CreditKind, LedgerEntry, LedgerEntryId, Level, OrgId,
@@ -9,7 +10,6 @@ use muster_domain::model::{
 };
 use muster_domain::ports::{AgentFilter, AgentRepository, Lock, UniqueKey, transact};
 use muster_domain::service::{Conflict, ServiceError};
-use muster_persistence::Database;
 use time::Duration;
 
 use crate::support::{Seed, new_id, now_ms, seed_org, unique_handle};
@@ -27,7 +27,7 @@ contract_tests!(
 );
 
 /// A new agent of `seed`'s organization, stored.
-async fn store_agent(db: &Database, seed: &Seed, change: impl FnOnce(&mut Agent)) -> Agent {
+async fn store_agent(db: &impl Store, seed: &Seed, change: impl FnOnce(&mut Agent)) -> Agent {
     let now = now_ms();
     let mut agent = Agent::new(
         AgentId::from_uuid(new_id()),
@@ -64,7 +64,7 @@ fn capability(agent: &Agent, name: &str, proficiency: Proficiency) -> Capability
     }
 }
 
-async fn add_capabilities(db: &Database, rows: Vec<Capability>) -> Result<(), ServiceError> {
+async fn add_capabilities(db: &impl Store, rows: Vec<Capability>) -> Result<(), ServiceError> {
     transact(db, move |tx| {
         Box::pin(async move {
             tx.insert_capabilities(&rows).await?;
@@ -74,14 +74,13 @@ async fn add_capabilities(db: &Database, rows: Vec<Capability>) -> Result<(), Se
     .await
 }
 
-async fn list_filters_and_pages_newest_first(db: &Database) {
+async fn list_filters_and_pages_newest_first(db: &impl Store) {
     let seed = seed_org(db).await;
     let other = seed_org(db).await;
     let a = store_agent(db, &seed, |a| a.mode = AgentMode::Observer).await;
     let b = store_agent(db, &seed, |a| a.parent_id = Some(seed.hr)).await;
     let c = store_agent(db, &seed, |a| a.status = AgentStatus::Suspended).await;
-    let all = db
-        .list(seed.org, &AgentFilter::default(), None, 10)
+    let all = AgentRepository::list(db, seed.org, &AgentFilter::default(), None, 10)
         .await
         .unwrap();
     let ids: Vec<AgentId> = all.iter().map(|x| x.id).collect();
@@ -90,13 +89,12 @@ async fn list_filters_and_pages_newest_first(db: &Database) {
         [c.id, b.id, a.id, seed.hr],
         "newest first, this org only"
     );
-    let page = db
-        .list(seed.org, &AgentFilter::default(), Some(b.id), 1)
+    let page = AgentRepository::list(db, seed.org, &AgentFilter::default(), Some(b.id), 1)
         .await
         .unwrap();
     assert_eq!(page[0].id, a.id, "the cursor is exclusive");
     let filtered = |filter: AgentFilter| async move {
-        db.list(seed.org, &filter, None, 10)
+        AgentRepository::list(db, seed.org, &filter, None, 10)
             .await
             .unwrap()
             .into_iter()
@@ -127,14 +125,13 @@ async fn list_filters_and_pages_newest_first(db: &Database) {
         .await,
         [c.id]
     );
-    let theirs = db
-        .list(other.org, &AgentFilter::default(), None, 10)
+    let theirs = AgentRepository::list(db, other.org, &AgentFilter::default(), None, 10)
         .await
         .unwrap();
     assert_eq!(theirs.len(), 1);
 }
 
-async fn live_children_count_active_and_pending(db: &Database) {
+async fn live_children_count_active_and_pending(db: &impl Store) {
     let seed = seed_org(db).await;
     for status in AgentStatus::ALL {
         store_agent(db, &seed, |a| {
@@ -166,7 +163,7 @@ async fn live_children_count_active_and_pending(db: &Database) {
     );
 }
 
-async fn deleting_an_agent_removes_its_capabilities(db: &Database) {
+async fn deleting_an_agent_removes_its_capabilities(db: &impl Store) {
     let seed = seed_org(db).await;
     let agent = store_agent(db, &seed, |a| a.status = AgentStatus::Pending).await;
     add_capabilities(db, vec![capability(&agent, "rust", Proficiency::Basic)])
@@ -194,7 +191,7 @@ async fn deleting_an_agent_removes_its_capabilities(db: &Database) {
     assert_eq!(again.handle, agent.handle);
 }
 
-async fn capabilities_round_trip_with_unique_names(db: &Database) {
+async fn capabilities_round_trip_with_unique_names(db: &impl Store) {
     let seed = seed_org(db).await;
     let other = seed_org(db).await;
     let agent = store_agent(db, &seed, |_| {}).await;
@@ -259,7 +256,7 @@ async fn capabilities_round_trip_with_unique_names(db: &Database) {
     assert_eq!(db.capabilities(seed.org, agent.id).await.unwrap().len(), 1);
 }
 
-async fn budget_periods_roll_over_once(db: &Database) {
+async fn budget_periods_roll_over_once(db: &impl Store) {
     let seed = seed_org(db).await;
     let start = now_ms();
     let stale = store_agent(db, &seed, |a| {
@@ -309,7 +306,7 @@ fn entry(agent: &Agent, amount: i64, balance_after: i64) -> LedgerEntry {
     }
 }
 
-async fn ledger_pages_newest_first(db: &Database) {
+async fn ledger_pages_newest_first(db: &impl Store) {
     let seed = seed_org(db).await;
     let agent = store_agent(db, &seed, |_| {}).await;
     let rows: Vec<LedgerEntry> = (1..=3).map(|n| entry(&agent, n, n * 10)).collect();
@@ -351,7 +348,7 @@ fn reputation(agent: &Agent, kind: ReputationKind, amount: i32) -> ReputationEve
     }
 }
 
-async fn store_reputation(db: &Database, rows: Vec<ReputationEvent>) {
+async fn store_reputation(db: &impl Store, rows: Vec<ReputationEvent>) {
     transact(db, move |tx| {
         Box::pin(async move {
             tx.insert_reputation_events(&rows).await?;
@@ -362,7 +359,7 @@ async fn store_reputation(db: &Database, rows: Vec<ReputationEvent>) {
     .unwrap();
 }
 
-async fn reputation_history_pages_with_total(db: &Database) {
+async fn reputation_history_pages_with_total(db: &impl Store) {
     let seed = seed_org(db).await;
     let agent = store_agent(db, &seed, |_| {}).await;
     let rows: Vec<ReputationEvent> = (1..=5)
@@ -392,7 +389,7 @@ async fn reputation_history_pages_with_total(db: &Database) {
     assert!(beyond.is_empty());
 }
 
-async fn leaderboard_orders_active_agents_with_completions(db: &Database) {
+async fn leaderboard_orders_active_agents_with_completions(db: &impl Store) {
     let seed = seed_org(db).await;
     let handle = |h: &str| AgentHandle::new(&format!("{h}-{}", new_id().simple())).unwrap();
     let top = store_agent(db, &seed, |a| a.reputation_score = 95).await;
@@ -429,7 +426,7 @@ async fn leaderboard_orders_active_agents_with_completions(db: &Database) {
     assert_eq!(rows, [(top.id, 2), (tie_a.id, 0), (tie_b.id, 1)]);
 }
 
-async fn the_database_refuses_negative_money(db: &Database) {
+async fn the_database_refuses_negative_money(db: &impl Store) {
     let seed = seed_org(db).await;
     let agent = store_agent(db, &seed, |a| a.current_balance = 5).await;
     for change in [

@@ -1,9 +1,9 @@
 //! `AgentRepository`: get scoped by organization; `find_credentials` by handle across
 //! organizations.
 
+use crate::support::Store;
 use muster_domain::model::{AgentHandle, AgentId};
 use muster_domain::ports::AgentRepository;
-use muster_persistence::Database;
 
 use crate::support::{new_id, seed_org, unique_handle};
 
@@ -14,7 +14,7 @@ contract_tests!(
     find_credentials_of_unknown_handle_is_none,
 );
 
-async fn get_is_scoped_by_organization(db: &Database) {
+async fn get_is_scoped_by_organization(db: &impl Store) {
     let first = seed_org(db).await;
     let second = seed_org(db).await;
     let found = AgentRepository::get(db, first.org, first.hr).await.unwrap();
@@ -34,7 +34,7 @@ async fn get_is_scoped_by_organization(db: &Database) {
     );
 }
 
-async fn get_unknown_is_none(db: &Database) {
+async fn get_unknown_is_none(db: &impl Store) {
     let seed = seed_org(db).await;
     let unknown = AgentId::from_uuid(new_id());
     assert_eq!(
@@ -43,7 +43,7 @@ async fn get_unknown_is_none(db: &Database) {
     );
 }
 
-async fn find_credentials_by_handle_across_organizations(db: &Database) {
+async fn find_credentials_by_handle_across_organizations(db: &impl Store) {
     let first = seed_org(db).await;
     let second = seed_org(db).await;
     for seed in [&first, &second] {
@@ -60,7 +60,7 @@ async fn find_credentials_by_handle_across_organizations(db: &Database) {
     }
 }
 
-async fn find_credentials_of_unknown_handle_is_none(db: &Database) {
+async fn find_credentials_of_unknown_handle_is_none(db: &impl Store) {
     let seed = seed_org(db).await;
     assert_eq!(
         db.find_credentials(&unique_handle("nobody")).await.unwrap(),

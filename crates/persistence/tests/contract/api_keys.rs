@@ -1,10 +1,10 @@
 //! API keys: `UserRepository` reads (by hash with the owner, a user's list, one key) and
 //! `touch_api_key`; the `Transaction` methods `insert_api_key` and `delete_api_key`.
 
+use crate::support::Store;
 use crate::writes::Writes;
 use muster_domain::model::{ApiKey, ApiKeyId, ApiKeyScope, OrgId, User, UserId};
-use muster_domain::ports::{UserRepository, transact};
-use muster_persistence::Database;
+use muster_domain::ports::transact;
 use time::Duration;
 
 use crate::support::credentials::{api_key, changed_user, full_user, unique_hash};
@@ -19,7 +19,7 @@ contract_tests!(
 );
 
 /// Two users of one organization, stored.
-async fn two_users(db: &Database) -> (User, User) {
+async fn two_users(db: &impl Store) -> (User, User) {
     let seed = seed_org(db).await;
     let (owner, colleague) = (full_user(seed.org), full_user(seed.org));
     db.insert_user(&owner).await.unwrap();
@@ -27,7 +27,7 @@ async fn two_users(db: &Database) -> (User, User) {
     (owner, colleague)
 }
 
-async fn api_key_by_hash_answers_the_key_and_its_owner_as_stored_now(db: &Database) {
+async fn api_key_by_hash_answers_the_key_and_its_owner_as_stored_now(db: &impl Store) {
     let (owner, _) = two_users(db).await;
     let key = ApiKey {
         scopes: vec![ApiKeyScope::Read, ApiKeyScope::Write],
@@ -51,7 +51,7 @@ async fn api_key_by_hash_answers_the_key_and_its_owner_as_stored_now(db: &Databa
     );
 }
 
-async fn api_keys_of_lists_only_that_users_keys_newest_first(db: &Database) {
+async fn api_keys_of_lists_only_that_users_keys_newest_first(db: &impl Store) {
     let (owner, colleague) = two_users(db).await;
     // Ids are UUID v7: made later, listed first.
     let keys: Vec<ApiKey> = (0..3).map(|_| api_key(&owner)).collect();
@@ -86,7 +86,7 @@ async fn api_keys_of_lists_only_that_users_keys_newest_first(db: &Database) {
     );
 }
 
-async fn api_key_is_scoped_by_organization_and_user(db: &Database) {
+async fn api_key_is_scoped_by_organization_and_user(db: &impl Store) {
     let (owner, colleague) = two_users(db).await;
     let key = api_key(&owner);
     db.insert_api_key(&key).await.unwrap();
@@ -110,7 +110,7 @@ async fn api_key_is_scoped_by_organization_and_user(db: &Database) {
 }
 
 /// Deletes key `id` as `user` of `org`; the deleted key.
-async fn delete(db: &Database, org: OrgId, user: UserId, id: ApiKeyId) -> Option<ApiKey> {
+async fn delete(db: &impl Store, org: OrgId, user: UserId, id: ApiKeyId) -> Option<ApiKey> {
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.delete_api_key(org, user, id).await?) })
     })
@@ -118,7 +118,7 @@ async fn delete(db: &Database, org: OrgId, user: UserId, id: ApiKeyId) -> Option
     .unwrap()
 }
 
-async fn delete_api_key_answers_the_deleted_key_once(db: &Database) {
+async fn delete_api_key_answers_the_deleted_key_once(db: &impl Store) {
     let (owner, colleague) = two_users(db).await;
     let (key, kept) = (api_key(&owner), api_key(&owner));
     db.insert_api_key(&key).await.unwrap();
@@ -144,11 +144,11 @@ async fn delete_api_key_answers_the_deleted_key_once(db: &Database) {
     );
 }
 
-async fn touch_api_key_writes_at_most_once_a_window(db: &Database) {
+async fn touch_api_key_writes_at_most_once_a_window<S: Store>(db: &S) {
     let (owner, _) = two_users(db).await;
     let key = api_key(&owner);
     db.insert_api_key(&key).await.unwrap();
-    let last_used = |db: &Database| {
+    let last_used = |db: &S| {
         let (db, key) = (db.clone(), key.clone());
         async move {
             db.api_key(key.org_id, key.user_id, key.id)

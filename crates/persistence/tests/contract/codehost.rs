@@ -3,6 +3,7 @@
 //! many race, an item linked to one task at a time, and nothing left behind when the
 //! connection goes.
 
+use crate::support::Store;
 use std::time::Duration;
 
 use muster_domain::model::{
@@ -11,7 +12,6 @@ use muster_domain::model::{
 };
 use muster_domain::ports::{CodeHostRepository, Lock, UniqueKey, transact};
 use muster_domain::service::{Conflict, ServiceError};
-use muster_persistence::Database;
 
 use crate::support::{new_id, now_ms, seed_org, task};
 use crate::writes::Writes;
@@ -38,7 +38,7 @@ fn connection(org: OrgId, installation: i64) -> CodeHostConnection {
     }
 }
 
-async fn insert(db: &Database, stored: &CodeHostConnection) -> Result<(), ServiceError> {
+async fn insert(db: &impl Store, stored: &CodeHostConnection) -> Result<(), ServiceError> {
     let stored = stored.clone();
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.insert_codehost_connection(&stored).await?) })
@@ -49,7 +49,7 @@ async fn insert(db: &Database, stored: &CodeHostConnection) -> Result<(), Servic
 /// One transaction claiming `delivery`, holding its claim for `hold` before it ends
 /// (rolling back when `roll_back`): whether it won the claim.
 async fn claim(
-    db: &Database,
+    db: &impl Store,
     connection: CodeHostConnectionId,
     delivery: &str,
     hold: Duration,
@@ -76,7 +76,7 @@ async fn claim(
     .await
 }
 
-async fn connections_round_trip_and_are_unique_per_installation(db: &Database) {
+async fn connections_round_trip_and_are_unique_per_installation(db: &impl Store) {
     let seed = seed_org(db).await;
     let mut stored = connection(seed.org, 4242);
     insert(db, &stored).await.unwrap();
@@ -118,7 +118,7 @@ async fn connections_round_trip_and_are_unique_per_installation(db: &Database) {
     assert_eq!(listed, [newer, stored], "newest first");
 }
 
-async fn a_delivery_is_claimed_by_one_transaction(db: &Database) {
+async fn a_delivery_is_claimed_by_one_transaction(db: &impl Store) {
     let seed = seed_org(db).await;
     let stored = connection(seed.org, 77);
     insert(db, &stored).await.unwrap();
@@ -153,7 +153,7 @@ async fn a_delivery_is_claimed_by_one_transaction(db: &Database) {
     assert_eq!(read, Some(answer));
 }
 
-async fn concurrent_claims_have_one_winner(db: &Database) {
+async fn concurrent_claims_have_one_winner(db: &impl Store) {
     let seed = seed_org(db).await;
     let stored = connection(seed.org, 88);
     insert(db, &stored).await.unwrap();
@@ -174,7 +174,7 @@ async fn concurrent_claims_have_one_winner(db: &Database) {
     assert_eq!(winners, 1, "one claim wins; the others wait and lose");
 }
 
-async fn an_item_links_to_one_task_and_goes_with_its_connection(db: &Database) {
+async fn an_item_links_to_one_task_and_goes_with_its_connection(db: &impl Store) {
     let seed = seed_org(db).await;
     let stored = connection(seed.org, 99);
     insert(db, &stored).await.unwrap();

@@ -2,10 +2,10 @@
 //! by login family or by user), recovery codes (replaced, used once) and started
 //! identity-provider sign-ins (taken once).
 
+use crate::support::Store;
 use crate::writes::Writes;
 use muster_domain::model::{OAuthState, RefreshToken, TokenHash, User, UserId};
 use muster_domain::ports::{Lock, UserRepository, transact};
-use muster_persistence::Database;
 use time::{Duration, OffsetDateTime};
 
 use crate::support::credentials::{full_user, new_family, oauth_state, refresh_token, unique_hash};
@@ -21,7 +21,7 @@ contract_tests!(
 );
 
 /// A user stored in a fresh organization.
-async fn stored_user(db: &Database) -> User {
+async fn stored_user(db: &impl Store) -> User {
     let seed = seed_org(db).await;
     let user = full_user(seed.org);
     db.insert_user(&user).await.unwrap();
@@ -29,7 +29,7 @@ async fn stored_user(db: &Database) -> User {
 }
 
 /// The refresh token whose hash is `hash`, read in a transaction (locked for update).
-async fn token(db: &Database, hash: TokenHash) -> Option<RefreshToken> {
+async fn token(db: &impl Store, hash: TokenHash) -> Option<RefreshToken> {
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.refresh_token_by_hash(&hash, Lock::Update).await?) })
     })
@@ -37,7 +37,7 @@ async fn token(db: &Database, hash: TokenHash) -> Option<RefreshToken> {
     .unwrap()
 }
 
-async fn refresh_token_is_found_by_hash_and_marked_replaced(db: &Database) {
+async fn refresh_token_is_found_by_hash_and_marked_replaced(db: &impl Store) {
     let user = stored_user(db).await;
     let written = refresh_token(&user, new_family());
     db.insert_refresh_tokens(std::slice::from_ref(&written))
@@ -61,7 +61,7 @@ async fn refresh_token_is_found_by_hash_and_marked_replaced(db: &Database) {
 }
 
 /// Revokes the login `family`'s tokens, or `user`'s, at `at`; how many.
-async fn revoke(db: &Database, what: Revoke, at: OffsetDateTime) -> u64 {
+async fn revoke(db: &impl Store, what: Revoke, at: OffsetDateTime) -> u64 {
     transact(db, move |tx| {
         Box::pin(async move {
             Ok(match what {
@@ -80,7 +80,7 @@ enum Revoke {
     User(UserId),
 }
 
-async fn revoking_a_login_family_revokes_only_that_family(db: &Database) {
+async fn revoking_a_login_family_revokes_only_that_family(db: &impl Store) {
     let user = stored_user(db).await;
     let (family, other_family) = (new_family(), new_family());
     let earlier = at_minute(-60);
@@ -115,7 +115,7 @@ async fn revoking_a_login_family_revokes_only_that_family(db: &Database) {
     assert_eq!(revoke(db, Revoke::Family(family), at_minute(1)).await, 0);
 }
 
-async fn revoking_a_users_tokens_revokes_only_that_user(db: &Database) {
+async fn revoking_a_users_tokens_revokes_only_that_user(db: &impl Store) {
     let user = stored_user(db).await;
     let colleague = full_user(user.org_id);
     db.insert_user(&colleague).await.unwrap();
@@ -140,7 +140,7 @@ async fn revoking_a_users_tokens_revokes_only_that_user(db: &Database) {
 }
 
 /// Replaces `user`'s recovery codes with `hashes`.
-async fn replace_codes(db: &Database, user: UserId, hashes: &[TokenHash]) {
+async fn replace_codes(db: &impl Store, user: UserId, hashes: &[TokenHash]) {
     let hashes = hashes.to_vec();
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.replace_recovery_codes(user, &hashes).await?) })
@@ -150,7 +150,7 @@ async fn replace_codes(db: &Database, user: UserId, hashes: &[TokenHash]) {
 }
 
 /// Uses `user`'s recovery code `hash`; whether it was unused.
-async fn use_code(db: &Database, user: UserId, hash: TokenHash) -> bool {
+async fn use_code(db: &impl Store, user: UserId, hash: TokenHash) -> bool {
     let at = at_minute(0);
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.use_recovery_code(user, &hash, at).await?) })
@@ -159,7 +159,7 @@ async fn use_code(db: &Database, user: UserId, hash: TokenHash) -> bool {
     .unwrap()
 }
 
-async fn recovery_codes_are_replaced_and_used_once(db: &Database) {
+async fn recovery_codes_are_replaced_and_used_once(db: &impl Store) {
     let user = stored_user(db).await;
     let colleague = full_user(user.org_id);
     db.insert_user(&colleague).await.unwrap();
@@ -188,7 +188,7 @@ async fn recovery_codes_are_replaced_and_used_once(db: &Database) {
 }
 
 /// Takes the started sign-in whose state hashes to `hash`.
-async fn take(db: &Database, hash: TokenHash) -> Option<OAuthState> {
+async fn take(db: &impl Store, hash: TokenHash) -> Option<OAuthState> {
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.take_oauth_state(&hash).await?) })
     })
@@ -196,7 +196,7 @@ async fn take(db: &Database, hash: TokenHash) -> Option<OAuthState> {
     .unwrap()
 }
 
-async fn an_oauth_state_is_taken_once(db: &Database) {
+async fn an_oauth_state_is_taken_once(db: &impl Store) {
     let (state, other) = (oauth_state(), oauth_state());
     let written = [state.clone(), other.clone()];
     transact(db, move |tx| {
@@ -221,7 +221,7 @@ async fn an_oauth_state_is_taken_once(db: &Database) {
     );
 }
 
-async fn expired_sign_ins_are_purged(db: &Database) {
+async fn expired_sign_ins_are_purged(db: &impl Store) {
     let (fresh, mut stale) = (oauth_state(), oauth_state());
     stale.expires_at = stale.created_at - Duration::seconds(1);
     let written = [fresh.clone(), stale.clone()];

@@ -4,11 +4,11 @@
 //! additions (only those that keep the graph acyclic, as the use case allows) and
 //! removals, on both engines. Another organization's edges never count.
 
+use crate::support::Store;
 use std::collections::{BTreeSet, VecDeque};
 
 use muster_domain::model::{DependencyId, OrgId, TaskId};
 use muster_domain::ports::transact;
-use muster_persistence::Database;
 
 use crate::support::{seed_org, task};
 use crate::workflow::{add, dependency, reaches};
@@ -58,13 +58,13 @@ fn reference_reaches(edges: &BTreeSet<(usize, usize)>, from: usize, to: usize) -
 }
 
 /// Adds `from -> to` as the use case does (graph locked), answering its id.
-async fn add_edge(db: &Database, org: OrgId, from: TaskId, to: TaskId) -> DependencyId {
+async fn add_edge(db: &impl Store, org: OrgId, from: TaskId, to: TaskId) -> DependencyId {
     let edge = dependency(org, from, to, true);
     add(db, &edge).await.expect("insert dependency");
     edge.id
 }
 
-async fn remove(db: &Database, org: OrgId, task: TaskId, id: DependencyId) {
+async fn remove(db: &impl Store, org: OrgId, task: TaskId, id: DependencyId) {
     let removed = transact(db, move |tx| {
         Box::pin(async move { Ok(tx.delete_dependency(org, task, id).await?) })
     })
@@ -73,7 +73,7 @@ async fn remove(db: &Database, org: OrgId, task: TaskId, id: DependencyId) {
     assert!(removed.is_some());
 }
 
-async fn reachability_matches_a_breadth_first_search(db: &Database) {
+async fn reachability_matches_a_breadth_first_search(db: &impl Store) {
     // The seeds must exercise what is tested: refused additions and removals.
     let (mut refused, mut removed) = (0, 0);
     for graph in 0..GRAPHS {

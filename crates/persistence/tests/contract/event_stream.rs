@@ -3,11 +3,11 @@
 //! the filter, and never past a write that is still open, so that an event committed
 //! late is not passed over.
 
+use crate::support::Store;
 use std::time::Duration;
 
 use muster_domain::model::{Event, EventPosition, StreamStart};
 use muster_domain::ports::{EventFilter, EventLog, transact};
-use muster_persistence::Database;
 
 use crate::support::{OpenWrite, event, now_ms, seed_org};
 
@@ -17,7 +17,7 @@ contract_tests!(
 );
 
 /// Appends `events` in one transaction.
-async fn append(db: &Database, events: Vec<Event>) {
+async fn append(db: &impl Store, events: Vec<Event>) {
     transact(db, move |tx| {
         Box::pin(async move {
             tx.append_events(&events).await?;
@@ -29,7 +29,11 @@ async fn append(db: &Database, events: Vec<Event>) {
 }
 
 /// What a reader starting at `start` gets now (the recorded ones passed over).
-async fn read(db: &Database, start: &StreamStart, org: muster_domain::model::OrgId) -> Vec<Event> {
+async fn read(
+    db: &impl Store,
+    start: &StreamStart,
+    org: muster_domain::model::OrgId,
+) -> Vec<Event> {
     EventLog::after(db, org, &EventFilter::default(), start.after, 100)
         .await
         .unwrap()
@@ -42,7 +46,7 @@ async fn read(db: &Database, start: &StreamStart, org: muster_domain::model::Org
 /// Reads from `start` (passing over what it lists as recorded before it) until at least
 /// `n` events are there (10 s at most).
 async fn read_at_least(
-    db: &Database,
+    db: &impl Store,
     org: muster_domain::model::OrgId,
     start: &StreamStart,
     n: usize,
@@ -62,7 +66,7 @@ async fn read_at_least(
     }
 }
 
-async fn events_come_in_commit_order_after_a_position(db: &Database) {
+async fn events_come_in_commit_order_after_a_position(db: &impl Store) {
     let seed = seed_org(db).await;
     let other = seed_org(db).await;
     let start = EventLog::start(db, seed.org).await.unwrap();
@@ -130,7 +134,7 @@ async fn events_come_in_commit_order_after_a_position(db: &Database) {
     assert!(read(db, &later, seed.org).await.is_empty());
 }
 
-async fn a_write_still_open_holds_back_what_follows_it(db: &Database) {
+async fn a_write_still_open_holds_back_what_follows_it(db: &impl Store) {
     let seed = seed_org(db).await;
     let start = EventLog::start(db, seed.org).await.unwrap();
     let slow = event(seed.org, "task.created", now_ms());

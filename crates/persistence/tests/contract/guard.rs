@@ -2,10 +2,10 @@
 //! exactly as the domain's reference `rules::guard::count` says, windows ending included,
 //! on both engines; an id that is no agent of the organization counts nothing.
 
+use crate::support::Store;
 use muster_domain::model::{OrgId, Tally, TallyAdd};
 use muster_domain::ports::transact;
 use muster_domain::rules::guard::{addition, count};
-use muster_persistence::Database;
 use time::Duration;
 use uuid::Uuid;
 
@@ -16,7 +16,7 @@ contract_tests!(
     an_id_that_is_no_agent_of_the_organization_counts_nothing,
 );
 
-async fn tally(db: &Database, org: OrgId, actor: Uuid, add: TallyAdd) -> Option<Tally> {
+async fn tally(db: &impl Store, org: OrgId, actor: Uuid, add: TallyAdd) -> Option<Tally> {
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.tally_agent(org, actor, &add).await?) })
     })
@@ -24,7 +24,7 @@ async fn tally(db: &Database, org: OrgId, actor: Uuid, add: TallyAdd) -> Option<
     .unwrap()
 }
 
-async fn the_tally_follows_the_reference_count_across_windows(db: &Database) {
+async fn the_tally_follows_the_reference_count_across_windows(db: &impl Store) {
     let seed = seed_org(db).await;
     let agent = seed.hr.as_uuid();
     let start = at_minute(0);
@@ -69,7 +69,7 @@ async fn the_tally_follows_the_reference_count_across_windows(db: &Database) {
     );
 }
 
-async fn an_id_that_is_no_agent_of_the_organization_counts_nothing(db: &Database) {
+async fn an_id_that_is_no_agent_of_the_organization_counts_nothing(db: &impl Store) {
     let first = seed_org(db).await;
     let second = seed_org(db).await;
     let add = addition(at_minute(0), 10);

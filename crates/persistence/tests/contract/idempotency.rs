@@ -2,9 +2,9 @@
 //! kept response comes back for the same body only, a key let go is free again, and old
 //! keys are purged.
 
+use crate::support::Store;
+
 use muster_domain::model::{Begun, IdempotencyKey, StoredResponse};
-use muster_domain::ports::IdempotencyStore;
-use muster_persistence::Database;
 use time::Duration;
 
 use crate::support::now_ms;
@@ -27,7 +27,7 @@ fn response() -> StoredResponse {
     }
 }
 
-async fn a_key_is_claimed_kept_and_replayed(db: &Database) {
+async fn a_key_is_claimed_kept_and_replayed(db: &impl Store) {
     let k = key("a");
     let now = now_ms();
     assert_eq!(db.begin(&k, b"body", now).await.unwrap(), Begun::Claimed);
@@ -57,7 +57,7 @@ async fn a_key_is_claimed_kept_and_replayed(db: &Database) {
     );
 }
 
-async fn racing_claims_have_one_winner(db: &Database) {
+async fn racing_claims_have_one_winner(db: &impl Store) {
     let racers: Vec<_> = (0..8)
         .map(|_| {
             let db = db.clone();
@@ -75,7 +75,7 @@ async fn racing_claims_have_one_winner(db: &Database) {
     assert_eq!(claimed, 1);
 }
 
-async fn old_keys_are_purged(db: &Database) {
+async fn old_keys_are_purged(db: &impl Store) {
     let now = now_ms();
     db.begin(&key("old"), b"x", now - Duration::hours(25))
         .await

@@ -1,8 +1,13 @@
 //! The contract of the repository ports, written once and run on both engines.
 //!
-//! Each behaviour is an `async fn name(db: &Database)` in the module of its port;
-//! `contract_tests!` turns the listed names into a `sqlite::name` and a `postgres::name`
-//! test, each on a fresh, migrated database (`TestDatabase`) that is removed afterwards.
+//! Each behaviour is an `async fn name(db: &impl Store)` in the module of its port;
+//! `contract_tests!` turns the listed names into a `sqlite::name`, a `postgres::name`
+//! and a `memory::name` test: the first two each on a fresh, migrated database
+//! (`TestDatabase`) that is removed afterwards, the third on a fresh
+//! `muster_domain::memory::MemoryStore`, so that the three implementations of the ports
+//! cannot drift apart. Behaviours about the databases themselves (the schema, raw
+//! rows, batching) take `&Database` and are listed in `engine_contract_tests!`, which
+//! makes only the two engine tests (`sqlite_engine::name`, `postgres_engine::name`).
 //! The PostgreSQL tests return early when the server is unreachable outside CI (with
 //! `CI` set, `TestDatabase::new` fails them instead).
 //!
@@ -14,6 +19,14 @@ macro_rules! contract_tests {
     ($($name:ident),+ $(,)?) => {
         contract_tests!(@engine sqlite, Sqlite, $($name),+);
         contract_tests!(@engine postgres, Postgres, $($name),+);
+        mod memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $name() {
+                    super::$name(&::muster_domain::memory::MemoryStore::new()).await;
+                }
+            )+
+        }
     };
     (@engine $module:ident, $engine:ident, $($name:ident),+) => {
         mod $module {
@@ -30,6 +43,15 @@ macro_rules! contract_tests {
                 }
             )+
         }
+    };
+}
+
+/// Like `contract_tests!` for behaviours of the database engines only (modules
+/// `sqlite_engine` and `postgres_engine`).
+macro_rules! engine_contract_tests {
+    ($($name:ident),+ $(,)?) => {
+        contract_tests!(@engine sqlite_engine, Sqlite, $($name),+);
+        contract_tests!(@engine postgres_engine, Postgres, $($name),+);
     };
 }
 

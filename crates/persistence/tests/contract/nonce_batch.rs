@@ -11,7 +11,7 @@ use time::{Duration, OffsetDateTime};
 
 use crate::support::{new_id, now_ms, seed_org};
 
-contract_tests!(
+engine_contract_tests!(
     batched_first_use_is_fresh_then_replayed_everywhere,
     batched_expired_nonce_is_fresh_again,
     batched_distinct_nonces_are_all_fresh,

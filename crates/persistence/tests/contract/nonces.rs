@@ -1,9 +1,10 @@
 //! `NonceStore`: replay detection per agent, expiry, purge, and atomicity under
 //! concurrent use of one nonce.
 
+use crate::support::Store;
+
 use muster_domain::model::AgentId;
-use muster_domain::ports::{NonceOutcome, NonceStore};
-use muster_persistence::Database;
+use muster_domain::ports::NonceOutcome;
 use time::{Duration, OffsetDateTime};
 
 use crate::support::{new_id, now_ms, seed_org};
@@ -22,13 +23,18 @@ fn nonce() -> String {
     format!("nonce-{}", new_id().simple())
 }
 
-async fn remember(db: &Database, agent: AgentId, nonce: &str, now: OffsetDateTime) -> NonceOutcome {
+async fn remember(
+    db: &impl Store,
+    agent: AgentId,
+    nonce: &str,
+    now: OffsetDateTime,
+) -> NonceOutcome {
     db.remember(agent, nonce, now, now + FIVE_MINUTES)
         .await
         .unwrap()
 }
 
-async fn first_use_is_fresh_then_replayed(db: &Database) {
+async fn first_use_is_fresh_then_replayed(db: &impl Store) {
     let seed = seed_org(db).await;
     let (n, now) = (nonce(), now_ms());
     assert_eq!(remember(db, seed.hr, &n, now).await, NonceOutcome::Fresh);
@@ -45,7 +51,7 @@ async fn first_use_is_fresh_then_replayed(db: &Database) {
     );
 }
 
-async fn nonces_are_per_agent(db: &Database) {
+async fn nonces_are_per_agent(db: &impl Store) {
     let first = seed_org(db).await;
     let second = seed_org(db).await;
     let (n, now) = (nonce(), now_ms());
@@ -61,7 +67,7 @@ async fn nonces_are_per_agent(db: &Database) {
     );
 }
 
-async fn expired_nonce_is_fresh_again(db: &Database) {
+async fn expired_nonce_is_fresh_again(db: &impl Store) {
     let seed = seed_org(db).await;
     let (n, now) = (nonce(), now_ms());
     let expires = now + FIVE_MINUTES;
@@ -80,7 +86,7 @@ async fn expired_nonce_is_fresh_again(db: &Database) {
     );
 }
 
-async fn purge_deletes_only_expired_and_counts(db: &Database) {
+async fn purge_deletes_only_expired_and_counts(db: &impl Store) {
     let first = seed_org(db).await;
     let second = seed_org(db).await;
     let now = now_ms();
@@ -124,7 +130,7 @@ async fn purge_deletes_only_expired_and_counts(db: &Database) {
     assert_eq!(at_start(second.hr, &live).await, NonceOutcome::Replayed);
 }
 
-async fn concurrent_uses_of_one_nonce_let_exactly_one_through(db: &Database) {
+async fn concurrent_uses_of_one_nonce_let_exactly_one_through(db: &impl Store) {
     let seed = seed_org(db).await;
     let (n, now) = (nonce(), now_ms());
     let mut handles = Vec::new();

@@ -1,15 +1,15 @@
 //! `OrganizationRepository`: create (atomic, with admin, HR agent and events), get,
 //! `any_exists`.
 
+use crate::support::Store;
 use crate::writes::Writes;
 use muster_domain::model::OrgId;
 use muster_domain::ports::{
-    AgentRepository, EventFilter, EventLog, OrganizationRepository, UniqueKey,
+    AgentRepository, EventFilter, EventLog, OrganizationRepository, UniqueKey, UserRepository,
 };
 use muster_domain::service::{Conflict, ServiceError};
-use muster_persistence::Database;
 
-use crate::support::{new_id, new_organization, raw_users, seed_org, unique_handle};
+use crate::support::{new_id, new_organization, seed_org, unique_handle};
 
 contract_tests!(
     create_then_get,
@@ -20,7 +20,7 @@ contract_tests!(
     get_unknown_is_none,
 );
 
-async fn create_then_get(db: &Database) {
+async fn create_then_get(db: &impl Store) {
     let new = new_organization(unique_handle("hr"), true, None);
     db.create(&new).await.unwrap();
     let stored = OrganizationRepository::get(db, new.organization.id)
@@ -29,15 +29,22 @@ async fn create_then_get(db: &Database) {
     assert_eq!(stored, Some(new.organization));
 }
 
-async fn any_exists_is_false_then_true(db: &Database) {
+async fn any_exists_is_false_then_true(db: &impl Store) {
     assert!(!db.any_exists().await.unwrap());
     seed_org(db).await;
     assert!(db.any_exists().await.unwrap());
 }
 
-async fn create_writes_admin_agent_and_events(db: &Database) {
+async fn create_writes_admin_agent_and_events(db: &impl Store) {
     let seed = seed_org(db).await;
-    assert_eq!(raw_users(db, seed.org).await.len(), 1);
+    let admin = &seed.new.admin;
+    assert_eq!(
+        UserRepository::user(db, seed.org, admin.id)
+            .await
+            .unwrap()
+            .as_ref(),
+        Some(admin)
+    );
     let agent = AgentRepository::get(db, seed.org, seed.hr).await.unwrap();
     assert_eq!(agent.as_ref(), Some(&seed.new.hr_agent.agent));
     let page = EventLog::list(db, seed.org, &EventFilter::default(), 0, 100)
@@ -53,7 +60,7 @@ async fn create_writes_admin_agent_and_events(db: &Database) {
 
 /// Handles are unique across the deployment: a second organization whose HR agent takes
 /// a used handle is refused as a whole, not half-written.
-async fn taken_hr_handle_conflicts_and_persists_nothing(db: &Database) {
+async fn taken_hr_handle_conflicts_and_persists_nothing(db: &impl Store) {
     let first = seed_org(db).await;
     let second = new_organization(first.handle.clone(), false, None);
 
@@ -71,8 +78,11 @@ async fn taken_hr_handle_conflicts_and_persists_nothing(db: &Database) {
 
     let org = second.organization.id;
     assert_eq!(OrganizationRepository::get(db, org).await.unwrap(), None);
-    assert!(
-        raw_users(db, org).await.is_empty(),
+    assert_eq!(
+        UserRepository::user(db, org, second.admin.id)
+            .await
+            .unwrap(),
+        None,
         "the admin user must be rolled back"
     );
     assert_eq!(
@@ -111,7 +121,7 @@ async fn taken_hr_handle_conflicts_and_persists_nothing(db: &Database) {
 
 /// At most one default organization: a second `is_default` one is a conflict, and
 /// nothing of it is stored.
-async fn second_default_organization_is_rejected(db: &Database) {
+async fn second_default_organization_is_rejected(db: &impl Store) {
     let first = seed_org(db).await;
     assert!(first.new.organization.is_default);
     let second = new_organization(unique_handle("hr"), true, None);
@@ -140,7 +150,7 @@ async fn second_default_organization_is_rejected(db: &Database) {
     );
 }
 
-async fn get_unknown_is_none(db: &Database) {
+async fn get_unknown_is_none(db: &impl Store) {
     assert_eq!(
         OrganizationRepository::get(db, OrgId::from_uuid(new_id()))
             .await

@@ -22,7 +22,7 @@ use crate::support::{
     unique_handle,
 };
 
-contract_tests!(
+engine_contract_tests!(
     organizations_round_trip,
     users_round_trip,
     agents_round_trip,

@@ -21,6 +21,48 @@ use serde_json::json;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
+/// Every port the contract covers, as one bound: the two database engines
+/// ([`Database`]) and the in-memory store implement them all.
+pub trait Store:
+    muster_domain::ports::UnitOfWork
+    + muster_domain::ports::TaskRepository
+    + muster_domain::ports::AgentRepository
+    + muster_domain::ports::EventLog
+    + muster_domain::ports::IdempotencyStore
+    + muster_domain::ports::NonceStore
+    + OrganizationRepository
+    + muster_domain::ports::UserRepository
+    + muster_domain::ports::WebhookRepository
+    + muster_domain::ports::DeliveryQueue
+    + muster_domain::ports::CodeHostRepository
+    + muster_domain::ports::InboundKeyRepository
+    + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<S> Store for S where
+    S: muster_domain::ports::UnitOfWork
+        + muster_domain::ports::TaskRepository
+        + muster_domain::ports::AgentRepository
+        + muster_domain::ports::EventLog
+        + muster_domain::ports::IdempotencyStore
+        + muster_domain::ports::NonceStore
+        + OrganizationRepository
+        + muster_domain::ports::UserRepository
+        + muster_domain::ports::WebhookRepository
+        + muster_domain::ports::DeliveryQueue
+        + muster_domain::ports::CodeHostRepository
+        + muster_domain::ports::InboundKeyRepository
+        + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// Now, in UTC, truncated to milliseconds (the precision every timestamp is stored with).
 pub fn now_ms() -> OffsetDateTime {
     let now = OffsetDateTime::now_utc();
@@ -137,12 +179,12 @@ pub fn new_organization(
 
 /// Creates an organization (the default one when it is the first) with its admin and HR
 /// agent through [`OrganizationRepository::create`].
-pub async fn seed_org(db: &Database) -> Seed {
+pub async fn seed_org(db: &impl Store) -> Seed {
     seed_org_with(db, unique_handle("hr"), None).await
 }
 
 /// Like [`seed_org`], with a chosen handle and HR parent agent.
-pub async fn seed_org_with(db: &Database, handle: AgentHandle, parent: Option<AgentId>) -> Seed {
+pub async fn seed_org_with(db: &impl Store, handle: AgentHandle, parent: Option<AgentId>) -> Seed {
     let is_default = !db.any_exists().await.expect("any_exists");
     let new = new_organization(handle, is_default, parent);
     db.create(&new).await.expect("create organization");
@@ -231,6 +273,29 @@ pub fn event(org: OrgId, event_type: &str, at: OffsetDateTime) -> Event {
     }
 }
 
+/// Changes the stored agent `id` of `org` with `change`, in one unit of work through
+/// the ports (what an operator's command would do).
+pub async fn change_agent(
+    db: &impl Store,
+    org: OrgId,
+    id: AgentId,
+    change: impl FnOnce(&mut Agent) + Send + 'static,
+) {
+    muster_domain::ports::transact(db, move |tx| {
+        Box::pin(async move {
+            let mut agent = tx
+                .agent(org, id, muster_domain::ports::Lock::Update)
+                .await?
+                .expect("agent");
+            change(&mut agent);
+            assert!(tx.update_agent(&agent, now_ms()).await?);
+            Ok(())
+        })
+    })
+    .await
+    .expect("agent changed");
+}
+
 /// Runs one statement on a connection of its own, outside the pool and the ports.
 pub async fn raw_execute(db: &Database, sql: &str) -> Result<usize, diesel::result::Error> {
     match db.url() {
@@ -311,7 +376,7 @@ pub struct OpenWrite {
 impl OpenWrite {
     /// Starts a unit of work that appends `events`, and returns once they are written
     /// (not committed): the transaction stays open until [`Self::release`].
-    pub async fn start(db: &Database, events: Vec<Event>) -> Self {
+    pub async fn start(db: &impl Store, events: Vec<Event>) -> Self {
         let (written_tx, written) = tokio::sync::oneshot::channel::<()>();
         let (release, released) = tokio::sync::oneshot::channel::<()>();
         let db = db.clone();

@@ -1,13 +1,13 @@
 //! `TaskRepository`: insert with events (atomic), get, list (filters, newest first,
 //! keyset paging, tenant isolation); `update` in [`updates`].
 
+use crate::support::Store;
 mod updates;
 
 use crate::writes::Writes;
 use muster_domain::model::{AgentId, Author, Event, OrgId, Task, TaskId, TaskStatus, Title};
 use muster_domain::ports::{EventLog, TaskFilter, TaskRepository};
 use muster_domain::service::{Conflict, ServiceError};
-use muster_persistence::Database;
 
 use crate::support::{Seed, event, full_task, new_id, seed_org, task};
 
@@ -23,12 +23,12 @@ contract_tests!(
     list_never_returns_another_organizations_tasks,
 );
 
-fn get_task(db: &Database, seed: &Seed, id: TaskId) -> impl Future<Output = Option<Task>> {
+fn get_task(db: &impl Store, seed: &Seed, id: TaskId) -> impl Future<Output = Option<Task>> {
     let (db, org) = (db.clone(), seed.org);
     async move { TaskRepository::get(&db, org, id).await.unwrap() }
 }
 
-async fn insert_writes_task_and_events(db: &Database) {
+async fn insert_writes_task_and_events(db: &impl Store) {
     let seed = seed_org(db).await;
     let new = task(seed.org);
     let events = [
@@ -55,7 +55,7 @@ async fn insert_writes_task_and_events(db: &Database) {
 }
 
 /// An event that cannot be stored (its id is taken) rolls the task back too.
-async fn insert_is_atomic(db: &Database) {
+async fn insert_is_atomic(db: &impl Store) {
     let seed = seed_org(db).await;
     let taken = seed.new.events[0].clone();
     let new = task(seed.org);
@@ -83,7 +83,7 @@ async fn insert_is_atomic(db: &Database) {
     );
 }
 
-async fn insert_of_a_taken_id_conflicts(db: &Database) {
+async fn insert_of_a_taken_id_conflicts(db: &impl Store) {
     let seed = seed_org(db).await;
     let first = task(seed.org);
     db.insert(&first, &[]).await.unwrap();
@@ -99,7 +99,7 @@ async fn insert_of_a_taken_id_conflicts(db: &Database) {
     assert_eq!(get_task(db, &seed, first.id).await, Some(first));
 }
 
-async fn get_is_scoped_by_organization(db: &Database) {
+async fn get_is_scoped_by_organization(db: &impl Store) {
     let mine = seed_org(db).await;
     let other = seed_org(db).await;
     let new = task(mine.org);
@@ -110,7 +110,7 @@ async fn get_is_scoped_by_organization(db: &Database) {
 }
 
 async fn list(
-    db: &Database,
+    db: &impl Store,
     org: OrgId,
     filter: &TaskFilter,
     before: Option<TaskId>,
@@ -122,7 +122,7 @@ async fn list(
 }
 
 /// Inserts `count` bare tasks of `seed`'s organization; returns them newest first.
-async fn insert_tasks(db: &Database, seed: &Seed, count: usize) -> Vec<Task> {
+async fn insert_tasks(db: &impl Store, seed: &Seed, count: usize) -> Vec<Task> {
     let mut tasks = Vec::new();
     for _ in 0..count {
         let new = task(seed.org);
@@ -133,7 +133,7 @@ async fn insert_tasks(db: &Database, seed: &Seed, count: usize) -> Vec<Task> {
     tasks
 }
 
-async fn list_is_newest_first(db: &Database) {
+async fn list_is_newest_first(db: &impl Store) {
     let seed = seed_org(db).await;
     let expected = insert_tasks(db, &seed, 5).await;
     let listed = list(db, seed.org, &TaskFilter::default(), None, 100).await;
@@ -143,7 +143,7 @@ async fn list_is_newest_first(db: &Database) {
 
 /// Twelve tasks of varied status, assignee, creator and parent, plus the parent: the
 /// parent's id and all thirteen, newest first.
-async fn varied_tasks(db: &Database, seed: &Seed) -> (TaskId, Vec<Task>) {
+async fn varied_tasks(db: &impl Store, seed: &Seed) -> (TaskId, Vec<Task>) {
     let parent = task(seed.org);
     db.insert(&parent, &[]).await.unwrap();
     let statuses = [TaskStatus::Todo, TaskStatus::InProgress, TaskStatus::Done];
@@ -176,7 +176,7 @@ fn matches(task: &Task, filter: &TaskFilter) -> bool {
             .is_none_or(|p| task.parent_task_id == Some(p))
 }
 
-async fn list_filters_alone_and_combined(db: &Database) {
+async fn list_filters_alone_and_combined(db: &impl Store) {
     let seed = seed_org(db).await;
     let (parent, all) = varied_tasks(db, &seed).await;
     let hr = Some(seed.hr);
@@ -238,7 +238,7 @@ async fn list_filters_alone_and_combined(db: &Database) {
     assert_eq!(all.iter().filter(|t| matches(t, done_all)).count(), 1);
 }
 
-async fn list_pages_with_keyset_cursor(db: &Database) {
+async fn list_pages_with_keyset_cursor(db: &impl Store) {
     let seed = seed_org(db).await;
     let expected = insert_tasks(db, &seed, 7).await;
     let filter = TaskFilter::default();
@@ -269,7 +269,7 @@ async fn list_pages_with_keyset_cursor(db: &Database) {
     );
 }
 
-async fn list_pages_within_a_filter(db: &Database) {
+async fn list_pages_within_a_filter(db: &impl Store) {
     let seed = seed_org(db).await;
     let (_, all) = varied_tasks(db, &seed).await;
     let filter = TaskFilter {
@@ -290,7 +290,7 @@ async fn list_pages_within_a_filter(db: &Database) {
 
 /// Another organization's tasks never show, even when they reference this
 /// organization's agent and parent task (the foreign keys do not check the tenant).
-async fn list_never_returns_another_organizations_tasks(db: &Database) {
+async fn list_never_returns_another_organizations_tasks(db: &impl Store) {
     let mine = seed_org(db).await;
     let other = seed_org(db).await;
     let parent = task(mine.org);

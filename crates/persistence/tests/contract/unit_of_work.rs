@@ -2,6 +2,7 @@
 //! successful writes leaves nothing behind (events included), and read-check-write use
 //! cases running in parallel neither exceed a limit nor lose an update.
 
+use crate::support::Store;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -10,7 +11,6 @@ use muster_domain::ports::{
     AgentRepository, EventFilter, EventLog, Lock, TaskRepository, UniqueKey, transact,
 };
 use muster_domain::service::{Conflict, Entity, ServiceError};
-use muster_persistence::Database;
 
 use crate::support::{event, now_ms, seed_org, task};
 
@@ -21,7 +21,7 @@ contract_tests!(
 );
 
 /// Events of `org` about `task`.
-async fn events_of(db: &Database, org: OrgId, task: &Task) -> u64 {
+async fn events_of(db: &impl Store, org: OrgId, task: &Task) -> u64 {
     let filter = EventFilter {
         entity_id: Some(task.id.as_uuid()),
         ..EventFilter::default()
@@ -34,7 +34,7 @@ async fn events_of(db: &Database, org: OrgId, task: &Task) -> u64 {
 
 /// Two writes succeed (a task, its event, a second task), then the third write breaks
 /// the primary key: the store refuses it and the whole unit rolls back.
-async fn a_failed_last_write_leaves_nothing_behind(db: &Database) {
+async fn a_failed_last_write_leaves_nothing_behind(db: &impl Store) {
     let seed = seed_org(db).await;
     let (first, second) = (task(seed.org), task(seed.org));
     let clash = Task {
@@ -83,7 +83,7 @@ async fn a_failed_last_write_leaves_nothing_behind(db: &Database) {
 
 /// The store accepted every write, but the use case then refused (a rule failed): the
 /// writes are rolled back all the same.
-async fn a_refusal_after_writes_leaves_nothing_behind(db: &Database) {
+async fn a_refusal_after_writes_leaves_nothing_behind(db: &impl Store) {
     let seed = seed_org(db).await;
     let written = task(seed.org);
     let created = muster_domain::model::Event {
@@ -119,7 +119,7 @@ const LIMIT: u16 = 20;
 /// Raises the agent's balance by one if it is below `ceiling`: a read (locked), a check,
 /// a write and its event, as one use case.
 async fn raise_below(
-    db: &Database,
+    db: &impl Store,
     org: OrgId,
     agent: AgentId,
     ceiling: i64,
@@ -153,7 +153,7 @@ async fn raise_below(
 /// 32 use cases read the same row, check it against a limit and write it back, all at
 /// once: exactly `LIMIT` get through, the balance ends exactly `LIMIT` higher (no update
 /// lost, the limit never exceeded), and each success left exactly one event.
-async fn parallel_read_check_writes_respect_the_limit_and_lose_no_update(db: &Database) {
+async fn parallel_read_check_writes_respect_the_limit_and_lose_no_update(db: &impl Store) {
     let seed = seed_org(db).await;
     let start = AgentRepository::get(db, seed.org, seed.hr)
         .await

@@ -1,11 +1,11 @@
 //! `UserRepository` reads of users and the user `Transaction` methods: `user`,
 //! `user_by_email` (both locked), `update_user`, and the default organization.
 
+use crate::support::Store;
 use crate::writes::Writes;
 use muster_domain::model::{Email, OrgId, User, UserId};
-use muster_domain::ports::{Lock, OrganizationRepository, UniqueKey, UserRepository, transact};
+use muster_domain::ports::{Lock, UniqueKey, UserRepository, transact};
 use muster_domain::service::{Conflict, ServiceError};
-use muster_persistence::Database;
 use time::Duration;
 
 use crate::support::credentials::{changed_user, full_user};
@@ -22,7 +22,7 @@ contract_tests!(
 
 /// The user `id` of `org` read every way there is: through the repository by id and by
 /// e-mail, and inside a transaction with either lock. All four must agree.
-async fn read_back(db: &Database, org: OrgId, id: UserId, email: &Email) -> Option<User> {
+async fn read_back(db: &impl Store, org: OrgId, id: UserId, email: &Email) -> Option<User> {
     let by_id = UserRepository::user(db, org, id).await.unwrap();
     let by_email = db.user_by_email(org, email).await.unwrap();
     let email = email.clone();
@@ -43,7 +43,7 @@ async fn read_back(db: &Database, org: OrgId, id: UserId, email: &Email) -> Opti
     by_id
 }
 
-async fn every_user_field_round_trips_through_update_user(db: &Database) {
+async fn every_user_field_round_trips_through_update_user(db: &impl Store) {
     let seed = seed_org(db).await;
     let user = full_user(seed.org);
     db.insert_user(&user).await.unwrap();
@@ -79,7 +79,7 @@ async fn every_user_field_round_trips_through_update_user(db: &Database) {
 }
 
 /// A user as bootstrap creates it: no second factor, no failures, never logged in.
-async fn a_new_user_reads_back_with_its_defaults(db: &Database) {
+async fn a_new_user_reads_back_with_its_defaults(db: &impl Store) {
     let seed = seed_org(db).await;
     let admin = &seed.new.admin;
     let stored = read_back(db, seed.org, admin.id, &admin.email).await;
@@ -91,7 +91,7 @@ async fn a_new_user_reads_back_with_its_defaults(db: &Database) {
     assert_eq!(stored.last_login_at, None);
 }
 
-async fn update_user_to_a_taken_email_is_a_duplicate(db: &Database) {
+async fn update_user_to_a_taken_email_is_a_duplicate(db: &impl Store) {
     let seed = seed_org(db).await;
     let first = full_user(seed.org);
     let second = full_user(seed.org);
@@ -141,7 +141,7 @@ async fn update_user_to_a_taken_email_is_a_duplicate(db: &Database) {
     );
 }
 
-async fn update_user_of_an_unknown_user_is_false(db: &Database) {
+async fn update_user_of_an_unknown_user_is_false(db: &impl Store) {
     let seed = seed_org(db).await;
     let never_stored = full_user(seed.org);
     assert!(!db.update_user(&never_stored, now_ms()).await.unwrap());
@@ -159,7 +159,7 @@ async fn update_user_of_an_unknown_user_is_false(db: &Database) {
     );
 }
 
-async fn users_are_scoped_to_their_organization(db: &Database) {
+async fn users_are_scoped_to_their_organization(db: &impl Store) {
     let seed = seed_org(db).await;
     let other = seed_org(db).await;
     let admin = &seed.new.admin;
@@ -181,8 +181,8 @@ async fn users_are_scoped_to_their_organization(db: &Database) {
     );
 }
 
-async fn default_organization_is_the_default_one(db: &Database) {
-    let in_tx = |db: &Database| {
+async fn default_organization_is_the_default_one<S: Store>(db: &S) {
+    let in_tx = |db: &S| {
         let db = db.clone();
         async move {
             transact(&db, |tx| {

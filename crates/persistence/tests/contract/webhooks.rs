@@ -3,12 +3,12 @@
 //! of the event's organization, due in event order, and a hook leased to one worker at a
 //! time.
 
+use crate::support::Store;
 use muster_domain::model::{
     DeliveryAttempt, DeliveryAttemptId, Event, HookEvents, HookName, HookTimeout, HookType,
     HookUrl, OrgId, Webhook, WebhookId,
 };
 use muster_domain::ports::{DeliveryQueue, Lock, WebhookRepository, transact};
-use muster_persistence::Database;
 use time::Duration;
 use uuid::Uuid;
 
@@ -42,7 +42,7 @@ fn hook(org: OrgId, events: &[&str], hook_type: HookType, enabled: bool) -> Webh
     }
 }
 
-async fn insert(db: &Database, hook: &Webhook) {
+async fn insert(db: &impl Store, hook: &Webhook) {
     let hook = hook.clone();
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.insert_webhook(&hook).await?) })
@@ -51,7 +51,7 @@ async fn insert(db: &Database, hook: &Webhook) {
     .unwrap();
 }
 
-async fn append(db: &Database, events: Vec<Event>) {
+async fn append(db: &impl Store, events: Vec<Event>) {
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.append_events(&events).await?) })
     })
@@ -59,7 +59,7 @@ async fn append(db: &Database, events: Vec<Event>) {
     .unwrap();
 }
 
-async fn due_ids(db: &Database, hook: &Webhook) -> Vec<Uuid> {
+async fn due_ids(db: &impl Store, hook: &Webhook) -> Vec<Uuid> {
     DeliveryQueue::due(db, hook.id, now_ms() + Duration::seconds(1), 100)
         .await
         .unwrap()
@@ -68,7 +68,7 @@ async fn due_ids(db: &Database, hook: &Webhook) -> Vec<Uuid> {
         .collect()
 }
 
-async fn hooks_round_trip(db: &Database) {
+async fn hooks_round_trip(db: &impl Store) {
     let seed = seed_org(db).await;
     let mut stored = hook(seed.org, &["task.created", "*"], HookType::Post, true);
     insert(db, &stored).await;
@@ -124,7 +124,7 @@ async fn hooks_round_trip(db: &Database) {
     assert_eq!(pre, [newer], "enabled pre-hooks only");
 }
 
-async fn deliveries_follow_subscriptions(db: &Database) {
+async fn deliveries_follow_subscriptions(db: &impl Store) {
     let seed = seed_org(db).await;
     let other = seed_org(db).await;
     let created = hook(seed.org, &["task.created"], HookType::Post, true);
@@ -172,7 +172,7 @@ async fn deliveries_follow_subscriptions(db: &Database) {
     assert_eq!(due_ids(db, &created).await, [a.id.as_uuid()]);
 }
 
-async fn due_deliveries_come_in_event_order_when_due(db: &Database) {
+async fn due_deliveries_come_in_event_order_when_due(db: &impl Store) {
     let seed = seed_org(db).await;
     let h = hook(seed.org, &["*"], HookType::Post, true);
     insert(db, &h).await;
@@ -212,7 +212,7 @@ async fn due_deliveries_come_in_event_order_when_due(db: &Database) {
     );
 }
 
-async fn one_worker_holds_a_hook_at_a_time(db: &Database) {
+async fn one_worker_holds_a_hook_at_a_time(db: &impl Store) {
     let seed = seed_org(db).await;
     let busy = hook(seed.org, &["*"], HookType::Post, true);
     let idle = hook(seed.org, &["*"], HookType::Post, true);
@@ -299,7 +299,7 @@ async fn one_worker_holds_a_hook_at_a_time(db: &Database) {
     assert_eq!(DeliveryQueue::release_all(db, holder).await.unwrap(), 0);
 }
 
-async fn the_log_pages_and_goes_with_its_hook(db: &Database) {
+async fn the_log_pages_and_goes_with_its_hook(db: &impl Store) {
     let seed = seed_org(db).await;
     let h = hook(seed.org, &["*"], HookType::Post, true);
     insert(db, &h).await;

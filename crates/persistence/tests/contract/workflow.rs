@@ -2,19 +2,20 @@
 //! escalations (automatic ones once), templates, routing's roster, the sweep's queries,
 //! the most senior agent, and the ledger and reputation rows.
 
+use crate::support::Store;
 use muster_domain::model::{
-    AgentId, Author, Comment, CommentBody, CommentId, CreditKind, DependencyId, Escalation,
-    EscalationId, EscalationReason, LedgerEntry, LedgerEntryId, Level, Metadata, OrgId, Reason,
-    ReputationEvent, ReputationEventId, ReputationKind, Tags, Task, TaskDependency, TaskId,
-    TaskPriority, TaskStatus, TaskTemplate, TemplateId, TemplateName, Title,
+    AgentId, AgentMode, AgentStatus, Author, Capability, CapabilityId, CapabilityName, Comment,
+    CommentBody, CommentId, CreditKind, DependencyId, Escalation, EscalationId, EscalationReason,
+    LedgerEntry, LedgerEntryId, Level, Metadata, OrgId, Proficiency, Reason, ReputationEvent,
+    ReputationEventId, ReputationKind, Tags, Task, TaskDependency, TaskId, TaskPriority,
+    TaskStatus, TaskTemplate, TemplateId, TemplateName, Title,
 };
-use muster_domain::ports::{Lock, Overdue, TaskRepository, UniqueKey, transact};
+use muster_domain::ports::{AgentRepository, Lock, Overdue, TaskRepository, UniqueKey, transact};
 use muster_domain::service::{Conflict, ServiceError};
-use muster_persistence::Database;
 use serde_json::json;
 use time::Duration;
 
-use crate::support::{Seed, new_id, now_ms, raw_execute, seed_org, task};
+use crate::support::{Seed, change_agent, new_id, now_ms, seed_org, task};
 use crate::writes::Writes;
 
 contract_tests!(
@@ -28,7 +29,7 @@ contract_tests!(
     ledger_and_reputation_rows_are_appended,
 );
 
-async fn stored_task(db: &Database, org: OrgId) -> Task {
+async fn stored_task(db: &impl Store, org: OrgId) -> Task {
     let task = task(org);
     db.insert(&task, &[]).await.unwrap();
     task
@@ -45,7 +46,7 @@ pub(crate) fn dependency(org: OrgId, from: TaskId, to: TaskId, blocking: bool) -
     }
 }
 
-pub(crate) async fn add(db: &Database, dependency: &TaskDependency) -> Result<(), ServiceError> {
+pub(crate) async fn add(db: &impl Store, dependency: &TaskDependency) -> Result<(), ServiceError> {
     let dependency = dependency.clone();
     transact(db, move |tx| {
         Box::pin(async move {
@@ -57,7 +58,7 @@ pub(crate) async fn add(db: &Database, dependency: &TaskDependency) -> Result<()
     .await
 }
 
-pub(crate) async fn reaches(db: &Database, org: OrgId, from: TaskId, to: TaskId) -> bool {
+pub(crate) async fn reaches(db: &impl Store, org: OrgId, from: TaskId, to: TaskId) -> bool {
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.depends_transitively(org, from, to).await?) })
     })
@@ -65,7 +66,7 @@ pub(crate) async fn reaches(db: &Database, org: OrgId, from: TaskId, to: TaskId)
     .unwrap()
 }
 
-async fn open_of(db: &Database, org: OrgId, task: TaskId) -> Vec<TaskId> {
+async fn open_of(db: &impl Store, org: OrgId, task: TaskId) -> Vec<TaskId> {
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.open_blocking_dependencies(org, task).await?) })
     })
@@ -73,7 +74,7 @@ async fn open_of(db: &Database, org: OrgId, task: TaskId) -> Vec<TaskId> {
     .unwrap()
 }
 
-async fn dependencies_round_trip_and_reach(db: &Database) {
+async fn dependencies_round_trip_and_reach(db: &impl Store) {
     let seed = seed_org(db).await;
     let org = seed.org;
     let [a, b, c, d] = [
@@ -144,7 +145,7 @@ fn comment(
     }
 }
 
-async fn comments_round_trip_and_page(db: &Database) {
+async fn comments_round_trip_and_page(db: &impl Store) {
     let seed = seed_org(db).await;
     let t = stored_task(db, seed.org).await;
     let first = comment(&seed, t.id, Some(Author::Agent(seed.hr)), None);
@@ -189,7 +190,10 @@ async fn comments_round_trip_and_page(db: &Database) {
     .await
     .unwrap();
     assert_eq!(wrong_task, None);
-    let touched = db.get(seed.org, t.id).await.unwrap().unwrap();
+    let touched = TaskRepository::get(db, seed.org, t.id)
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(touched.last_activity_at, later);
     assert_eq!(touched.version, t.version, "activity is not a change");
 }
@@ -209,7 +213,7 @@ fn escalation(seed: &Seed, task: TaskId, reason: EscalationReason, automatic: bo
     }
 }
 
-async fn insert_escalation(db: &Database, e: &Escalation) -> bool {
+async fn insert_escalation(db: &impl Store, e: &Escalation) -> bool {
     let e = e.clone();
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.insert_escalation(&e).await?) })
@@ -218,7 +222,7 @@ async fn insert_escalation(db: &Database, e: &Escalation) -> bool {
     .unwrap()
 }
 
-async fn automatic_escalations_are_stored_once(db: &Database) {
+async fn automatic_escalations_are_stored_once(db: &impl Store) {
     let seed = seed_org(db).await;
     let t = stored_task(db, seed.org).await;
     let manual = escalation(&seed, t.id, EscalationReason::SlaBreach, false);
@@ -262,7 +266,7 @@ fn template(org: OrgId, name: &str) -> TaskTemplate {
     }
 }
 
-async fn insert_template(db: &Database, t: &TaskTemplate) -> Result<(), ServiceError> {
+async fn insert_template(db: &impl Store, t: &TaskTemplate) -> Result<(), ServiceError> {
     let t = t.clone();
     transact(db, move |tx| {
         Box::pin(async move { Ok(tx.insert_template(&t).await?) })
@@ -270,7 +274,7 @@ async fn insert_template(db: &Database, t: &TaskTemplate) -> Result<(), ServiceE
     .await
 }
 
-async fn templates_round_trip_with_unique_names(db: &Database) {
+async fn templates_round_trip_with_unique_names(db: &impl Store) {
     let seed = seed_org(db).await;
     let source = stored_task(db, seed.org).await;
     let first = TaskTemplate {
@@ -312,17 +316,23 @@ async fn templates_round_trip_with_unique_names(db: &Database) {
     assert_eq!(db.template(other.org, second.id).await.unwrap(), None);
 }
 
-async fn insert_capability(db: &Database, seed: &Seed, agent: AgentId, name: &str, level: &str) {
-    let sql = format!(
-        "INSERT INTO agent_capabilities (id, org_id, agent_id, capability, proficiency, created_at) \
-         VALUES ('{}', '{}', '{agent}', '{name}', '{level}', '2026-01-01T00:00:00.000Z')",
-        new_id(),
-        seed.org
-    );
-    raw_execute(db, &sql).await.unwrap();
+async fn insert_capability(db: &impl Store, seed: &Seed, agent: AgentId, name: &str, level: &str) {
+    let capability = Capability {
+        id: CapabilityId::from_uuid(new_id()),
+        org_id: seed.org,
+        agent_id: agent,
+        name: CapabilityName::new(name).unwrap(),
+        proficiency: Proficiency::parse(level).unwrap(),
+        created_at: now_ms(),
+    };
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.insert_capabilities(&[capability]).await?) })
+    })
+    .await
+    .unwrap();
 }
 
-async fn roster_counts_open_tasks_and_capabilities(db: &Database) {
+async fn roster_counts_open_tasks_and_capabilities(db: &impl Store) {
     let seed = seed_org(db).await;
     insert_capability(db, &seed, seed.hr, "rust", "expert").await;
     insert_capability(db, &seed, seed.hr, "sql", "basic").await;
@@ -335,7 +345,7 @@ async fn roster_counts_open_tasks_and_capabilities(db: &Database) {
         db.insert(&t, &[]).await.unwrap();
     }
     let other = seed_org(db).await;
-    let roster = db.roster(seed.org).await.unwrap();
+    let roster = TaskRepository::roster(db, seed.org).await.unwrap();
     assert_eq!(roster.len(), 1, "only the organization's active agents");
     let entry = &roster[0];
     assert_eq!(entry.agent.id, seed.hr);
@@ -350,12 +360,12 @@ async fn roster_counts_open_tasks_and_capabilities(db: &Database) {
         skills,
         [("rust".to_owned(), "expert"), ("sql".to_owned(), "basic")]
     );
-    let theirs = db.roster(other.org).await.unwrap();
+    let theirs = TaskRepository::roster(db, other.org).await.unwrap();
     assert!(theirs[0].capabilities.is_empty());
     assert_eq!(theirs[0].open_tasks, 0);
 }
 
-async fn overdue_finds_each_reason_until_escalated(db: &Database) {
+async fn overdue_finds_each_reason_until_escalated(db: &impl Store) {
     let seed = seed_org(db).await;
     let now = now_ms();
     let old = now - Duration::days(10);
@@ -412,15 +422,7 @@ async fn overdue_finds_each_reason_until_escalated(db: &Database) {
         ..task(seed.org)
     };
     db.insert(&assigned, &[]).await.unwrap();
-    raw_execute(
-        db,
-        &format!(
-            "UPDATE agents SET status = 'suspended' WHERE id = '{}'",
-            seed.hr
-        ),
-    )
-    .await
-    .unwrap();
+    change_agent(db, seed.org, seed.hr, |a| a.status = AgentStatus::Suspended).await;
     assert_eq!(found(Overdue::AssigneeInactive).await, [assigned.id]);
     // Once escalated automatically for its reason, a task is not found again for it.
     let swept = Escalation {
@@ -438,7 +440,7 @@ async fn overdue_finds_each_reason_until_escalated(db: &Database) {
     );
 }
 
-async fn senior_agent_is_the_highest_then_earliest(db: &Database) {
+async fn senior_agent_is_the_highest_then_earliest(db: &impl Store) {
     let seed = seed_org(db).await;
     // The HR agent is level 10 and active: the senior of everyone below 10.
     let senior = |level: Option<u8>| {
@@ -453,15 +455,7 @@ async fn senior_agent_is_the_highest_then_earliest(db: &Database) {
     assert_eq!(senior(None).await.unwrap(), Some(seed.hr));
     assert_eq!(senior(Some(9)).await.unwrap(), Some(seed.hr));
     assert_eq!(senior(Some(10)).await.unwrap(), None, "strictly above");
-    raw_execute(
-        db,
-        &format!(
-            "UPDATE agents SET mode = 'orchestrator' WHERE id = '{}'",
-            seed.hr
-        ),
-    )
-    .await
-    .unwrap();
+    change_agent(db, seed.org, seed.hr, |a| a.mode = AgentMode::Orchestrator).await;
     assert_eq!(
         senior(None).await.unwrap(),
         None,
@@ -469,7 +463,7 @@ async fn senior_agent_is_the_highest_then_earliest(db: &Database) {
     );
 }
 
-async fn ledger_and_reputation_rows_are_appended(db: &Database) {
+async fn ledger_and_reputation_rows_are_appended(db: &impl Store) {
     let seed = seed_org(db).await;
     let t = stored_task(db, seed.org).await;
     let entry = |kind, amount, after| LedgerEntry {
@@ -512,12 +506,13 @@ async fn ledger_and_reputation_rows_are_appended(db: &Database) {
     })
     .await
     .unwrap();
-    // Counted by deleting them through a raw connection: `raw_execute` answers the
-    // number of rows a statement touched.
-    let count = |table: &str| {
-        let sql = format!("DELETE FROM {table} WHERE agent_id = '{}'", seed.hr);
-        async move { raw_execute(db, &sql).await.unwrap() }
-    };
-    assert_eq!(count("credit_ledger").await, 2);
-    assert_eq!(count("reputation_events").await, 1);
+    let ledger = AgentRepository::ledger(db, seed.org, seed.hr, None, 100)
+        .await
+        .unwrap();
+    assert_eq!(ledger.len(), 2);
+    let (reputation, total) = db
+        .reputation_history(seed.org, seed.hr, 100, 0)
+        .await
+        .unwrap();
+    assert_eq!((reputation.len(), total), (1, 1));
 }

@@ -2,12 +2,11 @@
 //! `UnitOfWork` port, the way the use cases write.
 
 use muster_domain::model::{ApiKey, Event, RefreshToken, Task, User};
-use muster_domain::ports::transact;
+use muster_domain::ports::{UnitOfWork, transact};
 use muster_domain::service::{NewOrganization, ServiceError};
-use muster_persistence::Database;
 use time::OffsetDateTime;
 
-/// Unit-of-work writes on [`Database`], named after what they store.
+/// Unit-of-work writes on any store, named after what they store.
 pub trait Writes {
     /// Stores `task` and `events` in one transaction.
     async fn insert(&self, task: &Task, events: &[Event]) -> Result<(), ServiceError>;
@@ -31,7 +30,7 @@ pub trait Writes {
     async fn insert_refresh_tokens(&self, tokens: &[RefreshToken]) -> Result<(), ServiceError>;
 }
 
-impl Writes for Database {
+impl<S: UnitOfWork> Writes for S {
     async fn insert(&self, task: &Task, events: &[Event]) -> Result<(), ServiceError> {
         let (task, events) = (task.clone(), events.to_vec());
         transact(self, move |tx| {

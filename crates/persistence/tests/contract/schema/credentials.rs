@@ -13,7 +13,7 @@ use crate::support::credentials::{
 };
 use crate::support::{at_minute, new_id, seed_org};
 
-contract_tests!(
+engine_contract_tests!(
     users_round_trip_with_every_field_set,
     refresh_tokens_round_trip,
     recovery_codes_round_trip,

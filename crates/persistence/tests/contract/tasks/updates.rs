@@ -1,10 +1,10 @@
 //! `TaskRepository::update`: optimistic version check, events appended in the same
 //! transaction, tenant scoping, concurrent writers, abandoned writes.
 
+use crate::support::Store;
 use crate::writes::Writes;
 use muster_domain::model::{Description, Event, Task, TaskPriority, TaskStatus, Title};
 use muster_domain::ports::{EventLog, TaskFilter};
-use muster_persistence::Database;
 use time::Duration;
 
 use super::{get_task, list};
@@ -42,7 +42,7 @@ fn events_about(task: &Task, types: &[&str]) -> Vec<Event> {
         .collect()
 }
 
-async fn update_with_expected_version_persists_and_appends_events(db: &Database) {
+async fn update_with_expected_version_persists_and_appends_events(db: &impl Store) {
     let seed = seed_org(db).await;
     let original = task(seed.org);
     db.insert(&original, &[]).await.unwrap();
@@ -75,7 +75,7 @@ async fn update_with_expected_version_persists_and_appends_events(db: &Database)
     );
 }
 
-async fn update_with_stale_version_changes_nothing(db: &Database) {
+async fn update_with_stale_version_changes_nothing(db: &impl Store) {
     let seed = seed_org(db).await;
     let original = task(seed.org);
     db.insert(&original, &[]).await.unwrap();
@@ -100,7 +100,7 @@ async fn update_with_stale_version_changes_nothing(db: &Database) {
     assert_eq!(get_task(db, &seed, original.id).await, Some(winner));
 }
 
-async fn update_is_scoped_by_organization(db: &Database) {
+async fn update_is_scoped_by_organization(db: &impl Store) {
     let mine = seed_org(db).await;
     let other = seed_org(db).await;
     let original = task(mine.org);
@@ -122,7 +122,7 @@ async fn update_is_scoped_by_organization(db: &Database) {
     );
 }
 
-async fn update_can_clear_optional_fields(db: &Database) {
+async fn update_can_clear_optional_fields(db: &impl Store) {
     let seed = seed_org(db).await;
     let parent = task(seed.org);
     db.insert(&parent, &[]).await.unwrap();
@@ -138,7 +138,7 @@ async fn update_can_clear_optional_fields(db: &Database) {
     assert_eq!(get_task(db, &seed, full.id).await, Some(cleared));
 }
 
-async fn concurrent_updates_of_one_version_let_exactly_one_win(db: &Database) {
+async fn concurrent_updates_of_one_version_let_exactly_one_win(db: &impl Store) {
     let seed = seed_org(db).await;
     let original = task(seed.org);
     db.insert(&original, &[]).await.unwrap();
@@ -180,7 +180,7 @@ async fn concurrent_updates_of_one_version_let_exactly_one_win(db: &Database) {
 
 /// A caller that goes away mid-write (a client disconnecting) never leaves half a change
 /// behind, nor a pooled connection stuck inside a transaction.
-async fn abandoned_writes_are_all_or_nothing(db: &Database) {
+async fn abandoned_writes_are_all_or_nothing(db: &impl Store) {
     let seed = seed_org(db).await;
     let mut abandoned = Vec::new();
     for i in 0..12 {

@@ -1,0 +1,203 @@
+//! Embedding the domain: the use cases wired to the in-memory ports (feature `memory`).
+//!
+//! A small organization's day: bootstrap it, register two agents with different
+//! capabilities, create a task that needs Rust, let routing pick the agent that has
+//! it, move the task to `done`, and read what that paid and what the audit log kept.
+//!
+//! Run: `cargo run -p muster-domain --features memory --example embedded`.
+
+use std::error::Error;
+use std::sync::Arc;
+
+use futures_executor::block_on;
+use muster_domain::memory::fakes::{PlainHasher, PlainVault};
+use muster_domain::memory::{MemoryStore, SystemClock, TimeOrderedIds};
+use muster_domain::model::{
+    Actor, ActorKind, Agent, AgentHandle, AgentMode, AgentRole, CapabilityName, Email, FeePct,
+    Metadata, OrgName, Proficiency, Tags, TaskPriority, TaskStatus, Title, UserRole,
+};
+use muster_domain::ports::{EventFilter, PasswordHasher, SecretSealer};
+use muster_domain::rules::reward::DEFAULT_TASK_REWARD;
+use muster_domain::service::{
+    AgentService, AutoAssign, BootstrapRequest, BootstrapService, EventQuery, EventService,
+    NewAgent, NewTask, TaskService,
+};
+use serde_json::json;
+
+fn main() -> Result<(), Box<dyn Error>> {
+    block_on(async {
+        let services = Services::wire();
+        let (admin, hr) = services.bootstrap().await?;
+        let (rustacean, writer) = services.staff(&hr).await?;
+        println!(
+            "registered {} and {}",
+            rustacean.handle.as_str(),
+            writer.handle.as_str()
+        );
+        services.work(&admin, &rustacean).await?;
+        services.audit(&admin).await
+    })
+}
+
+/// The use cases, all on one in-memory store.
+struct Services {
+    vault: Arc<PlainVault>,
+    bootstrap: BootstrapService,
+    agents: AgentService,
+    tasks: TaskService,
+    events: EventService,
+}
+
+impl Services {
+    /// One store serves every port; the fakes stand in for cryptography (tests only).
+    fn wire() -> Self {
+        let store = MemoryStore::new();
+        let vault = Arc::new(PlainVault::default());
+        let (clock, ids) = (Arc::new(SystemClock), Arc::new(TimeOrderedIds));
+        Self {
+            bootstrap: BootstrapService::new(
+                Arc::new(store.clone()),
+                vault.clone(),
+                clock.clone(),
+                ids.clone(),
+            ),
+            agents: AgentService::new(
+                Arc::new(store.clone()),
+                Arc::new(store.clone()),
+                vault.clone(),
+                clock.clone(),
+                ids.clone(),
+            ),
+            tasks: TaskService::new(Arc::new(store.clone()), Arc::new(store.clone()), clock, ids),
+            events: EventService::new(Arc::new(store)),
+            vault,
+        }
+    }
+
+    /// The organization, its first admin and its HR agent, as actors.
+    async fn bootstrap(&self) -> Result<(Actor, Actor), Box<dyn Error>> {
+        let org = self
+            .bootstrap
+            .bootstrap(BootstrapRequest {
+                org_name: OrgName::new("Acme")?,
+                admin_email: Email::new("admin@acme.test")?,
+                admin_password_hash: PlainHasher
+                    .hash("correct horse")
+                    .await
+                    .map_err(|e| e.to_string())?,
+                hr_handle: None,
+                hr_secret: self.vault.generate()?,
+            })
+            .await?;
+        let admin = Actor {
+            org_id: org.organization.id,
+            kind: ActorKind::User {
+                id: org.admin.id,
+                role: UserRole::Admin,
+                key: None,
+            },
+        };
+        let hr = &org.hr_agent.agent;
+        println!(
+            "bootstrapped {} with HR agent {}",
+            org.organization.name.as_str(),
+            hr.handle.as_str()
+        );
+        let hr = Actor {
+            org_id: hr.org_id,
+            kind: ActorKind::Agent {
+                id: hr.id,
+                role: hr.role,
+                mode: hr.mode,
+                level: hr.level,
+            },
+        };
+        Ok((admin, hr))
+    }
+
+    /// Two workers with one capability each; HR registers them.
+    async fn staff(&self, hr: &Actor) -> Result<(Agent, Agent), Box<dyn Error>> {
+        let register = |handle: &str, skill: &str| -> Result<NewAgent, Box<dyn Error>> {
+            Ok(NewAgent {
+                handle: AgentHandle::new(handle)?,
+                name: handle.to_owned(),
+                level: None,
+                model: None,
+                role: AgentRole::Worker,
+                mode: AgentMode::Worker,
+                management_fee_pct: FeePct::default(),
+                budget_period_limit: None,
+                capabilities: vec![(CapabilityName::new(skill)?, Proficiency::Expert)],
+                metadata: Metadata::default(),
+            })
+        };
+        let rustacean = self
+            .agents
+            .register(hr, register("rustacean", "rust")?)
+            .await?;
+        let writer = self
+            .agents
+            .register(hr, register("writer", "docs")?)
+            .await?;
+        Ok((rustacean.view.agent, writer.view.agent))
+    }
+
+    /// A task that needs Rust, routed to whoever covers it best, moved along the
+    /// transition table to done: its assignee is paid.
+    async fn work(&self, admin: &Actor, rustacean: &Agent) -> Result<(), Box<dyn Error>> {
+        let new = NewTask {
+            title: Title::new("Fix the parser")?,
+            description: None,
+            priority: TaskPriority::High,
+            assignee_id: None,
+            parent_task_id: None,
+            approval_required: false,
+            due_at: None,
+            tags: Tags::default(),
+            metadata: Metadata::new(json!({ "requiredCapabilities": ["rust"] }))?,
+        };
+        let task = self.tasks.create(admin, new).await?;
+        let task = self
+            .tasks
+            .auto_assign(admin, task.id, AutoAssign::new(None, Vec::new())?)
+            .await?;
+        if task.assignee_id != Some(rustacean.id) {
+            return Err(format!("routed to {:?}, not to the rustacean", task.assignee_id).into());
+        }
+        println!(
+            "routed \"{}\" to {}",
+            task.title.as_str(),
+            rustacean.handle.as_str()
+        );
+        for to in [TaskStatus::InProgress, TaskStatus::Review, TaskStatus::Done] {
+            self.tasks.transition(admin, task.id, to, None).await?;
+        }
+        let paid = self.agents.balance(admin, rustacean.id).await?;
+        if paid.current_balance != DEFAULT_TASK_REWARD {
+            return Err(format!("the reward was {}", paid.current_balance).into());
+        }
+        println!(
+            "done: {} earned {} credits",
+            paid.handle.as_str(),
+            paid.current_balance
+        );
+        Ok(())
+    }
+
+    /// What the audit log kept, oldest first.
+    async fn audit(&self, admin: &Actor) -> Result<(), Box<dyn Error>> {
+        let query = EventQuery {
+            page: 1,
+            limit: EventQuery::MAX_LIMIT,
+        };
+        let page = self
+            .events
+            .list(admin, &EventFilter::default(), query)
+            .await?;
+        println!("the audit log holds {} events:", page.total);
+        for event in page.events.iter().rev() {
+            println!("  {}  {}", event.event_type, event.entity_id);
+        }
+        Ok(())
+    }
+}
