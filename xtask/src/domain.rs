@@ -1,7 +1,8 @@
 //! `cargo xtask domain`: the checks that keep `muster-domain` good to embed.
 //!
-//! - its documentation builds with rustdoc warnings denied (the crate itself denies
-//!   missing docs, so an undocumented public item already fails the build);
+//! - its documentation builds with rustdoc warnings denied, with and without its
+//!   features (the crate itself denies missing docs, so an undocumented public item
+//!   already fails the build);
 //! - its examples run (`crates/domain/examples/`);
 //! - its public API is compared with the previous tagged release (`v*` before HEAD)
 //!   by cargo-semver-checks, installed at a pinned version when missing. Before the

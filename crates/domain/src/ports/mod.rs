@@ -1,7 +1,7 @@
 //! Ports: the traits through which use cases reach the outside world. Adapters live in
 //! other crates (`muster-persistence`, ...). With the `mocks` feature each trait has a
-//! `mockall` mock named `Mock<Trait>`, and [`MockUnitOfWork`] runs a use case against a
-//! [`MockTransaction`].
+//! `mockall` mock named `Mock<Trait>`, and `MockUnitOfWork` runs a use case against a
+//! `MockTransaction`.
 
 mod agents;
 mod codehost;
