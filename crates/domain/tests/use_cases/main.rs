@@ -21,6 +21,8 @@ mod event_service;
 mod no_io_dependencies;
 mod properties;
 mod runaway_guard;
+mod task_claims;
+mod task_routing;
 mod task_service;
 mod task_transition;
 mod task_workflow;

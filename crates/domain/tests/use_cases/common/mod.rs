@@ -4,6 +4,7 @@
 
 pub mod accounts;
 pub mod agents;
+pub mod world;
 pub mod writes;
 
 use std::sync::Arc;

@@ -1,0 +1,208 @@
+//! A whole organization on the in-memory ports (`memory` feature): the use cases run
+//! against a real store, so a test states what a caller sees and what the store keeps
+//! instead of which port calls a use case makes.
+
+use std::sync::Arc;
+
+use futures_executor::block_on;
+use muster_domain::memory::fakes::{DigestSigner, PlainVault};
+use muster_domain::memory::{ManualClock, MemoryStore, TimeOrderedIds};
+use muster_domain::model::{
+    Actor, ActorKind, Agent, AgentHandle, AgentMode, AgentRole, CapabilityName, Email, Event,
+    FeePct, Level, Metadata, OrgId, OrgName, Proficiency, Tags, Task, TaskPriority, Title,
+    UserRole,
+};
+use muster_domain::ports::{EventFilter, EventLog, SecretSealer};
+use muster_domain::service::{
+    AgentService, BootstrapRequest, BootstrapService, NewAgent, NewTask, TaskService,
+};
+use serde_json::Value;
+use time::OffsetDateTime;
+use time::macros::datetime;
+
+/// When every world's clock starts.
+pub const START: OffsetDateTime = datetime!(2026-03-02 09:00:00 UTC);
+
+/// One organization, bootstrapped, with its services.
+pub struct World {
+    pub store: MemoryStore,
+    pub clock: Arc<ManualClock>,
+    pub vault: Arc<PlainVault>,
+    pub signer: Arc<DigestSigner>,
+    pub ids: Arc<TimeOrderedIds>,
+    pub tasks: TaskService,
+    pub agents: AgentService,
+    pub org: OrgId,
+    pub admin: Actor,
+    pub hr: Actor,
+}
+
+impl World {
+    /// A fresh store with organization "Acme", its admin and its HR agent (level 10).
+    pub fn new() -> Self {
+        let store = MemoryStore::new();
+        let clock = Arc::new(ManualClock::new(START));
+        let vault = Arc::new(PlainVault::default());
+        let ids = Arc::new(TimeOrderedIds);
+        let bootstrap = BootstrapService::new(
+            Arc::new(store.clone()),
+            vault.clone(),
+            clock.clone(),
+            ids.clone(),
+        );
+        let org = block_on(bootstrap.bootstrap(BootstrapRequest {
+            org_name: OrgName::new("Acme").unwrap(),
+            admin_email: Email::new("admin@acme.test").unwrap(),
+            admin_password_hash: "$plain$x".into(),
+            hr_handle: None,
+            hr_secret: vault.generate().unwrap(),
+        }))
+        .unwrap();
+        let admin = Actor {
+            org_id: org.organization.id,
+            kind: ActorKind::User {
+                id: org.admin.id,
+                role: UserRole::Admin,
+                key: None,
+            },
+        };
+        let hr = actor_of(&org.hr_agent.agent);
+        Self {
+            tasks: TaskService::new(
+                Arc::new(store.clone()),
+                Arc::new(store.clone()),
+                clock.clone(),
+                ids.clone(),
+            ),
+            agents: AgentService::new(
+                Arc::new(store.clone()),
+                Arc::new(store.clone()),
+                vault.clone(),
+                clock.clone(),
+                ids.clone(),
+            ),
+            org: org.organization.id,
+            store,
+            clock,
+            vault,
+            signer: Arc::new(DigestSigner),
+            ids,
+            admin,
+            hr,
+        }
+    }
+
+    /// A user of the organization with `role`, not stored (actors are what the
+    /// authenticators hand the use cases).
+    pub fn user(&self, role: UserRole) -> Actor {
+        let ActorKind::User { id, .. } = self.admin.kind else {
+            unreachable!()
+        };
+        Actor {
+            org_id: self.org,
+            kind: ActorKind::User {
+                id,
+                role,
+                key: None,
+            },
+        }
+    }
+
+    /// Registers (as HR) a worker agent with `skills`, at `level`.
+    pub fn worker(
+        &self,
+        handle: &str,
+        level: i64,
+        skills: &[(&str, Proficiency)],
+    ) -> (Agent, Actor) {
+        self.register(handle, level, AgentMode::Worker, skills)
+    }
+
+    /// Registers (as HR) an agent in `mode` with `skills`, at `level`.
+    pub fn register(
+        &self,
+        handle: &str,
+        level: i64,
+        mode: AgentMode,
+        skills: &[(&str, Proficiency)],
+    ) -> (Agent, Actor) {
+        let new = NewAgent {
+            handle: AgentHandle::new(handle).unwrap(),
+            name: handle.to_owned(),
+            level: Some(Level::new(level).unwrap()),
+            model: None,
+            role: AgentRole::Worker,
+            mode,
+            management_fee_pct: FeePct::default(),
+            budget_period_limit: None,
+            capabilities: skills
+                .iter()
+                .map(|(name, level)| (CapabilityName::new(name).unwrap(), *level))
+                .collect(),
+            metadata: Metadata::default(),
+        };
+        let agent = block_on(self.agents.register(&self.hr, new))
+            .unwrap()
+            .view
+            .agent;
+        let actor = actor_of(&agent);
+        (agent, actor)
+    }
+
+    /// Creates (as the admin) a task with `priority` and `metadata`.
+    pub fn task_with(&self, title: &str, priority: TaskPriority, metadata: Value) -> Task {
+        let new = NewTask {
+            title: Title::new(title).unwrap(),
+            description: None,
+            priority,
+            assignee_id: None,
+            parent_task_id: None,
+            approval_required: false,
+            due_at: None,
+            tags: Tags::default(),
+            metadata: Metadata::new(metadata).unwrap(),
+        };
+        block_on(self.tasks.create(&self.admin, new)).unwrap()
+    }
+
+    /// Creates (as the admin) a normal-priority task without requirements.
+    pub fn task(&self, title: &str) -> Task {
+        self.task_with(title, TaskPriority::Normal, serde_json::json!({}))
+    }
+
+    /// The world's clock now.
+    pub fn clock_now(&self) -> OffsetDateTime {
+        muster_domain::ports::Clock::now(self.clock.as_ref())
+    }
+
+    /// The stored task `task`, as it is now.
+    pub fn reread(&self, task: &Task) -> Task {
+        block_on(self.tasks.get(&self.admin, task.id)).unwrap()
+    }
+
+    /// The organization's audit events of `event_type`, oldest first.
+    pub fn events(&self, event_type: &str) -> Vec<Event> {
+        let filter = EventFilter {
+            event_type: Some(event_type.to_owned()),
+            ..EventFilter::default()
+        };
+        let mut events = block_on(self.store.list(self.org, &filter, 0, 10_000))
+            .unwrap()
+            .events;
+        events.reverse();
+        events
+    }
+}
+
+/// The actor an agent's signed request becomes.
+pub fn actor_of(agent: &Agent) -> Actor {
+    Actor {
+        org_id: agent.org_id,
+        kind: ActorKind::Agent {
+            id: agent.id,
+            role: agent.role,
+            mode: agent.mode,
+            level: agent.level,
+        },
+    }
+}
