@@ -254,11 +254,10 @@ impl TargetGuard for OpenTargets {
     }
 }
 
-/// Answers every hook call with one status and records the calls.
+/// Answers every hook call with one status (until told another) and records the calls.
 #[derive(Debug)]
 pub struct RecordingHookCaller {
-    status: u16,
-    body: Vec<u8>,
+    answer: Mutex<(u16, Vec<u8>)>,
     calls: Mutex<Vec<HookCall>>,
 }
 
@@ -266,10 +265,14 @@ impl RecordingHookCaller {
     /// Answers `status` with `body` (what a pre-hook decides, say).
     pub fn new(status: u16, body: Vec<u8>) -> Self {
         Self {
-            status,
-            body,
+            answer: Mutex::new((status, body)),
             calls: Mutex::default(),
         }
+    }
+
+    /// Answers `status` with `body` from now on.
+    pub fn answer(&self, status: u16, body: Vec<u8>) {
+        *self.answer.lock().unwrap_or_else(PoisonError::into_inner) = (status, body);
     }
 
     /// The calls made so far, in order.
@@ -288,12 +291,17 @@ impl HookCaller for RecordingHookCaller {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(call.clone());
-        let success = (200..300).contains(&self.status);
+        let (status, body) = self
+            .answer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let success = (200..300).contains(&status);
         CallResult {
-            status: Some(self.status),
+            status: Some(status),
             duration_ms: 0,
-            error: (!success).then(|| format!("status {}", self.status)),
-            body: self.body.clone(),
+            error: (!success).then(|| format!("status {status}")),
+            body,
         }
     }
 }

@@ -12,8 +12,8 @@ use muster_domain::model::{
 };
 use muster_domain::ports::{MessageSigner, UniqueKey};
 use muster_domain::service::{
-    CodeHostPorts, CodeHostService, Conflict, HostDelivery, IssuedConnection, NewConnection, ServiceError,
-    Unauthorized,
+    CodeHostPorts, CodeHostService, Conflict, HostDelivery, IssuedConnection, NewConnection,
+    ServiceError, Unauthorized,
 };
 use serde_json::{Value, json};
 
@@ -116,16 +116,28 @@ fn edits_comments_and_closing_follow_the_linked_task() {
     let host = service(&world);
     let issued = connect(&world, &host, None);
     let send = |event: &str, id: &str, payload: Value| {
-        block_on(host.receive(&delivery(&world, &issued.webhook_secret, event, id, &payload)))
-            .unwrap()
+        block_on(host.receive(&delivery(
+            &world,
+            &issued.webhook_secret,
+            event,
+            id,
+            &payload,
+        )))
+        .unwrap()
     };
     let created = send("issues", "1", issue("opened", 9, "Old title", json!({})));
     let task = task_of(&created);
 
     let edited = send("issues", "2", issue("edited", 9, "New title", json!({})));
-    assert_eq!((edited.action, edited.task_id), (IntegrationAction::Updated, Some(task)));
     assert_eq!(
-        block_on(world.tasks.get(&world.admin, task)).unwrap().title.as_str(),
+        (edited.action, edited.task_id),
+        (IntegrationAction::Updated, Some(task))
+    );
+    assert_eq!(
+        block_on(world.tasks.get(&world.admin, task))
+            .unwrap()
+            .title
+            .as_str(),
         "New title"
     );
 
@@ -150,11 +162,18 @@ fn edits_comments_and_closing_follow_the_linked_task() {
     let closed = send(
         "issues",
         "4",
-        issue("closed", 9, "New title", json!({ "state_reason": "completed" })),
+        issue(
+            "closed",
+            9,
+            "New title",
+            json!({ "state_reason": "completed" }),
+        ),
     );
     assert_eq!(closed.task_id, Some(task));
     assert_eq!(
-        block_on(world.tasks.get(&world.admin, task)).unwrap().status,
+        block_on(world.tasks.get(&world.admin, task))
+            .unwrap()
+            .status,
         TaskStatus::Done
     );
 }
@@ -165,17 +184,30 @@ fn an_issue_closed_as_not_planned_cancels_its_task() {
     let host = service(&world);
     let issued = connect(&world, &host, None);
     let send = |id: &str, payload: Value| {
-        block_on(host.receive(&delivery(&world, &issued.webhook_secret, "issues", id, &payload)))
-            .unwrap()
+        block_on(host.receive(&delivery(
+            &world,
+            &issued.webhook_secret,
+            "issues",
+            id,
+            &payload,
+        )))
+        .unwrap()
     };
     let task = task_of(&send("1", issue("opened", 3, "Maybe", json!({}))));
     let closed = send(
         "2",
-        issue("closed", 3, "Maybe", json!({ "state_reason": "not_planned" })),
+        issue(
+            "closed",
+            3,
+            "Maybe",
+            json!({ "state_reason": "not_planned" }),
+        ),
     );
     assert_eq!(closed.action, IntegrationAction::Cancelled);
     assert_eq!(
-        block_on(world.tasks.get(&world.admin, task)).unwrap().status,
+        block_on(world.tasks.get(&world.admin, task))
+            .unwrap()
+            .status,
         TaskStatus::Cancelled
     );
 }
@@ -186,14 +218,24 @@ fn what_a_connection_does_not_cover_is_ignored_and_changes_nothing() {
     let host = service(&world);
     let issued = connect(&world, &host, Some("acme/other"));
     let send = |event: &str, id: &str, payload: Value| {
-        block_on(host.receive(&delivery(&world, &issued.webhook_secret, event, id, &payload)))
-            .unwrap()
+        block_on(host.receive(&delivery(
+            &world,
+            &issued.webhook_secret,
+            event,
+            id,
+            &payload,
+        )))
+        .unwrap()
     };
     let elsewhere = send("issues", "1", issue("opened", 1, "Not ours", json!({})));
     assert_eq!(elsewhere.action, IntegrationAction::Ignored);
     let unhandled = send("issues", "2", issue("labeled", 1, "x", json!({})));
     assert_eq!(unhandled.action, IntegrationAction::Ignored);
-    let unknown = send("deployment", "3", json!({ "installation": { "id": INSTALLATION } }));
+    let unknown = send(
+        "deployment",
+        "3",
+        json!({ "installation": { "id": INSTALLATION } }),
+    );
     assert_eq!(unknown.action, IntegrationAction::Ignored);
 
     block_on(host.set_enabled(&world.admin, issued.connection.id, Some(false))).unwrap();
@@ -216,11 +258,17 @@ fn a_bad_signature_an_unknown_installation_or_malformed_json_is_refused() {
     let forged = delivery(&world, "not the secret", "issues", "1", &payload);
     let err = block_on(host.receive(&forged)).unwrap_err();
     assert!(
-        matches!(err, ServiceError::Unauthorized(Unauthorized::InvalidHostSignature)),
+        matches!(
+            err,
+            ServiceError::Unauthorized(Unauthorized::InvalidHostSignature)
+        ),
         "{err:?}"
     );
     let mut upper = delivery(&world, &issued.webhook_secret, "issues", "2", &payload);
-    upper.signature = upper.signature.to_uppercase().replacen("SHA256=", "sha256=", 1);
+    upper.signature = upper
+        .signature
+        .to_uppercase()
+        .replacen("SHA256=", "sha256=", 1);
     assert_eq!(
         block_on(host.receive(&upper)).unwrap().action,
         IntegrationAction::Created,
@@ -234,7 +282,10 @@ fn a_bad_signature_an_unknown_installation_or_malformed_json_is_refused() {
         "issue": { "number": 1, "title": "x" },
     });
     let err = block_on(host.receive(&delivery(&world, "s", "issues", "3", &stranger))).unwrap_err();
-    assert!(matches!(err, ServiceError::UnknownInstallation(99)), "{err:?}");
+    assert!(
+        matches!(err, ServiceError::UnknownInstallation(99)),
+        "{err:?}"
+    );
     let mut broken = delivery(&world, &issued.webhook_secret, "issues", "4", &payload);
     broken.body = b"{not json".to_vec();
     let err = block_on(host.receive(&broken)).unwrap_err();
@@ -263,14 +314,26 @@ fn connections_are_managed_by_users_who_write_and_deleting_one_forgets_it() {
         ),
         "one connection per installation: {err:?}"
     );
-    assert_eq!(block_on(host.list(&world.admin)).unwrap(), [issued.connection.clone()]);
+    assert_eq!(
+        block_on(host.list(&world.admin)).unwrap(),
+        std::slice::from_ref(&issued.connection)
+    );
 
     block_on(host.delete(&world.admin, issued.connection.id)).unwrap();
     assert!(block_on(host.list(&world.admin)).unwrap().is_empty());
     let err = block_on(host.get(&world.admin, issued.connection.id)).unwrap_err();
     assert!(matches!(err, ServiceError::NotFound(_)), "{err:?}");
     let payload = issue("opened", 1, "x", json!({}));
-    let err = block_on(host.receive(&delivery(&world, &issued.webhook_secret, "issues", "1", &payload)))
-        .unwrap_err();
-    assert!(matches!(err, ServiceError::UnknownInstallation(_)), "{err:?}");
+    let err = block_on(host.receive(&delivery(
+        &world,
+        &issued.webhook_secret,
+        "issues",
+        "1",
+        &payload,
+    )))
+    .unwrap_err();
+    assert!(
+        matches!(err, ServiceError::UnknownInstallation(_)),
+        "{err:?}"
+    );
 }

@@ -62,7 +62,10 @@ fn a_key_creates_tasks_with_its_defaults_and_a_signature_checked_body() {
     assert_eq!(key.id, issued.key.id);
     let err = block_on(inbound.authenticate(&issued.key.key, Some("00ff"), body)).unwrap_err();
     assert!(
-        matches!(err, ServiceError::Unauthorized(Unauthorized::InvalidWebhookSignature)),
+        matches!(
+            err,
+            ServiceError::Unauthorized(Unauthorized::InvalidWebhookSignature)
+        ),
         "{err:?}"
     );
     // Without a signature the key alone is the credential.
@@ -95,7 +98,8 @@ fn an_item_overrides_the_defaults() {
     let (default, _) = world.worker("default", 3, &[]);
     let (chosen, _) = world.worker("chosen", 3, &[]);
     let inbound = service(&world);
-    let issued = block_on(inbound.create(&world.admin, new_key("alerts", Some(default.id)))).unwrap();
+    let issued =
+        block_on(inbound.create(&world.admin, new_key("alerts", Some(default.id)))).unwrap();
     let special = InboundTask {
         priority: Some(TaskPriority::Low),
         assignee_id: Some(chosen.id),
@@ -104,7 +108,10 @@ fn an_item_overrides_the_defaults() {
     let task = block_on(inbound.ingest(&issued.key, vec![special], false))
         .unwrap()
         .remove(0);
-    assert_eq!((task.priority, task.assignee_id), (TaskPriority::Low, Some(chosen.id)));
+    assert_eq!(
+        (task.priority, task.assignee_id),
+        (TaskPriority::Low, Some(chosen.id))
+    );
 }
 
 #[test]
@@ -116,17 +123,16 @@ fn a_batch_is_all_or_nothing_and_names_the_bad_item() {
         tags: (0..Tags::MAX_COUNT).map(|i| format!("tag-{i}")).collect(),
         ..item("bad")
     };
-    let err = block_on(inbound.ingest(
-        &issued.key,
-        vec![item("good"), too_many_tags],
-        true,
-    ))
-    .unwrap_err();
+    let err =
+        block_on(inbound.ingest(&issued.key, vec![item("good"), too_many_tags], true)).unwrap_err();
     let ServiceError::Invalid(invalid) = err else {
         panic!("{err:?}")
     };
     assert!(invalid.message().starts_with("tasks[1]."), "{invalid:?}");
-    assert!(world.events("task.created").is_empty(), "nothing was created");
+    assert!(
+        world.events("task.created").is_empty(),
+        "nothing was created"
+    );
 
     let err = block_on(inbound.ingest(&issued.key, Vec::new(), true)).unwrap_err();
     assert!(matches!(err, ServiceError::Invalid(_)), "{err:?}");
@@ -149,7 +155,10 @@ fn a_rotated_disabled_or_deleted_key_creates_nothing() {
     assert_ne!(rotated.key.key, old.key);
     assert_ne!(rotated.secret, issued.secret);
     let refused = |key: &str| block_on(inbound.authenticate(key, None, b"{}")).unwrap_err();
-    assert!(matches!(refused(&old.key), ServiceError::InboundKeyNotFound));
+    assert!(matches!(
+        refused(&old.key),
+        ServiceError::InboundKeyNotFound
+    ));
     let err = block_on(inbound.ingest(&old, vec![item("late")], false)).unwrap_err();
     assert!(matches!(err, ServiceError::InboundKeyNotFound), "{err:?}");
 
@@ -159,7 +168,10 @@ fn a_rotated_disabled_or_deleted_key_creates_nothing() {
     };
     let disabled = block_on(inbound.update(&world.admin, old.id, disable)).unwrap();
     assert!(!disabled.enabled);
-    assert!(matches!(refused(&rotated.key.key), ServiceError::InboundKeyNotFound));
+    assert!(matches!(
+        refused(&rotated.key.key),
+        ServiceError::InboundKeyNotFound
+    ));
     let err = block_on(inbound.ingest(&rotated.key, vec![item("off")], false)).unwrap_err();
     assert!(matches!(err, ServiceError::InboundKeyNotFound), "{err:?}");
 
@@ -167,7 +179,10 @@ fn a_rotated_disabled_or_deleted_key_creates_nothing() {
     assert!(block_on(inbound.list(&world.admin)).unwrap().is_empty());
     let err = block_on(inbound.get(&world.admin, old.id)).unwrap_err();
     assert!(matches!(err, ServiceError::NotFound(_)), "{err:?}");
-    assert!(matches!(refused("not-a-key"), ServiceError::InboundKeyNotFound));
+    assert!(matches!(
+        refused("not-a-key"),
+        ServiceError::InboundKeyNotFound
+    ));
     assert!(world.events("task.created").is_empty());
 }
 
@@ -176,7 +191,8 @@ fn a_default_agent_must_be_of_the_organization_and_only_users_who_write_manage_k
     let world = World::new();
     let inbound = service(&world);
     let stranger = AgentId::from_uuid(Uuid::now_v7());
-    let err = block_on(inbound.create(&world.admin, new_key("alerts", Some(stranger)))).unwrap_err();
+    let err =
+        block_on(inbound.create(&world.admin, new_key("alerts", Some(stranger)))).unwrap_err();
     assert_eq!(
         err.to_string(),
         ServiceError::from(NotFound::new(Entity::Agent, stranger)).to_string()
@@ -195,11 +211,21 @@ fn a_default_agent_must_be_of_the_organization_and_only_users_who_write_manage_k
     };
     let err = block_on(inbound.update(&world.admin, issued.key.id, rename)).unwrap_err();
     assert!(
-        matches!(err, ServiceError::NotFound(NotFound { entity: Entity::Agent, .. })),
+        matches!(
+            err,
+            ServiceError::NotFound(NotFound {
+                entity: Entity::Agent,
+                ..
+            })
+        ),
         "{err:?}"
     );
     let kept = block_on(inbound.get(&world.admin, issued.key.id)).unwrap();
-    assert_eq!(kept.name.as_str(), "alerts", "the refused change left it alone");
+    assert_eq!(
+        kept.name.as_str(),
+        "alerts",
+        "the refused change left it alone"
+    );
     assert_eq!(world.events("inbound_webhook.created").len(), 1);
     assert!(world.events("inbound_webhook.updated").is_empty());
 }

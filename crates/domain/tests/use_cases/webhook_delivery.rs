@@ -1,0 +1,236 @@
+//! `WebhookService` and `DeliveryService`: outbound hooks, the outbox and its retries,
+//! on the in-memory store.
+
+use crate::common::world::World;
+
+use std::sync::Arc;
+
+use futures_executor::block_on;
+use muster_domain::memory::fakes::{OpenTargets, RecordingHookCaller};
+use muster_domain::model::{
+    HookEvents, HookName, HookTimeout, HookType, HookUrl, UserRole, Webhook,
+};
+use muster_domain::ports::{MockTargetGuard, TargetGuard, TargetRefusal};
+use muster_domain::rules::delivery::{DISABLE_AFTER_FAILURES, RetrySchedule};
+use muster_domain::service::{
+    DeliveryService, NewWebhook, ServiceError, WebhookPatch, WebhookPorts, WebhookService,
+};
+use time::Duration;
+
+/// A world with a recording receiver, the hook service and a delivery worker.
+struct Rig {
+    world: World,
+    caller: Arc<RecordingHookCaller>,
+    hooks: WebhookService,
+    delivery: DeliveryService,
+}
+
+impl Rig {
+    fn new() -> Self {
+        Self::guarded(Arc::new(OpenTargets))
+    }
+
+    fn guarded(guard: Arc<dyn TargetGuard>) -> Self {
+        let world = World::new();
+        let caller = Arc::new(RecordingHookCaller::new(200, Vec::new()));
+        let hooks = WebhookService::new(WebhookPorts {
+            hooks: Arc::new(world.store.clone()),
+            uow: Arc::new(world.store.clone()),
+            guard,
+            vault: world.vault.clone(),
+            caller: caller.clone(),
+            clock: world.clock.clone(),
+            ids: world.ids.clone(),
+        });
+        let delivery = DeliveryService::new(
+            Arc::new(world.store.clone()),
+            Arc::new(world.store.clone()),
+            Arc::new(world.store.clone()),
+            world.vault.clone(),
+            caller.clone(),
+            world.clock.clone(),
+            world.ids.clone(),
+        )
+        .with_schedule(RetrySchedule::new(vec![
+            Duration::ZERO,
+            Duration::minutes(1),
+            Duration::minutes(5),
+        ]));
+        Self {
+            world,
+            caller,
+            hooks,
+            delivery,
+        }
+    }
+
+    fn register(&self, events: &[&str], secret: Option<&str>) -> Webhook {
+        let new = NewWebhook {
+            name: HookName::new("receiver").unwrap(),
+            url: HookUrl::new("https://hooks.example/in").unwrap(),
+            secret: secret.map(str::to_owned),
+            events: HookEvents::new(events.iter().map(|e| (*e).to_owned()).collect()).unwrap(),
+            hook_type: HookType::Post,
+            can_block: false,
+            timeout: HookTimeout::new(5_000).unwrap(),
+        };
+        block_on(self.hooks.register(&self.world.admin, new)).unwrap()
+    }
+
+    /// Leases every due hook and drains it: (delivered, failed) in all.
+    fn run(&self) -> (u32, u32) {
+        let mut totals = (0, 0);
+        for (org, hook) in block_on(self.delivery.lease(10)).unwrap() {
+            let report = block_on(self.delivery.drain(org, hook)).unwrap();
+            totals.0 += report.delivered;
+            totals.1 += report.failed;
+        }
+        totals
+    }
+}
+
+#[test]
+fn a_subscribed_event_is_delivered_once_signed_with_the_hooks_secret() {
+    let hooks = Rig::new();
+    let hook = hooks.register(&["task.created"], Some("whsec"));
+    let task = hooks.world.task("deliver me");
+    hooks.world.task("and me");
+
+    assert_eq!(hooks.run(), (2, 0));
+    let calls = hooks.caller.calls();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0].event_type, "task.created");
+    assert_eq!(calls[0].url, "https://hooks.example/in");
+    assert_eq!(calls[0].secret.as_deref(), Some("whsec"));
+    assert_eq!(calls[0].hook_type, HookType::Post);
+    let body: serde_json::Value = serde_json::from_slice(&calls[0].body).unwrap();
+    assert_eq!(body["event"], "task.created");
+    assert_eq!(body["data"]["entityId"], serde_json::json!(task.id));
+    assert_eq!(hooks.run(), (0, 0), "delivered events leave the outbox");
+
+    let (log, total) =
+        block_on(hooks.hooks.attempts(&hooks.world.admin, hook.id, None, 0)).unwrap();
+    assert_eq!(total, 2);
+    assert!(
+        log.iter()
+            .all(|a| a.status_code == Some(200) && a.attempt == 1)
+    );
+    // A transition is not what it subscribed to.
+    block_on(hooks.world.tasks.transition(
+        &hooks.world.admin,
+        task.id,
+        muster_domain::model::TaskStatus::InProgress,
+        None,
+    ))
+    .unwrap();
+    assert_eq!(hooks.run(), (0, 0));
+}
+
+#[test]
+fn a_failed_delivery_is_retried_on_schedule_until_it_succeeds() {
+    let hooks = Rig::new();
+    let hook = hooks.register(&["task.created"], None);
+    hooks.caller.answer(503, Vec::new());
+    hooks.world.task("flaky receiver");
+
+    assert_eq!(hooks.run(), (0, 1));
+    assert_eq!(hooks.run(), (0, 0), "not due again before its wait");
+    hooks.world.clock.advance(Duration::minutes(1));
+    hooks.caller.answer(200, Vec::new());
+    assert_eq!(hooks.run(), (1, 0));
+    let (log, _) = block_on(hooks.hooks.attempts(&hooks.world.admin, hook.id, None, 0)).unwrap();
+    let tries: Vec<_> = log.iter().map(|a| (a.attempt, a.status_code)).collect();
+    assert_eq!(tries, [(2, Some(200)), (1, Some(503))], "newest first");
+    let stored = block_on(hooks.hooks.get(&hooks.world.admin, hook.id)).unwrap();
+    assert_eq!(stored.consecutive_failures, 0, "a success resets the count");
+}
+
+#[test]
+fn a_delivery_out_of_attempts_leaves_the_outbox() {
+    let hooks = Rig::new();
+    hooks.register(&["task.created"], None);
+    hooks.caller.answer(500, Vec::new());
+    hooks.world.task("never delivered");
+    assert_eq!(hooks.run(), (0, 1));
+    hooks.world.clock.advance(Duration::minutes(1));
+    assert_eq!(hooks.run(), (0, 1));
+    hooks.world.clock.advance(Duration::minutes(5));
+    assert_eq!(hooks.run(), (0, 1), "the third and last attempt");
+    hooks.world.clock.advance(Duration::hours(1));
+    assert_eq!(hooks.run(), (0, 0));
+    assert_eq!(hooks.caller.calls().len(), 3);
+}
+
+#[test]
+fn consecutive_failures_switch_the_hook_off() {
+    let hooks = Rig::new();
+    let hook = hooks.register(&["task.created"], None);
+    hooks.caller.answer(500, Vec::new());
+    for i in 0..DISABLE_AFTER_FAILURES + 2 {
+        hooks.world.task(&format!("task {i}"));
+    }
+    let (delivered, failed) = hooks.run();
+    assert_eq!((delivered, failed), (0, DISABLE_AFTER_FAILURES));
+    let stored = block_on(hooks.hooks.get(&hooks.world.admin, hook.id)).unwrap();
+    assert!(!stored.enabled);
+    assert_eq!(stored.consecutive_failures, DISABLE_AFTER_FAILURES);
+    assert!(stored.last_error.is_some());
+    assert_eq!(hooks.world.events("webhook.disabled").len(), 1);
+    hooks.world.clock.advance(Duration::hours(1));
+    assert_eq!(hooks.run(), (0, 0), "a hook that is off gets nothing");
+}
+
+#[test]
+fn a_disabled_or_deleted_hook_gets_nothing_and_deleting_empties_its_outbox() {
+    let hooks = Rig::new();
+    let hook = hooks.register(&["task.created"], None);
+    let off = WebhookPatch {
+        enabled: Some(false),
+        ..WebhookPatch::default()
+    };
+    block_on(hooks.hooks.update(&hooks.world.admin, hook.id, off)).unwrap();
+    hooks.world.task("while off");
+    assert_eq!(hooks.run(), (0, 0));
+
+    let on = WebhookPatch {
+        enabled: Some(true),
+        ..WebhookPatch::default()
+    };
+    block_on(hooks.hooks.update(&hooks.world.admin, hook.id, on)).unwrap();
+    hooks.world.task("while on");
+    block_on(hooks.hooks.delete(&hooks.world.admin, hook.id)).unwrap();
+    assert_eq!(hooks.run(), (0, 0));
+    assert!(hooks.caller.calls().is_empty());
+    let err = block_on(hooks.hooks.get(&hooks.world.admin, hook.id)).unwrap_err();
+    assert!(matches!(err, ServiceError::NotFound(_)), "{err:?}");
+}
+
+#[test]
+fn registering_needs_a_writer_and_a_target_the_guard_allows() {
+    let mut guard = MockTargetGuard::new();
+    guard
+        .expect_check()
+        .returning(|_| Err(TargetRefusal::Private));
+    let hooks = Rig::guarded(Arc::new(guard));
+    let new = || NewWebhook {
+        name: HookName::new("inside").unwrap(),
+        url: HookUrl::new("https://10.0.0.1/hook").unwrap(),
+        secret: None,
+        events: HookEvents::new(vec!["*".into()]).unwrap(),
+        hook_type: HookType::Post,
+        can_block: false,
+        timeout: HookTimeout::new(5_000).unwrap(),
+    };
+    let err = block_on(hooks.hooks.register(&hooks.world.admin, new())).unwrap_err();
+    assert!(!matches!(err, ServiceError::Forbidden(_)), "{err:?}");
+    assert!(err.to_string().contains("internal/private"), "{err}");
+    let viewer = hooks.world.user(UserRole::Viewer);
+    let err = block_on(hooks.hooks.register(&viewer, new())).unwrap_err();
+    assert!(matches!(err, ServiceError::Forbidden(_)), "{err:?}");
+    assert!(
+        block_on(hooks.hooks.list(&hooks.world.admin))
+            .unwrap()
+            .is_empty()
+    );
+    assert!(hooks.world.events("webhook.created").is_empty());
+}
