@@ -13,6 +13,7 @@ mod account_owner;
 mod account_profile;
 mod account_sessions;
 mod account_totp;
+mod agent_family;
 mod agent_money;
 mod agent_service;
 mod api_key_service;

@@ -3,7 +3,7 @@
 
 use time::OffsetDateTime;
 
-use super::{AgentService, locked_agent};
+use super::{AgentService, budget_limit, locked_agent};
 use crate::model::{Actor, Agent, AgentBudgetUpdated, AgentId, AgentStatus, AuditEvent};
 use crate::policy;
 use crate::ports::transact;
@@ -71,6 +71,7 @@ impl AgentService {
         reset_period: bool,
     ) -> Result<BudgetStatus, ServiceError> {
         policy::may_write(actor)?;
+        let limit = budget_limit(limit)?;
         let service = self.clone();
         let actor = actor.clone();
         transact(self.uow.as_ref(), move |tx| {

@@ -92,6 +92,7 @@ impl AgentService {
     pub async fn register(&self, actor: &Actor, new: NewAgent) -> Result<Registered, ServiceError> {
         policy::may_grant_agent_role(actor, new.role)?;
         unique_capabilities(&new.capabilities)?;
+        new.budget_period_limit.map(budget_limit).transpose()?;
         let now = self.clock.now();
         let mut agent = Agent::new(
             AgentId::from_uuid(self.ids.new_id()),
@@ -158,6 +159,11 @@ impl AgentService {
         if patch.is_empty() {
             return Err(ValidationError::new("at least one field must be given").into());
         }
+        patch
+            .budget_period_limit
+            .flatten()
+            .map(budget_limit)
+            .transpose()?;
         let service = self.clone();
         let actor = actor.clone();
         let agent = transact(self.uow.as_ref(), move |tx| {

@@ -2,7 +2,7 @@
 //! rejection, and the hierarchy (decisions D-51, D-52, D-53, D-56).
 
 use super::lifecycle::{StatusMove, insert_new};
-use super::{AgentService, locked_agent, unique_capabilities};
+use super::{AgentService, budget_limit, locked_agent, unique_capabilities};
 use crate::ValidationError;
 use crate::model::{
     Actor, ActorKind, Agent, AgentHandle, AgentId, AgentMode, AgentSpawned, AgentStatus,
@@ -81,6 +81,7 @@ impl AgentService {
         let parent_id = policy::acting_agent(actor)?;
         policy::may_write(actor)?;
         unique_capabilities(&new.capabilities)?;
+        new.budget_period_limit.map(budget_limit).transpose()?;
         if let ActorKind::Agent { level, .. } = actor.kind {
             // Refuse a bad level before anything is locked; the stored level decides below.
             child_level(level, new.level)?;

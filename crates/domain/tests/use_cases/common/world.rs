@@ -127,19 +127,8 @@ impl World {
         skills: &[(&str, Proficiency)],
     ) -> (Agent, Actor) {
         let new = NewAgent {
-            handle: AgentHandle::new(handle).unwrap(),
-            name: handle.to_owned(),
-            level: Some(Level::new(level).unwrap()),
-            model: None,
-            role: AgentRole::Worker,
             mode,
-            management_fee_pct: FeePct::default(),
-            budget_period_limit: None,
-            capabilities: skills
-                .iter()
-                .map(|(name, level)| (CapabilityName::new(name).unwrap(), *level))
-                .collect(),
-            metadata: Metadata::default(),
+            ..Self::new_worker(handle, level, skills)
         };
         let agent = block_on(self.agents.register(&self.hr, new))
             .unwrap()
@@ -147,6 +136,25 @@ impl World {
             .agent;
         let actor = actor_of(&agent);
         (agent, actor)
+    }
+
+    /// What registering a worker with `skills` at `level` asks for.
+    pub fn new_worker(handle: &str, level: i64, skills: &[(&str, Proficiency)]) -> NewAgent {
+        NewAgent {
+            handle: AgentHandle::new(handle).unwrap(),
+            name: handle.to_owned(),
+            level: Some(Level::new(level).unwrap()),
+            model: None,
+            role: AgentRole::Worker,
+            mode: AgentMode::Worker,
+            management_fee_pct: FeePct::default(),
+            budget_period_limit: None,
+            capabilities: skills
+                .iter()
+                .map(|(name, level)| (CapabilityName::new(name).unwrap(), *level))
+                .collect(),
+            metadata: Metadata::default(),
+        }
     }
 
     /// Creates (as the admin) a task with `priority` and `metadata`.
