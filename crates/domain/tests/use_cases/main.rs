@@ -25,6 +25,7 @@ mod inbound_keys;
 mod no_io_dependencies;
 mod properties;
 mod runaway_guard;
+mod sweep_and_guard;
 mod task_claims;
 mod task_routing;
 mod task_service;
