@@ -22,6 +22,7 @@ mod chat_messages;
 mod codehost_events;
 mod event_service;
 mod inbound_keys;
+mod ledger_properties;
 mod no_io_dependencies;
 mod properties;
 mod runaway_guard;
