@@ -111,11 +111,7 @@ const fn open(task: &Task) -> bool {
 impl TaskRepository for MemoryStore {
     async fn get(&self, org: OrgId, id: TaskId) -> Result<Option<Task>, RepositoryError> {
         let state = self.snapshot();
-        Ok(state
-            .tasks
-            .get(&id.as_uuid())
-            .filter(|t| t.org_id == org)
-            .cloned())
+        Ok(state.tasks.in_org(&id.as_uuid(), org).cloned())
     }
 
     async fn open_titles(
@@ -221,11 +217,7 @@ impl TaskRepository for MemoryStore {
         id: TemplateId,
     ) -> Result<Option<TaskTemplate>, RepositoryError> {
         let state = self.snapshot();
-        Ok(state
-            .templates
-            .get(&id.as_uuid())
-            .filter(|t| t.org_id == org)
-            .cloned())
+        Ok(state.templates.in_org(&id.as_uuid(), org).cloned())
     }
 
     async fn roster(&self, org: OrgId) -> Result<Vec<RosterEntry>, RepositoryError> {
@@ -311,10 +303,8 @@ impl AgentRepository for MemoryStore {
         let state = self.snapshot();
         Ok(state
             .agents
-            .get(&id.as_uuid())
-            .map(|r| &r.credentials.agent)
-            .filter(|a| a.org_id == org)
-            .cloned())
+            .in_org(&id.as_uuid(), org)
+            .map(|r| r.credentials.agent.clone()))
     }
 
     async fn anywhere(&self, id: AgentId) -> Result<Option<Agent>, RepositoryError> {
@@ -502,11 +492,7 @@ impl OrganizationRepository for MemoryStore {
 impl UserRepository for MemoryStore {
     async fn user(&self, org: OrgId, id: UserId) -> Result<Option<User>, RepositoryError> {
         let state = self.snapshot();
-        Ok(state
-            .users
-            .get(&id.as_uuid())
-            .filter(|u| u.org_id == org)
-            .cloned())
+        Ok(state.users.in_org(&id.as_uuid(), org).cloned())
     }
 
     async fn user_by_email(
@@ -611,10 +597,8 @@ impl WebhookRepository for MemoryStore {
         let state = self.snapshot();
         Ok(state
             .webhooks
-            .get(&id.as_uuid())
-            .map(|r| &r.hook)
-            .filter(|h| h.org_id == org)
-            .cloned())
+            .in_org(&id.as_uuid(), org)
+            .map(|r| r.hook.clone()))
     }
 
     async fn attempts(
@@ -658,11 +642,7 @@ impl InboundKeyRepository for MemoryStore {
         id: InboundKeyId,
     ) -> Result<Option<InboundKey>, RepositoryError> {
         let state = self.snapshot();
-        Ok(state
-            .inbound_keys
-            .get(&id.as_uuid())
-            .filter(|k| k.org_id == org)
-            .cloned())
+        Ok(state.inbound_keys.in_org(&id.as_uuid(), org).cloned())
     }
 
     async fn by_key(&self, key: &str) -> Result<Option<InboundKey>, RepositoryError> {
@@ -687,11 +667,7 @@ impl CodeHostRepository for MemoryStore {
         id: CodeHostConnectionId,
     ) -> Result<Option<CodeHostConnection>, RepositoryError> {
         let state = self.snapshot();
-        Ok(state
-            .codehost
-            .get(&id.as_uuid())
-            .filter(|c| c.org_id == org)
-            .cloned())
+        Ok(state.codehost.in_org(&id.as_uuid(), org).cloned())
     }
 
     async fn by_installation(

@@ -27,6 +27,18 @@ pub(super) struct HookRecord {
     pub(super) lease: Option<(Uuid, OffsetDateTime)>,
 }
 
+impl super::table::Owned for AgentRecord {
+    fn org(&self) -> crate::model::OrgId {
+        self.credentials.agent.org_id
+    }
+}
+
+impl super::table::Owned for HookRecord {
+    fn org(&self) -> crate::model::OrgId {
+        self.hook.org_id
+    }
+}
+
 /// A post-hook delivery waiting in the outbox.
 #[derive(Debug, Clone)]
 pub(super) struct Outbox {

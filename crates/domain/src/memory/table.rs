@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 use std::ops::Deref;
 use std::sync::Arc;
 
+use crate::model::OrgId;
+
 /// Rows of one kind, ordered by key.
 #[derive(Debug)]
 pub(super) struct Table<K, V>(Arc<BTreeMap<K, V>>);
@@ -67,5 +69,59 @@ impl<K, V> Deref for Table<K, V> {
 
     fn deref(&self) -> &Self::Target {
         &self.0
+    }
+}
+
+/// A row that belongs to one organization: reads and writes through the ports are
+/// scoped to it, and a row of another organization is a missing row.
+pub(super) trait Owned {
+    fn org(&self) -> OrgId;
+}
+
+macro_rules! owned_by_org_id {
+    ($($row:ty),+ $(,)?) => {
+        $(impl Owned for $row {
+            fn org(&self) -> OrgId {
+                self.org_id
+            }
+        })+
+    };
+}
+
+owned_by_org_id!(
+    crate::model::User,
+    crate::model::ApiKey,
+    crate::model::Capability,
+    crate::model::Task,
+    crate::model::TaskDependency,
+    crate::model::Comment,
+    crate::model::Escalation,
+    crate::model::TaskTemplate,
+    crate::model::InboundKey,
+    crate::model::CodeHostConnection,
+);
+
+impl<K: Ord + Clone, V: Clone + Owned> Table<K, V> {
+    /// The row under `key` if it belongs to `org`.
+    pub(super) fn in_org(&self, key: &K, org: OrgId) -> Option<&V> {
+        self.get(key).filter(|row| row.org() == org)
+    }
+
+    /// The row under `key`, for changing it in place, if it belongs to `org`.
+    pub(super) fn row_in_org(&mut self, key: &K, org: OrgId) -> Option<&mut V> {
+        if self.in_org(key, org).is_some() {
+            self.rows_mut().get_mut(key)
+        } else {
+            None
+        }
+    }
+
+    /// Removes and answers the row under `key` if it belongs to `org`.
+    pub(super) fn take_in_org(&mut self, key: &K, org: OrgId) -> Option<V> {
+        if self.in_org(key, org).is_some() {
+            self.rows_mut().remove(key)
+        } else {
+            None
+        }
     }
 }

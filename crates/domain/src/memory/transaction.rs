@@ -10,6 +10,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::state::{AgentRecord, HookRecord, Outbox, RecoveryCode, State};
+use super::table::Table;
 use crate::model::{
     Agent, AgentCredentials, AgentId, AgentMode, AgentStatus, ApiKey, ApiKeyId, Capability,
     CapabilityId, CodeHostConnection, CodeHostConnectionId, CodeHostLink, Comment, CommentId,
@@ -70,6 +71,20 @@ fn check_agent(agent: &Agent) -> Result<(), RepositoryError> {
     )
 }
 
+/// Stores a row under a key that must be new (the table's primary key).
+fn insert_new<K: Ord + Clone, V: Clone>(
+    table: &mut Table<K, V>,
+    key: K,
+    row: V,
+    name: &str,
+) -> Result<(), RepositoryError> {
+    if table.contains_key(&key) {
+        return Err(primary_key(name));
+    }
+    table.put(key, row);
+    Ok(())
+}
+
 fn primary_key(table: &str) -> RepositoryError {
     RepositoryError::Duplicate(UniqueKey::Other(format!("{table}_pkey")))
 }
@@ -103,12 +118,6 @@ pub(super) fn claimable(state: &State, task: &Task) -> bool {
 }
 
 impl State {
-    fn agent_in(&self, org: OrgId, id: Uuid) -> Option<&AgentRecord> {
-        self.agents
-            .get(&id)
-            .filter(|r| r.credentials.agent.org_id == org)
-    }
-
     fn appended(&mut self, events: &[Event]) {
         let hooks: Vec<(Uuid, OrgId, Webhook)> = self
             .webhooks
@@ -188,12 +197,7 @@ impl Transaction for MemoryTransaction {
         id: UserId,
         _lock: Lock,
     ) -> Result<Option<User>, RepositoryError> {
-        Ok(self
-            .state
-            .users
-            .get(&id.as_uuid())
-            .filter(|u| u.org_id == org)
-            .cloned())
+        Ok(self.state.users.in_org(&id.as_uuid(), org).cloned())
     }
 
     async fn user_by_email(
@@ -215,12 +219,12 @@ impl Transaction for MemoryTransaction {
         user: &User,
         _at: OffsetDateTime,
     ) -> Result<bool, RepositoryError> {
-        let exists = self
+        if self
             .state
             .users
-            .get(&user.id.as_uuid())
-            .is_some_and(|u| u.org_id == user.org_id);
-        if !exists {
+            .in_org(&user.id.as_uuid(), user.org_id)
+            .is_none()
+        {
             return Ok(false);
         }
         let taken = self
@@ -242,13 +246,12 @@ impl Transaction for MemoryTransaction {
     }
 
     async fn insert_refresh_token(&mut self, token: &RefreshToken) -> Result<(), RepositoryError> {
-        if self.state.refresh_tokens.contains_key(&token.id.as_uuid()) {
-            return Err(primary_key("refresh_tokens"));
-        }
-        self.state
-            .refresh_tokens
-            .put(token.id.as_uuid(), token.clone());
-        Ok(())
+        insert_new(
+            &mut self.state.refresh_tokens,
+            token.id.as_uuid(),
+            token.clone(),
+            "refresh_tokens",
+        )
     }
 
     async fn refresh_token_by_hash(
@@ -368,13 +371,12 @@ impl Transaction for MemoryTransaction {
     }
 
     async fn insert_oauth_state(&mut self, state: &OAuthState) -> Result<(), RepositoryError> {
-        if self.state.oauth_states.contains_key(&state.state_hash.0) {
-            return Err(primary_key("oauth_states"));
-        }
-        self.state
-            .oauth_states
-            .put(state.state_hash.0, state.clone());
-        Ok(())
+        insert_new(
+            &mut self.state.oauth_states,
+            state.state_hash.0,
+            state.clone(),
+            "oauth_states",
+        )
     }
 
     async fn take_oauth_state(
@@ -392,7 +394,8 @@ impl Transaction for MemoryTransaction {
     ) -> Result<Option<Agent>, RepositoryError> {
         Ok(self
             .state
-            .agent_in(org, id.as_uuid())
+            .agents
+            .in_org(&id.as_uuid(), org)
             .map(|r| r.credentials.agent.clone()))
     }
 
@@ -430,31 +433,28 @@ impl Transaction for MemoryTransaction {
         agent: &Agent,
         _at: OffsetDateTime,
     ) -> Result<bool, RepositoryError> {
-        if self
-            .state
-            .agent_in(agent.org_id, agent.id.as_uuid())
-            .is_none()
-        {
-            return Ok(false);
-        }
         check_agent(agent)?;
-        if let Some(record) = self.state.agents.row_mut(&agent.id.as_uuid()) {
-            let stored = &record.credentials.agent;
-            let (handle, created_at) = (stored.handle.clone(), stored.created_at);
-            record.credentials.agent = Agent {
-                handle,
-                created_at,
-                ..agent.clone()
-            };
-        }
+        let Some(record) = self
+            .state
+            .agents
+            .row_in_org(&agent.id.as_uuid(), agent.org_id)
+        else {
+            return Ok(false);
+        };
+        let stored = &record.credentials.agent;
+        let (handle, created_at) = (stored.handle.clone(), stored.created_at);
+        record.credentials.agent = Agent {
+            handle,
+            created_at,
+            ..agent.clone()
+        };
         Ok(true)
     }
 
     async fn delete_agent(&mut self, org: OrgId, id: AgentId) -> Result<bool, RepositoryError> {
-        if self.state.agent_in(org, id.as_uuid()).is_none() {
+        if self.state.agents.take_in_org(&id.as_uuid(), org).is_none() {
             return Ok(false);
         }
-        self.state.agents.take(&id.as_uuid());
         self.state.capabilities.retain(|_, c| c.agent_id != id);
         Ok(true)
     }
@@ -465,10 +465,7 @@ impl Transaction for MemoryTransaction {
         actor: Uuid,
         add: &TallyAdd,
     ) -> Result<Option<Tally>, RepositoryError> {
-        if self.state.agent_in(org, actor).is_none() {
-            return Ok(None);
-        }
-        let Some(record) = self.state.agents.row_mut(&actor) else {
+        let Some(record) = self.state.agents.row_in_org(&actor, org) else {
             return Ok(None);
         };
         record.tally = guard::count(record.tally, *add);
@@ -476,9 +473,7 @@ impl Transaction for MemoryTransaction {
     }
 
     async fn reset_tally(&mut self, org: OrgId, id: AgentId) -> Result<(), RepositoryError> {
-        if self.state.agent_in(org, id.as_uuid()).is_some()
-            && let Some(record) = self.state.agents.row_mut(&id.as_uuid())
-        {
+        if let Some(record) = self.state.agents.row_in_org(&id.as_uuid(), org) {
             record.tally = Tally {
                 actions: 0,
                 actions_since: None,
@@ -530,12 +525,7 @@ impl Transaction for MemoryTransaction {
         id: CapabilityId,
         _lock: Lock,
     ) -> Result<Option<Capability>, RepositoryError> {
-        Ok(self
-            .state
-            .capabilities
-            .get(&id.as_uuid())
-            .filter(|c| c.org_id == org)
-            .cloned())
+        Ok(self.state.capabilities.in_org(&id.as_uuid(), org).cloned())
     }
 
     async fn insert_capabilities(
@@ -572,8 +562,7 @@ impl Transaction for MemoryTransaction {
         let stored = self
             .state
             .capabilities
-            .row_mut(&capability.id.as_uuid())
-            .filter(|c| c.org_id == capability.org_id);
+            .row_in_org(&capability.id.as_uuid(), capability.org_id);
         Ok(stored
             .map(|c| c.proficiency = capability.proficiency)
             .is_some())
@@ -584,12 +573,11 @@ impl Transaction for MemoryTransaction {
         org: OrgId,
         id: CapabilityId,
     ) -> Result<bool, RepositoryError> {
-        let ours = self
+        Ok(self
             .state
             .capabilities
-            .get(&id.as_uuid())
-            .is_some_and(|c| c.org_id == org);
-        Ok(ours && self.state.capabilities.take(&id.as_uuid()).is_some())
+            .take_in_org(&id.as_uuid(), org)
+            .is_some())
     }
 
     async fn roll_budget_periods(&mut self, start: OffsetDateTime) -> Result<u64, RepositoryError> {
@@ -615,20 +603,16 @@ impl Transaction for MemoryTransaction {
         id: TaskId,
         _lock: Lock,
     ) -> Result<Option<Task>, RepositoryError> {
-        Ok(self
-            .state
-            .tasks
-            .get(&id.as_uuid())
-            .filter(|t| t.org_id == org)
-            .cloned())
+        Ok(self.state.tasks.in_org(&id.as_uuid(), org).cloned())
     }
 
     async fn insert_task(&mut self, task: &Task) -> Result<(), RepositoryError> {
-        if self.state.tasks.contains_key(&task.id.as_uuid()) {
-            return Err(primary_key("tasks"));
-        }
-        self.state.tasks.put(task.id.as_uuid(), task.clone());
-        Ok(())
+        insert_new(
+            &mut self.state.tasks,
+            task.id.as_uuid(),
+            task.clone(),
+            "tasks",
+        )
     }
 
     async fn update_task(
@@ -650,12 +634,7 @@ impl Transaction for MemoryTransaction {
         id: TaskId,
         at: OffsetDateTime,
     ) -> Result<(), RepositoryError> {
-        if let Some(task) = self
-            .state
-            .tasks
-            .row_mut(&id.as_uuid())
-            .filter(|t| t.org_id == org)
-        {
+        if let Some(task) = self.state.tasks.row_in_org(&id.as_uuid(), org) {
             task.last_activity_at = at;
         }
         Ok(())
@@ -767,13 +746,12 @@ impl Transaction for MemoryTransaction {
     }
 
     async fn insert_comment(&mut self, comment: &Comment) -> Result<(), RepositoryError> {
-        if self.state.comments.contains_key(&comment.id.as_uuid()) {
-            return Err(primary_key("task_comments"));
-        }
-        self.state
-            .comments
-            .put(comment.id.as_uuid(), comment.clone());
-        Ok(())
+        insert_new(
+            &mut self.state.comments,
+            comment.id.as_uuid(),
+            comment.clone(),
+            "task_comments",
+        )
     }
 
     async fn insert_escalation(
@@ -850,10 +828,12 @@ impl Transaction for MemoryTransaction {
         entries: &[LedgerEntry],
     ) -> Result<(), RepositoryError> {
         for entry in entries {
-            if self.state.ledger.contains_key(&entry.id.as_uuid()) {
-                return Err(primary_key("credit_ledger"));
-            }
-            self.state.ledger.put(entry.id.as_uuid(), entry.clone());
+            insert_new(
+                &mut self.state.ledger,
+                entry.id.as_uuid(),
+                entry.clone(),
+                "credit_ledger",
+            )?;
         }
         Ok(())
     }
@@ -863,10 +843,12 @@ impl Transaction for MemoryTransaction {
         events: &[ReputationEvent],
     ) -> Result<(), RepositoryError> {
         for event in events {
-            if self.state.reputation.contains_key(&event.id.as_uuid()) {
-                return Err(primary_key("reputation_events"));
-            }
-            self.state.reputation.put(event.id.as_uuid(), event.clone());
+            insert_new(
+                &mut self.state.reputation,
+                event.id.as_uuid(),
+                event.clone(),
+                "reputation_events",
+            )?;
         }
         Ok(())
     }
@@ -896,8 +878,7 @@ impl Transaction for MemoryTransaction {
         Ok(self
             .state
             .webhooks
-            .get(&id.as_uuid())
-            .filter(|r| r.hook.org_id == org)
+            .in_org(&id.as_uuid(), org)
             .map(|r| r.hook.clone()))
     }
 
@@ -915,25 +896,23 @@ impl Transaction for MemoryTransaction {
     }
 
     async fn insert_webhook(&mut self, hook: &Webhook) -> Result<(), RepositoryError> {
-        if self.state.webhooks.contains_key(&hook.id.as_uuid()) {
-            return Err(primary_key("webhooks"));
-        }
-        self.state.webhooks.put(
+        let record = HookRecord {
+            hook: hook.clone(),
+            lease: None,
+        };
+        insert_new(
+            &mut self.state.webhooks,
             hook.id.as_uuid(),
-            HookRecord {
-                hook: hook.clone(),
-                lease: None,
-            },
-        );
-        Ok(())
+            record,
+            "webhooks",
+        )
     }
 
     async fn update_webhook(&mut self, hook: &Webhook) -> Result<bool, RepositoryError> {
         let stored = self
             .state
             .webhooks
-            .row_mut(&hook.id.as_uuid())
-            .filter(|r| r.hook.org_id == hook.org_id);
+            .row_in_org(&hook.id.as_uuid(), hook.org_id);
         Ok(stored
             .map(|r| {
                 let created_at = r.hook.created_at;
@@ -949,8 +928,7 @@ impl Transaction for MemoryTransaction {
         let stored = self
             .state
             .webhooks
-            .row_mut(&hook.id.as_uuid())
-            .filter(|r| r.hook.org_id == hook.org_id);
+            .row_in_org(&hook.id.as_uuid(), hook.org_id);
         Ok(stored
             .map(|r| {
                 r.hook.enabled = hook.enabled;
@@ -962,15 +940,14 @@ impl Transaction for MemoryTransaction {
     }
 
     async fn delete_webhook(&mut self, org: OrgId, id: WebhookId) -> Result<bool, RepositoryError> {
-        let ours = self
+        if self
             .state
             .webhooks
-            .get(&id.as_uuid())
-            .is_some_and(|r| r.hook.org_id == org);
-        if !ours {
+            .take_in_org(&id.as_uuid(), org)
+            .is_none()
+        {
             return Ok(false);
         }
-        self.state.webhooks.take(&id.as_uuid());
         self.state
             .outbox
             .retain(|(hook, _), _| *hook != id.as_uuid());
@@ -983,12 +960,12 @@ impl Transaction for MemoryTransaction {
         attempts: &[DeliveryAttempt],
     ) -> Result<(), RepositoryError> {
         for attempt in attempts {
-            if self.state.attempts.contains_key(&attempt.id.as_uuid()) {
-                return Err(primary_key("webhook_attempts"));
-            }
-            self.state
-                .attempts
-                .put(attempt.id.as_uuid(), attempt.clone());
+            insert_new(
+                &mut self.state.attempts,
+                attempt.id.as_uuid(),
+                attempt.clone(),
+                "webhook_attempts",
+            )?;
         }
         Ok(())
     }
@@ -1017,12 +994,7 @@ impl Transaction for MemoryTransaction {
         id: InboundKeyId,
         _lock: Lock,
     ) -> Result<Option<InboundKey>, RepositoryError> {
-        Ok(self
-            .state
-            .inbound_keys
-            .get(&id.as_uuid())
-            .filter(|k| k.org_id == org)
-            .cloned())
+        Ok(self.state.inbound_keys.in_org(&id.as_uuid(), org).cloned())
     }
 
     async fn insert_inbound_key(&mut self, key: &InboundKey) -> Result<(), RepositoryError> {
@@ -1039,8 +1011,7 @@ impl Transaction for MemoryTransaction {
         let stored = self
             .state
             .inbound_keys
-            .row_mut(&key.id.as_uuid())
-            .filter(|k| k.org_id == key.org_id);
+            .row_in_org(&key.id.as_uuid(), key.org_id);
         Ok(stored.map(|k| *k = key.clone()).is_some())
     }
 
@@ -1049,12 +1020,11 @@ impl Transaction for MemoryTransaction {
         org: OrgId,
         id: InboundKeyId,
     ) -> Result<bool, RepositoryError> {
-        let ours = self
+        Ok(self
             .state
             .inbound_keys
-            .get(&id.as_uuid())
-            .is_some_and(|k| k.org_id == org);
-        Ok(ours && self.state.inbound_keys.take(&id.as_uuid()).is_some())
+            .take_in_org(&id.as_uuid(), org)
+            .is_some())
     }
 
     async fn touch_inbound_key(
@@ -1085,12 +1055,7 @@ impl Transaction for MemoryTransaction {
         id: CodeHostConnectionId,
         _lock: Lock,
     ) -> Result<Option<CodeHostConnection>, RepositoryError> {
-        Ok(self
-            .state
-            .codehost
-            .get(&id.as_uuid())
-            .filter(|c| c.org_id == org)
-            .cloned())
+        Ok(self.state.codehost.in_org(&id.as_uuid(), org).cloned())
     }
 
     async fn insert_codehost_connection(
@@ -1129,8 +1094,7 @@ impl Transaction for MemoryTransaction {
         let stored = self
             .state
             .codehost
-            .row_mut(&connection.id.as_uuid())
-            .filter(|c| c.org_id == connection.org_id);
+            .row_in_org(&connection.id.as_uuid(), connection.org_id);
         Ok(stored.map(|c| *c = connection.clone()).is_some())
     }
 
@@ -1139,15 +1103,14 @@ impl Transaction for MemoryTransaction {
         org: OrgId,
         id: CodeHostConnectionId,
     ) -> Result<bool, RepositoryError> {
-        let ours = self
+        if self
             .state
             .codehost
-            .get(&id.as_uuid())
-            .is_some_and(|c| c.org_id == org);
-        if !ours {
+            .take_in_org(&id.as_uuid(), org)
+            .is_none()
+        {
             return Ok(false);
         }
-        self.state.codehost.take(&id.as_uuid());
         self.state
             .codehost_links
             .retain(|(connection, ..), _| *connection != id.as_uuid());
