@@ -254,3 +254,48 @@ fn a_budget_limits_spending_and_raises_an_alert_near_its_end() {
             .is_empty()
     );
 }
+
+#[test]
+fn an_active_agent_with_credits_can_spend_and_heavy_spenders_raise_alerts() {
+    let world = World::new();
+    let (agent, actor) = world.worker("spender", 3, &[]);
+    let (idle, _) = world.worker("idle", 3, &[]);
+    for who in [agent.id, idle.id] {
+        block_on(world.agents.set_budget(&world.admin, who, 100, false)).unwrap();
+        block_on(world.agents.grant(
+            &world.admin,
+            who,
+            muster_domain::service::CreditAmount::new(500).unwrap(),
+            None,
+        ))
+        .unwrap();
+    }
+    let can = block_on(world.agents.can_spend(&world.admin, agent.id, 80)).unwrap();
+    assert!(can.can_spend);
+    assert_eq!(can.remaining, 100, "the budget is the bound");
+    assert!(
+        !block_on(world.agents.can_spend(&world.admin, agent.id, 101))
+            .unwrap()
+            .can_spend
+    );
+    block_on(world.agents.spend(
+        &actor,
+        muster_domain::service::CreditAmount::new(80).unwrap(),
+        None,
+    ))
+    .unwrap();
+    let alerts = block_on(world.agents.budget_alerts(&world.admin)).unwrap();
+    assert_eq!(
+        alerts.len(),
+        1,
+        "80 % used: an alert; the idle one has none"
+    );
+    assert_eq!(alerts[0].agent_id, agent.id);
+    block_on(world.agents.suspend(&world.hr, idle.id)).unwrap();
+    assert!(
+        !block_on(world.agents.can_spend(&world.admin, idle.id, 1))
+            .unwrap()
+            .can_spend,
+        "a suspended agent spends nothing"
+    );
+}

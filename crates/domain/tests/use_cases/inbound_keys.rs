@@ -229,3 +229,22 @@ fn a_default_agent_must_be_of_the_organization_and_only_users_who_write_manage_k
     assert_eq!(world.events("inbound_webhook.created").len(), 1);
     assert!(world.events("inbound_webhook.updated").is_empty());
 }
+
+#[test]
+fn keys_are_listed_newest_first_and_an_empty_patch_is_refused() {
+    let world = World::new();
+    let inbound = service(&world);
+    let first = block_on(inbound.create(&world.admin, new_key("first", None))).unwrap();
+    world.clock.advance(time::Duration::seconds(1));
+    let second = block_on(inbound.create(&world.admin, new_key("second", None))).unwrap();
+    let listed: Vec<_> = block_on(inbound.list(&world.admin))
+        .unwrap()
+        .into_iter()
+        .map(|k| k.id)
+        .collect();
+    assert_eq!(listed, [second.key.id, first.key.id]);
+    let err = block_on(inbound.update(&world.admin, first.key.id, InboundKeyPatch::default()))
+        .unwrap_err();
+    assert!(matches!(err, ServiceError::Invalid(_)), "{err:?}");
+    assert!(world.events("inbound_webhook.updated").is_empty());
+}

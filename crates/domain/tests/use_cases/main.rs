@@ -26,6 +26,7 @@ mod ledger_properties;
 mod no_io_dependencies;
 mod properties;
 mod runaway_guard;
+mod service_debug;
 mod sweep_and_guard;
 mod task_claims;
 mod task_routing;

@@ -234,3 +234,115 @@ fn registering_needs_a_writer_and_a_target_the_guard_allows() {
     );
     assert!(hooks.world.events("webhook.created").is_empty());
 }
+
+fn post_hook(name: &str) -> NewWebhook {
+    NewWebhook {
+        name: HookName::new(name).unwrap(),
+        url: HookUrl::new("https://hooks.example/in").unwrap(),
+        secret: None,
+        events: HookEvents::new(vec!["task.created".into()]).unwrap(),
+        hook_type: HookType::Post,
+        can_block: false,
+        timeout: HookTimeout::new(5_000).unwrap(),
+    }
+}
+
+#[test]
+fn hooks_are_listed_newest_first_and_bad_registrations_are_refused() {
+    let rig = Rig::new();
+    let admin = &rig.world.admin;
+    let first = block_on(rig.hooks.register(admin, post_hook("first"))).unwrap();
+    rig.world.clock.advance(Duration::seconds(1));
+    let second = block_on(rig.hooks.register(admin, post_hook("second"))).unwrap();
+    let listed: Vec<_> = block_on(rig.hooks.list(admin))
+        .unwrap()
+        .into_iter()
+        .map(|h| h.id)
+        .collect();
+    assert_eq!(listed, [second.id, first.id]);
+
+    let blocking_post = NewWebhook {
+        can_block: true,
+        ..post_hook("blocks after the fact")
+    };
+    let err = block_on(rig.hooks.register(admin, blocking_post)).unwrap_err();
+    assert!(matches!(err, ServiceError::Invalid(_)), "{err:?}");
+    for secret in [String::new(), "s".repeat(256)] {
+        let with_secret = NewWebhook {
+            secret: Some(secret),
+            ..post_hook("secretive")
+        };
+        let err = block_on(rig.hooks.register(admin, with_secret)).unwrap_err();
+        assert!(matches!(err, ServiceError::Invalid(_)), "{err:?}");
+    }
+    assert_eq!(block_on(rig.hooks.list(admin)).unwrap().len(), 2);
+}
+
+#[test]
+fn a_patch_changes_what_it_names_and_keeps_can_block_meaningful() {
+    let rig = Rig::new();
+    let admin = &rig.world.admin;
+    let pre = NewWebhook {
+        hook_type: HookType::Pre,
+        can_block: true,
+        ..post_hook("gatekeeper")
+    };
+    let hook = block_on(rig.hooks.register(admin, pre)).unwrap();
+    let err = block_on(rig.hooks.update(admin, hook.id, WebhookPatch::default())).unwrap_err();
+    assert!(
+        matches!(err, ServiceError::Invalid(_)),
+        "an empty patch: {err:?}"
+    );
+
+    let to_post = WebhookPatch {
+        hook_type: Some(HookType::Post),
+        ..WebhookPatch::default()
+    };
+    let post = block_on(rig.hooks.update(admin, hook.id, to_post)).unwrap();
+    assert_eq!((post.hook_type, post.can_block), (HookType::Post, false));
+    let blocking_post = WebhookPatch {
+        can_block: Some(true),
+        ..WebhookPatch::default()
+    };
+    let err = block_on(rig.hooks.update(admin, hook.id, blocking_post)).unwrap_err();
+    assert!(matches!(err, ServiceError::Invalid(_)), "{err:?}");
+    let back = WebhookPatch {
+        hook_type: Some(HookType::Pre),
+        can_block: Some(true),
+        name: Some(HookName::new("gate again").unwrap()),
+        timeout: Some(HookTimeout::new(2_000).unwrap()),
+        ..WebhookPatch::default()
+    };
+    let pre = block_on(rig.hooks.update(admin, hook.id, back)).unwrap();
+    assert_eq!((pre.hook_type, pre.can_block), (HookType::Pre, true));
+    assert_eq!((pre.name.as_str(), pre.timeout.ms()), ("gate again", 2_000));
+    assert_eq!(block_on(rig.hooks.get(admin, hook.id)).unwrap(), pre);
+}
+
+#[test]
+fn switching_a_hook_back_on_forgets_its_failures_but_a_no_op_does_not() {
+    let rig = Rig::new();
+    let admin = &rig.world.admin;
+    let hook = rig.register(&["task.created"], None);
+    rig.caller.answer(500, Vec::new());
+    for i in 0..3 {
+        rig.world.task(&format!("fails {i}"));
+    }
+    rig.run();
+    let on = || WebhookPatch {
+        enabled: Some(true),
+        ..WebhookPatch::default()
+    };
+    let still_on = block_on(rig.hooks.update(admin, hook.id, on())).unwrap();
+    assert_eq!(
+        still_on.consecutive_failures, 3,
+        "it was on: nothing to forget"
+    );
+    let off = WebhookPatch {
+        enabled: Some(false),
+        ..WebhookPatch::default()
+    };
+    block_on(rig.hooks.update(admin, hook.id, off)).unwrap();
+    let back_on = block_on(rig.hooks.update(admin, hook.id, on())).unwrap();
+    assert_eq!((back_on.enabled, back_on.consecutive_failures), (true, 0));
+}

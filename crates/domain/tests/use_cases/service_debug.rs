@@ -1,0 +1,155 @@
+//! The services' `Debug`: each names itself and shows none of its ports (which hold
+//! keys, secrets and connections), so that logging a service never leaks one.
+
+use crate::common::world::World;
+
+use std::fmt::Debug;
+use std::sync::Arc;
+
+use muster_domain::memory::fakes::{
+    FakeTokens, FakeTotp, OpenTargets, PlainHasher, RecordingHookCaller,
+};
+use muster_domain::model::{Breakers, Threshold};
+use muster_domain::service::guard::{GuardService, RunawayGuard};
+use muster_domain::service::{
+    AccountPorts, AccountService, ApiKeyService, ChatService, ChatSettings, CodeHostPorts,
+    CodeHostService, DeliveryService, EventService, HookGate, InboundPorts, InboundService,
+    WebhookPorts, WebhookService,
+};
+
+/// `value`'s `Debug` is `name { .. }` and nothing else.
+fn names_only(value: &impl Debug, name: &str) {
+    assert_eq!(format!("{value:?}"), format!("{name} {{ .. }}"));
+}
+
+#[test]
+fn every_service_shows_its_name_and_hides_its_ports() {
+    let world = World::new();
+    let store = Arc::new(world.store.clone());
+    names_only(&world.tasks, "TaskService");
+    assert_eq!(
+        format!("{:?}", world.agents),
+        "AgentService { period: Day, .. }",
+        "the budget period is configuration, not a secret"
+    );
+    names_only(&EventService::new(store), "EventService");
+}
+
+#[test]
+fn the_integration_services_show_their_name_and_hide_their_ports() {
+    let world = World::new();
+    let store = Arc::new(world.store.clone());
+    let caller = Arc::new(RecordingHookCaller::new(200, Vec::new()));
+
+    let inbound = InboundPorts {
+        keys: store.clone(),
+        uow: store.clone(),
+        vault: world.vault.clone(),
+        signer: world.signer.clone(),
+        clock: world.clock.clone(),
+        ids: world.ids.clone(),
+    };
+    names_only(&inbound, "InboundPorts");
+    names_only(&InboundService::new(inbound), "InboundService");
+
+    let hooks = WebhookPorts {
+        hooks: store.clone(),
+        uow: store.clone(),
+        guard: Arc::new(OpenTargets),
+        vault: world.vault.clone(),
+        caller: caller.clone(),
+        clock: world.clock.clone(),
+        ids: world.ids.clone(),
+    };
+    names_only(&hooks, "WebhookPorts");
+    names_only(&WebhookService::new(hooks), "WebhookService");
+    let delivery = DeliveryService::new(
+        store.clone(),
+        store.clone(),
+        store.clone(),
+        world.vault.clone(),
+        caller.clone(),
+        world.clock.clone(),
+        world.ids.clone(),
+    );
+    let shown = format!("{delivery:?}");
+    assert!(
+        shown.starts_with("DeliveryService { holder: ") && shown.ends_with(", .. }"),
+        "its lease holder id, nothing else: {shown}"
+    );
+    let gate = HookGate::new(
+        caller,
+        world.vault.clone(),
+        world.clock.clone(),
+        world.ids.clone(),
+    );
+    names_only(&gate, "HookGate");
+
+    let codehost = CodeHostPorts {
+        tasks: world.tasks.clone(),
+        connections: store.clone(),
+        uow: store.clone(),
+        vault: world.vault.clone(),
+        signer: world.signer.clone(),
+        clock: world.clock.clone(),
+        ids: world.ids.clone(),
+    };
+    names_only(&codehost, "CodeHostPorts");
+    names_only(&CodeHostService::new(codehost), "CodeHostService");
+    let chat = ChatService::new(
+        world.tasks.clone(),
+        store.clone(),
+        store.clone(),
+        store.clone(),
+        ChatSettings {
+            token: Some("chat-token".into()),
+            ..ChatSettings::default()
+        },
+    );
+    names_only(&chat, "ChatService");
+}
+
+#[test]
+fn the_account_and_guard_services_show_their_name_and_hide_their_ports() {
+    let world = World::new();
+    let store = Arc::new(world.store.clone());
+
+    let defaults = Breakers {
+        actions_per_minute: Threshold::OFF,
+        credits_per_hour: Threshold::OFF,
+    };
+    let guard = Arc::new(RunawayGuard::new(
+        defaults,
+        world.clock.clone(),
+        world.ids.clone(),
+    ));
+    assert_eq!(
+        format!("{guard:?}"),
+        "RunawayGuard { defaults: Breakers { actions_per_minute: Threshold(0), \
+         credits_per_hour: Threshold(0) }, .. }"
+    );
+    let settings = GuardService::new(store.clone(), guard, world.clock.clone(), world.ids.clone());
+    names_only(&settings, "GuardService");
+
+    let tokens = Arc::new(FakeTokens::default());
+    let keys = ApiKeyService::new(
+        store.clone(),
+        store.clone(),
+        tokens.clone(),
+        world.clock.clone(),
+        world.ids.clone(),
+    );
+    names_only(&keys, "ApiKeyService");
+    let accounts = AccountPorts {
+        uow: store.clone(),
+        users: store.clone(),
+        orgs: store,
+        hasher: Arc::new(PlainHasher),
+        tokens,
+        totp: Arc::new(FakeTotp::default()),
+        clock: world.clock.clone(),
+        ids: world.ids.clone(),
+    };
+    names_only(&accounts, "AccountPorts");
+    names_only(&AccountService::new(accounts), "AccountService");
+}
