@@ -346,3 +346,55 @@ fn switching_a_hook_back_on_forgets_its_failures_but_a_no_op_does_not() {
     let back_on = block_on(rig.hooks.update(admin, hook.id, on())).unwrap();
     assert_eq!((back_on.enabled, back_on.consecutive_failures), (true, 0));
 }
+
+#[test]
+fn a_pre_hook_registered_on_this_instance_is_asked_at_once() {
+    use muster_domain::service::{GatedUnitOfWork, HookGate, TaskService};
+
+    let rig = Rig::new();
+    let world = &rig.world;
+    let gate = Arc::new(HookGate::new(
+        rig.caller.clone(),
+        world.vault.clone(),
+        world.clock.clone(),
+        world.ids.clone(),
+    ));
+    let gated = Arc::new(GatedUnitOfWork::new(
+        Arc::new(world.store.clone()),
+        gate.clone(),
+    ));
+    let tasks = TaskService::new(
+        Arc::new(world.store.clone()),
+        gated,
+        world.clock.clone(),
+        world.ids.clone(),
+    );
+    let hooks = rig.hooks.clone().with_gate(gate);
+    let new_task = |title: &str| muster_domain::service::NewTask {
+        title: muster_domain::model::Title::new(title).unwrap(),
+        description: None,
+        priority: muster_domain::model::TaskPriority::Normal,
+        assignee_id: None,
+        parent_task_id: None,
+        approval_required: false,
+        due_at: None,
+        tags: muster_domain::model::Tags::default(),
+        metadata: muster_domain::model::Metadata::default(),
+    };
+    // The gate reads the organization's pre-hooks (none) and keeps them for a second.
+    block_on(tasks.create(&world.admin, new_task("before"))).unwrap();
+
+    rig.caller
+        .answer(200, br#"{"allow": false, "reason": "frozen"}"#.to_vec());
+    let blocking = NewWebhook {
+        hook_type: HookType::Pre,
+        can_block: true,
+        ..post_hook("freeze")
+    };
+    block_on(hooks.register(&world.admin, blocking)).unwrap();
+    // Within that second, on this instance, the new hook is asked all the same.
+    let err = block_on(tasks.create(&world.admin, new_task("during the freeze"))).unwrap_err();
+    assert!(matches!(err, ServiceError::Forbidden(_)), "{err:?}");
+    assert!(err.to_string().contains("frozen"), "{err}");
+    assert_eq!(world.events("task.created").len(), 1);
+}
