@@ -299,3 +299,46 @@ fn an_active_agent_with_credits_can_spend_and_heavy_spenders_raise_alerts() {
         "a suspended agent spends nothing"
     );
 }
+
+#[test]
+fn observers_cannot_spawn_and_pending_agents_are_shown_to_who_may_activate_them() {
+    let world = World::new();
+    let (_, watcher) = world.register("watcher", 5, AgentMode::Observer, &[]);
+    let room = block_on(world.agents.capacity(&watcher)).unwrap();
+    assert!(!room.can_spawn);
+    assert_eq!(
+        room.reason.as_deref(),
+        Some("observer agents are read-only"),
+        "it has room, yet may not use it"
+    );
+
+    let (_, lead_a) = world.worker("lead-a", 5, &[]);
+    let (_, lead_b) = world.worker("lead-b", 5, &[]);
+    let kid_a = block_on(world.agents.spawn(&lead_a, child("kid-a", None)))
+        .unwrap()
+        .view
+        .agent;
+    let kid_b = block_on(world.agents.spawn(&lead_b, child("kid-b", None)))
+        .unwrap()
+        .view
+        .agent;
+    let ids = |actor| {
+        let mut ids: Vec<_> = block_on(world.agents.pending(actor))
+            .unwrap()
+            .into_iter()
+            .map(|a| a.id)
+            .collect();
+        ids.sort();
+        ids
+    };
+    let mut both = vec![kid_a.id, kid_b.id];
+    both.sort();
+    assert_eq!(ids(&lead_a), [kid_a.id], "a parent sees its own children");
+    assert_eq!(
+        ids(&world.hr),
+        both,
+        "a level-10 agent sees every pending agent"
+    );
+    assert_eq!(ids(&world.admin), both, "so does an admin");
+    assert!(ids(&world.user(muster_domain::model::UserRole::Operator)).is_empty());
+}

@@ -248,3 +248,13 @@ fn keys_are_listed_newest_first_and_an_empty_patch_is_refused() {
     assert!(matches!(err, ServiceError::Invalid(_)), "{err:?}");
     assert!(world.events("inbound_webhook.updated").is_empty());
 }
+
+#[test]
+fn a_batch_of_exactly_the_maximum_is_accepted() {
+    let world = World::new();
+    let inbound = service(&world);
+    let issued = block_on(inbound.create(&world.admin, new_key("bulk", None))).unwrap();
+    let full: Vec<_> = (0..MAX_BATCH).map(|i| item(&format!("t{i}"))).collect();
+    let created = block_on(inbound.ingest(&issued.key, full, true)).unwrap();
+    assert_eq!(created.len(), MAX_BATCH);
+}

@@ -228,3 +228,54 @@ fn expire_leases_hands_back_only_lapsed_claims_up_to_the_limit() {
         assert_eq!((back.status, back.assignee_id), (TaskStatus::Todo, None));
     }
 }
+
+/// With mocked ports: a candidate another claimer holds right now is passed over for
+/// the next free one, without waiting for it.
+#[test]
+fn a_candidate_held_by_another_claimer_is_passed_over_for_a_free_one() {
+    use crate::common::{self, agent_actor, org, sample_task, task_id};
+    use muster_domain::ports::{MockTaskRepository, MockTransaction, MockUnitOfWork};
+    use muster_domain::service::TaskService;
+    use std::sync::{Arc, Mutex};
+
+    let (held, free) = (task_id(1), task_id(2));
+    let mut reads = MockTaskRepository::new();
+    reads
+        .expect_expired_leases()
+        .returning(|_, _, _| Ok(Vec::new()));
+    reads
+        .expect_claimer_capabilities()
+        .returning(|_, _| Ok(Vec::new()));
+    let mut tx = MockTransaction::new();
+    tx.expect_claim_candidates()
+        .times(1)
+        .returning(move |_, _, _| {
+            Ok(vec![
+                sample_task(held, TaskStatus::Todo),
+                sample_task(free, TaskStatus::Todo),
+            ])
+        });
+    tx.expect_try_lock_claimable()
+        .returning(move |o, id| Ok(o == org() && id == free));
+    tx.expect_open_blocking_dependencies()
+        .returning(|_, _| Ok(Vec::new()));
+    let taken = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&taken);
+    tx.expect_update_task().returning(move |task, _| {
+        sink.lock().unwrap().push(task.id);
+        Ok(true)
+    });
+    tx.expect_append_events().returning(|_| Ok(()));
+    let uow = Arc::new(MockUnitOfWork::new(tx));
+    let service = TaskService::new(Arc::new(reads), uow, common::clock(), common::ids());
+
+    let claimed = block_on(service.claim(&agent_actor(AgentMode::Worker), claim(60)))
+        .unwrap()
+        .unwrap();
+    assert_eq!(claimed.id, free);
+    assert_eq!(
+        *taken.lock().unwrap(),
+        [free],
+        "the held one was not touched"
+    );
+}

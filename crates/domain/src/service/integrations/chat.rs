@@ -216,9 +216,7 @@ fn match_hint(open: &[(TaskId, String)], hint: &str) -> Option<TaskId> {
     if let [one] = exact.as_slice() {
         return Some(*one);
     }
-    if exact.len() > 1 {
-        return None;
-    }
+    // Several exact matches all contain the hint too, so they end up ambiguous below.
     let containing: Vec<TaskId> = open
         .iter()
         .filter(|(_, title)| title.to_lowercase().contains(&hint))
