@@ -178,3 +178,46 @@ fn an_empty_change_or_a_caller_below_admin_changes_nothing() {
     assert_eq!(view.own.credits_per_hour, None);
     assert!(world.events("guard.updated").is_empty());
 }
+
+#[test]
+fn many_tasks_not_yet_due_do_not_hide_a_due_one_from_the_sweep() {
+    let world = World::new();
+    let (worker, _) = world.worker("busy", 2, &[]);
+    // More tasks than one sweep batch (200), created first ...
+    let move_all = |ids: &[muster_domain::model::TaskId], to: &[TaskStatus]| {
+        for id in ids {
+            for status in to {
+                block_on(world.tasks.transition(&world.admin, *id, *status, None)).unwrap();
+            }
+        }
+    };
+    let early: Vec<_> = (0..=EscalationSweep::DEFAULT_BATCH)
+        .map(|i| {
+            world
+                .task_with(
+                    &format!("blocked later {i}"),
+                    TaskPriority::Urgent,
+                    json!({}),
+                )
+                .id
+        })
+        .collect();
+    // ... then the one that blocks first and is due first.
+    let due = world.task_with("blocked early", TaskPriority::Urgent, json!({}));
+    block_on(world.tasks.assign(&world.admin, due.id, worker.id)).unwrap();
+    move_all(&[due.id], &[TaskStatus::InProgress, TaskStatus::Blocked]);
+    world.clock.advance(Duration::hours(1));
+    move_all(&early, &[TaskStatus::InProgress, TaskStatus::Blocked]);
+    world
+        .clock
+        .advance(Duration::hours(1) + Duration::milliseconds(1));
+
+    let run = block_on(sweep(&world).run_once()).unwrap();
+    let escalated: Vec<_> = run.escalated.iter().map(|e| e.task_id).collect();
+    assert_eq!(
+        escalated,
+        [due.id],
+        "only the due one, found despite the crowd"
+    );
+    assert!(run.failed.is_empty());
+}

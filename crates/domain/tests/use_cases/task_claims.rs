@@ -279,3 +279,43 @@ fn a_candidate_held_by_another_claimer_is_passed_over_for_a_free_one() {
         "the held one was not touched"
     );
 }
+
+#[test]
+fn a_claim_looks_past_a_first_page_of_candidates_it_cannot_take() {
+    let world = World::new();
+    let (_, actor) = world.worker("generalist", 3, &[]);
+    // More urgent candidates than one page (25) that all need a skill it lacks ...
+    for i in 0..30 {
+        world.task_with(
+            &format!("needs go {i}"),
+            TaskPriority::Urgent,
+            json!({ "requiredCapabilities": ["go"] }),
+        );
+    }
+    // ... and, last in the order, one it can take.
+    let open = world.task_with("anyone", TaskPriority::Low, json!({}));
+    let claimed = block_on(world.tasks.claim(&actor, claim(60)))
+        .unwrap()
+        .unwrap();
+    assert_eq!(claimed.id, open.id);
+    assert_eq!(
+        block_on(world.tasks.claim(&actor, claim(60))).unwrap(),
+        None
+    );
+}
+
+#[test]
+fn the_claimed_event_names_when_the_lease_ends() {
+    let world = World::new();
+    let (_, actor) = world.worker("worker-1", 3, &[]);
+    world.task("work");
+    let claimed = block_on(world.tasks.claim(&actor, claim(90)))
+        .unwrap()
+        .unwrap();
+    let event = world.events("task.claimed").remove(0);
+    let until = claimed.lease_expires_at.unwrap();
+    assert_eq!(
+        event.payload["leaseExpiresAt"],
+        json!(muster_domain::model::instant::format_millis(until).unwrap())
+    );
+}

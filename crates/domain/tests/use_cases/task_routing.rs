@@ -329,3 +329,21 @@ fn a_template_keeps_the_task_shape_and_instantiates_with_overrides() {
     assert_eq!(listed.items, [template]);
     assert_eq!(world.events("template.created").len(), 1);
 }
+
+#[test]
+fn escalating_to_the_current_assignee_records_it_without_changing_the_task() {
+    let world = World::new();
+    let (worker, _) = world.worker("keeper", 3, &[]);
+    let task = world.task("stays");
+    let assigned = block_on(world.tasks.assign(&world.admin, task.id, worker.id)).unwrap();
+    let new = NewEscalation {
+        reason: EscalationReason::Manual,
+        notes: None,
+        target: Some(worker.id),
+    };
+    let escalation = block_on(world.tasks.escalate(&world.admin, task.id, new)).unwrap();
+    assert_eq!(escalation.to_agent_id, Some(worker.id));
+    let after = world.reread(&task);
+    assert_eq!(after.version, assigned.version, "nothing to change");
+    assert_eq!(world.events("task.escalated").len(), 1);
+}

@@ -398,3 +398,31 @@ fn a_pre_hook_registered_on_this_instance_is_asked_at_once() {
     assert!(err.to_string().contains("frozen"), "{err}");
     assert_eq!(world.events("task.created").len(), 1);
 }
+
+#[test]
+fn a_leased_hook_belongs_to_one_worker_until_it_lets_go() {
+    let rig = Rig::new();
+    rig.register(&["task.created"], None);
+    rig.world.task("to deliver");
+    let other = DeliveryService::new(
+        Arc::new(rig.world.store.clone()),
+        Arc::new(rig.world.store.clone()),
+        Arc::new(rig.world.store.clone()),
+        rig.world.vault.clone(),
+        rig.caller.clone(),
+        rig.world.clock.clone(),
+        rig.world.ids.clone(),
+    );
+    let leased = block_on(rig.delivery.lease(10)).unwrap();
+    assert_eq!(leased.len(), 1);
+    assert!(
+        block_on(other.lease(10)).unwrap().is_empty(),
+        "another worker waits for the lease"
+    );
+    rig.world.clock.advance(Duration::seconds(29));
+    assert!(block_on(other.lease(10)).unwrap().is_empty(), "still held");
+    assert_eq!(block_on(rig.delivery.release_all()).unwrap(), 1);
+    assert_eq!(block_on(rig.delivery.release_all()).unwrap(), 0);
+    assert_eq!(block_on(other.lease(10)).unwrap(), leased, "free at once");
+    assert!(block_on(rig.delivery.lease(0)).unwrap().is_empty());
+}
