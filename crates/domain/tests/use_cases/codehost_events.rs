@@ -337,3 +337,170 @@ fn connections_are_managed_by_users_who_write_and_deleting_one_forgets_it() {
         "{err:?}"
     );
 }
+
+#[test]
+fn the_issue_body_becomes_the_description_and_edits_follow_it() {
+    let world = World::new();
+    let host = service(&world);
+    let issued = connect(&world, &host, None);
+    let send = |id: &str, payload: Value| {
+        block_on(host.receive(&delivery(
+            &world,
+            &issued.webhook_secret,
+            "issues",
+            id,
+            &payload,
+        )))
+        .unwrap()
+    };
+    let with_body = task_of(&send("1", issue("opened", 1, "Has a body", json!({}))));
+    let described = block_on(world.tasks.get(&world.admin, with_body)).unwrap();
+    assert_eq!(described.description.unwrap().as_str(), "It crashes.");
+    let blank = task_of(&send(
+        "2",
+        issue("opened", 2, "Blank body", json!({ "body": "  \n " })),
+    ));
+    assert_eq!(
+        block_on(world.tasks.get(&world.admin, blank))
+            .unwrap()
+            .description,
+        None
+    );
+    send(
+        "3",
+        issue(
+            "edited",
+            1,
+            "Has a body",
+            json!({ "body": "It crashes on empty input." }),
+        ),
+    );
+    let edited = block_on(world.tasks.get(&world.admin, with_body)).unwrap();
+    assert_eq!(
+        edited.description.unwrap().as_str(),
+        "It crashes on empty input."
+    );
+}
+
+#[test]
+fn reopening_a_closed_issue_opens_a_new_task_and_an_open_one_is_left_alone() {
+    let world = World::new();
+    let host = service(&world);
+    let issued = connect(&world, &host, None);
+    let send = |id: &str, payload: Value| {
+        block_on(host.receive(&delivery(
+            &world,
+            &issued.webhook_secret,
+            "issues",
+            id,
+            &payload,
+        )))
+        .unwrap()
+    };
+    let first = task_of(&send("1", issue("opened", 5, "Flaky", json!({}))));
+    let still_open = send("2", issue("reopened", 5, "Flaky", json!({})));
+    assert_eq!(
+        (still_open.action, still_open.task_id),
+        (IntegrationAction::Ignored, Some(first))
+    );
+    send(
+        "3",
+        issue("closed", 5, "Flaky", json!({ "state_reason": "completed" })),
+    );
+    let reopened = send("4", issue("reopened", 5, "Flaky", json!({})));
+    assert_eq!(reopened.action, IntegrationAction::Created);
+    assert_ne!(
+        reopened.task_id,
+        Some(first),
+        "a new task for the new round"
+    );
+    assert_eq!(world.events("task.created").len(), 2);
+}
+
+fn pull_request(action: &str, number: i64) -> Value {
+    json!({
+        "action": action,
+        "installation": { "id": INSTALLATION },
+        "repository": { "full_name": REPO },
+        "pull_request": { "number": number, "title": "Fix the parser", "merged": false },
+    })
+}
+
+fn check_suite(conclusion: &str, numbers: &[i64]) -> Value {
+    let prs: Vec<Value> = numbers.iter().map(|n| json!({ "number": n })).collect();
+    json!({
+        "action": "completed",
+        "installation": { "id": INSTALLATION },
+        "repository": { "full_name": REPO },
+        "check_suite": { "conclusion": conclusion, "pull_requests": prs },
+    })
+}
+
+#[test]
+fn failing_checks_block_a_pull_requests_task_and_passing_ones_unblock_it() {
+    let world = World::new();
+    let host = service(&world);
+    let issued = connect(&world, &host, None);
+    let send = |event: &str, id: &str, payload: Value| {
+        block_on(host.receive(&delivery(
+            &world,
+            &issued.webhook_secret,
+            event,
+            id,
+            &payload,
+        )))
+        .unwrap()
+    };
+    let task = task_of(&send("pull_request", "1", pull_request("opened", 12)));
+    let status = || {
+        block_on(world.tasks.get(&world.admin, task))
+            .unwrap()
+            .status
+    };
+    assert_eq!(status(), TaskStatus::Review);
+
+    let passed_early = send("check_suite", "2", check_suite("success", &[12]));
+    assert_eq!(
+        (passed_early.action, passed_early.task_id),
+        (IntegrationAction::Ignored, Some(task)),
+        "not blocked: nothing to unblock"
+    );
+    let failed = send("check_suite", "3", check_suite("failure", &[99, 12]));
+    assert_eq!(
+        (failed.action, failed.task_id),
+        (IntegrationAction::Moved, Some(task))
+    );
+    assert_eq!(status(), TaskStatus::Blocked);
+    let passed = send("check_suite", "4", check_suite("success", &[12]));
+    assert_eq!(passed.action, IntegrationAction::Moved);
+    assert_eq!(status(), TaskStatus::InProgress);
+    let unknown = send("check_suite", "5", check_suite("failure", &[77]));
+    assert_eq!(
+        (unknown.action, unknown.task_id),
+        (IntegrationAction::Ignored, None)
+    );
+}
+
+#[test]
+fn a_delivery_id_is_at_most_200_printable_characters() {
+    let world = World::new();
+    let host = service(&world);
+    let issued = connect(&world, &host, None);
+    let attempt = |id: String, number: i64| {
+        let mut d = delivery(
+            &world,
+            &issued.webhook_secret,
+            "issues",
+            "x",
+            &issue("opened", number, "t", json!({})),
+        );
+        d.delivery = Some(id);
+        block_on(host.receive(&d))
+    };
+    assert!(attempt("d".repeat(200), 1).is_ok());
+    for (bad, number) in [("d".repeat(201), 2), ("tab\there".to_owned(), 3)] {
+        let err = attempt(bad, number).unwrap_err();
+        assert!(matches!(err, ServiceError::Invalid(_)), "{err:?}");
+    }
+    assert_eq!(world.events("task.created").len(), 1);
+}
