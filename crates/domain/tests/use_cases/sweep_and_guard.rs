@@ -221,3 +221,35 @@ fn many_tasks_not_yet_due_do_not_hide_a_due_one_from_the_sweep() {
     );
     assert!(run.failed.is_empty());
 }
+
+#[test]
+fn many_active_tasks_do_not_hide_a_stale_one_from_the_sweep() {
+    let world = World::new();
+    let start = |id| {
+        block_on(
+            world
+                .tasks
+                .transition(&world.admin, id, TaskStatus::InProgress, None),
+        )
+        .unwrap();
+    };
+    let busy: Vec<_> = (0..=EscalationSweep::DEFAULT_BATCH)
+        .map(|i| world.task(&format!("busy {i}")).id)
+        .collect();
+    let stale = world.task("forgotten");
+    start(stale.id);
+    world.clock.advance(Duration::hours(71));
+    for id in &busy {
+        start(*id);
+    }
+    world
+        .clock
+        .advance(Duration::hours(1) + Duration::milliseconds(1));
+    let run = block_on(sweep(&world).run_once()).unwrap();
+    let escalated: Vec<_> = run
+        .escalated
+        .iter()
+        .map(|e| (e.task_id, e.reason))
+        .collect();
+    assert_eq!(escalated, [(stale.id, EscalationReason::StaleTask)]);
+}

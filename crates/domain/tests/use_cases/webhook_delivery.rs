@@ -426,3 +426,80 @@ fn a_leased_hook_belongs_to_one_worker_until_it_lets_go() {
     assert_eq!(block_on(other.lease(10)).unwrap(), leased, "free at once");
     assert!(block_on(rig.delivery.lease(0)).unwrap().is_empty());
 }
+
+/// A receiver that takes 20 s per call on the world's clock, and meanwhile checks
+/// whether another worker could take the hook's lease.
+struct SlowReceiver {
+    clock: Arc<muster_domain::memory::ManualClock>,
+    rival: std::sync::Mutex<Option<DeliveryService>>,
+    stolen: std::sync::Mutex<Vec<bool>>,
+}
+
+#[async_trait::async_trait]
+impl muster_domain::ports::HookCaller for SlowReceiver {
+    async fn call(
+        &self,
+        _call: &muster_domain::ports::HookCall,
+    ) -> muster_domain::ports::CallResult {
+        self.clock.advance(Duration::seconds(20));
+        let rival = self.rival.lock().unwrap().clone();
+        if let Some(rival) = rival {
+            let stolen = !rival.lease(10).await.unwrap().is_empty();
+            self.stolen.lock().unwrap().push(stolen);
+        }
+        muster_domain::ports::CallResult {
+            status: Some(200),
+            ..muster_domain::ports::CallResult::default()
+        }
+    }
+}
+
+#[test]
+fn a_long_drain_keeps_its_lease_and_records_as_it_goes() {
+    let rig = Rig::new();
+    let world = &rig.world;
+    rig.register(&["task.created"], None);
+    let receiver = Arc::new(SlowReceiver {
+        clock: world.clock.clone(),
+        rival: std::sync::Mutex::new(None),
+        stolen: std::sync::Mutex::new(Vec::new()),
+    });
+    let worker = |caller: Arc<dyn muster_domain::ports::HookCaller>| {
+        DeliveryService::new(
+            Arc::new(world.store.clone()),
+            Arc::new(world.store.clone()),
+            Arc::new(world.store.clone()),
+            world.vault.clone(),
+            caller,
+            world.clock.clone(),
+            world.ids.clone(),
+        )
+    };
+    let slow = worker(receiver.clone());
+    *receiver.rival.lock().unwrap() = Some(worker(rig.caller.clone()));
+    for i in 0..6 {
+        world.task(&format!("task {i}"));
+    }
+    let leased = block_on(slow.lease(10)).unwrap();
+    let report = block_on(slow.drain(leased[0].0, leased[0].1)).unwrap();
+    assert_eq!((report.delivered, report.failed), (6, 0));
+    assert_eq!(
+        *receiver.stolen.lock().unwrap(),
+        [false; 6],
+        "two minutes of calls, and the lease was extended before each could lapse"
+    );
+}
+
+#[test]
+fn a_drain_that_switches_the_hook_off_says_so() {
+    let rig = Rig::new();
+    rig.register(&["task.created"], None);
+    rig.caller.answer(500, Vec::new());
+    for i in 0..DISABLE_AFTER_FAILURES {
+        rig.world.task(&format!("task {i}"));
+    }
+    let leased = block_on(rig.delivery.lease(10)).unwrap();
+    let report = block_on(rig.delivery.drain(leased[0].0, leased[0].1)).unwrap();
+    assert!(report.disabled);
+    assert_eq!(report.failed, DISABLE_AFTER_FAILURES);
+}
