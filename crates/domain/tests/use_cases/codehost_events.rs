@@ -169,7 +169,10 @@ fn edits_comments_and_closing_follow_the_linked_task() {
             json!({ "state_reason": "completed" }),
         ),
     );
-    assert_eq!(closed.task_id, Some(task));
+    assert_eq!(
+        (closed.action, closed.task_id),
+        (IntegrationAction::Completed, Some(task))
+    );
     assert_eq!(
         block_on(world.tasks.get(&world.admin, task))
             .unwrap()
@@ -474,6 +477,14 @@ fn failing_checks_block_a_pull_requests_task_and_passing_ones_unblock_it() {
     let passed = send("check_suite", "4", check_suite("success", &[12]));
     assert_eq!(passed.action, IntegrationAction::Moved);
     assert_eq!(status(), TaskStatus::InProgress);
+    // Of several pull requests, the answer names one that moved, not one left alone.
+    let other = task_of(&send("pull_request", "6", pull_request("opened", 13)));
+    send("check_suite", "7", check_suite("failure", &[13]));
+    let both = send("check_suite", "8", check_suite("success", &[12, 13]));
+    assert_eq!(
+        (both.action, both.task_id),
+        (IntegrationAction::Moved, Some(other))
+    );
     let unknown = send("check_suite", "5", check_suite("failure", &[77]));
     assert_eq!(
         (unknown.action, unknown.task_id),
