@@ -485,6 +485,12 @@ fn failing_checks_block_a_pull_requests_task_and_passing_ones_unblock_it() {
         (both.action, both.task_id),
         (IntegrationAction::Moved, Some(other))
     );
+    // When several moved, the first one.
+    let again = send("check_suite", "9", check_suite("failure", &[12, 13]));
+    assert_eq!(
+        (again.action, again.task_id),
+        (IntegrationAction::Moved, Some(task))
+    );
     let unknown = send("check_suite", "5", check_suite("failure", &[77]));
     assert_eq!(
         (unknown.action, unknown.task_id),
