@@ -293,6 +293,15 @@ fn a_patch_changes_what_it_names_and_keeps_can_block_meaningful() {
         matches!(err, ServiceError::Invalid(_)),
         "an empty patch: {err:?}"
     );
+    let still_pre = WebhookPatch {
+        hook_type: Some(HookType::Pre),
+        ..WebhookPatch::default()
+    };
+    let same = block_on(rig.hooks.update(admin, hook.id, still_pre)).unwrap();
+    assert!(
+        same.can_block,
+        "a pre hook keeps blocking when its type is restated"
+    );
 
     let to_post = WebhookPatch {
         hook_type: Some(HookType::Post),
