@@ -442,6 +442,10 @@ struct SlowReceiver {
     clock: Arc<muster_domain::memory::ManualClock>,
     rival: std::sync::Mutex<Option<DeliveryService>>,
     stolen: std::sync::Mutex<Vec<bool>>,
+    /// The store, and the hook whose delivery log is read at each call.
+    store: muster_domain::memory::MemoryStore,
+    hook: std::sync::Mutex<Option<(muster_domain::model::OrgId, muster_domain::model::WebhookId)>>,
+    logged: std::sync::Mutex<Vec<u64>>,
 }
 
 #[async_trait::async_trait]
@@ -455,6 +459,14 @@ impl muster_domain::ports::HookCaller for SlowReceiver {
         if let Some(rival) = rival {
             let stolen = !rival.lease(10).await.unwrap().is_empty();
             self.stolen.lock().unwrap().push(stolen);
+        }
+        let hook = *self.hook.lock().unwrap();
+        if let Some((org, id)) = hook {
+            let (_, total) =
+                muster_domain::ports::WebhookRepository::attempts(&self.store, org, id, 100, 0)
+                    .await
+                    .unwrap();
+            self.logged.lock().unwrap().push(total);
         }
         muster_domain::ports::CallResult {
             status: Some(200),
@@ -472,6 +484,9 @@ fn a_long_drain_keeps_its_lease_and_records_as_it_goes() {
         clock: world.clock.clone(),
         rival: std::sync::Mutex::new(None),
         stolen: std::sync::Mutex::new(Vec::new()),
+        store: world.store.clone(),
+        hook: std::sync::Mutex::new(None),
+        logged: std::sync::Mutex::new(Vec::new()),
     });
     let worker = |caller: Arc<dyn muster_domain::ports::HookCaller>| {
         DeliveryService::new(
@@ -490,12 +505,18 @@ fn a_long_drain_keeps_its_lease_and_records_as_it_goes() {
         world.task(&format!("task {i}"));
     }
     let leased = block_on(slow.lease(10)).unwrap();
+    *receiver.hook.lock().unwrap() = Some(leased[0]);
     let report = block_on(slow.drain(leased[0].0, leased[0].1)).unwrap();
     assert_eq!((report.delivered, report.failed), (6, 0));
     assert_eq!(
         *receiver.stolen.lock().unwrap(),
         [false; 6],
         "two minutes of calls, and the lease was extended before each could lapse"
+    );
+    assert_eq!(
+        *receiver.logged.lock().unwrap(),
+        [0, 1, 2, 3, 4, 5],
+        "each 20 s call is in the log before the next starts (recorded at least once a second)"
     );
 }
 
