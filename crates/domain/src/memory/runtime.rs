@@ -6,13 +6,8 @@ use std::sync::{Mutex, PoisonError};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use crate::model::instant::to_millis;
 use crate::ports::{Clock, IdGenerator};
-
-/// Truncates `at` to milliseconds, the precision every timestamp is stored with.
-fn to_millis(at: OffsetDateTime) -> OffsetDateTime {
-    let nanos = at.nanosecond();
-    at - time::Duration::nanoseconds(i64::from(nanos % 1_000_000))
-}
 
 /// The system's clock, in UTC, truncated to milliseconds.
 #[derive(Debug, Clone, Copy, Default)]
@@ -41,7 +36,7 @@ pub struct ManualClock {
 }
 
 impl ManualClock {
-    /// A clock showing `now` (truncated to milliseconds).
+    /// A clock showing `now` (in UTC, truncated to milliseconds, as the port promises).
     pub fn new(now: OffsetDateTime) -> Self {
         Self {
             now: Mutex::new(to_millis(now)),
