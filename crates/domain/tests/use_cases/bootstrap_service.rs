@@ -179,6 +179,23 @@ fn the_hr_handle_defaults_to_hr_and_the_org_slug() {
 }
 
 #[test]
+fn a_long_org_name_gives_the_longest_hr_handle_that_fits() {
+    // 120 letters: the handle keeps "hr-" and the first 97 (100 characters in all).
+    let name = "abcdefghij".repeat(12);
+    let (_, stored) = bootstrap(request(&name, None));
+    let handle = stored.hr_agent.agent.handle.as_str().to_owned();
+    assert_eq!(handle.len(), AgentHandle::MAX_CHARS);
+    assert_eq!(handle, format!("hr-{}", &name[..97]));
+    // A cut that ends on a separator drops it: 96 letters, a space, more letters.
+    let name = format!("{} rest", "a".repeat(96));
+    let (_, stored) = bootstrap(request(&name, None));
+    assert_eq!(
+        stored.hr_agent.agent.handle.as_str(),
+        format!("hr-{}", "a".repeat(96))
+    );
+}
+
+#[test]
 fn an_explicit_hr_handle_is_kept() {
     let (_, stored) = bootstrap(request("Acme Corp", Some("people-ops")));
 

@@ -226,6 +226,16 @@ mod streams {
     }
 
     #[test]
+    fn the_head_a_watcher_polls_is_the_logs_own() {
+        let mut log = MockEventLog::new();
+        log.expect_head()
+            .times(1)
+            .returning(|| Ok(EventPosition::new(12, 4)));
+        let service = EventService::new(Arc::new(log));
+        assert_eq!(block_on(service.head()).unwrap(), EventPosition::new(12, 4));
+    }
+
+    #[test]
     fn a_resumed_stream_continues_right_after_the_named_event() {
         let mut log = MockEventLog::new();
         log.expect_position()

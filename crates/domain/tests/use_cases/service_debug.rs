@@ -9,12 +9,15 @@ use std::sync::Arc;
 use muster_domain::memory::fakes::{
     FakeTokens, FakeTotp, OpenTargets, PlainHasher, RecordingHookCaller,
 };
-use muster_domain::model::{Breakers, Threshold};
-use muster_domain::service::guard::{GuardService, RunawayGuard};
+use muster_domain::model::{Breakers, HookType, OrgId, Threshold, UserRole};
+use muster_domain::ports::{HookCall, NewTotpSecret};
+use muster_domain::rules::budget::BudgetPeriod;
+use muster_domain::service::accounts::{LoginRequest, NewUser};
+use muster_domain::service::guard::{GuardService, GuardedUnitOfWork, RunawayGuard};
 use muster_domain::service::{
-    AccountPorts, AccountService, ApiKeyService, ChatService, ChatSettings, CodeHostPorts,
-    CodeHostService, DeliveryService, EventService, HookGate, InboundPorts, InboundService,
-    WebhookPorts, WebhookService,
+    AccountPorts, AccountService, ApiKeyService, BootstrapService, BudgetRollover, ChatService,
+    ChatSettings, CodeHostPorts, CodeHostService, DeliveryService, EventService, GatedUnitOfWork,
+    HookGate, InboundPorts, InboundService, WebhookPorts, WebhookService,
 };
 
 /// `value`'s `Debug` is `name { .. }` and nothing else.
@@ -152,4 +155,122 @@ fn the_account_and_guard_services_show_their_name_and_hide_their_ports() {
     };
     names_only(&accounts, "AccountPorts");
     names_only(&AccountService::new(accounts), "AccountService");
+}
+
+#[test]
+fn the_jobs_and_the_wrapping_units_of_work_show_their_name_and_hide_their_ports() {
+    let world = World::new();
+    let store = Arc::new(world.store.clone());
+    let rollover = BudgetRollover::new(store.clone(), world.clock.clone(), BudgetPeriod::Week);
+    assert_eq!(
+        format!("{rollover:?}"),
+        "BudgetRollover { period: Week, .. }"
+    );
+    let bootstrap = BootstrapService::new(
+        store.clone(),
+        world.vault.clone(),
+        world.clock.clone(),
+        world.ids.clone(),
+    );
+    names_only(&bootstrap, "BootstrapService");
+    let off = Breakers {
+        actions_per_minute: Threshold::OFF,
+        credits_per_hour: Threshold::OFF,
+    };
+    let guard = Arc::new(RunawayGuard::new(
+        off,
+        world.clock.clone(),
+        world.ids.clone(),
+    ));
+    names_only(
+        &GuardedUnitOfWork::new(store.clone(), store.clone(), guard),
+        "GuardedUnitOfWork",
+    );
+    let gate = Arc::new(HookGate::new(
+        Arc::new(RecordingHookCaller::new(200, Vec::new())),
+        world.vault.clone(),
+        world.clock.clone(),
+        world.ids.clone(),
+    ));
+    names_only(&GatedUnitOfWork::new(store, gate), "GatedUnitOfWork");
+}
+
+/// `shown` holds none of `secrets` and every one of `fields`.
+fn redacts(shown: &str, secrets: &[&str], fields: &[&str]) {
+    for secret in secrets {
+        assert!(!shown.contains(secret), "{secret} leaked: {shown}");
+    }
+    for field in fields {
+        assert!(shown.contains(field), "{field} missing: {shown}");
+    }
+}
+
+#[test]
+fn requests_carrying_a_secret_show_everything_but_the_secret() {
+    let org = OrgId::from_uuid(uuid::Uuid::from_u128(0x0a));
+    let login = LoginRequest {
+        org_id: Some(org),
+        email: "ada@acme.test".into(),
+        password: "correct horse battery".into(),
+        second_factor: Some("482913".into()),
+    };
+    redacts(
+        &format!("{login:?}"),
+        &["correct horse", "482913"],
+        &["LoginRequest", "ada@acme.test", &org.to_string()],
+    );
+
+    let user = NewUser {
+        email: "grace@acme.test".into(),
+        password: "hunter22hunter22".into(),
+        name: "Grace".into(),
+        org_id: org,
+        role: Some(UserRole::Viewer),
+    };
+    redacts(
+        &format!("{user:?}"),
+        &["hunter22"],
+        &[
+            "NewUser",
+            "grace@acme.test",
+            "Grace",
+            "Viewer",
+            &org.to_string(),
+        ],
+    );
+
+    let delivery = uuid::Uuid::from_u128(0xde);
+    let call = HookCall {
+        url: "https://hooks.example/in".into(),
+        secret: Some("whsec-very-private".into()),
+        timeout_ms: 5_000,
+        hook_type: HookType::Pre,
+        event_type: "task.created".into(),
+        delivery_id: delivery,
+        body: b"{\"private\":\"body\"}".to_vec(),
+    };
+    redacts(
+        &format!("{call:?}"),
+        &["whsec-very-private", "private\\\":"],
+        &[
+            "HookCall",
+            "https://hooks.example/in",
+            "<redacted>",
+            "5000",
+            "Pre",
+            "task.created",
+            &delivery.to_string(),
+        ],
+    );
+    let unsigned = HookCall {
+        secret: None,
+        ..call
+    };
+    assert!(format!("{unsigned:?}").contains("secret: None"));
+
+    let totp = NewTotpSecret {
+        sealed: b"sealed-seed".to_vec(),
+        qr_code: "data:image/png;base64,QRQRQR".into(),
+    };
+    assert_eq!(format!("{totp:?}"), "NewTotpSecret(***)");
 }
