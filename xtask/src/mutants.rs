@@ -33,6 +33,30 @@ pub struct MutantsArgs {
     /// Fail when a package's score is below this percentage.
     #[arg(long, default_value_t = 95.0)]
     min_score: f64,
+    /// Run one slice of the mutants, `K/N` with K from 0 to N-1 (cargo-mutants'
+    /// sharding), so that a whole run at one commit can be spread over several
+    /// sittings or machines. The score gate is not applied to a shard alone.
+    #[arg(long, value_parser = parse_shard)]
+    shard: Option<(u32, u32)>,
+}
+
+/// `K/N` with `K < N`.
+fn parse_shard(value: &str) -> Result<(u32, u32), String> {
+    let (k, n) = value
+        .split_once('/')
+        .ok_or_else(|| format!("a shard is K/N, not {value:?}"))?;
+    let k: u32 = k
+        .trim()
+        .parse()
+        .map_err(|_| format!("K of {value:?} is not a number"))?;
+    let n: u32 = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("N of {value:?} is not a number"))?;
+    if n == 0 || k >= n {
+        return Err(format!("a shard K/N needs 0 <= K < N, not {value:?}"));
+    }
+    Ok((k, n))
 }
 
 /// The counts of one package's run.
@@ -93,7 +117,10 @@ pub fn run(args: &MutantsArgs) -> anyhow::Result<bool> {
     let mut passed = true;
     let mut summary = Vec::new();
     for package in &packages {
-        let out = output_dir(&root, package)?;
+        let mut out = output_dir(&root, package)?;
+        if let Some((k, n)) = args.shard {
+            out = out.join(format!("shard-{k}-of-{n}"));
+        }
         std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
         eprintln!("xtask: mutants of {package} (output in {})", out.display());
         let mut command = Command::new(cargo());
@@ -106,6 +133,9 @@ pub fn run(args: &MutantsArgs) -> anyhow::Result<bool> {
         for file in &args.files {
             command.args(["--file", file]);
         }
+        if let Some((k, n)) = args.shard {
+            command.arg("--shard").arg(format!("{k}/{n}"));
+        }
         // cargo-mutants exits 2 when a mutant is missed and 3 on a timeout: the score
         // below is the verdict, so only a failure to run at all stops here.
         let status = command.status().context("running cargo mutants")?;
@@ -114,7 +144,7 @@ pub fn run(args: &MutantsArgs) -> anyhow::Result<bool> {
         }
         let score = Score::read(&out.join("mutants.out"))?;
         let percent = score.percent();
-        if percent < args.min_score {
+        if percent < args.min_score && args.shard.is_none() {
             passed = false;
         }
         summary.push((package.clone(), score));
@@ -141,6 +171,13 @@ pub fn run(args: &MutantsArgs) -> anyhow::Result<bool> {
         for mutant in &score.missed {
             println!("  {mutant}");
         }
+    }
+    if let Some((k, n)) = args.shard {
+        eprintln!(
+            "xtask: this was shard {k}/{n}: add up the counts of all {n} shards (run at one \
+             commit) for the score the {:.0} % gate applies to",
+            args.min_score
+        );
     }
     if !passed {
         eprintln!(
@@ -185,4 +222,36 @@ fn ensure_cargo_mutants() -> anyhow::Result<()> {
         bail!("cargo install cargo-mutants failed: {status}");
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Score, parse_shard};
+
+    fn named(n: usize) -> Vec<String> {
+        (0..n).map(|i| format!("mutant {i}")).collect()
+    }
+
+    #[test]
+    fn the_score_counts_timeouts_as_caught_and_leaves_unviable_out() {
+        let score = Score {
+            caught: named(90),
+            missed: named(5),
+            timeout: named(5),
+            unviable: named(40),
+        };
+        assert_eq!(score.viable(), 100);
+        assert!((score.percent() - 95.0).abs() < 1e-9);
+        let nothing = Score::default();
+        assert!((nothing.percent() - 100.0).abs() < 1e-9, "no viable mutant");
+    }
+
+    #[test]
+    fn a_shard_is_k_of_n_counted_from_zero() {
+        assert_eq!(parse_shard("0/3"), Ok((0, 3)));
+        assert_eq!(parse_shard("2/3"), Ok((2, 3)));
+        for wrong in ["3/3", "1/0", "3", "a/3", "1/b", "-1/3"] {
+            assert!(parse_shard(wrong).is_err(), "{wrong}");
+        }
+    }
 }
