@@ -102,6 +102,18 @@ pub fn body(method: &str, path: &str, body: &[u8]) -> Option<Vec<u8>> {
         });
         changed |= capabilities.len() != before;
     }
+    // A reply names a comment of the same task (a 400 otherwise): a made-up comment id
+    // is dropped, one that is not even a UUID is left for the server to refuse.
+    if method == "POST"
+        && is_task_comments(path)
+        && object
+            .get("parentCommentId")
+            .and_then(Value::as_str)
+            .is_some_and(|id| uuid::Uuid::parse_str(id).is_ok())
+    {
+        object.remove("parentCommentId");
+        changed = true;
+    }
     if changed {
         serde_json::to_vec(&value).ok()
     } else {
@@ -118,6 +130,13 @@ fn is_webhook(path: &str) -> bool {
             .is_some_and(|id| uuid::Uuid::parse_str(id).is_ok()),
         None => false,
     }
+}
+
+/// `/tasks/{uuid}/comments`.
+fn is_task_comments(path: &str) -> bool {
+    path.strip_prefix("/tasks/")
+        .and_then(|rest| rest.strip_suffix("/comments"))
+        .is_some_and(|id| uuid::Uuid::parse_str(id).is_ok())
 }
 
 fn form_pairs(query: &str) -> Vec<(String, String)> {
@@ -171,6 +190,19 @@ mod tests {
                 br#"{"url":"https://x"}"#
             )
             .is_none()
+        );
+    }
+
+    #[test]
+    fn drops_a_made_up_parent_comment_and_leaves_a_malformed_one() {
+        let path = "/tasks/01a2190a-ae4e-7493-8db1-363ab816386a/comments";
+        let sent = br#"{"body":"hi","parentCommentId":"cf6d7ba3-4c92-433d-b231-f201df41e7e8"}"#;
+        let fixed: Value = serde_json::from_slice(&body("POST", path, sent).unwrap()).unwrap();
+        assert_eq!(fixed, serde_json::json!({"body": "hi"}));
+        assert!(body("POST", path, br#"{"body":"hi","parentCommentId":"nope"}"#).is_none());
+        assert!(
+            body("POST", "/tasks/x/comments", sent).is_none(),
+            "not a task id"
         );
     }
 

@@ -11,6 +11,7 @@
 
 mod adjust;
 mod proxy;
+mod seed;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -100,6 +101,7 @@ async fn fuzz_engine(
     let mut client = Client::new(server.addr);
     let user_token = admin_token(&mut client).await?;
     let api_key = create_api_key(&mut client, &user_token).await?;
+    let seeded = seed::seed(&mut client, &user_token).await?;
     let proxy = proxy::start(
         server.addr,
         RealCredentials {
@@ -110,14 +112,14 @@ async fn fuzz_engine(
     )
     .await?;
     let config = db.work_dir().join("schemathesis.toml");
-    std::fs::write(&config, config_text())?;
+    std::fs::write(&config, config_text() + &seeded.config())?;
     let mut command = tokio::process::Command::new(schemathesis);
     command
         .arg("--config-file")
         .arg(&config)
         .arg("run")
         .arg(format!("http://{proxy}/openapi.json"))
-        .args(["--phases", "examples,coverage,fuzzing"])
+        .args(["--phases", "examples,coverage,fuzzing,stateful"])
         .args(["--checks", "all"])
         .args(["--max-examples", &args.max_examples.to_string()])
         .args(["--workers", &args.workers.to_string()])
