@@ -274,3 +274,20 @@ fn requests_carrying_a_secret_show_everything_but_the_secret() {
     };
     assert_eq!(format!("{totp:?}"), "NewTotpSecret(***)");
 }
+
+#[test]
+fn the_memory_store_shows_how_much_it_holds_and_none_of_it() {
+    let world = World::new();
+    world.task("a secret plan");
+    let shown = format!("{:?}", world.store);
+    assert_eq!(
+        shown,
+        format!(
+            "MemoryStore {{ organizations: 1, agents: 1, tasks: 1, events: {}, .. }}",
+            world.events("user.created").len()
+                + world.events("agent.registered").len()
+                + world.events("task.created").len()
+        )
+    );
+    assert!(!shown.contains("secret plan"));
+}
