@@ -147,9 +147,12 @@ fn stream_request(
     path: &str,
     last: Option<&str>,
 ) -> reqwest::RequestBuilder {
+    // Only a bound on the whole stream: every read has its own, shorter deadline (see
+    // `Sse::frame`), which is what catches a stalled stream. A stream that keeps
+    // delivering may take long on a loaded machine (12,000 events in `slow_client`).
     let mut request = app
         .signed_on(base, agent, Method::GET, path, None)
-        .timeout(Duration::from_secs(120));
+        .timeout(Duration::from_secs(600));
     if let Some(last) = last {
         request = request.header("Last-Event-ID", last);
     }
