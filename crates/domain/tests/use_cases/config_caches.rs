@@ -3,6 +3,7 @@
 //! another instance is seen a second later at the latest, one made on this instance at
 //! once. On the in-memory store with a manual clock.
 
+use crate::common::new_task;
 use crate::common::world::World;
 
 use std::sync::Arc;
@@ -10,13 +11,11 @@ use std::sync::Arc;
 use futures_executor::block_on;
 use muster_domain::memory::fakes::{OpenTargets, RecordingHookCaller};
 use muster_domain::model::{
-    Actor, Breakers, HookEvents, HookName, HookTimeout, HookType, HookUrl, Metadata, Tags,
-    TaskPriority, Threshold, Title,
+    Actor, Breakers, HookEvents, HookName, HookTimeout, HookType, HookUrl, Threshold,
 };
 use muster_domain::service::guard::{GuardPatch, GuardService, GuardedUnitOfWork, RunawayGuard};
 use muster_domain::service::{
-    GatedUnitOfWork, HookGate, NewTask, NewWebhook, ServiceError, TaskService, WebhookPorts,
-    WebhookService,
+    GatedUnitOfWork, HookGate, NewWebhook, ServiceError, TaskService, WebhookPorts, WebhookService,
 };
 use time::Duration;
 
@@ -26,18 +25,7 @@ const OFF: Breakers = Breakers {
 };
 
 fn create(tasks: &TaskService, actor: &Actor) -> Result<(), ServiceError> {
-    let new = NewTask {
-        title: Title::new("one more").unwrap(),
-        description: None,
-        priority: TaskPriority::Normal,
-        assignee_id: None,
-        parent_task_id: None,
-        approval_required: false,
-        due_at: None,
-        tags: Tags::default(),
-        metadata: Metadata::default(),
-    };
-    block_on(tasks.create(actor, new)).map(|_| ())
+    block_on(tasks.create(actor, new_task("one more"))).map(|_| ())
 }
 
 /// A guard (off by default), a task service whose changes it counts, and a settings

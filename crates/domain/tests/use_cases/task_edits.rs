@@ -1,6 +1,7 @@
 //! Editing tasks, integration moves (`TaskService::advance`) and what finishing a task
 //! pays, on the in-memory store.
 
+use crate::common::new_task;
 use crate::common::world::World;
 
 use std::sync::Arc;
@@ -8,7 +9,7 @@ use std::sync::Arc;
 use futures_executor::block_on;
 use muster_domain::model::{
     AgentHandle, AgentMode, CapabilityName, Description, FeePct, Metadata, Proficiency, Reason,
-    Tags, Task, TaskPriority, TaskStatus, Title,
+    Tags, Task, TaskPriority, TaskStatus,
 };
 use muster_domain::service::{AgentPatch, NewChild, NewTask, TaskPatch, TaskService};
 use serde_json::json;
@@ -77,15 +78,9 @@ fn an_edit_names_each_task_field_it_changed_and_only_those() {
 fn assigned(world: &World, tasks: &TaskService, assignee: &str, approval: bool) -> Task {
     let (worker, _) = world.worker(assignee, 3, &[]);
     let new = NewTask {
-        title: Title::new("integration work").unwrap(),
-        description: None,
-        priority: TaskPriority::Normal,
         assignee_id: Some(worker.id),
-        parent_task_id: None,
         approval_required: approval,
-        due_at: None,
-        tags: Tags::default(),
-        metadata: Metadata::default(),
+        ..new_task("integration work")
     };
     block_on(tasks.create(&world.admin, new)).unwrap()
 }
@@ -193,15 +188,8 @@ fn a_parent_whose_fee_comes_to_nothing_gets_no_fee_entry() {
     block_on(world.agents.activate(&parent_actor, child.id)).unwrap();
     let finish = |title: &str| {
         let new = NewTask {
-            title: Title::new(title).unwrap(),
-            description: None,
-            priority: TaskPriority::Normal,
             assignee_id: Some(child.id),
-            parent_task_id: None,
-            approval_required: false,
-            due_at: None,
-            tags: Tags::default(),
-            metadata: Metadata::default(),
+            ..new_task(title)
         };
         let task = block_on(world.tasks.create(&world.admin, new)).unwrap();
         block_on(
