@@ -9,13 +9,13 @@ use crate::common::world::World;
 use std::sync::Arc;
 
 use futures_executor::block_on;
-use muster_domain::memory::fakes::{OpenTargets, RecordingHookCaller};
+use muster_domain::memory::fakes::RecordingHookCaller;
 use muster_domain::model::{
     Actor, Breakers, HookEvents, HookName, HookTimeout, HookType, HookUrl, Threshold,
 };
 use muster_domain::service::guard::{GuardPatch, GuardService, GuardedUnitOfWork, RunawayGuard};
 use muster_domain::service::{
-    GatedUnitOfWork, HookGate, NewWebhook, ServiceError, TaskService, WebhookPorts, WebhookService,
+    GatedUnitOfWork, HookGate, NewWebhook, ServiceError, TaskService, WebhookService,
 };
 use time::Duration;
 
@@ -119,15 +119,7 @@ fn a_pre_hook_registered_on_another_instance_is_asked_one_second_after_the_last_
         world.clock.clone(),
         world.ids.clone(),
     ));
-    let ports = WebhookPorts {
-        hooks: store.clone(),
-        uow: store.clone(),
-        guard: Arc::new(OpenTargets),
-        vault: world.vault.clone(),
-        caller: caller.clone(),
-        clock: world.clock.clone(),
-        ids: world.ids.clone(),
-    };
+    let ports = world.webhook_ports(caller.clone());
     let gated = Arc::new(GatedUnitOfWork::new(store.clone(), gate.clone()));
     let tasks = TaskService::new(store, gated, world.clock.clone(), world.ids.clone());
 

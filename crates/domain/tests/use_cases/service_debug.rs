@@ -6,9 +6,7 @@ use crate::common::world::World;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use muster_domain::memory::fakes::{
-    FakeTokens, FakeTotp, OpenTargets, PlainHasher, RecordingHookCaller,
-};
+use muster_domain::memory::fakes::{FakeTokens, FakeTotp, PlainHasher, RecordingHookCaller};
 use muster_domain::model::{Breakers, HookType, OrgId, Threshold, UserRole};
 use muster_domain::ports::{HookCall, NewTotpSecret};
 use muster_domain::rules::budget::BudgetPeriod;
@@ -17,7 +15,7 @@ use muster_domain::service::guard::{GuardService, GuardedUnitOfWork, RunawayGuar
 use muster_domain::service::{
     AccountPorts, AccountService, ApiKeyService, BootstrapService, BudgetRollover, ChatService,
     ChatSettings, CodeHostPorts, CodeHostService, DeliveryService, EventService, GatedUnitOfWork,
-    HookGate, InboundPorts, InboundService, WebhookPorts, WebhookService,
+    HookGate, InboundPorts, InboundService, WebhookService,
 };
 
 /// `value`'s `Debug` is `name { .. }` and nothing else.
@@ -55,15 +53,7 @@ fn the_integration_services_show_their_name_and_hide_their_ports() {
     names_only(&inbound, "InboundPorts");
     names_only(&InboundService::new(inbound), "InboundService");
 
-    let hooks = WebhookPorts {
-        hooks: store.clone(),
-        uow: store.clone(),
-        guard: Arc::new(OpenTargets),
-        vault: world.vault.clone(),
-        caller: caller.clone(),
-        clock: world.clock.clone(),
-        ids: world.ids.clone(),
-    };
+    let hooks = world.webhook_ports(caller.clone());
     names_only(&hooks, "WebhookPorts");
     names_only(&WebhookService::new(hooks), "WebhookService");
     let delivery = DeliveryService::new(

@@ -178,6 +178,24 @@ impl World {
         self.task_with(title, TaskPriority::Normal, serde_json::json!({}))
     }
 
+    /// The webhook service's ports on this world's store, with every target allowed
+    /// and `caller` answering the calls.
+    pub fn webhook_ports(
+        &self,
+        caller: Arc<dyn muster_domain::ports::HookCaller>,
+    ) -> muster_domain::service::WebhookPorts {
+        let store = Arc::new(self.store.clone());
+        muster_domain::service::WebhookPorts {
+            hooks: store.clone(),
+            uow: store,
+            guard: Arc::new(muster_domain::memory::fakes::OpenTargets),
+            vault: self.vault.clone(),
+            caller,
+            clock: self.clock.clone(),
+            ids: self.ids.clone(),
+        }
+    }
+
     /// The world's clock now.
     pub fn clock_now(&self) -> OffsetDateTime {
         muster_domain::ports::Clock::now(self.clock.as_ref())
