@@ -10,6 +10,12 @@ use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 
+/// Parses a UUID from a path segment or query value, naming the field on failure.
+pub fn parse_uuid(field: &str, value: &str) -> Result<uuid::Uuid, ApiError> {
+    uuid::Uuid::parse_str(value)
+        .map_err(|_| ApiError::bad_request(format!("{field} must be a UUID")))
+}
+
 /// Largest request body accepted (decision D-5).
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 

@@ -5,7 +5,6 @@
 //! the HTTP tests both start it this way.
 
 mod body;
-pub mod dto;
 mod error;
 mod extract;
 mod idempotency;
@@ -25,10 +24,12 @@ use actix_web::web::Data;
 use actix_web::{App, HttpMessage, HttpServer};
 use tracing_actix_web::{RequestId, TracingLogger};
 
-pub use body::{MAX_BODY_BYTES, parse_json, parse_query};
+pub use body::{MAX_BODY_BYTES, parse_json, parse_query, parse_uuid};
 pub use error::ApiError;
 pub use extract::{Authenticated, RawBody, SignedInUser};
 pub use metrics::{CensusProbe, JobOutcome, Metrics, PoolProbe};
+/// The request and response shapes, shared with the client (the `muster-wire` crate).
+pub use muster_wire as dto;
 pub use routes::{Operation, operations};
 pub use state::{AppState, AuthMode, MetricsAccess, OAuthSettings, Readiness};
 pub use streams::{EventStreams, StreamOptions};

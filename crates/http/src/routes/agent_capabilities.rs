@@ -18,7 +18,7 @@ use crate::extract::Authenticated;
 use crate::state::AppState;
 
 fn capability_id(path: &str) -> Result<CapabilityId, ApiError> {
-    dto::parse_uuid("capabilityId", path).map(CapabilityId::from_uuid)
+    crate::parse_uuid("capabilityId", path).map(CapabilityId::from_uuid)
 }
 
 /// `GET /agents/capabilities`.

@@ -19,7 +19,7 @@ use crate::state::AppState;
 
 /// The agent id of a path segment.
 pub(super) fn agent_id(path: &str) -> Result<AgentId, ApiError> {
-    dto::parse_uuid("id", path).map(AgentId::from_uuid)
+    crate::parse_uuid("id", path).map(AgentId::from_uuid)
 }
 
 /// The agent of a status route (`/revoke`, `/activate`, ...), whose body may only be

@@ -12,7 +12,7 @@ use crate::extract::SignedInUser;
 use crate::state::AppState;
 
 fn key_id(path: &str) -> Result<ApiKeyId, ApiError> {
-    dto::parse_uuid("id", path).map(ApiKeyId::from_uuid)
+    crate::parse_uuid("id", path).map(ApiKeyId::from_uuid)
 }
 
 /// `POST /api-keys`.

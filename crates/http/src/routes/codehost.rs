@@ -22,7 +22,7 @@ const EVENT_HEADER: &str = "x-host-event";
 const DELIVERY_HEADER: &str = "x-host-delivery";
 
 fn connection_id(path: &str) -> Result<CodeHostConnectionId, ApiError> {
-    dto::parse_uuid("id", path).map(CodeHostConnectionId::from_uuid)
+    crate::parse_uuid("id", path).map(CodeHostConnectionId::from_uuid)
 }
 
 /// `POST /api/v1/integrations/codehost/connections`: answered with the webhook secret,

@@ -59,7 +59,7 @@ pub(super) async fn get(
     path: Path<String>,
     auth: Authenticated,
 ) -> Result<Json<dto::Data<EventResponse>>, ApiError> {
-    let id = dto::parse_uuid("id", &path).map(EventId::from_uuid)?;
+    let id = crate::parse_uuid("id", &path).map(EventId::from_uuid)?;
     let event = state.events.get(&auth.actor, id).await?;
     Ok(Json(dto::Data { data: event.into() }))
 }

@@ -24,7 +24,7 @@ use crate::state::AppState;
 const SIGNATURE_HEADER: &str = "x-service-signature";
 
 fn key_id(path: &str) -> Result<InboundKeyId, ApiError> {
-    dto::parse_uuid("id", path).map(InboundKeyId::from_uuid)
+    crate::parse_uuid("id", path).map(InboundKeyId::from_uuid)
 }
 
 fn issued(issued: IssuedKey) -> Json<InboundKeyResponse> {

@@ -89,7 +89,7 @@ pub(super) async fn remove_dependency(
 ) -> Answer<DataWithMessage<DependencyResponse>> {
     let (task, dependency) = path.into_inner();
     let id = task_id(&task)?;
-    let dependency = dto::parse_uuid("depId", &dependency).map(DependencyId::from_uuid)?;
+    let dependency = crate::parse_uuid("depId", &dependency).map(DependencyId::from_uuid)?;
     let removed = state
         .tasks
         .remove_dependency(&auth.actor, id, dependency)

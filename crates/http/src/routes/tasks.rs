@@ -18,7 +18,7 @@ use crate::state::AppState;
 pub(super) type Answer<T> = Result<Json<T>, ApiError>;
 
 pub(super) fn task_id(path: &str) -> Result<TaskId, ApiError> {
-    dto::parse_uuid("id", path).map(TaskId::from_uuid)
+    crate::parse_uuid("id", path).map(TaskId::from_uuid)
 }
 
 /// `POST /tasks`.

@@ -17,7 +17,7 @@ use crate::extract::SignedInUser;
 use crate::state::AppState;
 
 fn hook_id(path: &str) -> Result<WebhookId, ApiError> {
-    dto::parse_uuid("id", path).map(WebhookId::from_uuid)
+    crate::parse_uuid("id", path).map(WebhookId::from_uuid)
 }
 
 /// `POST /api/v1/webhooks`.

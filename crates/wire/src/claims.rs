@@ -5,7 +5,7 @@ use muster_domain::model::{CapabilityName, Lease};
 use muster_domain::service::ClaimRequest;
 use serde::Deserialize;
 
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// Body of `POST /tasks/claim` (all optional; no body at all is `{}`).
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
@@ -18,7 +18,7 @@ pub struct ClaimBody {
 
 impl ClaimBody {
     /// The checked request.
-    pub fn into_request(self) -> Result<ClaimRequest, ApiError> {
+    pub fn into_request(self) -> Result<ClaimRequest, ValidationError> {
         Ok(ClaimRequest {
             capabilities: self
                 .capabilities
@@ -44,7 +44,7 @@ pub struct HeartbeatBody {
 
 impl HeartbeatBody {
     /// The checked lease.
-    pub fn lease(&self) -> Result<Lease, ApiError> {
-        Ok(Lease::seconds(self.lease_seconds)?)
+    pub fn lease(&self) -> Result<Lease, ValidationError> {
+        Lease::seconds(self.lease_seconds)
     }
 }

@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::time::{DayEdge, parse};
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// Query of `GET /events`.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -35,7 +35,7 @@ pub struct ListEventsQuery {
 
 impl ListEventsQuery {
     /// The filter, with dates checked.
-    pub fn filter(&self) -> Result<EventFilter, ApiError> {
+    pub fn filter(&self) -> Result<EventFilter, ValidationError> {
         let start_date = self
             .start_date
             .as_deref()
@@ -49,7 +49,7 @@ impl ListEventsQuery {
         if let (Some(start), Some(end)) = (start_date, end_date)
             && start > end
         {
-            return Err(ApiError::bad_request("startDate must not be after endDate"));
+            return Err(ValidationError::new("startDate must not be after endDate"));
         }
         Ok(EventFilter {
             event_type: self.event_type.clone(),

@@ -4,7 +4,7 @@ use muster_domain::service::{Page, PageRequest};
 use serde::{Deserialize, Serialize};
 use uuid::Uuid;
 
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// The paging part of a list's query.
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
@@ -20,7 +20,7 @@ pub struct PageQuery {
 
 impl PageQuery {
     /// The checked request, with the cursor turned into the list's id type.
-    pub fn request<C: From<Uuid>>(&self) -> Result<PageRequest<C>, ApiError> {
+    pub fn request<C: From<Uuid>>(&self) -> Result<PageRequest<C>, ValidationError> {
         page_request(self.limit, self.cursor.as_deref())
     }
 }
@@ -30,7 +30,7 @@ impl PageQuery {
 pub fn page_request<C: From<Uuid>>(
     limit: Option<u32>,
     cursor: Option<&str>,
-) -> Result<PageRequest<C>, ApiError> {
+) -> Result<PageRequest<C>, ValidationError> {
     Ok(PageRequest {
         cursor: parse_cursor(cursor)?,
         limit: limit.unwrap_or(PageRequest::<C>::DEFAULT_LIMIT),
@@ -38,11 +38,11 @@ pub fn page_request<C: From<Uuid>>(
 }
 
 /// A `cursor` query value: the `meta.nextCursor` of the previous page, an id.
-pub fn parse_cursor<C: From<Uuid>>(cursor: Option<&str>) -> Result<Option<C>, ApiError> {
+pub fn parse_cursor<C: From<Uuid>>(cursor: Option<&str>) -> Result<Option<C>, ValidationError> {
     cursor
         .map(|c| {
             Uuid::parse_str(c).map(C::from).map_err(|_| {
-                ApiError::bad_request(
+                ValidationError::new(
                     "cursor is not valid; pass meta.nextCursor of the previous page",
                 )
             })

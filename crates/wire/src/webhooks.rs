@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::nullable::Patch;
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// Body of `POST /api/v1/webhooks`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -31,7 +31,7 @@ pub struct CreateWebhookBody {
 
 impl CreateWebhookBody {
     /// The checked hook.
-    pub fn into_new(self) -> Result<NewWebhook, ApiError> {
+    pub fn into_new(self) -> Result<NewWebhook, ValidationError> {
         Ok(NewWebhook {
             name: HookName::new(&self.name)?,
             url: HookUrl::new(&self.url)?,
@@ -80,7 +80,7 @@ pub struct UpdateWebhookBody {
 
 impl UpdateWebhookBody {
     /// The checked patch; `secret: null` removes the secret.
-    pub fn into_patch(self) -> Result<WebhookPatch, ApiError> {
+    pub fn into_patch(self) -> Result<WebhookPatch, ValidationError> {
         Ok(WebhookPatch {
             name: self
                 .name
@@ -92,7 +92,7 @@ impl UpdateWebhookBody {
                 .required("url")?
                 .map(|u| HookUrl::new(&u))
                 .transpose()?,
-            secret: self.secret.clearable(Ok::<_, ApiError>)?,
+            secret: self.secret.clearable(Ok::<_, ValidationError>)?,
             events: self
                 .events
                 .required("events")?

@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::nullable::Patch;
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// One capability in a register or spawn body.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -28,7 +28,7 @@ pub struct CapabilityInput {
 /// use case.
 fn capabilities(
     input: Option<Vec<CapabilityInput>>,
-) -> Result<Vec<(CapabilityName, Proficiency)>, ApiError> {
+) -> Result<Vec<(CapabilityName, Proficiency)>, ValidationError> {
     input
         .unwrap_or_default()
         .into_iter()
@@ -41,12 +41,12 @@ fn capabilities(
         .collect()
 }
 
-fn metadata(value: Option<Value>) -> Result<Metadata, ApiError> {
-    Ok(value.map_or_else(|| Ok(Metadata::default()), Metadata::new)?)
+fn metadata(value: Option<Value>) -> Result<Metadata, ValidationError> {
+    value.map_or_else(|| Ok(Metadata::default()), Metadata::new)
 }
 
-fn model(value: Option<String>) -> Result<Option<String>, ApiError> {
-    Ok(value.map(|m| Agent::check_model(&m)).transpose()?)
+fn model(value: Option<String>) -> Result<Option<String>, ValidationError> {
+    value.map(|m| Agent::check_model(&m)).transpose()
 }
 
 /// Body of `POST /agents/register`.
@@ -74,7 +74,7 @@ pub struct RegisterRequest {
 
 impl RegisterRequest {
     /// Validates every field into the domain's types.
-    pub fn into_new_agent(self) -> Result<NewAgent, ApiError> {
+    pub fn into_new_agent(self) -> Result<NewAgent, ValidationError> {
         Ok(NewAgent {
             handle: AgentHandle::new(&self.agent_id)?,
             name: Agent::check_name(&self.name)?,
@@ -116,7 +116,7 @@ pub struct SpawnRequest {
 
 impl SpawnRequest {
     /// Validates every field; the level is checked against the parent's by the use case.
-    pub fn into_new_child(self) -> Result<NewChild, ApiError> {
+    pub fn into_new_child(self) -> Result<NewChild, ValidationError> {
         Ok(NewChild {
             handle: AgentHandle::new(&self.agent_id)?,
             name: Agent::check_name(&self.name)?,
@@ -160,7 +160,7 @@ pub struct PatchAgentRequest {
 
 impl PatchAgentRequest {
     /// Validates every given field into the domain's patch.
-    pub fn into_patch(self) -> Result<AgentPatch, ApiError> {
+    pub fn into_patch(self) -> Result<AgentPatch, ValidationError> {
         Ok(AgentPatch {
             name: self
                 .name
@@ -195,8 +195,8 @@ pub struct ReasonRequest {
 
 impl ReasonRequest {
     /// The checked reason.
-    pub fn reason(self) -> Result<Option<Reason>, ApiError> {
-        Ok(self.reason.map(Reason::new).transpose()?)
+    pub fn reason(self) -> Result<Option<Reason>, ValidationError> {
+        self.reason.map(Reason::new).transpose()
     }
 }
 
@@ -228,7 +228,7 @@ impl ListAgentsQuery {
     }
 
     /// The paging part.
-    pub fn page(&self) -> Result<muster_domain::service::PageRequest<AgentId>, ApiError> {
+    pub fn page(&self) -> Result<muster_domain::service::PageRequest<AgentId>, ValidationError> {
         super::paging::page_request(self.limit, self.cursor.as_deref())
     }
 }

@@ -13,7 +13,6 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::nullable::Patch;
-use crate::ApiError;
 
 /// Body of `POST /api/v1/inbound-webhooks`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -29,7 +28,7 @@ pub struct CreateInboundKeyBody {
 
 impl CreateInboundKeyBody {
     /// The checked key.
-    pub fn into_new(self) -> Result<NewInboundKey, ApiError> {
+    pub fn into_new(self) -> Result<NewInboundKey, ValidationError> {
         Ok(NewInboundKey {
             name: HookName::new(&self.name)?,
             default_agent_id: self.default_agent_id.map(AgentId::from_uuid),
@@ -62,7 +61,7 @@ pub struct UpdateInboundKeyBody {
 
 impl UpdateInboundKeyBody {
     /// The checked patch; `defaultAgentId: null` clears the default assignee.
-    pub fn into_patch(self) -> Result<InboundKeyPatch, ApiError> {
+    pub fn into_patch(self) -> Result<InboundKeyPatch, ValidationError> {
         Ok(InboundKeyPatch {
             name: self
                 .name
@@ -71,7 +70,7 @@ impl UpdateInboundKeyBody {
                 .transpose()?,
             default_agent_id: self
                 .default_agent_id
-                .clearable(|id| Ok::<_, ApiError>(AgentId::from_uuid(id)))?,
+                .clearable(|id| Ok::<_, ValidationError>(AgentId::from_uuid(id)))?,
             default_priority: self.default_priority.required("defaultPriority")?,
             default_tags: self
                 .default_tags
@@ -165,9 +164,9 @@ pub struct InboundBatchBody {
 
 impl InboundBatchBody {
     /// The checked tasks (1 to 100); a refusal names the item (`tasks[2].title ...`).
-    pub fn into_tasks(self) -> Result<Vec<InboundTask>, ApiError> {
+    pub fn into_tasks(self) -> Result<Vec<InboundTask>, ValidationError> {
         if self.tasks.is_empty() || self.tasks.len() > MAX_BATCH {
-            return Err(ApiError::bad_request(format!(
+            return Err(ValidationError::new(format!(
                 "tasks must hold 1 to {MAX_BATCH} items"
             )));
         }
@@ -176,7 +175,7 @@ impl InboundBatchBody {
             .enumerate()
             .map(|(index, body)| {
                 body.into_task().map_err(|err| {
-                    ApiError::bad_request(format!("tasks[{index}].{}", err.message()))
+                    ValidationError::new(format!("tasks[{index}].{}", err.message()))
                 })
             })
             .collect()

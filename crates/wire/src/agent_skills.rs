@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::routing::MatchedCapability;
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// Body of `POST /agents/:id/capabilities`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -26,7 +26,7 @@ pub struct AddCapabilityRequest {
 
 impl AddCapabilityRequest {
     /// The normalized name and the proficiency (default standard).
-    pub fn into_parts(self) -> Result<(CapabilityName, Proficiency), ApiError> {
+    pub fn into_parts(self) -> Result<(CapabilityName, Proficiency), ValidationError> {
         Ok((
             CapabilityName::new(&self.capability)?,
             self.proficiency.unwrap_or_default(),
@@ -56,12 +56,12 @@ pub struct MatchRequest {
 
 impl MatchRequest {
     /// The checked query.
-    pub fn into_query(self) -> Result<MatchQuery, ApiError> {
-        Ok(MatchQuery::new(
+    pub fn into_query(self) -> Result<MatchQuery, ValidationError> {
+        MatchQuery::new(
             &self.capabilities,
             self.min_proficiency,
             self.only_active.unwrap_or(true),
-        )?)
+        )
     }
 }
 
@@ -108,8 +108,8 @@ pub struct ScoreRequest {
 
 impl ScoreRequest {
     /// The checked change.
-    pub fn into_change(self) -> Result<ScoreChange, ApiError> {
-        Ok(ScoreChange::new(Reason::new(self.reason)?, self.amount)?)
+    pub fn into_change(self) -> Result<ScoreChange, ValidationError> {
+        ScoreChange::new(Reason::new(self.reason)?, self.amount)
     }
 }
 
@@ -126,10 +126,10 @@ pub struct HistoryQuery {
 
 impl HistoryQuery {
     /// The checked limit (1..=100, default 20) and offset (at least 0).
-    pub fn into_parts(self) -> Result<(u32, u64), ApiError> {
+    pub fn into_parts(self) -> Result<(u32, u64), ValidationError> {
         let limit = limit_of(self.limit, HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT)?;
         let offset = u64::try_from(self.offset.unwrap_or(0))
-            .map_err(|_| ApiError::bad_request("offset must be at least 0"))?;
+            .map_err(|_| ValidationError::new("offset must be at least 0"))?;
         Ok((limit, offset))
     }
 }
@@ -145,12 +145,8 @@ pub struct LeaderboardQuery {
 
 impl LeaderboardQuery {
     /// The checked limit (1..=100, default 10).
-    pub fn limit(&self) -> Result<u32, ApiError> {
-        Ok(limit_of(
-            self.limit,
-            LEADERBOARD_DEFAULT_LIMIT,
-            LEADERBOARD_MAX_LIMIT,
-        )?)
+    pub fn limit(&self) -> Result<u32, ValidationError> {
+        limit_of(self.limit, LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT)
     }
 }
 

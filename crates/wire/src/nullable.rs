@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Deserializer};
 
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// A `PATCH` field: left out, `null`, or a value. Use with `#[serde(default)]`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -24,10 +24,10 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Patch<T> {
 
 impl<T> Patch<T> {
     /// A field that may be left out but not cleared: `null` is refused naming `field`.
-    pub fn required(self, field: &str) -> Result<Option<T>, ApiError> {
+    pub fn required(self, field: &str) -> Result<Option<T>, ValidationError> {
         match self {
             Self::Absent => Ok(None),
-            Self::Null => Err(ApiError::bad_request(format!("{field} must not be null"))),
+            Self::Null => Err(ValidationError::new(format!("{field} must not be null"))),
             Self::Value(v) => Ok(Some(v)),
         }
     }

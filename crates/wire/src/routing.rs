@@ -9,7 +9,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::time::{DayEdge, parse};
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// Query of `GET /tasks/:id/candidates`.
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
@@ -24,8 +24,8 @@ pub struct CandidatesQuery {
 
 impl CandidatesQuery {
     /// The checked query.
-    pub fn into_query(self) -> Result<CandidateQuery, ApiError> {
-        Ok(CandidateQuery::new(self.min_coverage, self.max_results)?)
+    pub fn into_query(self) -> Result<CandidateQuery, ValidationError> {
+        CandidateQuery::new(self.min_coverage, self.max_results)
     }
 }
 
@@ -93,13 +93,13 @@ pub struct AutoAssignRequest {
 
 impl AutoAssignRequest {
     /// The checked request.
-    pub fn into_request(self) -> Result<AutoAssign, ApiError> {
+    pub fn into_request(self) -> Result<AutoAssign, ValidationError> {
         let exclude = self
             .exclude_agent_ids
             .into_iter()
             .map(AgentId::from_uuid)
             .collect();
-        Ok(AutoAssign::new(self.min_coverage, exclude)?)
+        AutoAssign::new(self.min_coverage, exclude)
     }
 }
 
@@ -113,8 +113,8 @@ pub struct CreateTemplateRequest {
 
 impl CreateTemplateRequest {
     /// The checked name.
-    pub fn name(&self) -> Result<TemplateName, ApiError> {
-        Ok(TemplateName::new(&self.name)?)
+    pub fn name(&self) -> Result<TemplateName, ValidationError> {
+        TemplateName::new(&self.name)
     }
 }
 
@@ -132,7 +132,7 @@ pub struct InstantiateRequest {
 
 impl InstantiateRequest {
     /// The checked overrides.
-    pub fn into_overrides(self) -> Result<TemplateOverrides, ApiError> {
+    pub fn into_overrides(self) -> Result<TemplateOverrides, ValidationError> {
         Ok(TemplateOverrides {
             title: self.title.map(|t| Title::new(&t)).transpose()?,
             assignee_id: self.assignee_id.map(AgentId::from_uuid),

@@ -1,5 +1,11 @@
-//! Request and response shapes of the HTTP contract, and their conversions to and from
-//! the domain. Field names are camelCase on the wire.
+//! The request and response shapes of Muster's HTTP API, and their conversions to and
+//! from the domain. Field names are camelCase on the wire.
+//!
+//! One definition serves both ends: the server (`muster-http`) parses requests into
+//! these types and answers with them, and the client (`muster-client`) sends and reads
+//! the same types, so the two cannot drift apart. A conversion that rejects input fails
+//! with the domain's [`muster_domain::ValidationError`], which the server answers with
+//! 400 and its message.
 
 pub mod agent_money;
 pub mod agent_skills;
@@ -17,6 +23,7 @@ pub mod routing;
 pub mod task_links;
 pub mod tasks;
 pub mod time;
+pub mod webhooks;
 
 use serde::Serialize;
 
@@ -35,10 +42,3 @@ pub struct Paged<T, M> {
     /// Paging information.
     pub meta: M,
 }
-
-/// Parses a UUID from a path segment or query value, naming the field on failure.
-pub fn parse_uuid(field: &str, value: &str) -> Result<uuid::Uuid, crate::ApiError> {
-    uuid::Uuid::parse_str(value)
-        .map_err(|_| crate::ApiError::bad_request(format!("{field} must be a UUID")))
-}
-pub mod webhooks;

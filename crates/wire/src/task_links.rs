@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// Body of `POST /tasks/:id/approve`: nothing (an empty body or `{}`).
 #[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
@@ -79,7 +79,7 @@ pub struct CommentRequest {
 
 impl CommentRequest {
     /// The checked body and parent.
-    pub fn into_parts(self) -> Result<(CommentBody, Option<CommentId>), ApiError> {
+    pub fn into_parts(self) -> Result<(CommentBody, Option<CommentId>), ValidationError> {
         Ok((
             CommentBody::new(self.body)?,
             self.parent_comment_id.map(CommentId::from_uuid),
@@ -130,7 +130,7 @@ pub struct EscalateRequest {
 
 impl EscalateRequest {
     /// The checked escalation.
-    pub fn into_escalation(self) -> Result<NewEscalation, ApiError> {
+    pub fn into_escalation(self) -> Result<NewEscalation, ValidationError> {
         Ok(NewEscalation {
             reason: self.reason,
             notes: self.notes.map(|n| Reason::named("notes", n)).transpose()?,

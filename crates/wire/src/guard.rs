@@ -5,7 +5,7 @@ use muster_domain::service::guard::{GuardPatch, GuardView};
 use serde::{Deserialize, Serialize};
 
 use super::nullable::Patch;
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// Body of `PATCH /agents/guard`: each field left out stays as it is, `null` returns it
 /// to the deployment's default, `0` switches the breaker off.
@@ -24,7 +24,7 @@ pub struct GuardRequest {
 
 impl GuardRequest {
     /// The checked change.
-    pub fn into_patch(self) -> Result<GuardPatch, ApiError> {
+    pub fn into_patch(self) -> Result<GuardPatch, ValidationError> {
         let actions = self.actions_per_minute.clearable(|n| {
             Threshold::new("actionsPerMinute", n, Breakers::MAX_ACTIONS_PER_MINUTE)
         })?;

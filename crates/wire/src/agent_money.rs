@@ -7,10 +7,10 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::ApiError;
+use muster_domain::ValidationError;
 
-fn reason(value: Option<String>) -> Result<Option<Reason>, ApiError> {
-    Ok(value.map(Reason::new).transpose()?)
+fn reason(value: Option<String>) -> Result<Option<Reason>, ValidationError> {
+    value.map(Reason::new).transpose()
 }
 
 /// Body of `PATCH /agents/:id/budget`.
@@ -24,7 +24,7 @@ pub struct BudgetRequest {
 
 impl BudgetRequest {
     /// The checked limit and whether to start the period afresh.
-    pub fn into_parts(self) -> Result<(i64, bool), ApiError> {
+    pub fn into_parts(self) -> Result<(i64, bool), ValidationError> {
         Ok((
             budget_limit(self.budget_period_limit)?,
             self.reset_current_period.unwrap_or(false),
@@ -43,9 +43,9 @@ pub struct CanSpendQuery {
 
 impl CanSpendQuery {
     /// The amount: a positive integer (decision D-60).
-    pub fn amount(&self) -> Result<i64, ApiError> {
+    pub fn amount(&self) -> Result<i64, ValidationError> {
         if self.amount < 1 {
-            return Err(ApiError::bad_request("amount must be a positive integer"));
+            return Err(ValidationError::new("amount must be a positive integer"));
         }
         Ok(self.amount)
     }
@@ -63,7 +63,7 @@ pub struct AmountRequest {
 
 impl AmountRequest {
     /// The checked amount and reason.
-    pub fn into_parts(self) -> Result<(CreditAmount, Option<Reason>), ApiError> {
+    pub fn into_parts(self) -> Result<(CreditAmount, Option<Reason>), ValidationError> {
         Ok((CreditAmount::new(self.amount)?, reason(self.reason)?))
     }
 }
@@ -81,7 +81,7 @@ pub struct TransferRequest {
 
 impl TransferRequest {
     /// The checked receiver, amount and reason.
-    pub fn into_parts(self) -> Result<(AgentId, CreditAmount, Option<Reason>), ApiError> {
+    pub fn into_parts(self) -> Result<(AgentId, CreditAmount, Option<Reason>), ValidationError> {
         Ok((
             AgentId::from_uuid(self.to_agent_id),
             CreditAmount::new(self.amount)?,

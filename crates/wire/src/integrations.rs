@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// `{action, taskId, reason}`.
 #[derive(Debug, Serialize, utoipa::ToSchema)]
@@ -44,7 +44,7 @@ pub struct CreateConnectionBody {
 
 impl CreateConnectionBody {
     /// The checked connection.
-    pub fn into_new(self) -> Result<NewConnection, ApiError> {
+    pub fn into_new(self) -> Result<NewConnection, ValidationError> {
         Ok(NewConnection {
             installation_id: InstallationId::new(self.installation_id)?,
             name: HookName::new(&self.name)?,

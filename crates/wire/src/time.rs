@@ -7,7 +7,7 @@ use time::{Date, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
 
 use muster_domain::model::instant;
 
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// Formats `at` as `2026-11-22T01:02:03.456Z`.
 pub fn format(at: OffsetDateTime) -> String {
@@ -42,8 +42,8 @@ pub enum DayEdge {
 
 /// Parses an ISO 8601 date-time (any offset), or a plain date (`2026-11-22`) taken as the
 /// given edge of that UTC day. The result is truncated to milliseconds.
-pub fn parse(field: &str, value: &str, edge: DayEdge) -> Result<OffsetDateTime, ApiError> {
-    let invalid = || ApiError::bad_request(format!("{field} must be an ISO 8601 date-time"));
+pub fn parse(field: &str, value: &str, edge: DayEdge) -> Result<OffsetDateTime, ValidationError> {
+    let invalid = || ValidationError::new(format!("{field} must be an ISO 8601 date-time"));
     let at = if let Ok(at) = OffsetDateTime::parse(value, &Rfc3339) {
         at
     } else {

@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use super::nullable::Patch;
 use super::time::{DayEdge, parse};
-use crate::ApiError;
+use muster_domain::ValidationError;
 
 /// Body of `POST /tasks`.
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
@@ -37,7 +37,7 @@ pub struct CreateTaskRequest {
 
 impl CreateTaskRequest {
     /// Validates every field into the domain's types.
-    pub fn into_new_task(self) -> Result<NewTask, ApiError> {
+    pub fn into_new_task(self) -> Result<NewTask, ValidationError> {
         Ok(NewTask {
             title: Title::new(&self.title)?,
             description: self.description.map(Description::new).transpose()?,
@@ -84,7 +84,7 @@ pub struct PatchTaskRequest {
 
 impl PatchTaskRequest {
     /// Validates every given field into the domain's patch.
-    pub fn into_patch(self) -> Result<TaskPatch, ApiError> {
+    pub fn into_patch(self) -> Result<TaskPatch, ValidationError> {
         Ok(TaskPatch {
             title: self
                 .title
@@ -118,8 +118,8 @@ pub struct TransitionRequest {
 
 impl TransitionRequest {
     /// The checked reason.
-    pub fn reason(&self) -> Result<Option<Reason>, ApiError> {
-        Ok(self.reason.clone().map(Reason::new).transpose()?)
+    pub fn reason(&self) -> Result<Option<Reason>, ValidationError> {
+        self.reason.clone().map(Reason::new).transpose()
     }
 }
 
@@ -156,7 +156,7 @@ impl ListTasksQuery {
     }
 
     /// The cursor from the previous page, checked.
-    pub fn cursor(&self) -> Result<Option<TaskId>, ApiError> {
+    pub fn cursor(&self) -> Result<Option<TaskId>, ValidationError> {
         super::paging::parse_cursor(self.cursor.as_deref())
     }
 }
