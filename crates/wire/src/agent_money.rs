@@ -14,12 +14,13 @@ fn reason(value: Option<String>) -> Result<Option<Reason>, ValidationError> {
 }
 
 /// Body of `PATCH /agents/:id/budget`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BudgetRequest {
     #[schema(minimum = 0)]
-    budget_period_limit: i64,
-    reset_current_period: Option<bool>,
+    pub budget_period_limit: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reset_current_period: Option<bool>,
 }
 
 impl BudgetRequest {
@@ -33,12 +34,12 @@ impl BudgetRequest {
 }
 
 /// Query of `GET /agents/:id/budget/can-spend`.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct CanSpendQuery {
     #[param(minimum = 1)]
-    amount: i64,
+    pub amount: i64,
 }
 
 impl CanSpendQuery {
@@ -52,13 +53,14 @@ impl CanSpendQuery {
 }
 
 /// Body of `POST /agents/:id/credits/grant` and `POST /agents/credits/spend`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AmountRequest {
     #[schema(minimum = 1, maximum = 1_000_000_000)]
-    amount: i64,
+    pub amount: i64,
     #[schema(max_length = 2000)]
-    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl AmountRequest {
@@ -69,14 +71,15 @@ impl AmountRequest {
 }
 
 /// Body of `POST /agents/credits/transfer`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TransferRequest {
-    to_agent_id: Uuid,
+    pub to_agent_id: Uuid,
     #[schema(minimum = 1, maximum = 1_000_000_000)]
-    amount: i64,
+    pub amount: i64,
     #[schema(max_length = 2000)]
-    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl TransferRequest {
@@ -91,17 +94,17 @@ impl TransferRequest {
 }
 
 /// The budget status object (decision D-57); `agentId` is the agent's UUID.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BudgetResponse {
-    agent_id: Uuid,
-    current_balance: i64,
-    budget_period_limit: Option<i64>,
-    budget_period_spent: i64,
-    budget_remaining: Option<i64>,
-    #[serde(serialize_with = "super::time::serialize")]
-    budget_period_start: OffsetDateTime,
-    utilization_percent: Option<i64>,
+    pub agent_id: Uuid,
+    pub current_balance: i64,
+    pub budget_period_limit: Option<i64>,
+    pub budget_period_spent: i64,
+    pub budget_remaining: Option<i64>,
+    #[serde(with = "super::time::rfc3339")]
+    pub budget_period_start: OffsetDateTime,
+    pub utilization_percent: Option<i64>,
 }
 
 impl From<BudgetStatus> for BudgetResponse {
@@ -119,11 +122,11 @@ impl From<BudgetStatus> for BudgetResponse {
 }
 
 /// `{canSpend, remaining}` (decision D-60).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CanSpendResponse {
-    can_spend: bool,
-    remaining: i64,
+    pub can_spend: bool,
+    pub remaining: i64,
 }
 
 impl From<CanSpend> for CanSpendResponse {
@@ -136,7 +139,7 @@ impl From<CanSpend> for CanSpendResponse {
 }
 
 /// `{agentId, currentBalance}`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct BalanceResponse {
     /// The agent's UUID.
@@ -146,20 +149,20 @@ pub struct BalanceResponse {
 }
 
 /// One ledger row on the wire.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LedgerResponse {
-    id: Uuid,
-    agent_id: Uuid,
+    pub id: Uuid,
+    pub agent_id: Uuid,
     #[serde(rename = "type")]
-    kind: CreditKind,
-    amount: i64,
-    balance_after: i64,
-    reason: Option<String>,
-    task_id: Option<Uuid>,
-    counterparty_id: Option<Uuid>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub kind: CreditKind,
+    pub amount: i64,
+    pub balance_after: i64,
+    pub reason: Option<String>,
+    pub task_id: Option<Uuid>,
+    pub counterparty_id: Option<Uuid>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<LedgerEntry> for LedgerResponse {
@@ -179,18 +182,18 @@ impl From<LedgerEntry> for LedgerResponse {
 }
 
 /// The result of a transfer (decision D-59).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TransferResponse {
-    transfer_id: Uuid,
-    from_agent_id: Uuid,
-    to_agent_id: Uuid,
-    amount: i64,
-    reason: Option<String>,
-    from_balance: i64,
-    to_balance: i64,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub transfer_id: Uuid,
+    pub from_agent_id: Uuid,
+    pub to_agent_id: Uuid,
+    pub amount: i64,
+    pub reason: Option<String>,
+    pub from_balance: i64,
+    pub to_balance: i64,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<Transfer> for TransferResponse {

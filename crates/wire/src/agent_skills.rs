@@ -16,12 +16,13 @@ use super::routing::MatchedCapability;
 use muster_domain::ValidationError;
 
 /// Body of `POST /agents/:id/capabilities`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddCapabilityRequest {
     #[schema(min_length = 1, max_length = 100)]
-    capability: String,
-    proficiency: Option<Proficiency>,
+    pub capability: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proficiency: Option<Proficiency>,
 }
 
 impl AddCapabilityRequest {
@@ -35,7 +36,7 @@ impl AddCapabilityRequest {
 }
 
 /// Body of `PATCH /agents/capabilities/:capabilityId`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProficiencyRequest {
     /// The new proficiency.
@@ -43,15 +44,17 @@ pub struct ProficiencyRequest {
 }
 
 /// Query of `GET /agents/capabilities/match` and `/best-match`.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct MatchRequest {
     /// Comma-separated capability names (at least one).
     #[param(pattern = "^[^\\x00]*[^,\\s\\x00][^\\x00]*$")]
-    capabilities: String,
-    min_proficiency: Option<Proficiency>,
-    only_active: Option<bool>,
+    pub capabilities: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_proficiency: Option<Proficiency>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub only_active: Option<bool>,
 }
 
 impl MatchRequest {
@@ -66,16 +69,16 @@ impl MatchRequest {
 }
 
 /// A capability match (decision D-62): `agentId` is the handle, beside `id`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct MatchResponse {
-    id: Uuid,
-    agent_id: String,
-    name: String,
-    level: u8,
-    status: muster_domain::model::AgentStatus,
-    matched_capabilities: Vec<MatchedCapability>,
-    coverage_score: u8,
+    pub id: Uuid,
+    pub agent_id: String,
+    pub name: String,
+    pub level: u8,
+    pub status: muster_domain::model::AgentStatus,
+    pub matched_capabilities: Vec<MatchedCapability>,
+    pub coverage_score: u8,
 }
 
 impl From<CapabilityMatch> for MatchResponse {
@@ -97,13 +100,14 @@ impl From<CapabilityMatch> for MatchResponse {
 }
 
 /// Body of `POST /agents/:id/reputation/bonus` and `/penalty`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreRequest {
     #[schema(min_length = 1, max_length = 2000)]
-    reason: String,
+    pub reason: String,
     #[schema(minimum = 1, maximum = 50)]
-    amount: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub amount: Option<i64>,
 }
 
 impl ScoreRequest {
@@ -114,14 +118,16 @@ impl ScoreRequest {
 }
 
 /// Query of `GET /agents/:id/reputation/history`.
-#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct HistoryQuery {
     #[param(minimum = 1, maximum = 100)]
-    limit: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
     #[param(minimum = 0)]
-    offset: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub offset: Option<i64>,
 }
 
 impl HistoryQuery {
@@ -135,12 +141,13 @@ impl HistoryQuery {
 }
 
 /// Query of `GET /agents/leaderboard/trust`.
-#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct LeaderboardQuery {
     #[param(minimum = 1, maximum = 100)]
-    limit: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
 }
 
 impl LeaderboardQuery {
@@ -151,13 +158,13 @@ impl LeaderboardQuery {
 }
 
 /// The reputation summary; `agentId` is the agent's UUID.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryResponse {
-    agent_id: Uuid,
-    reputation_score: i32,
-    level: &'static str,
-    total_events: u64,
+    pub agent_id: Uuid,
+    pub reputation_score: i32,
+    pub level: &'static str,
+    pub total_events: u64,
 }
 
 impl From<ReputationSummary> for SummaryResponse {
@@ -172,18 +179,18 @@ impl From<ReputationSummary> for SummaryResponse {
 }
 
 /// A reputation event on the wire.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ReputationEventResponse {
-    id: Uuid,
-    agent_id: Uuid,
+    pub id: Uuid,
+    pub agent_id: Uuid,
     #[serde(rename = "type")]
-    kind: ReputationKind,
-    amount: i32,
-    reason: String,
-    task_id: Option<Uuid>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub kind: ReputationKind,
+    pub amount: i32,
+    pub reason: String,
+    pub task_id: Option<Uuid>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<ReputationEvent> for ReputationEventResponse {
@@ -201,7 +208,7 @@ impl From<ReputationEvent> for ReputationEventResponse {
 }
 
 /// `{data, total}` of the reputation history.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct HistoryResponse {
     /// The events, newest first.
     pub data: Vec<ReputationEventResponse>,
@@ -210,16 +217,16 @@ pub struct HistoryResponse {
 }
 
 /// A leaderboard row (decision D-65): `agentId` is the handle, beside `id`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct LeaderboardResponse {
-    id: Uuid,
-    agent_id: String,
-    name: String,
-    level: u8,
-    reputation_score: i32,
-    reputation_level: &'static str,
-    tasks_completed: u64,
+    pub id: Uuid,
+    pub agent_id: String,
+    pub name: String,
+    pub level: u8,
+    pub reputation_score: i32,
+    pub reputation_level: &'static str,
+    pub tasks_completed: u64,
 }
 
 impl From<LeaderboardEntry> for LeaderboardResponse {

@@ -16,12 +16,13 @@ use super::nullable::Patch;
 use muster_domain::ValidationError;
 
 /// One capability in a register or spawn body.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CapabilityInput {
     #[schema(min_length = 1, max_length = 100)]
-    capability: String,
-    proficiency: Option<Proficiency>,
+    pub capability: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub proficiency: Option<Proficiency>,
 }
 
 /// Normalizes the capabilities of a body (decision D-50); repeats are refused by the
@@ -50,26 +51,34 @@ fn model(value: Option<String>) -> Result<Option<String>, ValidationError> {
 }
 
 /// Body of `POST /agents/register`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RegisterRequest {
     #[schema(min_length = 1, max_length = 100)]
-    agent_id: String,
+    pub agent_id: String,
     #[schema(min_length = 1, max_length = 255)]
-    name: String,
+    pub name: String,
     #[schema(minimum = 1, maximum = 10)]
-    level: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<i64>,
     #[schema(max_length = 100)]
-    model: Option<String>,
-    role: Option<AgentRole>,
-    mode: Option<AgentMode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<AgentRole>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<AgentMode>,
     #[schema(minimum = 0, maximum = 50)]
-    management_fee_pct: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub management_fee_pct: Option<i64>,
     #[schema(minimum = 0)]
-    budget_period_limit: Option<i64>,
-    capabilities: Option<Vec<CapabilityInput>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_period_limit: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<Vec<CapabilityInput>>,
     #[schema(value_type = Option<Object>)]
-    metadata: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
 }
 
 impl RegisterRequest {
@@ -95,23 +104,29 @@ impl RegisterRequest {
 }
 
 /// Body of `POST /agents/spawn`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SpawnRequest {
     #[schema(min_length = 1, max_length = 100)]
-    agent_id: String,
+    pub agent_id: String,
     #[schema(min_length = 1, max_length = 255)]
-    name: String,
+    pub name: String,
     #[schema(minimum = 1, maximum = 10)]
-    level: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<i64>,
     #[schema(max_length = 100)]
-    model: Option<String>,
-    mode: Option<AgentMode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<AgentMode>,
     #[schema(minimum = 0)]
-    budget_period_limit: Option<i64>,
-    capabilities: Option<Vec<CapabilityInput>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub budget_period_limit: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<Vec<CapabilityInput>>,
     #[schema(value_type = Option<Object>)]
-    metadata: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
 }
 
 impl SpawnRequest {
@@ -132,30 +147,37 @@ impl SpawnRequest {
 
 /// Body of `PATCH /agents/:id`: every field optional; `null` clears `model` and
 /// `budgetPeriodLimit` (no limit); `metadata` replaces the old.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PatchAgentRequest {
     #[serde(default)]
     #[schema(value_type = String, min_length = 1, max_length = 255)]
-    name: Patch<String>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub name: Patch<String>,
     #[serde(default)]
     #[schema(value_type = i64, minimum = 1, maximum = 10)]
-    level: Patch<i64>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub level: Patch<i64>,
     #[serde(default)]
     #[schema(value_type = Option<String>, max_length = 100)]
-    model: Patch<String>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub model: Patch<String>,
     #[serde(default)]
     #[schema(value_type = AgentMode)]
-    mode: Patch<AgentMode>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub mode: Patch<AgentMode>,
     #[serde(default)]
     #[schema(value_type = i64, minimum = 0, maximum = 50)]
-    management_fee_pct: Patch<i64>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub management_fee_pct: Patch<i64>,
     #[serde(default)]
     #[schema(value_type = Option<i64>, minimum = 0)]
-    budget_period_limit: Patch<i64>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub budget_period_limit: Patch<i64>,
     #[serde(default)]
     #[schema(value_type = Object)]
-    metadata: Patch<Value>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub metadata: Patch<Value>,
 }
 
 impl PatchAgentRequest {
@@ -186,11 +208,12 @@ impl PatchAgentRequest {
 }
 
 /// An optional body with an optional `reason` (reject, demote).
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReasonRequest {
     #[schema(max_length = 2000)]
-    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl ReasonRequest {
@@ -201,19 +224,25 @@ impl ReasonRequest {
 }
 
 /// Query of `GET /agents` (decision D-7 paging).
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListAgentsQuery {
-    status: Option<AgentStatus>,
-    role: Option<AgentRole>,
-    mode: Option<AgentMode>,
-    parent_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<AgentStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub role: Option<AgentRole>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<AgentMode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_id: Option<Uuid>,
     #[param(minimum = 1, maximum = 500)]
-    limit: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
     /// `meta.nextCursor` of the previous page.
     #[param(value_type = Option<uuid::Uuid>)]
-    cursor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
 }
 
 impl ListAgentsQuery {
@@ -234,25 +263,26 @@ impl ListAgentsQuery {
 }
 
 /// Query of `GET /agents/:id/hierarchy`.
-#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct HierarchyQuery {
     /// Levels below the root, 1..=10 (default 3).
     #[param(minimum = 1, maximum = 10)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub depth: Option<i64>,
 }
 
 /// A capability on the wire.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CapabilityResponse {
-    id: Uuid,
-    agent_id: Uuid,
-    capability: String,
-    proficiency: Proficiency,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub id: Uuid,
+    pub agent_id: Uuid,
+    pub capability: String,
+    pub proficiency: Proficiency,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<Capability> for CapabilityResponse {
@@ -269,31 +299,32 @@ impl From<Capability> for CapabilityResponse {
 
 /// An agent on the wire (never its secret). `agentId` is the handle; list entries leave
 /// out `capabilities`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AgentResponse {
-    id: Uuid,
-    org_id: Uuid,
-    agent_id: String,
-    name: String,
-    level: u8,
-    model: Option<String>,
-    role: AgentRole,
-    mode: AgentMode,
-    status: AgentStatus,
-    parent_id: Option<Uuid>,
-    current_balance: i64,
-    budget_period_limit: Option<i64>,
-    budget_period_spent: i64,
-    #[serde(serialize_with = "super::time::serialize")]
-    budget_period_start: OffsetDateTime,
-    management_fee_pct: u8,
-    reputation_score: i32,
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub agent_id: String,
+    pub name: String,
+    pub level: u8,
+    pub model: Option<String>,
+    pub role: AgentRole,
+    pub mode: AgentMode,
+    pub status: AgentStatus,
+    pub parent_id: Option<Uuid>,
+    pub current_balance: i64,
+    pub budget_period_limit: Option<i64>,
+    pub budget_period_spent: i64,
+    #[serde(with = "super::time::rfc3339")]
+    pub budget_period_start: OffsetDateTime,
+    pub management_fee_pct: u8,
+    pub reputation_score: i32,
     #[serde(skip_serializing_if = "Option::is_none")]
-    capabilities: Option<Vec<CapabilityResponse>>,
-    metadata: Value,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    #[serde(default)]
+    pub capabilities: Option<Vec<CapabilityResponse>>,
+    pub metadata: Value,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<Agent> for AgentResponse {
@@ -331,7 +362,7 @@ impl From<AgentView> for AgentResponse {
 }
 
 /// `{data, secret, message}`: a new agent with its secret, shown once.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct WithSecret {
     /// The agent.
     pub data: AgentResponse,
@@ -342,13 +373,13 @@ pub struct WithSecret {
 }
 
 /// `{id, agentId, status}`: the answer of a status change.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct StatusResponse {
-    id: Uuid,
-    agent_id: String,
-    status: AgentStatus,
-    level: u8,
+    pub id: Uuid,
+    pub agent_id: String,
+    pub status: AgentStatus,
+    pub level: u8,
 }
 
 impl From<Agent> for StatusResponse {
@@ -363,16 +394,16 @@ impl From<Agent> for StatusResponse {
 }
 
 /// A pending agent (decision D-52).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct PendingResponse {
-    id: Uuid,
-    agent_id: String,
-    name: String,
-    level: u8,
-    parent_id: Option<Uuid>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub id: Uuid,
+    pub agent_id: String,
+    pub name: String,
+    pub level: u8,
+    pub parent_id: Option<Uuid>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<Agent> for PendingResponse {
@@ -389,19 +420,19 @@ impl From<Agent> for PendingResponse {
 }
 
 /// A node of the hierarchy (decision D-56).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct HierarchyResponse {
-    id: Uuid,
-    agent_id: String,
-    name: String,
-    level: u8,
-    role: AgentRole,
-    mode: AgentMode,
-    status: AgentStatus,
-    parent_id: Option<Uuid>,
+    pub id: Uuid,
+    pub agent_id: String,
+    pub name: String,
+    pub level: u8,
+    pub role: AgentRole,
+    pub mode: AgentMode,
+    pub status: AgentStatus,
+    pub parent_id: Option<Uuid>,
     #[schema(no_recursion)]
-    children: Vec<HierarchyResponse>,
+    pub children: Vec<HierarchyResponse>,
 }
 
 impl From<HierarchyNode> for HierarchyResponse {
@@ -422,13 +453,13 @@ impl From<HierarchyNode> for HierarchyResponse {
 }
 
 /// `{canSpawn, current, max, reason}` (decision D-51).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CapacityResponse {
-    can_spawn: bool,
-    current: u32,
-    max: u32,
-    reason: Option<String>,
+    pub can_spawn: bool,
+    pub current: u32,
+    pub max: u32,
+    pub reason: Option<String>,
 }
 
 impl From<muster_domain::service::Capacity> for CapacityResponse {

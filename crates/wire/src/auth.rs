@@ -32,23 +32,26 @@ secret_debug!(
 );
 
 /// Body of `POST /auth/login`. In auth mode `local`, `password` alone.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LoginBody {
     /// Login e-mail (the document says required: only auth mode `local` lets it out).
     #[schema(value_type = String, required = true, format = Email)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
     /// Password.
     #[schema(max_length = 128)]
     pub password: String,
     /// TOTP or recovery code.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub totp_code: Option<String>,
     /// Organization; the default one when absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub org_id: Option<Uuid>,
 }
 
 /// Body of `/auth/refresh` and `/auth/logout`.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RefreshBody {
     /// The refresh token.
@@ -56,19 +59,21 @@ pub struct RefreshBody {
 }
 
 /// Body of `POST /auth/profile`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ProfileBody {
     /// New display name.
     #[schema(min_length = 1)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// New e-mail.
     #[schema(format = Email)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
 }
 
 /// Body of `POST /auth/password`.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PasswordBody {
     /// The password now.
@@ -79,7 +84,7 @@ pub struct PasswordBody {
 }
 
 /// Body of `POST /auth/register`.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RegisterBody {
     /// Login e-mail.
@@ -94,11 +99,12 @@ pub struct RegisterBody {
     /// Organization (the caller's own).
     pub org_id: Uuid,
     /// Role, `operator` by default.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<UserRole>,
 }
 
 /// Body of `POST /auth/totp/setup`.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpSetupBody {
     /// The current password.
@@ -106,7 +112,7 @@ pub struct TotpSetupBody {
 }
 
 /// Body of `POST /auth/totp/verify`.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpCodeBody {
     /// A code from the authenticator.
@@ -114,7 +120,7 @@ pub struct TotpCodeBody {
 }
 
 /// Body of `POST /auth/totp/disable`.
-#[derive(Deserialize, utoipa::ToSchema)]
+#[derive(Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpDisableBody {
     /// The current password.
@@ -124,14 +130,15 @@ pub struct TotpDisableBody {
 }
 
 /// `{accessToken, refreshToken, expiresIn}`.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TokensResponse {
-    access_token: String,
-    refresh_token: String,
-    expires_in: u64,
+    pub access_token: String,
+    pub refresh_token: String,
+    pub expires_in: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    user: Option<UserSummary>,
+    #[serde(default)]
+    pub user: Option<UserSummary>,
 }
 
 impl TokensResponse {
@@ -147,11 +154,11 @@ impl TokensResponse {
 }
 
 /// `{requiresTwoFactor: true, message}`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TwoFactorRequired {
-    requires_two_factor: bool,
-    message: &'static str,
+    pub requires_two_factor: bool,
+    pub message: &'static str,
 }
 
 impl Default for TwoFactorRequired {
@@ -164,12 +171,12 @@ impl Default for TwoFactorRequired {
 }
 
 /// `{id, email, name, role}`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct UserSummary {
-    id: Uuid,
-    email: String,
-    name: String,
-    role: UserRole,
+    pub id: Uuid,
+    pub email: String,
+    pub name: String,
+    pub role: UserRole,
 }
 
 impl From<&User> for UserSummary {
@@ -184,20 +191,20 @@ impl From<&User> for UserSummary {
 }
 
 /// The whole User of the contract.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct UserResponse {
-    id: Uuid,
-    email: String,
-    name: String,
-    role: UserRole,
-    org_id: Uuid,
-    totp_enabled: bool,
-    email_verified: bool,
-    #[serde(serialize_with = "super::time::serialize_option")]
-    last_login_at: Option<OffsetDateTime>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub id: Uuid,
+    pub email: String,
+    pub name: String,
+    pub role: UserRole,
+    pub org_id: Uuid,
+    pub totp_enabled: bool,
+    pub email_verified: bool,
+    #[serde(with = "super::time::option")]
+    pub last_login_at: Option<OffsetDateTime>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<&User> for UserResponse {
@@ -217,7 +224,7 @@ impl From<&User> for UserResponse {
 }
 
 /// `{qrCode, recoveryCodes, message}`.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TotpSetupResponse {
     /// PNG data URL.
@@ -229,38 +236,39 @@ pub struct TotpSetupResponse {
 }
 
 /// Body of `POST /api-keys`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateApiKeyBody {
     /// Name.
     pub name: String,
     /// Scopes, `[read]` by default.
     #[schema(min_items = 1)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub scopes: Option<Vec<ApiKeyScope>>,
     /// Lifetime in days; no expiry when absent.
     #[schema(minimum = 1, maximum = 3650)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_in_days: Option<i64>,
 }
 
 /// An API key without its secret; with it only in the creation answer.
-#[derive(Serialize, utoipa::ToSchema)]
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ApiKeyResponse {
-    id: Uuid,
-    name: String,
-    key_prefix: String,
+    pub id: Uuid,
+    pub name: String,
+    pub key_prefix: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    secret: Option<String>,
-    scopes: Vec<ApiKeyScope>,
-    #[serde(serialize_with = "super::time::serialize_option")]
-    last_used_at: Option<OffsetDateTime>,
-    #[serde(
-        serialize_with = "super::time::serialize_option",
-        skip_serializing_if = "Option::is_none"
-    )]
-    expires_at: Option<OffsetDateTime>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    #[serde(default)]
+    pub secret: Option<String>,
+    pub scopes: Vec<ApiKeyScope>,
+    #[serde(with = "super::time::option")]
+    pub last_used_at: Option<OffsetDateTime>,
+    #[serde(with = "super::time::option", skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
+    pub expires_at: Option<OffsetDateTime>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl ApiKeyResponse {
@@ -280,7 +288,7 @@ impl ApiKeyResponse {
 }
 
 /// `{message}`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct MessageResponse {
     /// What happened.
     pub message: std::borrow::Cow<'static, str>,

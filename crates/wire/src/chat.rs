@@ -2,25 +2,25 @@
 //! decision D-3).
 
 use muster_domain::service::ChatMessage;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// Body of `POST /api/v1/webhooks/chat`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 pub struct ChatMessageBody {
     #[serde(default)]
-    id: String,
+    pub id: String,
     #[serde(default)]
-    channel_id: String,
-    author: ChatAuthorBody,
-    content: String,
+    pub channel_id: String,
+    pub author: ChatAuthorBody,
+    pub content: String,
 }
 
 /// The message's author.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 pub struct ChatAuthorBody {
-    id: String,
+    pub id: String,
     #[serde(default)]
-    bot: bool,
+    pub bot: bool,
 }
 
 impl From<ChatMessageBody> for ChatMessage {

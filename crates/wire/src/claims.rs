@@ -3,17 +3,19 @@
 
 use muster_domain::model::{CapabilityName, Lease};
 use muster_domain::service::ClaimRequest;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use muster_domain::ValidationError;
 
 /// Body of `POST /tasks/claim` (all optional; no body at all is `{}`).
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ClaimBody {
-    capabilities: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capabilities: Option<Vec<String>>,
     #[schema(minimum = 1, maximum = 86400)]
-    lease_seconds: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease_seconds: Option<i64>,
 }
 
 impl ClaimBody {
@@ -35,11 +37,12 @@ impl ClaimBody {
 }
 
 /// Body of `POST /tasks/:id/heartbeat` (optional).
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct HeartbeatBody {
     #[schema(minimum = 1, maximum = 86400)]
-    lease_seconds: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lease_seconds: Option<i64>,
 }
 
 impl HeartbeatBody {

@@ -12,25 +12,34 @@ use super::time::{DayEdge, parse};
 use muster_domain::ValidationError;
 
 /// Query of `GET /events`.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListEventsQuery {
     #[serde(rename = "type")]
-    event_type: Option<String>,
-    actor_id: Option<Uuid>,
-    entity_type: Option<String>,
-    entity_id: Option<Uuid>,
-    severity: Option<EventSeverity>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actor_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entity_type: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entity_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub severity: Option<EventSeverity>,
     #[param(format = DateTime)]
-    start_date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_date: Option<String>,
     #[param(format = DateTime)]
-    end_date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_date: Option<String>,
     // A u32: utoipa would say int32, whose maximum is half of it.
     #[param(minimum = 1, maximum = 4_294_967_295_u64, format = Int64)]
-    page: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub page: Option<u32>,
     #[param(minimum = 1, maximum = 200)]
-    limit: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
 }
 
 impl ListEventsQuery {
@@ -77,7 +86,7 @@ impl ListEventsQuery {
 }
 
 /// Paging information of `GET /events`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct EventListMeta {
     /// Events matching the filter, over all pages.
     pub total: u64,
@@ -88,20 +97,20 @@ pub struct EventListMeta {
 }
 
 /// An audit event on the wire.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EventResponse {
-    id: Uuid,
-    org_id: Uuid,
+    pub id: Uuid,
+    pub org_id: Uuid,
     #[serde(rename = "type")]
-    event_type: String,
-    actor_id: Option<Uuid>,
-    entity_type: String,
-    entity_id: Uuid,
-    severity: EventSeverity,
-    payload: Value,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub event_type: String,
+    pub actor_id: Option<Uuid>,
+    pub entity_type: String,
+    pub entity_id: Uuid,
+    pub severity: EventSeverity,
+    pub payload: Value,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl EventResponse {

@@ -9,17 +9,19 @@ use muster_domain::ValidationError;
 
 /// Body of `PATCH /agents/guard`: each field left out stays as it is, `null` returns it
 /// to the deployment's default, `0` switches the breaker off.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GuardRequest {
     /// Writes an agent may make per minute.
     #[serde(default)]
     #[schema(value_type = Option<i64>, minimum = 0, maximum = 1_000_000)]
-    actions_per_minute: Patch<i64>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub actions_per_minute: Patch<i64>,
     /// Credits an agent may spend (or send) per hour.
     #[serde(default)]
     #[schema(value_type = Option<i64>, minimum = 0, maximum = 1_000_000_000_000_i64)]
-    credits_per_hour: Patch<i64>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub credits_per_hour: Patch<i64>,
 }
 
 impl GuardRequest {
@@ -39,13 +41,13 @@ impl GuardRequest {
 }
 
 /// Two thresholds; `0` is off.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ThresholdsResponse {
     /// Writes per agent per minute.
-    actions_per_minute: i64,
+    pub actions_per_minute: i64,
     /// Credits spent per agent per hour.
-    credits_per_hour: i64,
+    pub credits_per_hour: i64,
 }
 
 impl From<Breakers> for ThresholdsResponse {
@@ -58,13 +60,13 @@ impl From<Breakers> for ThresholdsResponse {
 }
 
 /// The organization's own thresholds; `null` follows the default.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct OwnThresholdsResponse {
     /// Writes per agent per minute, or `null`.
-    actions_per_minute: Option<i64>,
+    pub actions_per_minute: Option<i64>,
     /// Credits spent per agent per hour, or `null`.
-    credits_per_hour: Option<i64>,
+    pub credits_per_hour: Option<i64>,
 }
 
 impl From<GuardSettings> for OwnThresholdsResponse {
@@ -78,17 +80,17 @@ impl From<GuardSettings> for OwnThresholdsResponse {
 
 /// The runaway guard of the caller's organization: the thresholds in force at the top,
 /// then where they come from.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct GuardResponse {
     /// Writes per agent per minute in force (`0`: off).
-    actions_per_minute: i64,
+    pub actions_per_minute: i64,
     /// Credits per agent per hour in force (`0`: off).
-    credits_per_hour: i64,
+    pub credits_per_hour: i64,
     /// The organization's own choices.
-    own: OwnThresholdsResponse,
+    pub own: OwnThresholdsResponse,
     /// The deployment's defaults.
-    defaults: ThresholdsResponse,
+    pub defaults: ThresholdsResponse,
 }
 
 impl From<GuardView> for GuardResponse {

@@ -15,15 +15,18 @@ use uuid::Uuid;
 use super::nullable::Patch;
 
 /// Body of `POST /api/v1/inbound-webhooks`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateInboundKeyBody {
     #[schema(min_length = 1, max_length = 255)]
-    name: String,
-    default_agent_id: Option<Uuid>,
-    default_priority: Option<TaskPriority>,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_agent_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_priority: Option<TaskPriority>,
     #[schema(max_items = 50)]
-    default_tags: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_tags: Option<Vec<String>>,
 }
 
 impl CreateInboundKeyBody {
@@ -39,24 +42,29 @@ impl CreateInboundKeyBody {
 }
 
 /// Body of `PATCH /api/v1/inbound-webhooks/:id`.
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateInboundKeyBody {
     #[serde(default)]
     #[schema(value_type = String, min_length = 1, max_length = 255)]
-    name: Patch<String>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub name: Patch<String>,
     #[serde(default)]
     #[schema(value_type = Option<uuid::Uuid>)]
-    default_agent_id: Patch<Uuid>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub default_agent_id: Patch<Uuid>,
     #[serde(default)]
     #[schema(value_type = TaskPriority)]
-    default_priority: Patch<TaskPriority>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub default_priority: Patch<TaskPriority>,
     #[serde(default)]
     #[schema(value_type = Vec<String>, max_items = 50)]
-    default_tags: Patch<Vec<String>>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub default_tags: Patch<Vec<String>>,
     #[serde(default)]
     #[schema(value_type = bool)]
-    enabled: Patch<bool>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub enabled: Patch<bool>,
 }
 
 impl UpdateInboundKeyBody {
@@ -84,25 +92,26 @@ impl UpdateInboundKeyBody {
 
 /// An inbound key as answered: the key always (it is the URL), the secret only when it
 /// was just drawn (create, rotate).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InboundKeyResponse {
-    id: Uuid,
-    org_id: Uuid,
-    name: String,
-    key: String,
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub name: String,
+    pub key: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    secret: Option<String>,
-    default_agent_id: Option<Uuid>,
-    default_priority: TaskPriority,
-    default_tags: Vec<String>,
-    enabled: bool,
-    #[serde(serialize_with = "super::time::serialize_option")]
-    last_used_at: Option<OffsetDateTime>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
-    #[serde(serialize_with = "super::time::serialize")]
-    updated_at: OffsetDateTime,
+    #[serde(default)]
+    pub secret: Option<String>,
+    pub default_agent_id: Option<Uuid>,
+    pub default_priority: TaskPriority,
+    pub default_tags: Vec<String>,
+    pub enabled: bool,
+    #[serde(with = "super::time::option")]
+    pub last_used_at: Option<OffsetDateTime>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "super::time::rfc3339")]
+    pub updated_at: OffsetDateTime,
 }
 
 impl InboundKeyResponse {
@@ -126,19 +135,24 @@ impl InboundKeyResponse {
 }
 
 /// One task of `POST /api/v1/webhooks/inbound/:key` (and of a batch).
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InboundTaskBody {
     #[schema(min_length = 1, max_length = 500)]
-    title: String,
+    pub title: String,
     #[schema(max_length = 100_000)]
-    description: Option<String>,
-    priority: Option<TaskPriority>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<TaskPriority>,
     #[schema(max_items = 50)]
-    tags: Option<Vec<String>>,
-    assignee_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assignee_id: Option<Uuid>,
     #[schema(value_type = Option<Object>)]
-    metadata: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
 }
 
 impl InboundTaskBody {
@@ -156,10 +170,10 @@ impl InboundTaskBody {
 }
 
 /// Body of `POST /api/v1/webhooks/inbound/:key/batch`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 pub struct InboundBatchBody {
     #[schema(min_items = 1, max_items = 100)]
-    tasks: Vec<InboundTaskBody>,
+    pub tasks: Vec<InboundTaskBody>,
 }
 
 impl InboundBatchBody {

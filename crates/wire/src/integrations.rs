@@ -12,12 +12,12 @@ use uuid::Uuid;
 use muster_domain::ValidationError;
 
 /// `{action, taskId, reason}`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IntegrationAnswerResponse {
-    action: &'static str,
-    task_id: Option<Uuid>,
-    reason: Option<String>,
+    pub action: &'static str,
+    pub task_id: Option<Uuid>,
+    pub reason: Option<String>,
 }
 
 impl From<IntegrationAnswer> for IntegrationAnswerResponse {
@@ -31,15 +31,16 @@ impl From<IntegrationAnswer> for IntegrationAnswerResponse {
 }
 
 /// Body of `POST /api/v1/integrations/codehost/connections`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateConnectionBody {
     #[schema(minimum = 1)]
-    installation_id: i64,
+    pub installation_id: i64,
     #[schema(min_length = 1, max_length = 255)]
-    name: String,
+    pub name: String,
     #[schema(max_length = 255)]
-    repository: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
 }
 
 impl CreateConnectionBody {
@@ -58,30 +59,32 @@ impl CreateConnectionBody {
 }
 
 /// Body of `PATCH /api/v1/integrations/codehost/connections/:id`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateConnectionBody {
     /// Switch it on or off.
     #[schema(value_type = bool, required = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
 }
 
 /// A connection as answered: the webhook secret only in the answer of create.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectionResponse {
-    id: Uuid,
-    org_id: Uuid,
-    installation_id: i64,
-    name: String,
-    repository: Option<String>,
-    enabled: bool,
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub installation_id: i64,
+    pub name: String,
+    pub repository: Option<String>,
+    pub enabled: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    webhook_secret: Option<String>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
-    #[serde(serialize_with = "super::time::serialize")]
-    updated_at: OffsetDateTime,
+    #[serde(default)]
+    pub webhook_secret: Option<String>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "super::time::rfc3339")]
+    pub updated_at: OffsetDateTime,
 }
 
 impl ConnectionResponse {

@@ -25,17 +25,17 @@ pub mod tasks;
 pub mod time;
 pub mod webhooks;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// `{data: ...}`, the envelope of every task and event answer (decision D-9).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Data<T> {
     /// The payload.
     pub data: T,
 }
 
 /// `{data: [...], meta: {...}}` for paged lists.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Paged<T, M> {
     /// The page.
     pub data: Vec<T>,

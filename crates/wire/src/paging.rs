@@ -7,15 +7,17 @@ use uuid::Uuid;
 use muster_domain::ValidationError;
 
 /// The paging part of a list's query.
-#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct PageQuery {
     #[param(minimum = 1, maximum = 500)]
-    limit: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
     /// `meta.nextCursor` of the previous page.
     #[param(value_type = Option<uuid::Uuid>)]
-    cursor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
 }
 
 impl PageQuery {
@@ -51,17 +53,18 @@ pub fn parse_cursor<C: From<Uuid>>(cursor: Option<&str>) -> Result<Option<C>, Va
 }
 
 /// `{data: [...]}`, plus `meta: {nextCursor}` only when more remain.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct PageResponse<T> {
     /// The items.
     pub data: Vec<T>,
     /// Present when there is a next page.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default)]
     pub meta: Option<NextCursor>,
 }
 
 /// Paging information.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct NextCursor {
     /// Pass as `cursor` to get the next page.

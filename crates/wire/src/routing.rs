@@ -12,14 +12,16 @@ use super::time::{DayEdge, parse};
 use muster_domain::ValidationError;
 
 /// Query of `GET /tasks/:id/candidates`.
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CandidatesQuery {
     #[param(minimum = 0, maximum = 100)]
-    min_coverage: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_coverage: Option<i64>,
     #[param(minimum = 1, maximum = 100)]
-    max_results: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_results: Option<i64>,
 }
 
 impl CandidatesQuery {
@@ -30,25 +32,25 @@ impl CandidatesQuery {
 }
 
 /// A candidate on the wire: `agentId` is the agent's UUID (decision D-9).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CandidateResponse {
-    agent_id: Uuid,
-    name: String,
-    coverage_score: u8,
-    handle: String,
-    level: u8,
-    matched_capabilities: Vec<MatchedCapability>,
-    proficiency_sum: u32,
-    open_tasks: u32,
-    reputation_score: i32,
+    pub agent_id: Uuid,
+    pub name: String,
+    pub coverage_score: u8,
+    pub handle: String,
+    pub level: u8,
+    pub matched_capabilities: Vec<MatchedCapability>,
+    pub proficiency_sum: u32,
+    pub open_tasks: u32,
+    pub reputation_score: i32,
 }
 
 /// One capability that counted toward a candidate's coverage.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct MatchedCapability {
-    capability: String,
-    proficiency: &'static str,
+    pub capability: String,
+    pub proficiency: muster_domain::model::Proficiency,
 }
 
 impl MatchedCapability {
@@ -56,7 +58,7 @@ impl MatchedCapability {
     pub fn new(name: &str, level: muster_domain::model::Proficiency) -> Self {
         Self {
             capability: name.to_owned(),
-            proficiency: level.as_str(),
+            proficiency: level,
         }
     }
 }
@@ -82,13 +84,14 @@ impl From<Candidate> for CandidateResponse {
 }
 
 /// Body of `POST /tasks/:id/auto-assign` (may be left out).
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AutoAssignRequest {
     #[schema(minimum = 0, maximum = 100)]
-    min_coverage: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub min_coverage: Option<i64>,
     #[serde(default)]
-    exclude_agent_ids: Vec<Uuid>,
+    pub exclude_agent_ids: Vec<Uuid>,
 }
 
 impl AutoAssignRequest {
@@ -104,11 +107,11 @@ impl AutoAssignRequest {
 }
 
 /// Body of `POST /tasks/:id/create-template`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTemplateRequest {
     #[schema(min_length = 1, max_length = 255)]
-    name: String,
+    pub name: String,
 }
 
 impl CreateTemplateRequest {
@@ -119,15 +122,19 @@ impl CreateTemplateRequest {
 }
 
 /// Body of `POST /tasks/templates/:id/instantiate` (may be left out).
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InstantiateRequest {
     #[schema(min_length = 1, max_length = 255)]
-    title: Option<String>,
-    assignee_id: Option<Uuid>,
-    parent_task_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assignee_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_task_id: Option<Uuid>,
     #[schema(format = DateTime)]
-    due_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub due_at: Option<String>,
 }
 
 impl InstantiateRequest {
@@ -146,20 +153,20 @@ impl InstantiateRequest {
 }
 
 /// A template on the wire (decision D-38).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateResponse {
-    id: Uuid,
-    name: String,
-    title: String,
-    description: Option<String>,
-    priority: TaskPriority,
-    tags: Vec<String>,
-    approval_required: bool,
-    metadata: Value,
-    created_from_task_id: Option<Uuid>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub id: Uuid,
+    pub name: String,
+    pub title: String,
+    pub description: Option<String>,
+    pub priority: TaskPriority,
+    pub tags: Vec<String>,
+    pub approval_required: bool,
+    pub metadata: Value,
+    pub created_from_task_id: Option<Uuid>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<TaskTemplate> for TemplateResponse {

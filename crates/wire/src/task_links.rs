@@ -12,12 +12,12 @@ use uuid::Uuid;
 use muster_domain::ValidationError;
 
 /// Body of `POST /tasks/:id/approve`: nothing (an empty body or `{}`).
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EmptyRequest {}
 
 /// Body of `POST /tasks/:id/assign`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AssignRequest {
     /// The new assignee.
@@ -25,7 +25,7 @@ pub struct AssignRequest {
 }
 
 /// Body of `POST /tasks/:id/dependencies`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DependencyRequest {
     /// The task depended on.
@@ -36,15 +36,15 @@ pub struct DependencyRequest {
 }
 
 /// A dependency on the wire.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DependencyResponse {
-    id: Uuid,
-    task_id: Uuid,
-    depends_on_id: Uuid,
-    blocking: bool,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub id: Uuid,
+    pub task_id: Uuid,
+    pub depends_on_id: Uuid,
+    pub blocking: bool,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<TaskDependency> for DependencyResponse {
@@ -60,7 +60,7 @@ impl From<TaskDependency> for DependencyResponse {
 }
 
 /// `{data, message}`: what a removal or an escalation answers.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct DataWithMessage<T> {
     /// The record.
     pub data: T,
@@ -69,12 +69,13 @@ pub struct DataWithMessage<T> {
 }
 
 /// Body of `POST /tasks/:id/comments`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CommentRequest {
     #[schema(min_length = 1, max_length = 20000)]
-    body: String,
-    parent_comment_id: Option<Uuid>,
+    pub body: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_comment_id: Option<Uuid>,
 }
 
 impl CommentRequest {
@@ -88,17 +89,17 @@ impl CommentRequest {
 }
 
 /// A comment on the wire: its author is `agentId` or `userId` (decision D-40).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct CommentResponse {
-    id: Uuid,
-    task_id: Uuid,
-    body: String,
-    agent_id: Option<Uuid>,
-    user_id: Option<Uuid>,
-    parent_comment_id: Option<Uuid>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub id: Uuid,
+    pub task_id: Uuid,
+    pub body: String,
+    pub agent_id: Option<Uuid>,
+    pub user_id: Option<Uuid>,
+    pub parent_comment_id: Option<Uuid>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<Comment> for CommentResponse {
@@ -119,13 +120,15 @@ impl From<Comment> for CommentResponse {
 }
 
 /// Body of `POST /tasks/:id/escalate`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EscalateRequest {
-    reason: EscalationReason,
+    pub reason: EscalationReason,
     #[schema(max_length = 2000)]
-    notes: Option<String>,
-    target_agent_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notes: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_agent_id: Option<Uuid>,
 }
 
 impl EscalateRequest {
@@ -140,19 +143,19 @@ impl EscalateRequest {
 }
 
 /// An escalation on the wire.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct EscalationResponse {
-    id: Uuid,
-    task_id: Uuid,
-    reason: EscalationReason,
-    notes: Option<String>,
-    from_agent_id: Option<Uuid>,
-    to_agent_id: Option<Uuid>,
-    actor_id: Option<Uuid>,
-    automatic: bool,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub id: Uuid,
+    pub task_id: Uuid,
+    pub reason: EscalationReason,
+    pub notes: Option<String>,
+    pub from_agent_id: Option<Uuid>,
+    pub to_agent_id: Option<Uuid>,
+    pub actor_id: Option<Uuid>,
+    pub automatic: bool,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<Escalation> for EscalationResponse {

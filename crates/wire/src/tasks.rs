@@ -16,23 +16,31 @@ use super::time::{DayEdge, parse};
 use muster_domain::ValidationError;
 
 /// Body of `POST /tasks`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateTaskRequest {
     #[schema(min_length = 1, max_length = 255)]
-    title: String,
+    pub title: String,
     #[schema(max_length = 100_000)]
-    description: Option<String>,
-    priority: Option<TaskPriority>,
-    assignee_id: Option<Uuid>,
-    parent_task_id: Option<Uuid>,
-    approval_required: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<TaskPriority>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assignee_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_task_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approval_required: Option<bool>,
     #[schema(format = DateTime, example = "2026-12-01T17:00:00.000Z")]
-    due_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub due_at: Option<String>,
     #[schema(max_items = 50, inline)]
-    tags: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
     #[schema(value_type = Option<Object>)]
-    metadata: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
 }
 
 impl CreateTaskRequest {
@@ -59,27 +67,33 @@ impl CreateTaskRequest {
 
 /// Body of `PATCH /tasks/:id` (decision D-39): every field optional; `null` clears
 /// `description` and `dueAt`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PatchTaskRequest {
     #[serde(default)]
     #[schema(value_type = String, min_length = 1, max_length = 255)]
-    title: Patch<String>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub title: Patch<String>,
     #[serde(default)]
     #[schema(value_type = Option<String>, max_length = 100_000)]
-    description: Patch<String>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub description: Patch<String>,
     #[serde(default)]
     #[schema(value_type = TaskPriority)]
-    priority: Patch<TaskPriority>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub priority: Patch<TaskPriority>,
     #[serde(default)]
     #[schema(value_type = Option<String>, format = DateTime)]
-    due_at: Patch<String>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub due_at: Patch<String>,
     #[serde(default)]
     #[schema(value_type = Vec<String>, max_items = 50)]
-    tags: Patch<Vec<String>>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub tags: Patch<Vec<String>>,
     #[serde(default)]
     #[schema(value_type = Object)]
-    metadata: Patch<Value>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub metadata: Patch<Value>,
 }
 
 impl PatchTaskRequest {
@@ -107,13 +121,14 @@ impl PatchTaskRequest {
 }
 
 /// Body of `POST /tasks/:id/transition`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TransitionRequest {
     /// Target status.
     pub status: TaskStatus,
     #[schema(max_length = 2000)]
-    reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl TransitionRequest {
@@ -124,19 +139,25 @@ impl TransitionRequest {
 }
 
 /// Query of `GET /tasks` (decision D-7 paging).
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListTasksQuery {
-    status: Option<TaskStatus>,
-    assignee_id: Option<Uuid>,
-    creator_id: Option<Uuid>,
-    parent_task_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<TaskStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub assignee_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub creator_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent_task_id: Option<Uuid>,
     #[param(minimum = 1, maximum = 500)]
-    limit: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
     /// `meta.nextCursor` of the previous page.
     #[param(value_type = Option<uuid::Uuid>)]
-    cursor: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
 }
 
 impl ListTasksQuery {
@@ -162,36 +183,34 @@ impl ListTasksQuery {
 }
 
 /// A task on the wire.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TaskResponse {
-    id: Uuid,
-    org_id: Uuid,
-    title: String,
-    description: Option<String>,
-    status: TaskStatus,
-    priority: TaskPriority,
-    assignee_id: Option<Uuid>,
-    creator_id: Option<Uuid>,
-    parent_task_id: Option<Uuid>,
-    approval_required: bool,
-    #[serde(serialize_with = "super::time::serialize_option")]
-    due_at: Option<OffsetDateTime>,
-    tags: Vec<String>,
-    metadata: Value,
-    approved_by: Option<Uuid>,
-    #[serde(serialize_with = "super::time::serialize_option")]
-    approved_at: Option<OffsetDateTime>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
-    #[serde(serialize_with = "super::time::serialize")]
-    updated_at: OffsetDateTime,
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub title: String,
+    pub description: Option<String>,
+    pub status: TaskStatus,
+    pub priority: TaskPriority,
+    pub assignee_id: Option<Uuid>,
+    pub creator_id: Option<Uuid>,
+    pub parent_task_id: Option<Uuid>,
+    pub approval_required: bool,
+    #[serde(with = "super::time::option")]
+    pub due_at: Option<OffsetDateTime>,
+    pub tags: Vec<String>,
+    pub metadata: Value,
+    pub approved_by: Option<Uuid>,
+    #[serde(with = "super::time::option")]
+    pub approved_at: Option<OffsetDateTime>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "super::time::rfc3339")]
+    pub updated_at: OffsetDateTime,
     /// Until when the agent that claimed it holds it; only on a claimed task.
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        serialize_with = "super::time::serialize_option"
-    )]
-    lease_expires_at: Option<OffsetDateTime>,
+    #[serde(skip_serializing_if = "Option::is_none", with = "super::time::option")]
+    #[serde(default)]
+    pub lease_expires_at: Option<OffsetDateTime>,
 }
 
 impl From<Task> for TaskResponse {

@@ -1,6 +1,5 @@
 //! Timestamps on the wire: RFC 3339 UTC with milliseconds (decision D-6).
 
-use serde::Serializer;
 use time::format_description::well_known::Rfc3339;
 use time::macros::format_description;
 use time::{Date, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
@@ -14,20 +13,41 @@ pub fn format(at: OffsetDateTime) -> String {
     instant::format_millis(at).unwrap_or_else(|_| at.to_string())
 }
 
-/// Serde helper for `OffsetDateTime` fields.
-pub fn serialize<S: Serializer>(at: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(&format(*at))
+/// Serde for `OffsetDateTime` fields: written as [`format`] does, read as any RFC 3339.
+pub mod rfc3339 {
+    use serde::{Deserializer, Serializer};
+    use time::OffsetDateTime;
+
+    /// Writes `at` with milliseconds in UTC.
+    pub fn serialize<S: Serializer>(at: &OffsetDateTime, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&super::format(*at))
+    }
+
+    /// Reads an RFC 3339 timestamp.
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<OffsetDateTime, D::Error> {
+        time::serde::rfc3339::deserialize(d)
+    }
 }
 
-/// Serde helper for optional `OffsetDateTime` fields (`null` when absent).
-#[allow(clippy::ref_option)] // serde's `serialize_with` passes `&Option<T>`
-pub fn serialize_option<S: Serializer>(
-    at: &Option<OffsetDateTime>,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    match at {
-        Some(at) => s.serialize_str(&format(*at)),
-        None => s.serialize_none(),
+/// Serde for optional `OffsetDateTime` fields (`null` when absent).
+pub mod option {
+    use serde::{Deserializer, Serializer};
+    use time::OffsetDateTime;
+
+    /// Writes `at` with milliseconds in UTC, or `null`.
+    #[allow(clippy::ref_option)] // serde's `serialize_with` passes `&Option<T>`
+    pub fn serialize<S: Serializer>(at: &Option<OffsetDateTime>, s: S) -> Result<S::Ok, S::Error> {
+        match at {
+            Some(at) => s.serialize_str(&super::format(*at)),
+            None => s.serialize_none(),
+        }
+    }
+
+    /// Reads an RFC 3339 timestamp or `null`.
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<OffsetDateTime>, D::Error> {
+        time::serde::rfc3339::option::deserialize(d)
     }
 }
 
@@ -72,6 +92,28 @@ mod tests {
     fn formats_with_milliseconds_in_utc() {
         let at = OffsetDateTime::parse("2026-11-22T03:02:03.456789+02:00", &Rfc3339).unwrap();
         assert_eq!(format(at), "2026-11-22T01:02:03.456Z");
+    }
+
+    #[test]
+    fn a_timestamp_reads_back_as_it_was_written() {
+        #[derive(Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+        struct At {
+            #[serde(with = "rfc3339")]
+            at: OffsetDateTime,
+            #[serde(with = "option")]
+            until: Option<OffsetDateTime>,
+        }
+        let at = OffsetDateTime::parse("2026-11-22T01:02:03.456Z", &Rfc3339).unwrap();
+        for value in [
+            At {
+                at,
+                until: Some(at),
+            },
+            At { at, until: None },
+        ] {
+            let json = serde_json::to_string(&value).unwrap();
+            assert_eq!(serde_json::from_str::<At>(&json).unwrap(), value, "{json}");
+        }
     }
 
     #[test]

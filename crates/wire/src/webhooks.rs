@@ -12,21 +12,25 @@ use super::nullable::Patch;
 use muster_domain::ValidationError;
 
 /// Body of `POST /api/v1/webhooks`.
-#[derive(Debug, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateWebhookBody {
     #[schema(min_length = 1, max_length = 255)]
-    name: String,
+    pub name: String,
     #[schema(format = "uri", max_length = 2048)]
-    url: String,
+    pub url: String,
     #[schema(min_length = 1, max_length = 255)]
-    secret: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
     #[schema(min_items = 1, max_items = 100)]
-    events: Vec<String>,
-    hook_type: Option<HookType>,
-    can_block: Option<bool>,
+    pub events: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hook_type: Option<HookType>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub can_block: Option<bool>,
     #[schema(minimum = 1000, maximum = 30000)]
-    timeout_ms: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<i64>,
 }
 
 impl CreateWebhookBody {
@@ -49,33 +53,41 @@ impl CreateWebhookBody {
 }
 
 /// Body of `PATCH /api/v1/webhooks/:id`.
-#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateWebhookBody {
     #[serde(default)]
     #[schema(value_type = String, min_length = 1, max_length = 255)]
-    name: Patch<String>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub name: Patch<String>,
     #[serde(default)]
     #[schema(value_type = String, format = "uri", max_length = 2048)]
-    url: Patch<String>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub url: Patch<String>,
     #[serde(default)]
     #[schema(value_type = Option<String>, min_length = 1, max_length = 255)]
-    secret: Patch<String>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub secret: Patch<String>,
     #[serde(default)]
     #[schema(value_type = Vec<String>, min_items = 1, max_items = 100)]
-    events: Patch<Vec<String>>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub events: Patch<Vec<String>>,
     #[serde(default)]
     #[schema(value_type = HookType)]
-    hook_type: Patch<HookType>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub hook_type: Patch<HookType>,
     #[serde(default)]
     #[schema(value_type = bool)]
-    can_block: Patch<bool>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub can_block: Patch<bool>,
     #[serde(default)]
     #[schema(value_type = i64, minimum = 1000, maximum = 30000)]
-    timeout_ms: Patch<i64>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub timeout_ms: Patch<i64>,
     #[serde(default)]
     #[schema(value_type = bool)]
-    enabled: Patch<bool>,
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub enabled: Patch<bool>,
 }
 
 impl UpdateWebhookBody {
@@ -111,25 +123,25 @@ impl UpdateWebhookBody {
 }
 
 /// An outbound webhook as answered: never its secret, only whether it has one.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookResponse {
-    id: Uuid,
-    org_id: Uuid,
-    name: String,
-    url: String,
-    events: Vec<String>,
-    hook_type: HookType,
-    can_block: bool,
-    timeout_ms: u32,
-    enabled: bool,
-    has_secret: bool,
-    consecutive_failures: u32,
-    last_error: Option<String>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
-    #[serde(serialize_with = "super::time::serialize")]
-    updated_at: OffsetDateTime,
+    pub id: Uuid,
+    pub org_id: Uuid,
+    pub name: String,
+    pub url: String,
+    pub events: Vec<String>,
+    pub hook_type: HookType,
+    pub can_block: bool,
+    pub timeout_ms: u32,
+    pub enabled: bool,
+    pub has_secret: bool,
+    pub consecutive_failures: u32,
+    pub last_error: Option<String>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "super::time::rfc3339")]
+    pub updated_at: OffsetDateTime,
 }
 
 impl From<&Webhook> for WebhookResponse {
@@ -154,21 +166,21 @@ impl From<&Webhook> for WebhookResponse {
 }
 
 /// One entry of `GET /api/v1/webhooks/:id/deliveries`.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryResponse {
-    id: Uuid,
-    webhook_id: Uuid,
-    event_id: Option<Uuid>,
-    event_type: String,
-    delivery_id: Uuid,
-    attempt: u32,
-    status_code: Option<u16>,
-    duration_ms: u32,
-    success: bool,
-    error: Option<String>,
-    #[serde(serialize_with = "super::time::serialize")]
-    created_at: OffsetDateTime,
+    pub id: Uuid,
+    pub webhook_id: Uuid,
+    pub event_id: Option<Uuid>,
+    pub event_type: String,
+    pub delivery_id: Uuid,
+    pub attempt: u32,
+    pub status_code: Option<u16>,
+    pub duration_ms: u32,
+    pub success: bool,
+    pub error: Option<String>,
+    #[serde(with = "super::time::rfc3339")]
+    pub created_at: OffsetDateTime,
 }
 
 impl From<&DeliveryAttempt> for DeliveryResponse {
@@ -190,20 +202,22 @@ impl From<&DeliveryAttempt> for DeliveryResponse {
 }
 
 /// Query of `GET /api/v1/webhooks/:id/deliveries`.
-#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct DeliveriesQuery {
     /// Page size (1..=200, default 50).
     #[param(minimum = 1, maximum = 200)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
     /// Page number, from 1 (a u32: utoipa would say int32, whose maximum is half of it).
     #[param(minimum = 1, maximum = 4_294_967_295_u64, format = Int64)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<u32>,
 }
 
 /// `meta` of a page of deliveries.
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct DeliveryPageMeta {
     /// Deliveries of the hook in all pages.
     pub total: u64,
@@ -214,13 +228,13 @@ pub struct DeliveryPageMeta {
 }
 
 /// The answer of `POST /api/v1/webhooks/:id/test` (decision D-85).
-#[derive(Debug, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TestResponse {
-    delivered: bool,
-    status_code: Option<u16>,
-    duration_ms: u32,
-    error: Option<String>,
+    pub delivered: bool,
+    pub status_code: Option<u16>,
+    pub duration_ms: u32,
+    pub error: Option<String>,
 }
 
 impl From<TestOutcome> for TestResponse {
