@@ -14,7 +14,7 @@ fn reason(value: Option<String>) -> Result<Option<Reason>, ValidationError> {
 }
 
 /// Body of `PATCH /agents/:id/budget`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BudgetRequest {
     #[schema(minimum = 0)]
@@ -34,7 +34,7 @@ impl BudgetRequest {
 }
 
 /// Query of `GET /agents/:id/budget/can-spend`.
-#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 pub struct CanSpendQuery {
@@ -53,7 +53,7 @@ impl CanSpendQuery {
 }
 
 /// Body of `POST /agents/:id/credits/grant` and `POST /agents/credits/spend`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AmountRequest {
     #[schema(minimum = 1, maximum = 1_000_000_000)]
@@ -71,7 +71,7 @@ impl AmountRequest {
 }
 
 /// Body of `POST /agents/credits/transfer`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TransferRequest {
     pub to_agent_id: Uuid,

@@ -16,7 +16,7 @@ use super::routing::MatchedCapability;
 use muster_domain::ValidationError;
 
 /// Body of `POST /agents/:id/capabilities`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AddCapabilityRequest {
     #[schema(min_length = 1, max_length = 100)]
@@ -36,7 +36,7 @@ impl AddCapabilityRequest {
 }
 
 /// Body of `PATCH /agents/capabilities/:capabilityId`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProficiencyRequest {
     /// The new proficiency.
@@ -44,7 +44,7 @@ pub struct ProficiencyRequest {
 }
 
 /// Query of `GET /agents/capabilities/match` and `/best-match`.
-#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct MatchRequest {
@@ -100,7 +100,7 @@ impl From<CapabilityMatch> for MatchResponse {
 }
 
 /// Body of `POST /agents/:id/reputation/bonus` and `/penalty`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScoreRequest {
     #[schema(min_length = 1, max_length = 2000)]
@@ -163,7 +163,7 @@ impl LeaderboardQuery {
 pub struct SummaryResponse {
     pub agent_id: Uuid,
     pub reputation_score: i32,
-    pub level: &'static str,
+    pub level: String,
     pub total_events: u64,
 }
 
@@ -172,7 +172,7 @@ impl From<ReputationSummary> for SummaryResponse {
         Self {
             agent_id: s.agent_id.as_uuid(),
             reputation_score: s.reputation_score,
-            level: s.level,
+            level: s.level.to_owned(),
             total_events: s.total_events,
         }
     }
@@ -225,7 +225,7 @@ pub struct LeaderboardResponse {
     pub name: String,
     pub level: u8,
     pub reputation_score: i32,
-    pub reputation_level: &'static str,
+    pub reputation_level: String,
     pub tasks_completed: u64,
 }
 
@@ -237,7 +237,7 @@ impl From<LeaderboardEntry> for LeaderboardResponse {
             name: e.agent.name,
             level: e.agent.level.get(),
             reputation_score: e.agent.reputation_score,
-            reputation_level: e.reputation_level,
+            reputation_level: e.reputation_level.to_owned(),
             tasks_completed: e.tasks_completed,
         }
     }

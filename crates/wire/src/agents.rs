@@ -16,7 +16,7 @@ use super::nullable::Patch;
 use muster_domain::ValidationError;
 
 /// One capability in a register or spawn body.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CapabilityInput {
     #[schema(min_length = 1, max_length = 100)]
@@ -51,7 +51,7 @@ fn model(value: Option<String>) -> Result<Option<String>, ValidationError> {
 }
 
 /// Body of `POST /agents/register`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RegisterRequest {
     #[schema(min_length = 1, max_length = 100)]
@@ -104,7 +104,7 @@ impl RegisterRequest {
 }
 
 /// Body of `POST /agents/spawn`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SpawnRequest {
     #[schema(min_length = 1, max_length = 100)]
@@ -147,7 +147,7 @@ impl SpawnRequest {
 
 /// Body of `PATCH /agents/:id`: every field optional; `null` clears `model` and
 /// `budgetPeriodLimit` (no limit); `metadata` replaces the old.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PatchAgentRequest {
     #[serde(default)]
@@ -224,7 +224,7 @@ impl ReasonRequest {
 }
 
 /// Query of `GET /agents` (decision D-7 paging).
-#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListAgentsQuery {

@@ -32,7 +32,7 @@ secret_debug!(
 );
 
 /// Body of `POST /auth/login`. In auth mode `local`, `password` alone.
-#[derive(Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LoginBody {
     /// Login e-mail (the document says required: only auth mode `local` lets it out).
@@ -51,7 +51,7 @@ pub struct LoginBody {
 }
 
 /// Body of `/auth/refresh` and `/auth/logout`.
-#[derive(Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RefreshBody {
     /// The refresh token.
@@ -59,7 +59,7 @@ pub struct RefreshBody {
 }
 
 /// Body of `POST /auth/profile`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ProfileBody {
     /// New display name.
@@ -73,7 +73,7 @@ pub struct ProfileBody {
 }
 
 /// Body of `POST /auth/password`.
-#[derive(Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PasswordBody {
     /// The password now.
@@ -84,7 +84,7 @@ pub struct PasswordBody {
 }
 
 /// Body of `POST /auth/register`.
-#[derive(Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RegisterBody {
     /// Login e-mail.
@@ -104,7 +104,7 @@ pub struct RegisterBody {
 }
 
 /// Body of `POST /auth/totp/setup`.
-#[derive(Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpSetupBody {
     /// The current password.
@@ -112,7 +112,7 @@ pub struct TotpSetupBody {
 }
 
 /// Body of `POST /auth/totp/verify`.
-#[derive(Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpCodeBody {
     /// A code from the authenticator.
@@ -120,7 +120,7 @@ pub struct TotpCodeBody {
 }
 
 /// Body of `POST /auth/totp/disable`.
-#[derive(Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpDisableBody {
     /// The current password.
@@ -232,11 +232,11 @@ pub struct TotpSetupResponse {
     /// Single-use codes.
     pub recovery_codes: Vec<String>,
     /// What to do next.
-    pub message: &'static str,
+    pub message: String,
 }
 
 /// Body of `POST /api-keys`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateApiKeyBody {
     /// Name.

@@ -12,7 +12,7 @@ use super::time::{DayEdge, parse};
 use muster_domain::ValidationError;
 
 /// Query of `GET /events`.
-#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListEventsQuery {

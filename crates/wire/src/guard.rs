@@ -9,7 +9,7 @@ use muster_domain::ValidationError;
 
 /// Body of `PATCH /agents/guard`: each field left out stays as it is, `null` returns it
 /// to the deployment's default, `0` switches the breaker off.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GuardRequest {
     /// Writes an agent may make per minute.

@@ -15,7 +15,7 @@ use uuid::Uuid;
 use super::nullable::Patch;
 
 /// Body of `POST /api/v1/inbound-webhooks`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateInboundKeyBody {
     #[schema(min_length = 1, max_length = 255)]
@@ -135,7 +135,7 @@ impl InboundKeyResponse {
 }
 
 /// One task of `POST /api/v1/webhooks/inbound/:key` (and of a batch).
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct InboundTaskBody {
     #[schema(min_length = 1, max_length = 500)]
@@ -170,7 +170,7 @@ impl InboundTaskBody {
 }
 
 /// Body of `POST /api/v1/webhooks/inbound/:key/batch`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 pub struct InboundBatchBody {
     #[schema(min_items = 1, max_items = 100)]
     pub tasks: Vec<InboundTaskBody>,

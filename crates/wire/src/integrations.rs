@@ -15,7 +15,7 @@ use muster_domain::ValidationError;
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct IntegrationAnswerResponse {
-    pub action: &'static str,
+    pub action: String,
     pub task_id: Option<Uuid>,
     pub reason: Option<String>,
 }
@@ -23,7 +23,7 @@ pub struct IntegrationAnswerResponse {
 impl From<IntegrationAnswer> for IntegrationAnswerResponse {
     fn from(answer: IntegrationAnswer) -> Self {
         Self {
-            action: answer.action.as_str(),
+            action: answer.action.as_str().to_owned(),
             task_id: answer.task_id.map(TaskId::as_uuid),
             reason: answer.reason,
         }
@@ -31,7 +31,7 @@ impl From<IntegrationAnswer> for IntegrationAnswerResponse {
 }
 
 /// Body of `POST /api/v1/integrations/codehost/connections`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateConnectionBody {
     #[schema(minimum = 1)]
@@ -59,7 +59,7 @@ impl CreateConnectionBody {
 }
 
 /// Body of `PATCH /api/v1/integrations/codehost/connections/:id`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateConnectionBody {
     /// Switch it on or off.

@@ -25,6 +25,10 @@ pub mod tasks;
 pub mod time;
 pub mod webhooks;
 
+/// The domain's values that appear on the wire (statuses, priorities, roles, modes…),
+/// for clients building requests.
+pub use muster_domain::model;
+
 use serde::{Deserialize, Serialize};
 
 /// `{data: ...}`, the envelope of every task and event answer (decision D-9).

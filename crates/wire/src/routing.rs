@@ -12,7 +12,7 @@ use super::time::{DayEdge, parse};
 use muster_domain::ValidationError;
 
 /// Query of `GET /tasks/:id/candidates`.
-#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CandidatesQuery {
@@ -107,7 +107,7 @@ impl AutoAssignRequest {
 }
 
 /// Body of `POST /tasks/:id/create-template`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTemplateRequest {
     #[schema(min_length = 1, max_length = 255)]

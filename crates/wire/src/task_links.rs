@@ -17,7 +17,7 @@ use muster_domain::ValidationError;
 pub struct EmptyRequest {}
 
 /// Body of `POST /tasks/:id/assign`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AssignRequest {
     /// The new assignee.
@@ -25,7 +25,7 @@ pub struct AssignRequest {
 }
 
 /// Body of `POST /tasks/:id/dependencies`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DependencyRequest {
     /// The task depended on.
@@ -69,7 +69,7 @@ pub struct DataWithMessage<T> {
 }
 
 /// Body of `POST /tasks/:id/comments`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CommentRequest {
     #[schema(min_length = 1, max_length = 20000)]

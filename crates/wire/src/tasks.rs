@@ -16,7 +16,7 @@ use super::time::{DayEdge, parse};
 use muster_domain::ValidationError;
 
 /// Body of `POST /tasks`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateTaskRequest {
     #[schema(min_length = 1, max_length = 255)]
@@ -67,7 +67,7 @@ impl CreateTaskRequest {
 
 /// Body of `PATCH /tasks/:id` (decision D-39): every field optional; `null` clears
 /// `description` and `dueAt`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PatchTaskRequest {
     #[serde(default)]
@@ -139,7 +139,7 @@ impl TransitionRequest {
 }
 
 /// Query of `GET /tasks` (decision D-7 paging).
-#[derive(Debug, Deserialize, Serialize, utoipa::IntoParams)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListTasksQuery {

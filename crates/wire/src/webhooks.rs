@@ -12,7 +12,7 @@ use super::nullable::Patch;
 use muster_domain::ValidationError;
 
 /// Body of `POST /api/v1/webhooks`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateWebhookBody {
     #[schema(min_length = 1, max_length = 255)]

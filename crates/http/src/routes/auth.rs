@@ -261,7 +261,7 @@ pub(super) async fn totp_setup(
             .iter()
             .map(|c| c.expose().to_owned())
             .collect(),
-        message: "Scan the QR code, then confirm with POST /auth/totp/verify",
+        message: "Scan the QR code, then confirm with POST /auth/totp/verify".to_owned(),
     }))
 }
 

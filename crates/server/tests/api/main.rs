@@ -59,6 +59,7 @@ mod auth_modes;
 mod auth_tokens;
 mod auth_totp;
 mod chat_integration;
+mod client;
 mod codehost_connections;
 mod codehost_events;
 mod codehost_support;

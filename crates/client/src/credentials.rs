@@ -1,0 +1,124 @@
+//! The three ways a caller proves who it is, and how each goes onto a request.
+
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use muster_auth::signing;
+use muster_wire::auth::TokensResponse;
+use reqwest::RequestBuilder;
+use tokio::sync::Mutex;
+
+/// Who the client acts as.
+pub enum Credentials {
+    /// An agent: every request is signed with HMAC-SHA256 and a fresh nonce.
+    Agent {
+        /// The agent's handle (`X-Agent-ID`), e.g. `builder-1`.
+        agent_id: String,
+        /// The 64-hex secret handed out at registration.
+        secret: String,
+    },
+    /// An API key (`msk_…`), sent as a bearer token.
+    ApiKey(String),
+    /// A signed-in user: an access token, refreshed with the refresh token when it
+    /// expires.
+    User(UserSession),
+    /// No credentials: `/health`, `/ready`, `/auth/login` and the like.
+    None,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Agent { agent_id, .. } => f
+                .debug_struct("Agent")
+                .field("agent_id", agent_id)
+                .finish_non_exhaustive(),
+            Self::ApiKey(_) => f.write_str("ApiKey(***)"),
+            Self::User(_) => f.write_str("User(***)"),
+            Self::None => f.write_str("None"),
+        }
+    }
+}
+
+/// The tokens of a signed-in user, renewed as they run out.
+pub struct UserSession {
+    tokens: Mutex<Tokens>,
+}
+
+impl std::fmt::Debug for UserSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("UserSession(***)")
+    }
+}
+
+struct Tokens {
+    access: String,
+    refresh: String,
+    /// When to refresh before sending: a little before the access token expires.
+    renew_at: Instant,
+}
+
+/// How long before its expiry an access token is renewed, so a request never leaves
+/// with one that runs out on the way.
+const RENEW_MARGIN: Duration = Duration::from_secs(30);
+
+impl UserSession {
+    /// A session from the tokens of a login or a refresh.
+    pub fn new(tokens: &TokensResponse) -> Self {
+        Self {
+            tokens: Mutex::new(Tokens::from(tokens)),
+        }
+    }
+
+    /// The current access token, and whether it is due for renewal.
+    pub(crate) async fn access(&self) -> (String, bool) {
+        let tokens = self.tokens.lock().await;
+        (tokens.access.clone(), Instant::now() >= tokens.renew_at)
+    }
+
+    /// The refresh token (for `/auth/refresh` and `/auth/logout`).
+    pub(crate) async fn refresh_token(&self) -> String {
+        self.tokens.lock().await.refresh.clone()
+    }
+
+    /// Takes the tokens of a refresh, unless another task has already renewed the pair
+    /// `stale_refresh` belonged to.
+    pub(crate) async fn replace(&self, stale_refresh: &str, fresh: &TokensResponse) {
+        let mut tokens = self.tokens.lock().await;
+        if tokens.refresh == stale_refresh {
+            *tokens = Tokens::from(fresh);
+        }
+    }
+}
+
+impl From<&TokensResponse> for Tokens {
+    fn from(tokens: &TokensResponse) -> Self {
+        let lifetime = Duration::from_secs(tokens.expires_in).saturating_sub(RENEW_MARGIN);
+        Self {
+            access: tokens.access_token.clone(),
+            refresh: tokens.refresh_token.clone(),
+            renew_at: Instant::now() + lifetime,
+        }
+    }
+}
+
+/// The headers of an agent's signature over one request (a fresh nonce each time).
+pub(crate) fn sign_agent(
+    request: RequestBuilder,
+    agent_id: &str,
+    secret: &str,
+    method: &str,
+    target: &str,
+    body: &[u8],
+) -> RequestBuilder {
+    let timestamp = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+        .to_string();
+    let nonce = uuid::Uuid::now_v7().to_string();
+    let message = signing::canonical_message(method, target, &timestamp, &nonce, body);
+    request
+        .header("X-Agent-ID", agent_id)
+        .header("X-Timestamp", timestamp)
+        .header("X-Nonce", nonce)
+        .header("X-Signature", signing::sign(secret, &message))
+}

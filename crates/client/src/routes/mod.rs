@@ -1,0 +1,16 @@
+//! One method per route, grouped by family. Answers wrapped in `{data}` are unwrapped;
+//! paged lists keep their `meta`, and answers with a sentence keep their `message`.
+
+mod agent_money;
+mod agent_skills;
+mod agents;
+mod auth;
+mod events;
+mod integrations;
+mod service;
+mod task_links;
+mod tasks;
+
+pub use agent_skills::ScoreDirection;
+pub use agents::Lifecycle;
+pub use service::Status;
