@@ -36,9 +36,14 @@ impl Client {
                 "{base_url} is not an http:// or https:// URL"
             )));
         }
+        // This client brings its own TLS configuration; installing ring as the process's
+        // default too (a no-op when one is set) keeps other reqwest clients of the same
+        // build working, since this crate turns reqwest's provider-less TLS on for all.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .user_agent(concat!("muster-client/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(10))
+            .tls_backend_preconfigured(tls_config()?)
             .build()?;
         Ok(Self {
             http,
@@ -280,6 +285,23 @@ impl Client {
             _ => None,
         }
     }
+}
+
+/// TLS for `https://` servers: rustls with the ring provider, trusting the Mozilla roots
+/// (webpki-roots), HTTP/1.1.
+fn tls_config() -> Result<rustls::ClientConfig, Error> {
+    let roots = rustls::RootCertStore {
+        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
+    };
+    let mut config = rustls::ClientConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|err| Error::Request(format!("TLS: {err}")))?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(config)
 }
 
 /// Headers a few calls add.

@@ -114,6 +114,17 @@ async fn refusals_come_back_with_the_apis_status_and_message(app: &TestApp) {
     let forger = Client::agent(&app.base, &worker.handle, "0".repeat(64)).unwrap();
     let err = forger.get_task(Uuid::now_v7()).await.unwrap_err();
     assert_eq!(err.status(), Some(401), "{err:?}");
+    // TLS is set up (no missing crypto provider): speaking it to a plain-HTTP server
+    // fails the handshake, as a transport error.
+    let tls = Client::anonymous(&app.base.replace("http://", "https://")).unwrap();
+    let err = tls.health().await.unwrap_err();
+    assert!(matches!(err, Error::Transport(_)), "{err:?}");
+    assert!(matches!(
+        Client::anonymous("ftp://127.0.0.1/"),
+        Err(Error::Request(_))
+    ));
+    assert_eq!(client.health().await.unwrap().status, "ok");
+
     // Nothing was created by the refused calls.
     let page = client.list_tasks(&ListTasksQuery::default()).await.unwrap();
     assert!(page.data.is_empty(), "{page:?}");

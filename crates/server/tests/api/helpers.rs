@@ -245,6 +245,9 @@ async fn start(
     let base = format!("http://127.0.0.1:{}", app.port());
     let handle = app.handle();
     tokio::spawn(app.run_until_stopped());
+    // reqwest's TLS (turned on by muster-client) needs a crypto provider; the other
+    // clients of a test are built after this one.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(30))
         .build()

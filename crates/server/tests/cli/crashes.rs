@@ -77,6 +77,8 @@ async fn create_task(client: &reqwest::Client, port: u16, hr: &Hr, title: &str) 
 /// Writes tasks through `port` until a write fails (or `max` succeed): the ids of
 /// those that were acknowledged.
 async fn write_until_failure(port: u16, hr: Hr, writer: usize, max: usize) -> Vec<Uuid> {
+    // reqwest's TLS (turned on by muster-client) needs a crypto provider.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder()
         .timeout(Duration::from_secs(10))
         .build()

@@ -106,7 +106,11 @@ async fn no_secret_reaches_logs_events_or_later_answers() {
         Stdio::from(file),
     );
     let run = Run {
-        client: Client::new(),
+        client: {
+            // reqwest's TLS (turned on by muster-client) needs a crypto provider.
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            Client::new()
+        },
         base: format!("http://127.0.0.1:{}", server.port),
     };
     let login_body = json!({"email": "admin@example.com", "password": PASSWORD});
