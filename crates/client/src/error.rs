@@ -6,7 +6,7 @@ use serde::Deserialize;
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// The server answered with an error: its status and its sentence.
-    #[error("{status} {message}")]
+    #[error("{message} ({status})")]
     Api {
         /// The HTTP status (400, 401, 403, 404, 409, 422, 429, 5xx…).
         status: u16,

@@ -52,6 +52,12 @@ pub enum Command {
     Sign(SignArgs),
     /// Print the OpenAPI 3.1 document of the API (what `GET /openapi.json` serves).
     Openapi,
+    /// Work with tasks on a running server: list, show, create, move, comment, claim.
+    Task(muster_cli::TaskArgs),
+    /// Work with agents on a running server: list, show, register, spawn.
+    Agent(muster_cli::AgentArgs),
+    /// Follow a running server's audit log live.
+    Events(muster_cli::EventsArgs),
 }
 
 /// Where the database is.

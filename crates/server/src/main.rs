@@ -1,4 +1,5 @@
-//! `muster`: serve, migrate, bootstrap, sign, openapi.
+//! `muster`: serve, migrate, bootstrap, sign, openapi, and the client commands (task,
+//! agent, events).
 
 use std::process::ExitCode;
 
@@ -33,6 +34,9 @@ async fn main() -> ExitCode {
             print!("{}", muster_http::openapi::json());
             Ok(())
         }
+        Command::Task(args) => muster_cli::task(args).await,
+        Command::Agent(args) => muster_cli::agent(args).await,
+        Command::Events(args) => muster_cli::events(args).await,
     };
     telemetry.shutdown();
     match result {

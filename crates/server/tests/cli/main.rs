@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod bootstrap;
+mod client_commands;
 mod config_errors;
 mod crashes;
 mod documented_settings;

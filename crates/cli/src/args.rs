@@ -1,0 +1,204 @@
+//! The commands' arguments (clap).
+
+use clap::{Args, Subcommand};
+use muster_client::types::model::{
+    AgentMode, AgentRole, AgentStatus, Proficiency, TaskPriority, TaskStatus,
+};
+use serde::de::DeserializeOwned;
+use uuid::Uuid;
+
+/// Where the server is and who to be; shared by every client command.
+#[derive(Debug, Args)]
+pub struct Connection {
+    /// The server's base URL (default: the profile's, else `http://127.0.0.1:8080`).
+    #[arg(long, env = "MUSTER_SERVER", global = true)]
+    pub server: Option<String>,
+    /// The profile of the config file to use (default: its `default`, else "default").
+    #[arg(long, env = "MUSTER_PROFILE", global = true)]
+    pub profile: Option<String>,
+    /// The config file (default: `$XDG_CONFIG_HOME/muster/config.toml` or
+    /// `~/.config/muster/config.toml`).
+    #[arg(long, env = "MUSTER_CONFIG", global = true)]
+    pub config: Option<std::path::PathBuf>,
+    /// Print the API's JSON instead of a table.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+/// `muster task …`.
+#[derive(Debug, Args)]
+pub struct TaskArgs {
+    #[command(flatten)]
+    pub connection: Connection,
+    #[command(subcommand)]
+    pub command: TaskCommand,
+}
+
+/// What to do with tasks.
+#[derive(Debug, Subcommand)]
+pub enum TaskCommand {
+    /// List tasks, newest first.
+    List {
+        /// Only tasks in this status (`todo`, `in_progress`, `review`, `done`, …).
+        #[arg(long, value_parser = wire::<TaskStatus>)]
+        status: Option<TaskStatus>,
+        /// Only tasks assigned to this agent (UUID).
+        #[arg(long)]
+        assignee: Option<Uuid>,
+        /// How many (1-500; default 50).
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+    /// Show one task.
+    Show {
+        /// The task's id.
+        id: Uuid,
+    },
+    /// Create a task.
+    Create {
+        /// Its title.
+        title: String,
+        /// A longer description.
+        #[arg(long)]
+        description: Option<String>,
+        /// urgent, high, normal (default) or low.
+        #[arg(long, value_parser = wire::<TaskPriority>)]
+        priority: Option<TaskPriority>,
+        /// Assign it to this agent (UUID).
+        #[arg(long)]
+        assignee: Option<Uuid>,
+        /// A tag (repeat for more).
+        #[arg(long = "tag")]
+        tags: Vec<String>,
+    },
+    /// Move a task to another status.
+    Move {
+        /// The task's id.
+        id: Uuid,
+        /// The new status.
+        #[arg(value_parser = wire::<TaskStatus>)]
+        status: TaskStatus,
+        /// Why (kept in the audit log).
+        #[arg(long)]
+        reason: Option<String>,
+    },
+    /// Comment on a task.
+    Comment {
+        /// The task's id.
+        id: Uuid,
+        /// The comment.
+        body: String,
+    },
+    /// Claim the next task this agent may take (agents only).
+    Claim {
+        /// Only tasks needing this capability (repeat for more).
+        #[arg(long = "capability")]
+        capabilities: Vec<String>,
+        /// How long the lease lasts, in seconds.
+        #[arg(long)]
+        lease_seconds: Option<i64>,
+    },
+}
+
+/// `muster agent …`.
+#[derive(Debug, Args)]
+pub struct AgentArgs {
+    #[command(flatten)]
+    pub connection: Connection,
+    #[command(subcommand)]
+    pub command: AgentCommand,
+}
+
+/// What to do with agents.
+#[derive(Debug, Subcommand)]
+pub enum AgentCommand {
+    /// List the organization's agents.
+    List {
+        /// Only agents in this status (active, pending, suspended, revoked).
+        #[arg(long, value_parser = wire::<AgentStatus>)]
+        status: Option<AgentStatus>,
+        /// How many (default 50).
+        #[arg(long)]
+        limit: Option<u32>,
+    },
+    /// Show one agent.
+    Show {
+        /// The agent's id (UUID).
+        id: Uuid,
+    },
+    /// Register an agent (an HR agent or an admin); prints its secret once.
+    Register {
+        #[command(flatten)]
+        agent: NewAgentArgs,
+        /// Its role (worker, manager, hr, …).
+        #[arg(long, value_parser = wire::<AgentRole>)]
+        role: Option<AgentRole>,
+    },
+    /// Spawn a child of the calling agent; prints its secret once.
+    Spawn {
+        #[command(flatten)]
+        agent: NewAgentArgs,
+    },
+}
+
+/// What a new agent is.
+#[derive(Debug, Args)]
+pub struct NewAgentArgs {
+    /// Its handle (`X-Agent-ID`), e.g. builder-2.
+    pub agent_id: String,
+    /// Its display name.
+    pub name: String,
+    /// Its level (1-10).
+    #[arg(long)]
+    pub level: Option<i64>,
+    /// The model it runs on.
+    #[arg(long)]
+    pub model: Option<String>,
+    /// worker or orchestrator.
+    #[arg(long, value_parser = wire::<AgentMode>)]
+    pub mode: Option<AgentMode>,
+    /// A capability, as `name` or `name:proficiency` (basic, standard, expert); repeat
+    /// for more.
+    #[arg(long = "capability", value_parser = capability)]
+    pub capabilities: Vec<(String, Option<Proficiency>)>,
+}
+
+/// `muster events …`.
+#[derive(Debug, Args)]
+pub struct EventsArgs {
+    #[command(flatten)]
+    pub connection: Connection,
+    #[command(subcommand)]
+    pub command: EventsCommand,
+}
+
+/// What to do with the audit log.
+#[derive(Debug, Subcommand)]
+pub enum EventsCommand {
+    /// Print events as they happen, until interrupted.
+    Tail {
+        /// Only this event type (e.g. task.created).
+        #[arg(long = "type")]
+        event_type: Option<String>,
+        /// Only events about this entity (UUID).
+        #[arg(long)]
+        entity_id: Option<Uuid>,
+        /// Start right after this event instead of now.
+        #[arg(long)]
+        after: Option<Uuid>,
+    },
+}
+
+/// A value of one of the API's enums, spelled as on the wire.
+fn wire<T: DeserializeOwned>(value: &str) -> Result<T, String> {
+    serde_json::from_value(serde_json::Value::String(value.to_owned()))
+        .map_err(|err| err.to_string())
+}
+
+/// `name` or `name:proficiency`.
+fn capability(value: &str) -> Result<(String, Option<Proficiency>), String> {
+    match value.split_once(':') {
+        None => Ok((value.to_owned(), None)),
+        Some((name, level)) => Ok((name.to_owned(), Some(wire(level)?))),
+    }
+}

@@ -1,0 +1,33 @@
+//! `muster task …`, `muster agent …` and `muster events tail`: the API from a shell.
+//!
+//! Credentials and the server come from the environment or from a profile of
+//! `~/.config/muster/config.toml` (see [`config`]); output is a table for people or,
+//! with `--json`, the API's own JSON for scripts. A refusal prints the API's message
+//! and the command exits non-zero.
+
+mod agent;
+pub mod args;
+pub mod config;
+mod events;
+mod output;
+mod task;
+
+pub use args::{AgentArgs, EventsArgs, TaskArgs};
+
+/// Runs `muster task …`.
+pub async fn task(args: TaskArgs) -> anyhow::Result<()> {
+    let client = config::connect(&args.connection).await?;
+    task::run(&client, args.command, args.connection.json).await
+}
+
+/// Runs `muster agent …`.
+pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
+    let client = config::connect(&args.connection).await?;
+    agent::run(&client, args.command, args.connection.json).await
+}
+
+/// Runs `muster events …`.
+pub async fn events(args: EventsArgs) -> anyhow::Result<()> {
+    let client = config::connect(&args.connection).await?;
+    events::run(&client, args.command, args.connection.json).await
+}

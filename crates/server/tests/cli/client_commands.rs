@@ -1,0 +1,294 @@
+//! `muster task|agent|events` against a live server: credentials from the environment
+//! or a profile, tables and `--json`, and the API's message on a refusal.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::shutdown::{Server, start_with};
+use crate::{Scratch, assert_one_clear_error, muster, stderr};
+
+/// A bootstrapped server and its HR agent's credentials.
+struct Live {
+    scratch: Scratch,
+    server: Server,
+    agent_id: String,
+    secret: String,
+}
+
+fn live() -> Live {
+    let scratch = Scratch::new();
+    let out = muster()
+        .args([
+            "bootstrap",
+            "--org-name",
+            "Acme",
+            "--admin-email",
+            "admin@example.com",
+        ])
+        .args(["--database-url", &scratch.sqlite_url()])
+        .env("MUSTER_ADMIN_PASSWORD", "a good long password")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let org: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let server = start_with(&scratch, &[], Stdio::null());
+    Live {
+        agent_id: org["hrAgent"]["agentId"].as_str().unwrap().to_owned(),
+        secret: org["hrAgent"]["secret"].as_str().unwrap().to_owned(),
+        scratch,
+        server,
+    }
+}
+
+impl Live {
+    /// `muster <args>` as the HR agent, credentials in the environment.
+    fn muster(&self, args: &[&str]) -> Command {
+        let mut cmd = self.anonymous(args);
+        cmd.env("MUSTER_AGENT_ID", &self.agent_id)
+            .env("MUSTER_AGENT_SECRET", &self.secret);
+        cmd
+    }
+
+    /// `muster <args>` with the server named but no credentials (and no config file).
+    fn anonymous(&self, args: &[&str]) -> Command {
+        let mut cmd = muster();
+        cmd.args(args)
+            .env(
+                "MUSTER_SERVER",
+                format!("http://127.0.0.1:{}", self.server.port),
+            )
+            .env("XDG_CONFIG_HOME", self.scratch.0.join("config"))
+            .env_remove("MUSTER_AGENT_ID")
+            .env_remove("MUSTER_AGENT_SECRET")
+            .env_remove("MUSTER_API_KEY")
+            .env_remove("MUSTER_EMAIL")
+            .env_remove("MUSTER_PROFILE")
+            .env_remove("MUSTER_CONFIG");
+        cmd
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        succeeded(&self.muster(args).output().unwrap())
+    }
+
+    fn json(&self, args: &[&str]) -> Value {
+        let mut with_json = args.to_vec();
+        with_json.push("--json");
+        serde_json::from_str(&self.ok(&with_json)).unwrap()
+    }
+}
+
+fn succeeded(out: &Output) -> String {
+    assert!(out.status.success(), "{:?}: {}", out.status, stderr(out));
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+#[test]
+fn task_commands_run_an_agents_whole_loop() {
+    let live = live();
+    let created = live.json(&[
+        "task",
+        "create",
+        "Write the docs",
+        "--priority",
+        "high",
+        "--tag",
+        "docs",
+    ]);
+    let id = created["id"].as_str().unwrap().to_owned();
+    assert_eq!(created["status"], "todo");
+    assert_eq!(created["priority"], "high");
+    assert_eq!(created["tags"], serde_json::json!(["docs"]));
+
+    let table = live.ok(&["task", "list"]);
+    let mut lines = table.lines();
+    assert_eq!(
+        lines.next().unwrap().split_whitespace().collect::<Vec<_>>(),
+        ["ID", "STATUS", "PRIORITY", "ASSIGNEE", "TITLE"]
+    );
+    let row = lines.next().unwrap();
+    assert!(
+        row.starts_with(&id) && row.contains("todo") && row.ends_with("Write the docs"),
+        "{table}"
+    );
+    assert_eq!(
+        live.json(&["task", "list", "--status", "done"])["data"],
+        serde_json::json!([])
+    );
+
+    let shown = live.ok(&["task", "show", &id]);
+    assert!(
+        shown.contains("title:") && shown.contains("Write the docs"),
+        "{shown}"
+    );
+
+    let claimed = live.json(&["task", "claim"]);
+    assert_eq!(claimed["id"], id.as_str());
+    assert_eq!(claimed["status"], "in_progress");
+    assert_eq!(live.ok(&["task", "claim"]).trim(), "no task to claim");
+
+    let comment = live.ok(&["task", "comment", &id, "on it"]);
+    assert!(
+        comment.trim().ends_with(&format!("on task {id}")),
+        "{comment}"
+    );
+    let moved = live.json(&["task", "move", &id, "done", "--reason", "shipped"]);
+    assert_eq!(moved["status"], "done");
+}
+
+#[test]
+fn agent_commands_register_list_and_show() {
+    let live = live();
+    let created = live.json(&[
+        "agent",
+        "register",
+        "builder-9",
+        "Builder Nine",
+        "--capability",
+        "rust:expert",
+        "--level",
+        "3",
+    ]);
+    let secret = created["secret"].as_str().unwrap();
+    assert_eq!(secret.len(), 64, "{created}");
+    let uuid = created["data"]["id"].as_str().unwrap().to_owned();
+    assert_eq!(created["data"]["agentId"], "builder-9");
+
+    let table = live.ok(&["agent", "list"]);
+    assert!(
+        table
+            .lines()
+            .any(|l| l.starts_with(&uuid) && l.contains("builder-9")),
+        "{table}"
+    );
+    let shown = live.ok(&["agent", "show", &uuid]);
+    assert!(shown.contains("Builder Nine"), "{shown}");
+    // Without --json the secret is printed once, labelled.
+    let text = live.ok(&["agent", "register", "builder-10", "Builder Ten"]);
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("secret: ") && l.len() == "secret: ".len() + 64),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_profile_of_the_config_file_names_the_server_and_the_agent() {
+    let live = live();
+    let config = live.scratch.0.join("muster.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "default = \"local\"\n[profiles.local]\nserver = \"http://127.0.0.1:{}\"\nagent_id = \"{}\"\nagent_secret = \"{}\"\n",
+            live.server.port, live.agent_id, live.secret
+        ),
+    )
+    .unwrap();
+    let out = muster()
+        .args(["task", "create", "From a profile", "--json", "--config"])
+        .arg(&config)
+        .env_remove("MUSTER_SERVER")
+        .env_remove("MUSTER_AGENT_ID")
+        .env_remove("MUSTER_API_KEY")
+        .env_remove("MUSTER_EMAIL")
+        .output()
+        .unwrap();
+    let task: Value = serde_json::from_str(&succeeded(&out)).unwrap();
+    assert_eq!(task["title"], "From a profile");
+
+    let out = live
+        .anonymous(&["task", "list", "--profile", "staging", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, "has no profile staging");
+    std::fs::write(&config, "[profiles.local]\nsevrer = \"typo\"\n").unwrap();
+    let out = live
+        .anonymous(&["task", "list", "--config"])
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert_one_clear_error(
+        &out,
+        "is not a valid config file: line 2: unknown field `sevrer`",
+    );
+}
+
+#[test]
+fn refusals_print_the_apis_message_and_exit_non_zero() {
+    let live = live();
+    let missing = uuid::Uuid::now_v7().to_string();
+    let out = live.muster(&["task", "show", &missing]).output().unwrap();
+    assert_one_clear_error(&out, "(404)");
+    let out = live
+        .muster(&["task", "create", &"x".repeat(256)])
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, "title must be at most 255 characters (400)");
+    let out = live
+        .anonymous(&["task", "list"])
+        .env("MUSTER_AGENT_ID", &live.agent_id)
+        .env("MUSTER_AGENT_SECRET", "0".repeat(64))
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, "(401)");
+    let out = live.anonymous(&["task", "list"]).output().unwrap();
+    assert_one_clear_error(&out, "no credentials");
+    // A status that is not one of the API's is refused before anything is sent.
+    let out = live
+        .muster(&["task", "list", "--status", "finished"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("unknown variant `finished`"),
+        "{}",
+        stderr(&out)
+    );
+    // Nothing above created anything.
+    assert_eq!(live.json(&["task", "list"])["data"], serde_json::json!([]));
+}
+
+#[test]
+fn events_tail_prints_events_as_they_happen() {
+    let live = live();
+    let mut tail = live
+        .muster(&["events", "tail", "--type", "task.created", "--json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = tail.stdout.take().unwrap();
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if lines.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    // The stream starts with what is recorded after it opens: create until one shows.
+    let mut created = Vec::new();
+    let event: Value = loop {
+        created.push(
+            live.json(&["task", "create", "Watched"])["id"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+        if let Ok(line) = received.recv_timeout(Duration::from_millis(500)) {
+            break serde_json::from_str(&line).unwrap();
+        }
+        assert!(created.len() < 20, "no event reached the tail");
+    };
+    let _ = tail.kill();
+    let _ = tail.wait();
+    assert_eq!(event["type"], "task.created");
+    assert!(
+        created.iter().any(|id| event["entityId"] == id.as_str()),
+        "{event}"
+    );
+}
