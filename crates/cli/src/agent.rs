@@ -10,10 +10,15 @@ use crate::output::{self, clip, or_dash, wire};
 
 pub async fn run(client: &Client, command: AgentCommand, json: bool) -> anyhow::Result<()> {
     match command {
-        AgentCommand::List { status, limit } => {
+        AgentCommand::List {
+            status,
+            limit,
+            cursor,
+        } => {
             let query = ListAgentsQuery {
                 status,
                 limit,
+                cursor,
                 ..ListAgentsQuery::default()
             };
             let page = client.list_agents(&query).await?;
@@ -39,6 +44,7 @@ pub async fn run(client: &Client, command: AgentCommand, json: bool) -> anyhow::
                 &["ID", "AGENT ID", "STATUS", "ROLE", "MODE", "LEVEL", "NAME"],
                 &rows,
             );
+            output::more(page.meta.as_ref());
             Ok(())
         }
         AgentCommand::Show { id } => {

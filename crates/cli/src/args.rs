@@ -48,6 +48,9 @@ pub enum TaskCommand {
         /// How many (1-500; default 50).
         #[arg(long)]
         limit: Option<u32>,
+        /// The next page: the cursor the previous one ended with.
+        #[arg(long)]
+        cursor: Option<String>,
     },
     /// Show one task.
     Show {
@@ -120,6 +123,9 @@ pub enum AgentCommand {
         /// How many (default 50).
         #[arg(long)]
         limit: Option<u32>,
+        /// The next page: the cursor the previous one ended with.
+        #[arg(long)]
+        cursor: Option<String>,
     },
     /// Show one agent.
     Show {

@@ -1,5 +1,6 @@
 //! Tables for people, JSON for scripts.
 
+use muster_client::types::paging::NextCursor;
 use serde::Serialize;
 
 /// Prints `value` as the API's JSON, pretty.
@@ -34,6 +35,13 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) {
     line(header.iter().map(|h| (*h).to_owned()).collect());
     for row in rows {
         line(row.clone());
+    }
+}
+
+/// After a page that has a next one: how to get it.
+pub fn more(next: Option<&NextCursor>) {
+    if let Some(next) = next {
+        println!("(more: --cursor {})", next.next_cursor);
     }
 }
 

@@ -16,11 +16,13 @@ pub async fn run(client: &Client, command: TaskCommand, json: bool) -> anyhow::R
             status,
             assignee,
             limit,
+            cursor,
         } => {
             let query = ListTasksQuery {
                 status,
                 assignee_id: assignee,
                 limit,
+                cursor,
                 ..ListTasksQuery::default()
             };
             let page = client.list_tasks(&query).await?;
@@ -41,6 +43,7 @@ pub async fn run(client: &Client, command: TaskCommand, json: bool) -> anyhow::R
                 })
                 .collect();
             output::table(&["ID", "STATUS", "PRIORITY", "ASSIGNEE", "TITLE"], &rows);
+            output::more(page.meta.as_ref());
             Ok(())
         }
         TaskCommand::Show { id } => show(&client.get_task(id).await?, json),

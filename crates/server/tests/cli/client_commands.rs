@@ -119,6 +119,27 @@ fn task_commands_run_an_agents_whole_loop() {
         serde_json::json!([])
     );
 
+    // Pages: a table ends with the cursor of the next page, which gets it.
+    let other = live.json(&["task", "create", "Second"]);
+    let first = live.ok(&["task", "list", "--limit", "1"]);
+    let cursor = first.lines().last().unwrap();
+    let cursor = cursor
+        .strip_prefix("(more: --cursor ")
+        .unwrap()
+        .trim_end_matches(')');
+    let second = live.ok(&["task", "list", "--limit", "1", "--cursor", cursor]);
+    assert_eq!(second.lines().count(), 2, "{second}");
+    assert_ne!(
+        first.lines().nth(1),
+        second.lines().nth(1),
+        "{first}{second}"
+    );
+    let other = other["id"].as_str().unwrap();
+    assert_eq!(
+        live.json(&["task", "move", other, "cancelled"])["status"],
+        "cancelled"
+    );
+
     let shown = live.ok(&["task", "show", &id]);
     assert!(
         shown.contains("title:") && shown.contains("Write the docs"),
