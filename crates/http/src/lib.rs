@@ -8,6 +8,7 @@ mod body;
 mod error;
 mod extract;
 mod idempotency;
+mod mcp;
 mod metrics;
 pub mod openapi;
 mod request_span;

@@ -64,6 +64,7 @@ use utoipa::OpenApi;
         super::agent_reputation::bonus,
         super::agent_reputation::penalty,
         super::agent_reputation::leaderboard,
+        crate::mcp::post,
         super::events::list,
         super::events::get,
         super::events::stream,
@@ -125,6 +126,7 @@ use utoipa::OpenApi;
         (name = "webhooks", description = "Outbound webhooks and their deliveries"),
         (name = "inbound webhooks", description = "Keys that let other systems create tasks"),
         (name = "integrations", description = "Chat and code-host integrations"),
+        (name = "mcp", description = "The Model Context Protocol: the task tools for MCP clients, with the same credentials"),
         (name = "service", description = "Health, readiness, metrics and this reference")
     )
 )]

@@ -60,6 +60,7 @@ fn register(cfg: &mut web::ServiceConfig, seen: &mut Vec<Operation>) {
         // Before `/events/{id}`, which would take "stream" for an id.
         .add(at("/events/stream").get(events::stream))
         .add(at("/events/{id}").get(events::get))
+        .post("/mcp", crate::mcp::post)
         .add(at("/health").get(health::health))
         .add(at("/ready").get(health::ready))
         .add(at("/metrics").get(health::metrics))

@@ -75,6 +75,7 @@ mod hostile_input;
 mod idempotency;
 mod inbound_ingest;
 mod inbound_keys;
+mod mcp;
 mod metrics;
 mod oauth;
 mod openapi;
