@@ -9,10 +9,11 @@ mod agent;
 pub mod args;
 pub mod config;
 mod events;
+mod mcp;
 mod output;
 mod task;
 
-pub use args::{AgentArgs, EventsArgs, TaskArgs};
+pub use args::{AgentArgs, Connection, EventsArgs, TaskArgs};
 
 /// Runs `muster task …`.
 pub async fn task(args: TaskArgs) -> anyhow::Result<()> {
@@ -24,6 +25,13 @@ pub async fn task(args: TaskArgs) -> anyhow::Result<()> {
 pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
     let client = config::connect(&args.connection).await?;
     agent::run(&client, args.command, args.connection.json).await
+}
+
+/// Runs `muster mcp`: an MCP server on stdin/stdout for a local agent, relaying each
+/// message to the server's `/mcp` with the credentials of the environment or profile.
+pub async fn mcp(connection: Connection) -> anyhow::Result<()> {
+    let client = config::connect(&connection).await?;
+    mcp::relay(&client).await
 }
 
 /// Runs `muster events …`.

@@ -58,6 +58,9 @@ pub enum Command {
     Agent(muster_cli::AgentArgs),
     /// Follow a running server's audit log live.
     Events(muster_cli::EventsArgs),
+    /// Serve MCP on stdin/stdout for a local agent, relaying to a running server's `/mcp`
+    /// as the agent (or user) of the environment or profile.
+    Mcp(muster_cli::Connection),
 }
 
 /// Where the database is.

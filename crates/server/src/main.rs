@@ -37,6 +37,7 @@ async fn main() -> ExitCode {
         Command::Task(args) => muster_cli::task(args).await,
         Command::Agent(args) => muster_cli::agent(args).await,
         Command::Events(args) => muster_cli::events(args).await,
+        Command::Mcp(connection) => muster_cli::mcp(connection).await,
     };
     telemetry.shutdown();
     match result {

@@ -7,6 +7,7 @@ mod agents;
 mod auth;
 mod events;
 mod integrations;
+mod mcp;
 mod service;
 mod task_links;
 mod tasks;

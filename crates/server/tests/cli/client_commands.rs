@@ -313,3 +313,86 @@ fn events_tail_prints_events_as_they_happen() {
         "{event}"
     );
 }
+
+/// `muster mcp` with `lines` on stdin (then closed): its stdout, one answer per line.
+fn mcp_session(cmd: &mut Command, lines: &[Value]) -> Vec<Value> {
+    use std::io::Write;
+    let mut child = cmd
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn mcp_over_stdio_relays_an_agents_session_to_the_server() {
+    let live = live();
+    let request = |id: u64, method: &str, params: Value| serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+    let answers = mcp_session(
+        &mut live.muster(&[]),
+        &[
+            request(
+                1,
+                "initialize",
+                serde_json::json!({
+                    "protocolVersion": "2025-06-18", "capabilities": {},
+                    "clientInfo": {"name": "stdio-test", "version": "1"}
+                }),
+            ),
+            serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            request(2, "tools/list", serde_json::json!({})),
+            request(
+                3,
+                "tools/call",
+                serde_json::json!({"name": "create_task", "arguments": {"title": "Over stdio"}}),
+            ),
+            request(
+                4,
+                "tools/call",
+                serde_json::json!({"name": "claim_task", "arguments": {}}),
+            ),
+        ],
+    );
+    // One answer per request, none for the notification, in order.
+    let ids: Vec<&Value> = answers.iter().map(|a| &a["id"]).collect();
+    assert_eq!(ids, [1, 2, 3, 4], "{answers:?}");
+    assert_eq!(answers[0]["result"]["serverInfo"]["name"], "muster");
+    let tools = answers[1]["result"]["tools"].as_array().unwrap();
+    assert!(tools.iter().any(|t| t["name"] == "claim_task"), "{tools:?}");
+    let created = &answers[2]["result"]["structuredContent"]["data"];
+    assert_eq!(created["title"], "Over stdio");
+    assert_eq!(
+        answers[3]["result"]["structuredContent"]["data"]["id"],
+        created["id"]
+    );
+
+    // Credentials the server refuses: each request still gets an answer, saying why.
+    let mut forged = live.anonymous(&[]);
+    forged
+        .env("MUSTER_AGENT_ID", &live.agent_id)
+        .env("MUSTER_AGENT_SECRET", "0".repeat(64));
+    let answers = mcp_session(&mut forged, &[request(9, "ping", serde_json::json!({}))]);
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["id"], 9);
+    assert!(
+        answers[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with("(401)"),
+        "{answers:?}"
+    );
+}
