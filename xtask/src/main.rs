@@ -11,6 +11,7 @@ mod bench;
 mod ci;
 mod domain;
 mod fuzz_api;
+mod mcp_clients;
 mod mutants;
 mod openapi;
 
@@ -39,6 +40,8 @@ enum Task {
     Openapi,
     /// Run schemathesis against a live release server on SQLite and/or PostgreSQL.
     FuzzApi(fuzz_api::FuzzArgs),
+    /// Drive a live server with the official MCP Python SDK, over stdio and HTTP.
+    McpClients(mcp_clients::McpArgs),
     /// Mutation-test muster-domain and muster-auth with their own tests; print the score.
     Mutants(mutants::MutantsArgs),
     /// Check muster-domain as a library: docs, examples, API against the last release.
@@ -52,6 +55,7 @@ fn main() -> ExitCode {
         Task::Openapi => openapi::openapi().map(|()| true),
         Task::FuzzApi(args) => fuzz_api::run(&args).map_err(|e| format!("{e:#}")),
         Task::Mutants(args) => mutants::run(&args).map_err(|e| format!("{e:#}")),
+        Task::McpClients(args) => mcp_clients::run(&args).map_err(|e| format!("{e:#}")),
         Task::Domain => domain::check().map(|()| true),
     };
     match result {

@@ -197,16 +197,24 @@ async fn create_api_key(client: &mut Client, token: &str) -> anyhow::Result<Stri
 /// The `schemathesis` program of a virtual environment in the target folder, with the
 /// pinned version installed (once).
 fn ensure_schemathesis(root: &Path) -> anyhow::Result<PathBuf> {
-    let requirements = root.join("xtask/schemathesis/requirements.txt");
+    let venv = python_venv(root, "schemathesis")?;
+    Ok(venv.join("bin").join("schemathesis"))
+}
+
+/// A virtual environment in the target folder, `target/<name>-venv`, with the packages
+/// pinned in `xtask/<name>/requirements.txt` installed (again only when they change).
+pub fn python_venv(root: &Path, name: &str) -> anyhow::Result<PathBuf> {
+    let requirements = root.join("xtask").join(name).join("requirements.txt");
     let pinned = std::fs::read_to_string(&requirements)
         .with_context(|| format!("cannot read {}", requirements.display()))?;
-    let venv = target_dir(root)?.join("schemathesis-venv");
-    let program = venv.join("bin").join("schemathesis");
+    let venv = target_dir(root)?.join(format!("{name}-venv"));
     let stamp = venv.join("requirements.txt");
-    if program.is_file() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(&pinned) {
-        return Ok(program);
+    if venv.join("bin").join("python").is_file()
+        && std::fs::read_to_string(&stamp).ok().as_deref() == Some(&pinned)
+    {
+        return Ok(venv);
     }
-    eprintln!("xtask: installing schemathesis into {}", venv.display());
+    eprintln!("xtask: installing {name} into {}", venv.display());
     run_checked(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
     run_checked(
         Command::new(venv.join("bin").join("pip"))
@@ -214,7 +222,7 @@ fn ensure_schemathesis(root: &Path) -> anyhow::Result<PathBuf> {
             .arg(&requirements),
     )?;
     std::fs::write(&stamp, pinned)?;
-    Ok(program)
+    Ok(venv)
 }
 
 fn run_checked(command: &mut Command) -> anyhow::Result<()> {
