@@ -1,7 +1,7 @@
 """Drives Muster with the official MCP Python SDK, as an MCP client would.
 
 Usage: client_check.py stdio|http
-  stdio: spawns `$MUSTER_BIN mcp` (credentials in the environment: an agent), lists the
+  stdio: spawns `$MCP_CHECK_BINARY mcp` (credentials in the environment: an agent), lists the
          tools and runs claim -> comment -> transition(done) through them.
   http:  connects to $MUSTER_SERVER/mcp with `Authorization: Bearer $MUSTER_API_KEY`,
          lists the tools, creates a task and reads it back.
@@ -50,7 +50,7 @@ async def agent_loop(session):
 async def stdio():
     env = {key: value for key, value in os.environ.items() if key.startswith("MUSTER_")}
     env["PATH"] = os.environ.get("PATH", "")
-    params = StdioServerParameters(command=os.environ["MUSTER_BIN"], args=["mcp"], env=env)
+    params = StdioServerParameters(command=os.environ["MCP_CHECK_BINARY"], args=["mcp"], env=env)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await agent_loop(session)

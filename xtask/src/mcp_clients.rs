@@ -73,7 +73,7 @@ async fn check(engine: Engine, root: &Path, venv: &Path, binary: &Path) -> anyho
             .arg(&script)
             .arg(mode)
             .env("MUSTER_SERVER", &base)
-            .env("MUSTER_BIN", binary)
+            .env("MCP_CHECK_BINARY", binary)
             .env("MUSTER_LOG", "warn")
             .envs(env.iter().copied())
             .status()
