@@ -14,6 +14,10 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[actix_web::main]
 async fn main() -> ExitCode {
     let cli = Cli::parse();
+    // reqwest's TLS in this build has no built-in crypto provider (muster-client turns
+    // on `rustls-no-provider`), and every reqwest client (the OTLP exporter's too)
+    // needs one: ring, as everywhere else here. A no-op if one is set.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let telemetry = match logging::init(&cli.log, cli.log_format, cli.otlp_endpoint.as_deref()) {
         Ok(telemetry) => telemetry,
         Err(err) => {
