@@ -1,8 +1,8 @@
 //! The three ways a caller proves who it is, and how each goes onto a request.
 
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 
-use muster_auth::signing;
+use muster_auth::signing::RequestSignature;
 use muster_wire::auth::TokensResponse;
 use reqwest::RequestBuilder;
 use tokio::sync::Mutex;
@@ -101,7 +101,50 @@ impl From<&TokensResponse> for Tokens {
     }
 }
 
-/// The headers of an agent's signature over one request (a fresh nonce each time).
+impl Credentials {
+    /// An agent's credentials.
+    pub fn agent(agent_id: impl Into<String>, secret: impl Into<String>) -> Self {
+        Self::Agent {
+            agent_id: agent_id.into(),
+            secret: secret.into(),
+        }
+    }
+
+    /// The four headers an agent's request carries, signed at `timestamp` with `nonce`
+    /// (`target` is the path with its `?query` and `body` the raw bytes, both as sent).
+    /// The client signs every request this way, with the current time and a fresh
+    /// nonce; `None` when these credentials are not an agent's.
+    ///
+    /// ```
+    /// use muster_client::Credentials;
+    /// let agent = Credentials::agent(
+    ///     "hr-acme",
+    ///     "7f3a9c2e5b8d1f4a6c0e9b2d5f8a1c4e7b0d3f6a9c2e5b8d1f4a7c0e3b6d9f2a",
+    /// );
+    /// let headers = agent
+    ///     .agent_headers("GET", "/tasks?status=todo&limit=5", b"", "1795000000",
+    ///         "0f8e9d2c-4b6a-4e1f-9a3d-7c5b2e1f0a9d")
+    ///     .unwrap();
+    /// assert_eq!(headers[3], ("X-Signature",
+    ///     "43b7abef5102706f37f7ca86c8fb99f4e0e3b957000ec16ea611bf1b344f0e62".to_owned()));
+    /// ```
+    pub fn agent_headers(
+        &self,
+        method: &str,
+        target: &str,
+        body: &[u8],
+        timestamp: &str,
+        nonce: &str,
+    ) -> Option<[(&'static str, String); 4]> {
+        let Self::Agent { agent_id, secret } = self else {
+            return None;
+        };
+        let signed = RequestSignature::at(secret, method, target, timestamp, nonce, body);
+        Some(headers(agent_id, signed))
+    }
+}
+
+/// The headers of an agent's signature over one request, sent now with a fresh nonce.
 pub(crate) fn sign_agent(
     request: RequestBuilder,
     agent_id: &str,
@@ -110,15 +153,19 @@ pub(crate) fn sign_agent(
     target: &str,
     body: &[u8],
 ) -> RequestBuilder {
-    let timestamp = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-        .to_string();
-    let nonce = uuid::Uuid::now_v7().to_string();
-    let message = signing::canonical_message(method, target, &timestamp, &nonce, body);
-    request
-        .header("X-Agent-ID", agent_id)
-        .header("X-Timestamp", timestamp)
-        .header("X-Nonce", nonce)
-        .header("X-Signature", signing::sign(secret, &message))
+    let signed = RequestSignature::now(secret, method, target, body);
+    headers(agent_id, signed)
+        .into_iter()
+        .fold(request, |request, (name, value)| {
+            request.header(name, value)
+        })
+}
+
+fn headers(agent_id: &str, signed: RequestSignature) -> [(&'static str, String); 4] {
+    [
+        ("X-Agent-ID", agent_id.to_owned()),
+        ("X-Timestamp", signed.timestamp),
+        ("X-Nonce", signed.nonce),
+        ("X-Signature", signed.signature),
+    ]
 }

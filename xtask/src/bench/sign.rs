@@ -1,10 +1,7 @@
 //! Agent request signing, exactly as docs/signing.md describes.
 //!
-//! Written against ring directly rather than through `muster-auth`: the benchmark is a
-//! client, and a client that re-implements the documented recipe also checks that the
-//! document is enough to write one (the tests below are the document's worked example).
-
-use std::time::{SystemTime, UNIX_EPOCH};
+//! Through `muster_auth::signing`, the one recipe the server verifies with and the Rust
+//! client sends with (the tests below are the document's worked example).
 
 use muster_auth::signing;
 
@@ -37,53 +34,12 @@ impl std::fmt::Debug for Credentials {
 }
 
 /// The three headers that change with every request (`X-Agent-ID` does not).
-#[derive(Debug, Clone)]
-pub struct Signed {
-    /// `X-Timestamp`.
-    pub timestamp: String,
-    /// `X-Nonce`.
-    pub nonce: String,
-    /// `X-Signature`.
-    pub signature: String,
-}
+pub type Signed = signing::RequestSignature;
 
 /// Signs a request with the current time and a fresh nonce: the server remembers every
 /// nonce for 10 minutes, so a reused one would be answered 401.
 pub fn sign_now(credentials: &Credentials, method: &str, target: &str, body: &[u8]) -> Signed {
-    let timestamp = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
-        .to_string();
-    let nonce = uuid::Uuid::now_v7().to_string();
-    let signature = signature(
-        &credentials.secret,
-        method,
-        target,
-        &timestamp,
-        &nonce,
-        body,
-    );
-    Signed {
-        timestamp,
-        nonce,
-        signature,
-    }
-}
-
-/// The `X-Signature` of a request: the same canonical message and HMAC the server
-/// verifies with (`muster_auth::signing`).
-pub fn signature(
-    secret: &str,
-    method: &str,
-    target: &str,
-    timestamp: &str,
-    nonce: &str,
-    body: &[u8],
-) -> String {
-    signing::sign(
-        secret,
-        &signing::canonical_message(method, target, timestamp, nonce, body),
-    )
+    Signed::now(&credentials.secret, method, target, body)
 }
 
 #[cfg(test)]
@@ -117,8 +73,8 @@ mod tests {
             ),
         ];
         for (method, target, body, expected) in cases {
-            let got = signature(SECRET, method, target, TIMESTAMP, NONCE, body.as_bytes());
-            assert_eq!(got, expected, "{method} {target}");
+            let got = Signed::at(SECRET, method, target, TIMESTAMP, NONCE, body.as_bytes());
+            assert_eq!(got.signature, expected, "{method} {target}");
         }
     }
 

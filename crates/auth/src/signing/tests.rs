@@ -62,6 +62,38 @@ fn agent_vectors_sign_byte_for_byte() {
 }
 
 #[test]
+fn a_request_signature_carries_its_timestamp_nonce_and_the_vector() {
+    for (method, target, body, expected) in AGENT_VECTORS {
+        let signed = RequestSignature::at(
+            VECTOR_SECRET,
+            method,
+            target,
+            VECTOR_TIMESTAMP,
+            VECTOR_NONCE,
+            body.as_bytes(),
+        );
+        assert_eq!(signed.timestamp, VECTOR_TIMESTAMP);
+        assert_eq!(signed.nonce, VECTOR_NONCE);
+        assert_eq!(signed.signature, expected, "{method} {target}");
+    }
+}
+
+#[test]
+fn a_request_signed_now_is_current_and_verifies() {
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let signed = RequestSignature::now(VECTOR_SECRET, "POST", "/tasks", b"{}");
+    let at: u64 = signed.timestamp.parse().unwrap();
+    assert!(at >= before && at <= before + 5, "{at} vs {before}");
+    let message = canonical_message("POST", "/tasks", &signed.timestamp, &signed.nonce, b"{}");
+    assert!(verify(VECTOR_SECRET, &message, &signed.signature));
+    let again = RequestSignature::now(VECTOR_SECRET, "POST", "/tasks", b"{}");
+    assert_ne!(again.nonce, signed.nonce);
+}
+
+#[test]
 fn agent_vectors_verify() {
     for (method, target, body, expected) in AGENT_VECTORS {
         let message = vector_message(method, target, body);
