@@ -139,7 +139,7 @@ async fn call_more(
                 },
             })
         }
-        other => Err(ApiError::bad_request(format!("unknown tool {other}"))),
+        _ => super::agent_calls::call(state, actor, name, args).await,
     }
 }
 
@@ -152,7 +152,7 @@ fn task_id(args: &mut Map<String, Value>) -> Result<TaskId, ApiError> {
     }
 }
 
-fn no_more(args: &Map<String, Value>) -> Result<(), ApiError> {
+pub(super) fn no_more(args: &Map<String, Value>) -> Result<(), ApiError> {
     match args.keys().next() {
         Some(key) => Err(ApiError::bad_request(format!("unknown field `{key}`"))),
         None => Ok(()),
@@ -160,7 +160,7 @@ fn no_more(args: &Map<String, Value>) -> Result<(), ApiError> {
 }
 
 /// The arguments as `T`, with the API's messages for what does not fit.
-fn read<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, ApiError> {
+pub(super) fn read<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, ApiError> {
     parse_json(&bytes(args)?)
 }
 
@@ -176,10 +176,10 @@ fn bytes(args: Map<String, Value>) -> Result<Vec<u8>, ApiError> {
         .map_err(|_| ApiError::bad_request("arguments must be JSON"))
 }
 
-fn data<T: Serialize>(data: T) -> Result<Value, ApiError> {
+pub(super) fn data<T: Serialize>(data: T) -> Result<Value, ApiError> {
     answer(&Data { data })
 }
 
-fn answer<T: Serialize>(value: &T) -> Result<Value, ApiError> {
+pub(super) fn answer<T: Serialize>(value: &T) -> Result<Value, ApiError> {
     serde_json::to_value(value).map_err(|err| ApiError::internal(&err))
 }

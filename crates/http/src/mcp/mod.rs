@@ -8,8 +8,10 @@
 //! (the official Rust SDK); the transport is this route, so it shares the service's
 //! port, credentials, limits and logs.
 
+mod agent_calls;
 mod calls;
 mod catalog;
+mod schema;
 
 use actix_web::http::StatusCode;
 use actix_web::http::header::{HOST, ORIGIN};
@@ -17,9 +19,9 @@ use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use muster_domain::model::Actor;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, ClientRequest, ErrorCode,
-    ErrorData, Implementation, InitializeResult, ListToolsResult, ProtocolVersion,
-    ServerCapabilities, ServerJsonRpcMessage, ServerResult,
+    CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, ClientNotification, ClientRequest,
+    ErrorCode, ErrorData, Implementation, InitializeResult, JsonRpcMessage, ListToolsResult,
+    ProtocolVersion, ServerCapabilities, ServerJsonRpcMessage, ServerResult,
 };
 use serde_json::json;
 
@@ -47,9 +49,9 @@ pub(crate) struct RpcMessage {
     /// Always `2.0`.
     #[schema(pattern = "^2\\.0$")]
     jsonrpc: String,
-    /// The request's id; left out on a notification.
-    #[schema(minimum = 0, maximum = 2_147_483_647)]
-    id: Option<u64>,
+    /// The request's id, an integer or a string; left out on a notification.
+    #[schema(schema_with = rpc_id)]
+    id: Option<i64>,
     /// The method: `initialize`, `ping`, `tools/list`, `tools/call`, or a notification's.
     #[schema(min_length = 1, max_length = 100)]
     method: String,
@@ -57,6 +59,29 @@ pub(crate) struct RpcMessage {
     #[schema(value_type = Option<Object>)]
     params: Option<serde_json::Value>,
 }
+
+/// A JSON-RPC id: an integer (64-bit) or a string (null, or left out, on a notification).
+fn rpc_id() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{
+        KnownFormat, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, Type,
+    };
+    let one_of = OneOfBuilder::new()
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64))),
+        )
+        .item(ObjectBuilder::new().schema_type(Type::String))
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .description(Some(
+            "The request's id, an integer or a string; null or left out on a notification",
+        ))
+        .build();
+    Schema::OneOf(one_of)
+}
+
+/// The longest method name a message may carry.
+const METHOD_MAX: usize = 100;
 
 /// `POST /mcp`.
 #[utoipa::path(
@@ -104,6 +129,15 @@ pub(crate) async fn post(
             ));
         }
     };
+    if method_name(&message).is_some_and(|m| m.is_empty() || m.chars().count() > METHOD_MAX) {
+        return Ok(rpc_error(
+            StatusCode::BAD_REQUEST,
+            ErrorData::invalid_request(
+                format!("method must be 1 to {METHOD_MAX} characters"),
+                None,
+            ),
+        ));
+    }
     let ClientJsonRpcMessage::Request(request) = message else {
         // Notifications (`notifications/initialized`, cancellations) and responses need
         // no answer.
@@ -200,6 +234,18 @@ fn same_origin(req: &HttpRequest) -> Result<(), ApiError> {
             StatusCode::FORBIDDEN,
             "Origin is not this server's",
         )),
+    }
+}
+
+/// The method a request or a notification names (those rmcp knows are well named).
+fn method_name(message: &ClientJsonRpcMessage) -> Option<&str> {
+    match message {
+        JsonRpcMessage::Request(request) => Some(request.request.method()),
+        JsonRpcMessage::Notification(notification) => match &notification.notification {
+            ClientNotification::CustomNotification(custom) => Some(&custom.method),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -12,6 +12,7 @@ api_tests!(
     each_credential_sees_the_tools_it_may_use,
     an_agent_claims_comments_and_finishes_through_tools,
     refusals_are_tool_errors_with_the_apis_message,
+    an_agent_reads_its_standing_and_spawns_a_child,
     what_is_not_an_mcp_request_is_refused_plainly
 );
 
@@ -123,7 +124,15 @@ async fn each_credential_sees_the_tools_it_may_use(app: &TestApp) {
     seen.sort();
     assert_eq!(
         seen,
-        ["find_candidates", "get_task", "list_events", "list_tasks"]
+        [
+            "find_candidates",
+            "get_balance",
+            "get_budget",
+            "get_reputation",
+            "get_task",
+            "list_events",
+            "list_tasks"
+        ]
     );
 }
 
@@ -263,6 +272,108 @@ async fn refusals_are_tool_errors_with_the_apis_message(app: &TestApp) {
     assert_eq!(page["structuredContent"]["data"], json!([]), "{page}");
 }
 
+async fn an_agent_reads_its_standing_and_spawns_a_child(app: &TestApp) {
+    let worker = app.worker(&app.org).await;
+    // Left out, `id` is the caller; the answers are the API's.
+    for (name, path) in [
+        ("get_balance", "credits/balance"),
+        ("get_budget", "budget"),
+        ("get_reputation", "reputation"),
+    ] {
+        let own = tool(app, &worker, name, json!({})).await;
+        assert_eq!(own["isError"], false, "{name}: {own}");
+        let api = app
+            .get(&worker, &format!("/agents/{}/{path}", worker.uuid))
+            .await;
+        assert_eq!(own["structuredContent"], api.body, "{name}");
+        // Another agent's, by id (the HR agent's balance).
+        let hr = tool(app, &worker, name, json!({"id": app.org.hr.uuid})).await;
+        assert_eq!(hr["isError"], false, "{name}: {hr}");
+        assert_ne!(hr["structuredContent"], own["structuredContent"], "{name}");
+    }
+    let balance = tool(app, &worker, "get_balance", json!({})).await;
+    assert_eq!(
+        balance["structuredContent"]["data"]["agentId"],
+        worker.uuid.to_string()
+    );
+    // Another organization's agent is not found, as on the API.
+    let foreign = tool(
+        app,
+        &worker,
+        "get_balance",
+        json!({"id": app.other.hr.uuid}),
+    )
+    .await;
+    assert_eq!(foreign["structuredContent"]["statusCode"], 404, "{foreign}");
+    // A user must name the agent.
+    let admin = app.admin_token(&app.org).await;
+    let reply = send(
+        app.bearer(&admin, Method::POST, "/mcp", None)
+            .header("content-type", "application/json")
+            .body(rpc(
+                "tools/call",
+                &json!({"name": "get_budget", "arguments": {}}),
+            )),
+    )
+    .await;
+    assert_eq!(
+        reply.body["result"]["structuredContent"]["message"],
+        "id is required (only an agent may leave it out)",
+        "{}",
+        reply.text
+    );
+
+    // The level-5 worker spawns a level-2 child: pending, secret shown once.
+    let seen = names(&call(app, &worker, "tools/list", &json!({})).await);
+    assert!(seen.iter().any(|n| n == "spawn_agent"), "{seen:?}");
+    let spawned = tool(
+        app,
+        &worker,
+        "spawn_agent",
+        json!({"agentId": "mcp-child", "name": "MCP child", "level": 2}),
+    )
+    .await;
+    assert_eq!(spawned["isError"], false, "{spawned}");
+    let child = &spawned["structuredContent"];
+    assert_eq!(child["data"]["status"], "pending", "{child}");
+    assert_eq!(
+        child["data"]["parentId"],
+        worker.uuid.to_string(),
+        "{child}"
+    );
+    assert_eq!(child["secret"].as_str().map(str::len), Some(64), "{child}");
+    // A child may not be at its parent's level; nothing is made.
+    let refused = tool(
+        app,
+        &worker,
+        "spawn_agent",
+        json!({"agentId": "mcp-peer", "name": "Peer", "level": 5}),
+    )
+    .await;
+    assert_eq!(refused["structuredContent"]["statusCode"], 400, "{refused}");
+    let pending = app.get(&worker, "/agents/pending").await;
+    let handles: Vec<&str> = pending.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["agentId"].as_str().unwrap())
+        .collect();
+    assert_eq!(handles, ["mcp-child"], "{}", pending.text);
+    // An observer reads but spawns nothing: the tool is neither listed nor allowed.
+    let observer = app.add_agent(&app.org, "observer", "active").await;
+    let seen = names(&call(app, &observer, "tools/list", &json!({})).await);
+    assert!(!seen.iter().any(|n| n == "spawn_agent"), "{seen:?}");
+    assert!(seen.iter().any(|n| n == "get_balance"), "{seen:?}");
+    let refused = tool(
+        app,
+        &observer,
+        "spawn_agent",
+        json!({"agentId": "obs-child", "name": "No", "level": 1}),
+    )
+    .await;
+    assert_eq!(refused["structuredContent"]["statusCode"], 403, "{refused}");
+}
+
 async fn what_is_not_an_mcp_request_is_refused_plainly(app: &TestApp) {
     let worker = app.worker(&app.org).await;
     let reply: Reply = app.post(&worker, "/mcp", "{\"hello\": 1}").await;
@@ -302,6 +413,30 @@ async fn what_is_not_an_mcp_request_is_refused_plainly(app: &TestApp) {
         assert_eq!(reply.status, status, "{body}: {}", reply.text);
     }
 
+    // A method name the document does not allow is refused, as request or notification.
+    let long = "m".repeat(101);
+    for body in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "", "params": {}}),
+        json!({"jsonrpc": "2.0", "method": ""}),
+        json!({"jsonrpc": "2.0", "id": "s-1", "method": long}),
+    ] {
+        let reply = app.post(&worker, "/mcp", &body.to_string()).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{body}: {}",
+            reply.text
+        );
+        assert_eq!(reply.body["error"]["code"], -32600, "{}", reply.text);
+    }
+    // Ids are integers or strings, as JSON-RPC has them.
+    for id in [json!(-1), json!("req-1"), json!(9_007_199_254_740_993_i64)] {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+        let reply = app.post(&worker, "/mcp", &body.to_string()).await;
+        assert_eq!(reply.status, StatusCode::OK, "{body}: {}", reply.text);
+        assert_eq!(reply.body["id"], id, "{}", reply.text);
+    }
+
     // Unsigned: 401 as on every route.
     let reply = send(
         app.anonymous(Method::POST, "/mcp")
@@ -326,6 +461,15 @@ async fn what_is_not_an_mcp_request_is_refused_plainly(app: &TestApp) {
     )
     .await;
     assert_eq!(reply.status, StatusCode::FORBIDDEN, "{}", reply.text);
+    // Its own origin may.
+    let body = rpc("ping", &json!({}));
+    let headers = TestApp::headers_for(&worker, &Method::POST, "/mcp", body.as_bytes());
+    let reply = send(
+        app.with_headers(Method::POST, "/mcp", &headers, Some(body.into_bytes()))
+            .header("origin", app.base.as_str()),
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
     // An unknown protocol revision is refused.
     let body = rpc("ping", &json!({}));
     let headers = TestApp::headers_for(&worker, &Method::POST, "/mcp", body.as_bytes());
