@@ -43,6 +43,8 @@ async def agent_loop(session):
     await call(session, "comment_on_task", {"id": task_id, "body": "working on it"})
     done = await call(session, "transition_task", {"id": task_id, "status": "done"})
     check(done["data"]["status"] == "done", "transition_task moved it to done")
+    balance = await call(session, "get_balance", {})
+    check(isinstance(balance["data"]["currentBalance"], int), "get_balance reads the caller's balance")
     refused = await session.call_tool("create_task", {"title": "x" * 256})
     check(refused.isError and refused.structuredContent["statusCode"] == 400, "a refusal is a tool error with the API's status")
 

@@ -1,9 +1,10 @@
-//! `cargo xtask mcp-clients`: the official MCP Python SDK (pinned in
-//! `xtask/mcp/requirements.txt`) against a live release server on each engine, over
-//! stdio (`muster mcp`, as an agent: claim, comment, done) and over Streamable HTTP
-//! (`/mcp` with an API key).
+//! `cargo xtask mcp-clients`: the official MCP SDKs, Python (pinned in
+//! `xtask/mcp/requirements.txt`) and TypeScript (pinned in `xtask/mcp/node/package.json`
+//! and its lock file), against a live release server on each engine, over stdio
+//! (`muster mcp`, as an agent: claim, comment, done) and over Streamable HTTP (`/mcp`
+//! with an API key).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, bail};
@@ -27,6 +28,7 @@ pub struct McpArgs {
 pub fn run(args: &McpArgs) -> anyhow::Result<bool> {
     let root = crate::bench::workspace_root();
     let venv = crate::fuzz_api::python_venv(&root, "mcp")?;
+    let node = node_packages(&root)?;
     let binary = build_server_release(&root)?;
     let engines = args.engine.engines();
     if engines.contains(&Engine::Postgres) {
@@ -37,12 +39,46 @@ pub fn run(args: &McpArgs) -> anyhow::Result<bool> {
         .build()?;
     for engine in engines {
         eprintln!("xtask: mcp-clients on {engine}");
-        runtime.block_on(check(engine, &root, &venv, &binary))?;
+        let sdks = Sdks {
+            python: venv.join("bin").join("python"),
+            python_script: root.join("xtask/mcp/client_check.py"),
+            node_script: node.join("client_check.mjs"),
+        };
+        runtime.block_on(check(engine, &sdks, &binary))?;
     }
     Ok(true)
 }
 
-async fn check(engine: Engine, root: &Path, venv: &Path, binary: &Path) -> anyhow::Result<()> {
+/// The two SDKs' check scripts and how to run them.
+struct Sdks {
+    python: PathBuf,
+    python_script: PathBuf,
+    node_script: PathBuf,
+}
+
+/// `xtask/mcp/node` with its locked packages installed (`npm ci`, once per lock file).
+fn node_packages(root: &Path) -> anyhow::Result<PathBuf> {
+    let dir = root.join("xtask/mcp/node");
+    let lock = dir.join("package-lock.json");
+    let stamp = dir.join("node_modules/.muster-lock");
+    let wanted = std::fs::read(&lock).with_context(|| format!("cannot read {}", lock.display()))?;
+    if std::fs::read(&stamp).ok().as_deref() == Some(wanted.as_slice()) {
+        return Ok(dir);
+    }
+    eprintln!("xtask: installing the MCP TypeScript SDK (npm ci)");
+    let status = Command::new("npm")
+        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(&dir)
+        .status()
+        .context("cannot run npm: install Node.js 18 or newer with npm")?;
+    if !status.success() {
+        bail!("npm ci in {} failed", dir.display());
+    }
+    std::fs::write(&stamp, wanted)?;
+    Ok(dir)
+}
+
+async fn check(engine: Engine, sdks: &Sdks, binary: &Path) -> anyhow::Result<()> {
     let db = BenchDatabase::create(engine)?;
     let key = generate_secret_key()?;
     let org = bootstrap(binary, &db.url, &key)?;
@@ -66,31 +102,43 @@ async fn check(engine: Engine, root: &Path, venv: &Path, binary: &Path) -> anyho
     let body: serde_json::Value = serde_json::from_slice(&answer.body)?;
     let api_key = body["secret"].as_str().context("no API key secret")?;
 
-    let script = root.join("xtask/mcp/client_check.py");
-    let python = venv.join("bin").join("python");
-    let run = |mode: &str, env: &[(&str, &str)]| -> anyhow::Result<()> {
-        let status = Command::new(&python)
-            .arg(&script)
+    let run = |sdk: &str, mode: &str, env: &[(&str, &str)]| -> anyhow::Result<()> {
+        eprintln!("xtask: the MCP {sdk} SDK over {mode} on {engine}");
+        let mut command = if sdk == "Python" {
+            let mut command = Command::new(&sdks.python);
+            command.arg(&sdks.python_script);
+            command
+        } else {
+            let mut command = Command::new("node");
+            command.arg(&sdks.node_script);
+            command
+        };
+        let status = command
             .arg(mode)
             .env("MUSTER_SERVER", &base)
             .env("MCP_CHECK_BINARY", binary)
             .env("MUSTER_LOG", "warn")
             .envs(env.iter().copied())
             .status()
-            .with_context(|| format!("cannot run {}", script.display()))?;
+            .with_context(|| format!("cannot run the MCP {sdk} SDK check"))?;
         if !status.success() {
-            bail!("the MCP Python SDK check ({mode}, {engine}) failed");
+            bail!("the MCP {sdk} SDK check ({mode}, {engine}) failed");
         }
         Ok(())
     };
-    run(
-        "stdio",
-        &[
-            ("MUSTER_AGENT_ID", &org.hr_agent.agent_id),
-            ("MUSTER_AGENT_SECRET", &org.hr_agent.secret),
-        ],
-    )?;
-    run("http", &[("MUSTER_API_KEY", api_key)])?;
+    let agent = [
+        ("MUSTER_AGENT_ID", org.hr_agent.agent_id.as_str()),
+        ("MUSTER_AGENT_SECRET", org.hr_agent.secret.as_str()),
+    ];
+    let user = [("MUSTER_API_KEY", api_key)];
+    // The agent loops first: each claims the task it just created, which a task left
+    // open by an HTTP check could otherwise get ahead of.
+    for sdk in ["Python", "TypeScript"] {
+        run(sdk, "stdio", &agent)?;
+    }
+    for sdk in ["Python", "TypeScript"] {
+        run(sdk, "http", &user)?;
+    }
     server.ensure_running()?;
     Ok(())
 }
