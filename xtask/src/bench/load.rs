@@ -143,7 +143,7 @@ async fn worker_loop(
                     let micros = u32::try_from(answer.latency.as_micros()).unwrap_or(u32::MAX);
                     tally.latencies_us.push(micros);
                 }
-                if answer.status.is_success() {
+                if answer.status.is_success() && op.succeeded(&answer.body) {
                     state.accepted(op);
                     None
                 } else {

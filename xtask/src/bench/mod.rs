@@ -47,8 +47,9 @@ pub struct BenchArgs {
           value_parser = clap::value_parser!(u16).range(1..=4096))]
     connections: u16,
     /// Scenario to run, repeatable (default: all): health, get-task, list-tasks,
-    /// create-task, transition, list-events, mixed, comment, candidates, get-agent,
-    /// transfer, login.
+    /// create-task, create-task-hooked, create-task-keyed, codehost-issue, transition,
+    /// list-events, mixed, comment, candidates, get-agent, transfer, mcp-get-task,
+    /// claim, login.
     /// `health` always runs first.
     #[arg(long = "scenario", value_name = "NAME", value_parser = Scenario::parse)]
     scenarios: Vec<Scenario>,

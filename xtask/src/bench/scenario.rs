@@ -51,6 +51,9 @@ pub enum Scenario {
     /// `POST /agents/credits/transfer` of 1 credit to a random other agent: two agent
     /// rows locked, two ledger rows and an event per request.
     Transfer,
+    /// `POST /mcp` calling the `get_task` tool over the seeded tasks: `get-task` through
+    /// the MCP endpoint (JSON-RPC in, the same answer as a tool result out).
+    McpGetTask,
 }
 
 /// Scenarios asked for that the API cannot serve yet, with the reason shown.
@@ -59,7 +62,7 @@ pub const PLANNED: [(&str, &str); 0] = [];
 impl Scenario {
     /// Every scenario, in the order they run; `health` is first because every other one
     /// is compared with it.
-    pub const ALL: [Self; 16] = [
+    pub const ALL: [Self; 17] = [
         Self::Health,
         Self::GetTask,
         Self::ListTasks,
@@ -74,6 +77,7 @@ impl Scenario {
         Self::Candidates,
         Self::GetAgent,
         Self::Transfer,
+        Self::McpGetTask,
         // Last but login: it uses up the seeded tasks.
         Self::Claim,
         Self::Login,
@@ -98,6 +102,7 @@ impl Scenario {
             Self::Candidates => "candidates",
             Self::GetAgent => "get-agent",
             Self::Transfer => "transfer",
+            Self::McpGetTask => "mcp-get-task",
         }
     }
 
@@ -138,6 +143,7 @@ impl Scenario {
             Self::Candidates => Op::Candidates,
             Self::GetAgent => Op::GetAgent,
             Self::Transfer => Op::Transfer,
+            Self::McpGetTask => Op::McpGetTask,
             // Reads split evenly over 70 %, writes over 30 %.
             Self::Mixed => match rng.below(100) {
                 0..=23 => Op::GetTask,
@@ -173,6 +179,19 @@ pub enum Op {
     Candidates,
     GetAgent,
     Transfer,
+    McpGetTask,
+}
+
+impl Op {
+    /// Whether a 2xx answer's body is a success too: an MCP tool call answers 200 with
+    /// `isError: true` (or a JSON-RPC `error`) when the tool refused.
+    pub fn succeeded(self, body: &[u8]) -> bool {
+        if self != Self::McpGetTask {
+            return true;
+        }
+        let has = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
+        has(br#""result""#) && !has(br#""isError":true"#)
+    }
 }
 
 /// A worker's own task for transitions: it alternates `in_progress` <-> `blocked`, both
@@ -259,6 +278,16 @@ impl WorkerState {
         let call = match op {
             Op::Health => Call::public_get("/health"),
             Op::GetTask => Call::get(format!("/tasks/{}", self.seeded_task())),
+            Op::McpGetTask => {
+                self.created += 1;
+                let (id, task) = (self.created, self.seeded_task());
+                Call::post(
+                    "/mcp".to_owned(),
+                    format!(
+                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_task","arguments":{{"id":"{task}"}}}}}}"#
+                    ),
+                )
+            }
             Op::Comment => {
                 self.created += 1;
                 Call::post(
@@ -404,6 +433,17 @@ mod tests {
             .filter(|op| matches!(op, Op::GetTask | Op::ListTasks | Op::ListEvents))
             .count();
         assert!((6_700..7_300).contains(&reads), "{reads}");
+    }
+
+    #[test]
+    fn a_refused_tool_call_is_an_error() {
+        let ok = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":false}}"#;
+        let refused = br#"{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}"#;
+        let protocol = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32602}}"#;
+        assert!(Op::McpGetTask.succeeded(ok));
+        assert!(!Op::McpGetTask.succeeded(refused));
+        assert!(!Op::McpGetTask.succeeded(protocol));
+        assert!(Op::GetTask.succeeded(b"{}"));
     }
 
     #[test]
