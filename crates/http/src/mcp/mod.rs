@@ -138,6 +138,14 @@ pub(crate) async fn post(
             ),
         ));
     }
+    if matches!(message, JsonRpcMessage::Notification(_)) && carries_id(&auth.body) {
+        // An id rmcp cannot read (a fraction, beyond 64 bits) would otherwise make a
+        // request pass for a notification and go unanswered.
+        return Ok(rpc_error(
+            StatusCode::BAD_REQUEST,
+            ErrorData::invalid_request("id must be a 64-bit integer or a string", None),
+        ));
+    }
     let ClientJsonRpcMessage::Request(request) = message else {
         // Notifications (`notifications/initialized`, cancellations) and responses need
         // no answer.
@@ -247,6 +255,16 @@ fn method_name(message: &ClientJsonRpcMessage) -> Option<&str> {
         },
         _ => None,
     }
+}
+
+/// Whether the message has an `id` other than `null`.
+fn carries_id(body: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Id {
+        #[serde(default)]
+        id: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Id>(body).is_ok_and(|message| message.id.is_some())
 }
 
 fn rpc_error(status: StatusCode, error: ErrorData) -> HttpResponse {

@@ -419,6 +419,9 @@ async fn what_is_not_an_mcp_request_is_refused_plainly(app: &TestApp) {
         json!({"jsonrpc": "2.0", "id": 0, "method": "", "params": {}}),
         json!({"jsonrpc": "2.0", "method": ""}),
         json!({"jsonrpc": "2.0", "id": "s-1", "method": long}),
+        // Ids JSON-RPC allows but not as a 64-bit integer: not a notification either.
+        json!({"jsonrpc": "2.0", "id": 9_223_372_036_854_775_808_u64, "method": "ping"}),
+        json!({"jsonrpc": "2.0", "id": 1.5, "method": "x"}),
     ] {
         let reply = app.post(&worker, "/mcp", &body.to_string()).await;
         assert_eq!(
