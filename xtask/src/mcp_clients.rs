@@ -9,13 +9,12 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use muster_client::types::model::ApiKeyScope;
 
 use crate::bench::EngineChoice;
-use crate::bench::client::{Call, Client};
+use crate::bench::admin::{admin, api_key};
 use crate::bench::database::{BenchDatabase, Engine};
-use crate::bench::hooks::admin_token;
 use crate::bench::server::{Server, bootstrap, build_server_release, generate_secret_key};
-use crate::bench::sign::Credentials;
 
 /// `cargo xtask mcp-clients` options.
 #[derive(Debug, Args)]
@@ -85,23 +84,13 @@ async fn check(engine: Engine, sdks: &Sdks, binary: &Path) -> anyhow::Result<()>
     let mut server = Server::start(binary, &db.url, &key, db.work_dir())?;
     server.wait_ready().await?;
     let base = format!("http://{}", server.addr);
-    let mut client = Client::new(server.addr);
-    let token = admin_token(&mut client).await?;
-    let create_key = Call::bearer(
-        hyper::Method::POST,
-        "/api-keys",
-        serde_json::json!({"name": "mcp-clients", "scopes": ["read", "write"]}).to_string(),
-        &token,
-    );
-    let answer = client.send(&create_key, &Credentials::none()).await?;
-    anyhow::ensure!(
-        answer.status.is_success(),
-        "{}",
-        answer.describe(&create_key)
-    );
-    let body: serde_json::Value = serde_json::from_slice(&answer.body)?;
-    let api_key = body["secret"].as_str().context("no API key secret")?;
-
+    let admin = admin(server.addr).await?;
+    let key = api_key(
+        &admin,
+        "mcp-clients",
+        &[ApiKeyScope::Read, ApiKeyScope::Write],
+    )
+    .await?;
     let run = |sdk: &str, mode: &str, env: &[(&str, &str)]| -> anyhow::Result<()> {
         eprintln!("xtask: the MCP {sdk} SDK over {mode} on {engine}");
         let mut command = if sdk == "Python" {
@@ -130,7 +119,7 @@ async fn check(engine: Engine, sdks: &Sdks, binary: &Path) -> anyhow::Result<()>
         ("MUSTER_AGENT_ID", org.hr_agent.agent_id.as_str()),
         ("MUSTER_AGENT_SECRET", org.hr_agent.secret.as_str()),
     ];
-    let user = [("MUSTER_API_KEY", api_key)];
+    let user = [("MUSTER_API_KEY", key.as_str())];
     // The agent loops first: each claims the task it just created, which a task left
     // open by an HTTP check could otherwise get ahead of.
     for sdk in ["Python", "TypeScript"] {

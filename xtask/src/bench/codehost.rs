@@ -5,11 +5,9 @@
 use std::net::SocketAddr;
 
 use anyhow::Context;
-use hyper::{Method, StatusCode};
+use muster_client::types::integrations::CreateConnectionBody;
 
-use super::client::{Call, Client};
-use super::hooks::admin_token;
-use super::sign::Credentials;
+use super::admin::admin;
 
 /// The installation the bench connects.
 const INSTALLATION: i64 = 1;
@@ -34,25 +32,16 @@ impl HostEvents {
 
 /// Connects the bench installation as the bench admin.
 pub async fn connect(server: SocketAddr) -> anyhow::Result<HostEvents> {
-    let mut client = Client::new(server);
-    let token = admin_token(&mut client).await?;
-    let call = Call::bearer(
-        Method::POST,
-        "/api/v1/integrations/codehost/connections",
-        serde_json::json!({"installationId": INSTALLATION, "name": "bench"}).to_string(),
-        &token,
-    );
-    let answer = client.send(&call, &Credentials::none()).await?;
-    anyhow::ensure!(
-        answer.status == StatusCode::OK,
-        "{}",
-        answer.describe(&call)
-    );
-    let body: serde_json::Value = serde_json::from_slice(&answer.body)?;
-    let secret = body["webhookSecret"]
-        .as_str()
-        .context("no webhookSecret")?
-        .to_owned();
+    let connection = CreateConnectionBody {
+        installation_id: INSTALLATION,
+        name: "bench".to_owned(),
+        ..Default::default()
+    };
+    let created = admin(server)
+        .await?
+        .create_codehost_connection(&connection)
+        .await?;
+    let secret = created.webhook_secret.context("no webhookSecret")?;
     let mut payload: serde_json::Value = serde_json::from_str(include_str!(
         "../../../crates/server/tests/api/fixtures/codehost/issues.json"
     ))?;

@@ -13,10 +13,15 @@ use bytes::Bytes;
 use http_body_util::Full;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper::{Method, Response, StatusCode};
+use hyper::{Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpListener;
 
+use muster_client::Client as MusterClient;
+use muster_client::types::webhooks::CreateWebhookBody;
+use uuid::Uuid;
+
+use super::admin::admin;
 use super::client::{Call, Client};
 use super::report::DeliveryFigures;
 use super::server::{ADMIN_EMAIL, ADMIN_PASSWORD};
@@ -96,30 +101,21 @@ impl Receiver {
 }
 
 /// Registers a post-hook on `task.created` pointing at `receiver` as the bench admin;
-/// answers its id and the admin's token (to delete it afterwards).
-pub async fn register(server: SocketAddr, receiver: &Receiver) -> anyhow::Result<(String, String)> {
-    let mut client = Client::new(server);
-    let nobody = Credentials::none();
-    let token = admin_token(&mut client).await?;
-    let hook = Call::bearer(
-        Method::POST,
-        "/api/v1/webhooks",
-        serde_json::json!({
-            "name": "bench", "url": format!("http://{}/hook", receiver.addr),
-            "events": ["task.created"], "secret": "bench-secret",
-        })
-        .to_string(),
-        &token,
-    );
-    let answer = client.send(&hook, &nobody).await?;
-    anyhow::ensure!(
-        answer.status == StatusCode::OK,
-        "{}",
-        answer.describe(&hook)
-    );
-    let body: serde_json::Value = serde_json::from_slice(&answer.body)?;
-    let id = body["id"].as_str().context("no hook id")?.to_owned();
-    Ok((id, token))
+/// answers its id and the signed-in admin (to delete it afterwards).
+pub async fn register(
+    server: SocketAddr,
+    receiver: &Receiver,
+) -> anyhow::Result<(Uuid, MusterClient)> {
+    let admin = admin(server).await?;
+    let hook = CreateWebhookBody {
+        name: "bench".to_owned(),
+        url: format!("http://{}/hook", receiver.addr),
+        events: vec!["task.created".to_owned()],
+        secret: Some("bench-secret".to_owned()),
+        ..Default::default()
+    };
+    let created = admin.create_webhook(&hook).await?;
+    Ok((created.id, admin))
 }
 
 /// Signs the bench admin in: its access token.
@@ -141,31 +137,12 @@ pub async fn admin_token(client: &mut Client) -> anyhow::Result<String> {
         .to_owned())
 }
 
-/// Deletes the hook (and whatever it had not been delivered yet).
-pub async fn unregister(server: SocketAddr, id: &str, token: &str) -> anyhow::Result<()> {
-    let call = Call::bearer(
-        Method::DELETE,
-        &format!("/api/v1/webhooks/{id}"),
-        String::new(),
-        token,
-    );
-    let answer = Client::new(server)
-        .send(&call, &Credentials::none())
-        .await?;
-    anyhow::ensure!(
-        answer.status == StatusCode::OK,
-        "{}",
-        answer.describe(&call)
-    );
-    Ok(())
-}
-
 /// A receiver with its hook registered, for one run of the scenario.
 #[derive(Debug)]
 pub struct Hooked {
     receiver: Receiver,
-    hook: String,
-    token: String,
+    hook: Uuid,
+    admin: MusterClient,
     started: Instant,
 }
 
@@ -173,18 +150,18 @@ impl Hooked {
     /// Starts the receiver and registers the hook; the load starts now.
     pub async fn start(server: SocketAddr) -> anyhow::Result<Self> {
         let receiver = Receiver::start().await?;
-        let (hook, token) = register(server, &receiver).await?;
+        let (hook, admin) = register(server, &receiver).await?;
         Ok(Self {
             receiver,
             hook,
-            token,
+            admin,
             started: Instant::now(),
         })
     }
 
     /// Once the load ended: waits for the backlog to drain (2 s without a delivery, at
     /// most 5 minutes), deletes the hook, and answers the figures.
-    pub async fn finish(self, server: SocketAddr) -> anyhow::Result<DeliveryFigures> {
+    pub async fn finish(self) -> anyhow::Result<DeliveryFigures> {
         let during = self.receiver.received();
         let load_time = self.started.elapsed();
         let last = self
@@ -195,7 +172,8 @@ impl Hooked {
         let drain = last.map_or(Duration::ZERO, |at| {
             at.saturating_duration_since(self.started)
         });
-        unregister(server, &self.hook, &self.token).await?;
+        // Deletes the hook (and whatever it had not delivered yet).
+        self.admin.delete_webhook(self.hook).await?;
         Ok(DeliveryFigures {
             during,
             load_time,

@@ -6,6 +6,7 @@
 //! with it). The server, the scratch folder and the PostgreSQL database are removed at
 //! the end whatever happens: they are guards dropped on every path, Ctrl-C included.
 
+pub mod admin;
 pub(crate) mod client;
 mod codehost;
 pub(crate) mod database;
@@ -220,7 +221,7 @@ async fn bench_engine(
             .check(&format!("{engine}: {scenario}"), outcome.latencies_us.len())
             .await?;
         if let Some(hooked) = hooked {
-            let figures = hooked.finish(server.addr).await?;
+            let figures = hooked.finish().await?;
             eprintln!("xtask: {engine}: {}", figures.line());
             deliveries = Some(figures);
         }

@@ -18,15 +18,16 @@ use std::process::Command;
 
 use anyhow::{Context, bail};
 use clap::Args;
+use muster_client::types::model::ApiKeyScope;
 
 use crate::bench::EngineChoice;
-use crate::bench::client::{Call, Client};
+use crate::bench::admin::{admin, api_key};
+use crate::bench::client::Client;
 use crate::bench::database::{BenchDatabase, Engine};
 use crate::bench::hooks::admin_token;
 use crate::bench::server::{
     Server, bootstrap, build_server_release, generate_secret_key, target_dir,
 };
-use crate::bench::sign::Credentials;
 use proxy::{AGENT_PLACEHOLDER, KEY_PLACEHOLDER, RealCredentials, USER_PLACEHOLDER};
 
 /// `cargo xtask fuzz-api` options.
@@ -98,10 +99,12 @@ async fn fuzz_engine(
     ];
     let mut server = Server::start_with(binary, &db.url, &key, db.work_dir(), &env)?;
     server.wait_ready().await?;
-    let mut client = Client::new(server.addr);
-    let user_token = admin_token(&mut client).await?;
-    let api_key = create_api_key(&mut client, &user_token).await?;
-    let seeded = seed::seed(&mut client, &user_token).await?;
+    // The proxy sends the admin's own access token for the user scheme.
+    let user_token = admin_token(&mut Client::new(server.addr)).await?;
+    let admin = admin(server.addr).await?;
+    let scopes = [ApiKeyScope::Read, ApiKeyScope::Write, ApiKeyScope::Admin];
+    let api_key = api_key(&admin, "fuzz-api", &scopes).await?;
+    let seeded = seed::seed(&admin).await?;
     let proxy = proxy::start(
         server.addr,
         RealCredentials {
@@ -175,23 +178,6 @@ api_key = "no-chat-token-is-configured"
 api_key = "sha256=0000000000000000000000000000000000000000000000000000000000000000"
 "#
     )
-}
-
-/// An admin-scoped API key of the bootstrap admin.
-async fn create_api_key(client: &mut Client, token: &str) -> anyhow::Result<String> {
-    let call = Call::bearer(
-        hyper::Method::POST,
-        "/api-keys",
-        serde_json::json!({"name": "fuzz-api", "scopes": ["read", "write", "admin"]}).to_string(),
-        token,
-    );
-    let answer = client.send(&call, &Credentials::none()).await?;
-    anyhow::ensure!(answer.status.is_success(), "{}", answer.describe(&call));
-    let body: serde_json::Value = serde_json::from_slice(&answer.body)?;
-    Ok(body["secret"]
-        .as_str()
-        .context("the API key answer has no secret")?
-        .to_owned())
 }
 
 /// The `schemathesis` program of a virtual environment in the target folder, with the

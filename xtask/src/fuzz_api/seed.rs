@@ -5,12 +5,13 @@
 //! into schemathesis dictionaries that the id parameters draw from most of the time
 //! (and from random values the rest).
 
-use anyhow::Context;
-use hyper::Method;
-use serde_json::{Value, json};
-
-use crate::bench::client::{Call, Client};
-use crate::bench::sign::Credentials;
+use muster_client::Client;
+use muster_client::types::agents::{CapabilityInput, RegisterRequest};
+use muster_client::types::events::ListEventsQuery;
+use muster_client::types::model::Proficiency;
+use muster_client::types::routing::CreateTemplateRequest;
+use muster_client::types::task_links::{CommentRequest, DependencyRequest};
+use muster_client::types::tasks::CreateTaskRequest;
 
 /// How often an id parameter takes a seeded id rather than a generated one.
 const SEEDED_SHARE: f64 = 0.8;
@@ -24,56 +25,55 @@ pub struct Seeded {
     events: Vec<String>,
 }
 
-/// Creates the resources as the bootstrap admin (`token`). The HR agent the signing
-/// proxy signs as is left out of the agent ids on purpose: a fuzzed revocation of it
-/// would lock every signed request out for the rest of the run.
-pub async fn seed(client: &mut Client, token: &str) -> anyhow::Result<Seeded> {
+/// Creates the resources as the bootstrap admin. The HR agent the signing proxy signs
+/// as is left out of the agent ids on purpose: a fuzzed revocation of it would lock
+/// every signed request out for the rest of the run.
+pub async fn seed(admin: &Client) -> anyhow::Result<Seeded> {
     let mut seeded = Seeded::default();
+    let mut tasks = Vec::new();
     for n in 0..6 {
-        let task = send(
-            client,
-            token,
-            "/tasks",
-            json!({"title": format!("seeded {n}")}),
-        )
-        .await?;
-        seeded.tasks.push(id_of(&task)?);
+        let task = CreateTaskRequest {
+            title: format!("seeded {n}"),
+            ..Default::default()
+        };
+        tasks.push(admin.create_task(&task).await?.id);
     }
     for n in 0..3 {
-        let body = json!({
-            "agentId": format!("fuzz-worker-{n}"),
-            "name": format!("Fuzz worker {n}"),
-            "capabilities": [{"capability": "rust", "proficiency": "expert"}],
-        });
-        let agent = send(client, token, "/agents/register", body).await?;
-        seeded.agents.push(id_of(&agent)?);
+        let agent = RegisterRequest {
+            agent_id: format!("fuzz-worker-{n}"),
+            name: format!("Fuzz worker {n}"),
+            capabilities: Some(vec![CapabilityInput {
+                capability: "rust".to_owned(),
+                proficiency: Some(Proficiency::Expert),
+            }]),
+            ..Default::default()
+        };
+        let registered = admin.register_agent(&agent).await?;
+        seeded.agents.push(registered.data.id.to_string());
     }
-    let (first, second) = (&seeded.tasks[0], &seeded.tasks[1]);
-    let dependency = json!({"dependsOnId": second, "blocking": true});
-    send(
-        client,
-        token,
-        &format!("/tasks/{first}/dependencies"),
-        dependency,
-    )
-    .await?;
-    let comment = json!({"body": "seeded comment"});
-    send(client, token, &format!("/tasks/{first}/comments"), comment).await?;
-    let template = json!({"name": "seeded template"});
-    let made = send(
-        client,
-        token,
-        &format!("/tasks/{}/create-template", seeded.tasks[2]),
-        template,
-    )
-    .await?;
-    seeded.templates.push(id_of(&made)?);
-    let call = Call::bearer(Method::GET, "/events?limit=5", String::new(), token);
-    let page = answer(client, &call).await?;
-    for event in page["data"].as_array().context("GET /events has no data")? {
-        let id = event["id"].as_str().context("an event without an id")?;
-        seeded.events.push(id.to_owned());
+    let dependency = DependencyRequest {
+        depends_on_id: tasks[1],
+        blocking: true,
+    };
+    admin.add_dependency(tasks[0], &dependency).await?;
+    let comment = CommentRequest {
+        body: "seeded comment".to_owned(),
+        ..Default::default()
+    };
+    admin.comment_on_task(tasks[0], &comment).await?;
+    let template = CreateTemplateRequest {
+        name: "seeded template".to_owned(),
+    };
+    let made = admin.create_template(tasks[2], &template).await?;
+    seeded.templates.push(made.id.to_string());
+    let query = ListEventsQuery {
+        limit: Some(5),
+        ..Default::default()
+    };
+    for event in admin.list_events(&query).await?.data {
+        seeded.events.push(event.id.to_string());
     }
+    seeded.tasks = tasks.iter().map(ToString::to_string).collect();
     Ok(seeded)
 }
 
@@ -121,33 +121,4 @@ parameters = {{ "path.id" = {event} }}
             event = bind("events"),
         )
     }
-}
-
-/// POSTs `body` to `target` as the admin; the answer's `data`.
-async fn send(
-    client: &mut Client,
-    token: &str,
-    target: &str,
-    body: Value,
-) -> anyhow::Result<Value> {
-    let call = Call::bearer(Method::POST, target, body.to_string(), token);
-    Ok(answer(client, &call).await?["data"].take())
-}
-
-/// The JSON answer of a call that must succeed.
-async fn answer(client: &mut Client, call: &Call) -> anyhow::Result<Value> {
-    let answer = client.send(call, &Credentials::none()).await?;
-    anyhow::ensure!(
-        answer.status.is_success(),
-        "seeding: {}",
-        answer.describe(call)
-    );
-    Ok(serde_json::from_slice(&answer.body)?)
-}
-
-fn id_of(data: &Value) -> anyhow::Result<String> {
-    Ok(data["id"]
-        .as_str()
-        .context("a created resource without an id")?
-        .to_owned())
 }

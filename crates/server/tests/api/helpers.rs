@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use actix_web::dev::ServerHandle;
 use muster_auth::keys::ServerKey;
-use muster_auth::signing::{canonical_message, sign};
+use muster_auth::signing::{RequestSignature, canonical_message, sign};
 use muster_domain::service::DeliveryService;
 use muster_http::{ServerOptions, StreamOptions};
 use muster_persistence::testing::TestDatabase;
@@ -408,21 +408,12 @@ impl TestApp {
 
     /// Correct signing headers for this request, signed now with a fresh nonce.
     pub fn headers_for(agent: &Agent, method: &Method, path: &str, body: &[u8]) -> Headers {
-        let timestamp = now_secs().to_string();
-        let nonce = new_nonce();
-        let signature = signature(
-            &agent.secret,
-            method.as_str(),
-            path,
-            &timestamp,
-            &nonce,
-            body,
-        );
+        let signed = RequestSignature::now(&agent.secret, method.as_str(), path, body);
         Headers {
             agent_id: Some(agent.handle.clone()),
-            timestamp: Some(timestamp),
-            nonce: Some(nonce),
-            signature: Some(signature),
+            timestamp: Some(signed.timestamp),
+            nonce: Some(signed.nonce),
+            signature: Some(signed.signature),
         }
     }
 
