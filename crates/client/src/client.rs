@@ -175,8 +175,10 @@ impl Client {
             .map_err(|err| Error::Request(format!("{target}: {err}")))?;
         // Every POST that carries a credential takes an Idempotency-Key: a retry after a
         // broken connection then takes effect at most once.
-        let key = (method == Method::POST && !matches!(*self.credentials, Credentials::None))
-            .then(|| uuid::Uuid::now_v7().to_string());
+        let key = (method == Method::POST
+            && !extra.no_idempotency_key
+            && !matches!(*self.credentials, Credentials::None))
+        .then(|| uuid::Uuid::now_v7().to_string());
         let mut attempt = 0;
         let mut renewed = false;
         loop {
@@ -311,6 +313,9 @@ pub(crate) struct Extra<'a> {
     pub(crate) event_stream: bool,
     /// `Last-Event-ID`: resume a stream after this event.
     pub(crate) last_event_id: Option<&'a str>,
+    /// No `Idempotency-Key` on this POST (it changes nothing, so a retry is harmless
+    /// and keeping its answer for a day is waste).
+    pub(crate) no_idempotency_key: bool,
 }
 
 /// Whether a failed attempt may be sent again: reads, PATCH and DELETE always (they are

@@ -6,7 +6,8 @@ use muster_wire::events::EventResponse;
 use reqwest::{Method, Response};
 use uuid::Uuid;
 
-use crate::client::{Extra, decode};
+use crate::client::Extra;
+use crate::error::from_answer;
 use crate::{Client, Error};
 
 /// A live stream of audit events. Call [`EventStream::next`] in a loop.
@@ -92,18 +93,16 @@ impl EventStream {
         let extra = Extra {
             event_stream: true,
             last_event_id: last.as_deref(),
+            ..Extra::default()
         };
         let response = self
             .client
             .send(Method::GET, &self.target, None, extra)
             .await?;
         if !response.status().is_success() {
-            return Err(decode::<serde_json::Value>(response).await.err().unwrap_or(
-                Error::Unexpected {
-                    status: 0,
-                    detail: "the stream did not open".to_owned(),
-                },
-            ));
+            let status = response.status().as_u16();
+            let body = response.bytes().await?;
+            return Err(from_answer(status, &body));
         }
         self.response = Some(response);
         Ok(())

@@ -11,7 +11,7 @@ use muster_wire::task_links::DataWithMessage;
 use reqwest::Method;
 use uuid::Uuid;
 
-use super::tasks::data;
+use super::data;
 use crate::{Client, Error};
 
 /// Which way a reputation change goes.

@@ -12,7 +12,7 @@ use muster_wire::task_links::DataWithMessage;
 use reqwest::Method;
 use uuid::Uuid;
 
-use super::tasks::data;
+use super::data;
 use crate::{Client, Error};
 
 /// A change of an agent's status without a body.

@@ -4,7 +4,7 @@ use muster_wire::Paged;
 use muster_wire::events::{EventListMeta, EventResponse, ListEventsQuery};
 use uuid::Uuid;
 
-use super::tasks::data;
+use super::data;
 use crate::client::with_query;
 use crate::stream::EventStream;
 use crate::{Client, Error};

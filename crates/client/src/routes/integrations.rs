@@ -20,7 +20,7 @@ use muster_wire::webhooks::{
 use reqwest::Method;
 use uuid::Uuid;
 
-use super::tasks::data;
+use super::data;
 use crate::{Client, Error};
 
 const WEBHOOKS: &str = "/api/v1/webhooks";

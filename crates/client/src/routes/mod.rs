@@ -15,3 +15,10 @@ mod tasks;
 pub use agent_skills::ScoreDirection;
 pub use agents::Lifecycle;
 pub use service::Status;
+
+/// The payload of a `{data}` answer.
+pub(crate) fn data<T>(
+    answer: Result<muster_wire::Data<T>, crate::Error>,
+) -> Result<T, crate::Error> {
+    answer.map(|d| d.data)
+}

@@ -14,7 +14,7 @@ use muster_wire::tasks::TaskResponse;
 use reqwest::Method;
 use uuid::Uuid;
 
-use super::tasks::data;
+use super::data;
 use crate::{Client, Error};
 
 impl Client {

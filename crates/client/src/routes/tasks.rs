@@ -9,6 +9,7 @@ use muster_wire::tasks::{
 use reqwest::{Method, StatusCode};
 use uuid::Uuid;
 
+use super::data;
 use crate::client::decode;
 use crate::{Client, Error};
 
@@ -86,9 +87,4 @@ impl Client {
                 .await,
         )
     }
-}
-
-/// The payload of a `{data}` answer.
-pub(crate) fn data<T>(answer: Result<Data<T>, Error>) -> Result<T, Error> {
-    answer.map(|d| d.data)
 }

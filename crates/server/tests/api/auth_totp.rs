@@ -38,7 +38,7 @@ async fn post(app: &TestApp, token: &str, path: &str, body: &Value) -> crate::he
 }
 
 /// A code of the user's sealed secret stored in `column`, for `at`.
-async fn code(app: &TestApp, user: Uuid, column: &str, at: OffsetDateTime) -> String {
+pub(crate) async fn code(app: &TestApp, user: Uuid, column: &str, at: OffsetDateTime) -> String {
     let sealed = app
         .db()
         .blob(&format!(

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use muster_client::types::auth::{CreateApiKeyBody, TokensResponse};
+use muster_client::types::auth::{CreateApiKeyBody, TokensResponse, TotpCodeBody, TotpSetupBody};
 use muster_client::types::claims::{ClaimBody, HeartbeatBody};
 use muster_client::types::events::ListEventsQuery;
 use muster_client::types::model::TaskStatus;
@@ -21,6 +21,7 @@ api_tests!(
     an_agent_claims_comments_and_finishes_a_task,
     refusals_come_back_with_the_apis_status_and_message,
     a_user_signs_in_renews_tokens_and_makes_an_api_key,
+    a_second_factor_is_asked_for_then_accepted,
     a_post_retried_after_a_lost_answer_takes_effect_once,
     the_event_stream_hands_out_events_and_resumes_after_one
 );
@@ -128,6 +129,34 @@ async fn refusals_come_back_with_the_apis_status_and_message(app: &TestApp) {
     // Nothing was created by the refused calls.
     let page = client.list_tasks(&ListTasksQuery::default()).await.unwrap();
     assert!(page.data.is_empty(), "{page:?}");
+}
+
+async fn a_second_factor_is_asked_for_then_accepted(app: &TestApp) {
+    let mut body = login_body(&app.org.admin_email, ADMIN_PASSWORD);
+    body.org_id = Some(app.org.id);
+    let user = Client::login(&app.base, &body).await.unwrap();
+    let setup = user
+        .set_up_totp(&TotpSetupBody {
+            password: ADMIN_PASSWORD.to_owned(),
+        })
+        .await
+        .unwrap();
+    let id = user.me().await.unwrap().id;
+    let now = time::OffsetDateTime::now_utc();
+    let code = crate::auth_totp::code(app, id, "totp_pending_secret", now).await;
+    user.verify_totp(&TotpCodeBody { code }).await.unwrap();
+
+    // Without a code: the client says a second factor is needed, not that it failed.
+    let err = Client::login(&app.base, &body).await.unwrap_err();
+    assert!(matches!(err, Error::TwoFactorRequired), "{err:?}");
+    // A wrong code is the API's refusal.
+    body.totp_code = Some("000000".to_owned());
+    let err = Client::login(&app.base, &body).await.unwrap_err();
+    assert_eq!(err.status(), Some(401), "{err:?}");
+    // A recovery code signs in.
+    body.totp_code = Some(setup.recovery_codes[0].clone());
+    let again = Client::login(&app.base, &body).await.unwrap();
+    assert!(again.me().await.unwrap().totp_enabled);
 }
 
 async fn a_user_signs_in_renews_tokens_and_makes_an_api_key(app: &TestApp) {

@@ -274,6 +274,30 @@ fn refusals_print_the_apis_message_and_exit_non_zero() {
 }
 
 #[test]
+fn a_user_signs_in_with_email_and_password_from_the_environment() {
+    let live = live();
+    let task = live.json(&["task", "create", "Seen by the admin"]);
+    let as_user = |password: &str| {
+        live.anonymous(&["task", "list", "--json"])
+            .env("MUSTER_EMAIL", "admin@example.com")
+            .env("MUSTER_PASSWORD", password)
+            .output()
+            .unwrap()
+    };
+    let listed: Value = serde_json::from_str(&succeeded(&as_user("a good long password"))).unwrap();
+    assert_eq!(listed["data"][0]["id"], task["id"], "{listed}");
+    let out = as_user("not the password");
+    assert_one_clear_error(&out, "(401)");
+    // An e-mail without a password is refused before anything is sent.
+    let out = live
+        .anonymous(&["task", "list"])
+        .env("MUSTER_EMAIL", "admin@example.com")
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, "has no password");
+}
+
+#[test]
 fn events_tail_prints_events_as_they_happen() {
     let live = live();
     let mut tail = live

@@ -1,5 +1,6 @@
-//! The client signs agent requests byte for byte as the documented vectors say, and what
-//! it puts on the wire is that signature over the request exactly as sent.
+//! What the client puts on the wire: agent signatures byte for byte as the documented
+//! vectors say, over each request exactly as sent; and which POSTs carry an
+//! `Idempotency-Key`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -180,4 +181,33 @@ async fn what_the_client_sends_is_signed_as_sent() {
     assert!(!seen.body.is_empty());
     assert_eq!(seen.headers["x-signature"], expected_signature(&seen));
     assert_ne!(seen.headers["x-nonce"], NONCE);
+}
+
+#[tokio::test]
+async fn only_tool_calls_relayed_to_mcp_carry_an_idempotency_key() {
+    let answer = r#"{"jsonrpc":"2.0","id":1,"result":{}}"#;
+    let cases = [
+        (
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"claim_task"}}"#,
+            true,
+        ),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#, false),
+        (r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#, false),
+    ];
+    for (message, keyed) in cases {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let server = tokio::spawn(capture_one(listener, answer));
+        let client = Client::agent(&base, "hr-acme", SECRET).unwrap();
+        let relayed = client.mcp_message(message.as_bytes().to_vec()).await;
+        let seen = server.await.unwrap();
+        assert_eq!(relayed.unwrap().unwrap(), answer.as_bytes());
+        assert_eq!(seen.body, message.as_bytes());
+        assert_eq!(
+            seen.headers.contains_key("idempotency-key"),
+            keyed,
+            "{message}"
+        );
+        assert_eq!(seen.headers["x-signature"], expected_signature(&seen));
+    }
 }
