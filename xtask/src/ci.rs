@@ -1,7 +1,7 @@
 //! `cargo xtask ci`: formatting check, clippy with `-D warnings`, the whole test suite,
 //! whose database tests run on BOTH engines (SQLite and PostgreSQL), and schemathesis
-//! against a live server on both (`cargo xtask fuzz-api`), and the official MCP Python SDK
-//! against one on both (`cargo xtask mcp-clients`). `CI` is set for the test run so that an unreachable PostgreSQL fails the run instead of skipping tests.
+//! against a live server on both (`cargo xtask fuzz-api`), and the official MCP Python
+//! and TypeScript SDKs against one on both (`cargo xtask mcp-clients`). `CI` is set for the test run so that an unreachable PostgreSQL fails the run instead of skipping tests.
 
 use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
@@ -44,7 +44,8 @@ pub fn ci() -> Result<(), String> {
         "--workers",
         "1",
     ])?;
-    // The official MCP Python SDK over stdio and Streamable HTTP, on both engines.
+    // The official MCP Python and TypeScript SDKs over stdio and Streamable HTTP, on
+    // both engines.
     cargo(&["xtask", "mcp-clients", "--engine", "both"])?;
     eprintln!("xtask: ci passed in {} s", started.elapsed().as_secs());
     Ok(())

@@ -66,7 +66,14 @@ fn node_packages(root: &Path) -> anyhow::Result<PathBuf> {
     }
     eprintln!("xtask: installing the MCP TypeScript SDK (npm ci)");
     let status = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        // No install scripts: nothing of the packages runs but the SDK itself.
+        .args([
+            "ci",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+        ])
         .current_dir(&dir)
         .status()
         .context("cannot run npm: install Node.js 18 or newer with npm")?;

@@ -173,8 +173,9 @@ impl Client {
             .base
             .join(target)
             .map_err(|err| Error::Request(format!("{target}: {err}")))?;
-        // Every POST that carries a credential takes an Idempotency-Key: a retry after a
-        // broken connection then takes effect at most once.
+        // Every POST that carries a credential takes an Idempotency-Key (unless it
+        // changes nothing): a retry after a broken connection then takes effect at most
+        // once.
         let key = (method == Method::POST
             && !extra.no_idempotency_key
             && !matches!(*self.credentials, Credentials::None))
@@ -199,7 +200,10 @@ impl Client {
                     }
                 }
                 Ok(response) => return Ok(response),
-                Err(err) if attempt < self.retries && retryable(&err, &method, key.is_some()) => {
+                Err(err)
+                    if attempt < self.retries
+                        && retryable(&err, &method, key.is_some() || extra.no_idempotency_key) =>
+                {
                     attempt += 1;
                     tokio::time::sleep(Duration::from_millis(200 * u64::from(attempt))).await;
                 }
@@ -319,7 +323,8 @@ pub(crate) struct Extra<'a> {
 }
 
 /// Whether a failed attempt may be sent again: reads, PATCH and DELETE always (they are
-/// safe to repeat); a POST only with an Idempotency-Key, or when it never left.
+/// safe to repeat); a POST only when it is safe to repeat (an Idempotency-Key, or a
+/// message that changes nothing), or when it never left.
 fn retryable(err: &reqwest::Error, method: &Method, has_key: bool) -> bool {
     if err.is_connect() {
         return true;

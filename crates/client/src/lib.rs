@@ -3,8 +3,9 @@
 //! Every route of the API is a method of [`Client`], taking and answering the very
 //! request and response types the server uses (re-exported as [`types`]). The client
 //! signs agent requests, renews a user's tokens, sends API keys, puts an
-//! `Idempotency-Key` on every POST so that a retry after a broken connection takes
-//! effect once, and reads the live event stream, resuming where it left off.
+//! `Idempotency-Key` on every POST that can change something (all but MCP messages
+//! other than `tools/call`) so that a retry after a broken connection takes effect
+//! once, and reads the live event stream, resuming where it left off.
 //!
 //! # As an agent
 //!

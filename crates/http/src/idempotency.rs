@@ -24,6 +24,17 @@ pub const HEADER: &str = "idempotency-key";
 #[derive(Debug, Clone)]
 struct Claimed(IdempotencyKey);
 
+/// Set by a handler whose answer is not a 5xx but stands for one (an MCP tool that
+/// failed inside): [`keep`] then lets the key go as after a 5xx.
+#[derive(Debug, Clone, Copy)]
+struct LetGo;
+
+/// Marks `req`'s answer as a failure of the server's own: its `Idempotency-Key`, if it
+/// claimed one, is let go rather than kept, so a retry does the request afresh.
+pub(crate) fn let_key_go(req: &actix_web::HttpRequest) {
+    req.extensions_mut().insert(LetGo);
+}
+
 /// The credential a key is scoped to.
 fn scope(actor: &Actor) -> String {
     match &actor.kind {
@@ -78,8 +89,8 @@ pub(crate) async fn begin(
 }
 
 /// Middleware: after a request that claimed a key, keeps its response (any status
-/// below 500) for the key's retries; after a 5xx lets the key go, so that a retry does
-/// the request afresh.
+/// below 500) for the key's retries; after a 5xx (or an answer marked with
+/// [`let_key_go`]) lets the key go, so that a retry does the request afresh.
 pub async fn keep(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
@@ -90,7 +101,7 @@ pub async fn keep(
     let (Some(Claimed(key)), Some(state)) = (claimed, state) else {
         return Ok(res.map_into_boxed_body());
     };
-    if res.status().is_server_error() {
+    if res.status().is_server_error() || res.request().extensions().contains::<LetGo>() {
         // On its own task: done even if the client goes away meanwhile.
         let store = state.idempotency.clone();
         let abandoned = actix_web::rt::spawn(async move { store.abandon(&key).await });

@@ -148,6 +148,15 @@ pub struct BalanceResponse {
     pub current_balance: i64,
 }
 
+impl From<&muster_domain::model::Agent> for BalanceResponse {
+    fn from(agent: &muster_domain::model::Agent) -> Self {
+        Self {
+            agent_id: agent.id.as_uuid(),
+            current_balance: agent.current_balance,
+        }
+    }
+}
+
 /// One ledger row on the wire.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]

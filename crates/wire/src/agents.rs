@@ -6,7 +6,9 @@ use muster_domain::model::{
 };
 use muster_domain::ports::AgentFilter;
 use muster_domain::service::agent_limits::budget_limit;
-use muster_domain::service::{AgentPatch, AgentView, HierarchyNode, NewAgent, NewChild};
+use muster_domain::service::{
+    AgentPatch, AgentView, HierarchyNode, NewAgent, NewChild, Registered,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -370,6 +372,32 @@ pub struct WithSecret {
     pub secret: String,
     /// A sentence for people.
     pub message: String,
+}
+
+impl WithSecret {
+    /// The answer of `POST /agents/register`.
+    pub fn registered(registered: Registered) -> Self {
+        Self::new(
+            registered,
+            "Agent registered. Store the secret now: it is shown only once.",
+        )
+    }
+
+    /// The answer of `POST /agents/spawn`.
+    pub fn spawned(spawned: Registered) -> Self {
+        Self::new(
+            spawned,
+            "Agent spawned and pending activation. Store the secret now: it is shown only once.",
+        )
+    }
+
+    fn new(made: Registered, message: &str) -> Self {
+        Self {
+            data: made.view.into(),
+            secret: made.secret.expose().to_owned(),
+            message: message.to_owned(),
+        }
+    }
 }
 
 /// `{id, agentId, status}`: the answer of a status change.

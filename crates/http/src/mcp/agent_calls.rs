@@ -25,10 +25,7 @@ pub(super) async fn call(
             let id = agent_or_self(actor, &mut args)?;
             no_more(&args)?;
             let agent = agents.balance(actor, id).await?;
-            data(BalanceResponse {
-                agent_id: agent.id.as_uuid(),
-                current_balance: agent.current_balance,
-            })
+            data(BalanceResponse::from(&agent))
         }
         "get_budget" => {
             let id = agent_or_self(actor, &mut args)?;
@@ -43,13 +40,7 @@ pub(super) async fn call(
         "spawn_agent" => {
             let new = read::<SpawnRequest>(args)?.into_new_child()?;
             let spawned = agents.spawn(actor, new).await?;
-            answer(&WithSecret {
-                data: spawned.view.into(),
-                secret: spawned.secret.expose().to_owned(),
-                message: "Agent spawned and pending activation. Store the secret now: it is \
-                          shown only once."
-                    .to_owned(),
-            })
+            answer(&WithSecret::spawned(spawned))
         }
         other => Err(ApiError::bad_request(format!("unknown tool {other}"))),
     }
@@ -59,8 +50,10 @@ pub(super) async fn call(
 fn agent_or_self(actor: &Actor, args: &mut Map<String, Value>) -> Result<AgentId, ApiError> {
     match args.remove("id") {
         Some(Value::String(id)) => crate::parse_uuid("id", &id).map(AgentId::from_uuid),
-        Some(_) => Err(ApiError::bad_request("id must be a UUID")),
-        None => policy::acting_agent(actor)
+        Some(Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_)) => {
+            Err(ApiError::bad_request("id must be a UUID"))
+        }
+        Some(Value::Null) | None => policy::acting_agent(actor)
             .map_err(|_| ApiError::bad_request("id is required (only an agent may leave it out)")),
     }
 }

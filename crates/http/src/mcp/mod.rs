@@ -11,6 +11,7 @@
 mod agent_calls;
 mod calls;
 mod catalog;
+mod message;
 mod schema;
 
 use actix_web::http::StatusCode;
@@ -19,9 +20,9 @@ use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use muster_domain::model::Actor;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, ClientNotification, ClientRequest,
-    ErrorCode, ErrorData, Implementation, InitializeResult, JsonRpcMessage, ListToolsResult,
-    ProtocolVersion, ServerCapabilities, ServerJsonRpcMessage, ServerResult,
+    CallToolRequestParams, CallToolResult, ClientJsonRpcMessage, ClientRequest, ErrorCode,
+    ErrorData, Implementation, InitializeResult, ListToolsResult, ProtocolVersion,
+    ServerCapabilities, ServerJsonRpcMessage, ServerResult,
 };
 use serde_json::json;
 
@@ -41,47 +42,8 @@ next task with claim_task, keep its lease with heartbeat_task, report with comme
 and finish with transition_task (status done, or review when it needs approval). Results \
 are the JSON of Muster's HTTP API.";
 
-/// One JSON-RPC 2.0 message, as the document describes it (the protocol defines each
-/// method's `params`).
-#[derive(utoipa::ToSchema)]
-#[allow(dead_code)] // documentation only: the body is read as rmcp's message types
-pub(crate) struct RpcMessage {
-    /// Always `2.0`.
-    #[schema(pattern = "^2\\.0$")]
-    jsonrpc: String,
-    /// The request's id, an integer or a string; left out on a notification.
-    #[schema(schema_with = rpc_id)]
-    id: Option<i64>,
-    /// The method: `initialize`, `ping`, `tools/list`, `tools/call`, or a notification's.
-    #[schema(min_length = 1, max_length = 100)]
-    method: String,
-    /// Its parameters.
-    #[schema(value_type = Option<Object>)]
-    params: Option<serde_json::Value>,
-}
-
-/// A JSON-RPC id: an integer (64-bit) or a string (null, or left out, on a notification).
-fn rpc_id() -> utoipa::openapi::schema::Schema {
-    use utoipa::openapi::schema::{
-        KnownFormat, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, Type,
-    };
-    let one_of = OneOfBuilder::new()
-        .item(
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64))),
-        )
-        .item(ObjectBuilder::new().schema_type(Type::String))
-        .item(ObjectBuilder::new().schema_type(Type::Null))
-        .description(Some(
-            "The request's id, an integer or a string; null or left out on a notification",
-        ))
-        .build();
-    Schema::OneOf(one_of)
-}
-
-/// The longest method name a message may carry.
-const METHOD_MAX: usize = 100;
+/// The methods answered (the others are -32601).
+const ANSWERED: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
 
 /// `POST /mcp`.
 #[utoipa::path(
@@ -94,7 +56,7 @@ const METHOD_MAX: usize = 100;
         `tools/call` are answered with a JSON-RPC response; notifications and responses with \
         202. The tools listed are those the caller's credentials may use; each answers the \
         JSON of the API route it stands for. GET is 405: this server pushes nothing.",
-    request_body(content = RpcMessage, description = "A JSON-RPC 2.0 message"),
+    request_body(content = message::RpcMessage, description = "A JSON-RPC 2.0 message"),
     responses(
         (status = 200, description = "The JSON-RPC response", body = Object),
         (status = 202, description = "A notification or a response was received"),
@@ -120,38 +82,16 @@ pub(crate) async fn post(
             ));
         }
     }
-    let message: ClientJsonRpcMessage = match serde_json::from_slice(&auth.body) {
+    let message = match message::read(&auth.body) {
         Ok(message) => message,
-        Err(err) => {
-            return Ok(rpc_error(
-                StatusCode::BAD_REQUEST,
-                ErrorData::parse_error(format!("not a JSON-RPC 2.0 message: {err}"), None),
-            ));
-        }
+        Err(refused) => return Ok(refused.answer()),
     };
-    if method_name(&message).is_some_and(|m| m.is_empty() || m.chars().count() > METHOD_MAX) {
-        return Ok(rpc_error(
-            StatusCode::BAD_REQUEST,
-            ErrorData::invalid_request(
-                format!("method must be 1 to {METHOD_MAX} characters"),
-                None,
-            ),
-        ));
-    }
-    if matches!(message, JsonRpcMessage::Notification(_)) && carries_id(&auth.body) {
-        // An id rmcp cannot read (a fraction, beyond 64 bits) would otherwise make a
-        // request pass for a notification and go unanswered.
-        return Ok(rpc_error(
-            StatusCode::BAD_REQUEST,
-            ErrorData::invalid_request("id must be a 64-bit integer or a string", None),
-        ));
-    }
     let ClientJsonRpcMessage::Request(request) = message else {
         // Notifications (`notifications/initialized`, cancellations) and responses need
         // no answer.
         return Ok(HttpResponse::Accepted().finish());
     };
-    let answer = match answer(&state, &auth.actor, request.request).await {
+    let answer = match answer(&state, &auth.actor, request.request, &req).await {
         Ok(mut result) => {
             result.strip_result_type_for_legacy_peer();
             ServerJsonRpcMessage::response(result, request.id)
@@ -165,6 +105,7 @@ async fn answer(
     state: &AppState,
     actor: &Actor,
     request: ClientRequest,
+    req: &HttpRequest,
 ) -> Result<ServerResult, ErrorData> {
     match request {
         ClientRequest::InitializeRequest(init) => {
@@ -187,7 +128,13 @@ async fn answer(
             ListToolsResult::with_all_items(catalog::visible_to(actor)),
         )),
         ClientRequest::CallToolRequest(call) => Ok(ServerResult::CallToolResult(
-            call_tool(state, actor, call.params).await?,
+            call_tool(state, actor, call.params, req).await?,
+        )),
+        // A method this endpoint answers arrives as a custom one when its params do not
+        // fit it.
+        other if ANSWERED.contains(&other.method()) => Err(ErrorData::invalid_params(
+            format!("the params do not fit {}", other.method()),
+            None,
         )),
         other => Err(ErrorData::new(
             ErrorCode::METHOD_NOT_FOUND,
@@ -201,6 +148,7 @@ async fn call_tool(
     state: &AppState,
     actor: &Actor,
     params: CallToolRequestParams,
+    req: &HttpRequest,
 ) -> Result<CallToolResult, ErrorData> {
     if !catalog::exists(&params.name) {
         return Err(ErrorData::invalid_params(
@@ -215,6 +163,10 @@ async fn call_tool(
         Ok(value) => CallToolResult::structured(value),
         Err(err) => {
             let status = actix_web::ResponseError::status_code(&err);
+            if status.is_server_error() {
+                // Answered 200 as the protocol wants, but a retry must run it again.
+                crate::idempotency::let_key_go(req);
+            }
             CallToolResult::structured_error(json!({
                 "statusCode": status.as_u16(),
                 "message": err.message(),
@@ -245,28 +197,6 @@ fn same_origin(req: &HttpRequest) -> Result<(), ApiError> {
     }
 }
 
-/// The method a request or a notification names (those rmcp knows are well named).
-fn method_name(message: &ClientJsonRpcMessage) -> Option<&str> {
-    match message {
-        JsonRpcMessage::Request(request) => Some(request.request.method()),
-        JsonRpcMessage::Notification(notification) => match &notification.notification {
-            ClientNotification::CustomNotification(custom) => Some(&custom.method),
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// Whether the message has an `id` other than `null`.
-fn carries_id(body: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Id {
-        #[serde(default)]
-        id: Option<serde::de::IgnoredAny>,
-    }
-    serde_json::from_slice::<Id>(body).is_ok_and(|message| message.id.is_some())
-}
-
 fn rpc_error(status: StatusCode, error: ErrorData) -> HttpResponse {
-    HttpResponse::build(status).json(ServerJsonRpcMessage::error(error, None))
+    message::Refused { error, id: None }.answer_with(status)
 }

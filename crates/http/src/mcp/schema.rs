@@ -118,3 +118,32 @@ fn inline(document: &Value, schema: &Value, depth: usize) -> Value {
         other => other.clone(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_tool_stands_for_an_operation_of_the_document() {
+        let document = crate::openapi::document();
+        for spec in TOOLS {
+            assert!(
+                find_operation(&document, spec.operation).is_some(),
+                "{} names {}, which the document does not have",
+                spec.name,
+                spec.operation
+            );
+            let schema = input_schema(spec.operation);
+            assert!(schema.get("properties").is_some(), "{}", spec.name);
+        }
+    }
+
+    #[test]
+    fn an_own_id_is_optional_and_a_task_id_is_required() {
+        let balance = input_schema("getAgentBalance");
+        assert!(balance["properties"]["id"].is_object(), "{balance:?}");
+        assert!(balance.get("required").is_none(), "{balance:?}");
+        let task = input_schema("getTask");
+        assert_eq!(task["required"], json!(["id"]), "{task:?}");
+    }
+}

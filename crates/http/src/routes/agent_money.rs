@@ -130,10 +130,7 @@ pub(super) async fn balance(
 ) -> Answer<dto::Data<BalanceResponse>> {
     let agent = state.agents.balance(&auth.actor, agent_id(&path)?).await?;
     Ok(Json(dto::Data {
-        data: BalanceResponse {
-            agent_id: agent.id.as_uuid(),
-            current_balance: agent.current_balance,
-        },
+        data: BalanceResponse::from(&agent),
     }))
 }
 

@@ -35,13 +35,7 @@ pub(super) async fn spawn(
 ) -> Result<Json<WithSecret>, ApiError> {
     let new = parse_json::<SpawnRequest>(&auth.body)?.into_new_child()?;
     let spawned = state.agents.spawn(&auth.actor, new).await?;
-    Ok(Json(WithSecret {
-        data: spawned.view.into(),
-        secret: spawned.secret.expose().to_owned(),
-        message: "Agent spawned and pending activation. Store the secret now: it is shown \
-                  only once."
-            .to_owned(),
-    }))
+    Ok(Json(WithSecret::spawned(spawned)))
 }
 
 /// `GET /agents/capacity`.

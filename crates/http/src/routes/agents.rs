@@ -58,11 +58,7 @@ pub(super) async fn register(
 ) -> Result<Json<WithSecret>, ApiError> {
     let new = parse_json::<RegisterRequest>(&auth.body)?.into_new_agent()?;
     let registered = state.agents.register(&auth.actor, new).await?;
-    Ok(Json(WithSecret {
-        data: registered.view.into(),
-        secret: registered.secret.expose().to_owned(),
-        message: "Agent registered. Store the secret now: it is shown only once.".to_owned(),
-    }))
+    Ok(Json(WithSecret::registered(registered)))
 }
 
 /// `GET /agents`.

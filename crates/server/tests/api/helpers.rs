@@ -7,7 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use actix_web::dev::ServerHandle;
 use muster_auth::keys::ServerKey;
-use muster_auth::signing::{RequestSignature, canonical_message, sign};
+use muster_auth::signing::RequestSignature;
 use muster_domain::service::DeliveryService;
 use muster_http::{ServerOptions, StreamOptions};
 use muster_persistence::testing::TestDatabase;
@@ -128,7 +128,7 @@ pub fn signature(
     nonce: &str,
     body: &[u8],
 ) -> String {
-    sign(secret, &canonical_message(method, path, ts, nonce, body))
+    RequestSignature::at(secret, method, path, ts, nonce, body).signature
 }
 
 /// Starts the application on `engine`; `None` when PostgreSQL is unreachable outside CI.

@@ -13,7 +13,8 @@ api_tests!(
     an_agent_claims_comments_and_finishes_through_tools,
     refusals_are_tool_errors_with_the_apis_message,
     an_agent_reads_its_standing_and_spawns_a_child,
-    what_is_not_an_mcp_request_is_refused_plainly
+    what_is_not_an_mcp_request_is_refused_plainly,
+    messages_the_document_refuses_get_the_json_rpc_code
 );
 
 fn rpc(method: &str, params: &Value) -> String {
@@ -110,8 +111,24 @@ async fn each_credential_sees_the_tools_it_may_use(app: &TestApp) {
     assert!(!seen.iter().any(|n| n == "claim_task"), "{seen:?}");
     assert!(seen.iter().any(|n| n == "create_task"), "{seen:?}");
 
-    // A read-only API key sees the reading tools only.
+    // A user, even an admin, and a write key change tasks but spawn nothing: a child's
+    // parent is the agent that spawns it.
     let admin = app.admin_token(&app.org).await;
+    let writer = app.api_key(&admin, &["read", "write"]).await;
+    for token in [&admin, &writer] {
+        let reply = send(
+            app.bearer(token, Method::POST, "/mcp", None)
+                .header("content-type", "application/json")
+                .body(rpc("tools/list", &json!({}))),
+        )
+        .await;
+        let seen = names(&reply.body);
+        assert!(seen.iter().any(|n| n == "create_task"), "{seen:?}");
+        assert!(!seen.iter().any(|n| n == "spawn_agent"), "{seen:?}");
+        assert!(!seen.iter().any(|n| n == "claim_task"), "{seen:?}");
+    }
+
+    // A read-only API key sees the reading tools only.
     let key = app.api_key(&admin, &["read"]).await;
     let reply = send(
         app.bearer(&key, Method::POST, "/mcp", None)
@@ -374,6 +391,48 @@ async fn an_agent_reads_its_standing_and_spawns_a_child(app: &TestApp) {
     assert_eq!(refused["structuredContent"]["statusCode"], 403, "{refused}");
 }
 
+async fn messages_the_document_refuses_get_the_json_rpc_code(app: &TestApp) {
+    let worker = app.worker(&app.org).await;
+    // A method name the document does not allow is refused, as request or notification.
+    let long = "m".repeat(101);
+    for body in [
+        json!({"jsonrpc": "2.0", "id": 0, "method": "", "params": {}}),
+        json!({"jsonrpc": "2.0", "method": ""}),
+        json!({"jsonrpc": "2.0", "id": "s-1", "method": long}),
+        // Ids JSON-RPC allows but not as a 64-bit integer: not a notification either.
+        json!({"jsonrpc": "2.0", "id": 9_223_372_036_854_775_808_u64, "method": "ping"}),
+        json!({"jsonrpc": "2.0", "id": 1.5, "method": "x"}),
+    ] {
+        let reply = app.post(&worker, "/mcp", &body.to_string()).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{body}: {}",
+            reply.text
+        );
+        assert_eq!(reply.body["error"]["code"], -32600, "{}", reply.text);
+    }
+    // The id of a refused request is echoed when it could be read.
+    let body = json!({"jsonrpc": "2.0", "id": "s-2", "method": "m".repeat(101)});
+    let reply = app.post(&worker, "/mcp", &body.to_string()).await;
+    assert_eq!(reply.body["id"], "s-2", "{}", reply.text);
+    // Ids are integers or strings, as JSON-RPC has them.
+    for id in [json!(-1), json!("req-1"), json!(9_007_199_254_740_993_i64)] {
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+        let reply = app.post(&worker, "/mcp", &body.to_string()).await;
+        assert_eq!(reply.status, StatusCode::OK, "{body}: {}", reply.text);
+        assert_eq!(reply.body["id"], id, "{}", reply.text);
+    }
+
+    // A method answered here, with params that do not fit it.
+    let answer = call(app, &worker, "tools/call", &json!({"name": 5})).await;
+    assert_eq!(answer["error"]["code"], -32602, "{answer}");
+    assert_eq!(
+        answer["error"]["message"], "the params do not fit tools/call",
+        "{answer}"
+    );
+}
+
 async fn what_is_not_an_mcp_request_is_refused_plainly(app: &TestApp) {
     let worker = app.worker(&app.org).await;
     let reply: Reply = app.post(&worker, "/mcp", "{\"hello\": 1}").await;
@@ -411,33 +470,6 @@ async fn what_is_not_an_mcp_request_is_refused_plainly(app: &TestApp) {
     ] {
         let reply = app.post(&worker, "/mcp", &body.to_string()).await;
         assert_eq!(reply.status, status, "{body}: {}", reply.text);
-    }
-
-    // A method name the document does not allow is refused, as request or notification.
-    let long = "m".repeat(101);
-    for body in [
-        json!({"jsonrpc": "2.0", "id": 0, "method": "", "params": {}}),
-        json!({"jsonrpc": "2.0", "method": ""}),
-        json!({"jsonrpc": "2.0", "id": "s-1", "method": long}),
-        // Ids JSON-RPC allows but not as a 64-bit integer: not a notification either.
-        json!({"jsonrpc": "2.0", "id": 9_223_372_036_854_775_808_u64, "method": "ping"}),
-        json!({"jsonrpc": "2.0", "id": 1.5, "method": "x"}),
-    ] {
-        let reply = app.post(&worker, "/mcp", &body.to_string()).await;
-        assert_eq!(
-            reply.status,
-            StatusCode::BAD_REQUEST,
-            "{body}: {}",
-            reply.text
-        );
-        assert_eq!(reply.body["error"]["code"], -32600, "{}", reply.text);
-    }
-    // Ids are integers or strings, as JSON-RPC has them.
-    for id in [json!(-1), json!("req-1"), json!(9_007_199_254_740_993_i64)] {
-        let body = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
-        let reply = app.post(&worker, "/mcp", &body.to_string()).await;
-        assert_eq!(reply.status, StatusCode::OK, "{body}: {}", reply.text);
-        assert_eq!(reply.body["id"], id, "{}", reply.text);
     }
 
     // Unsigned: 401 as on every route.

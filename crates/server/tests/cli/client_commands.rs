@@ -65,6 +65,9 @@ impl Live {
             .env_remove("MUSTER_AGENT_SECRET")
             .env_remove("MUSTER_API_KEY")
             .env_remove("MUSTER_EMAIL")
+            .env_remove("MUSTER_PASSWORD")
+            .env_remove("MUSTER_ORG_ID")
+            .env_remove("MUSTER_TOTP_CODE")
             .env_remove("MUSTER_PROFILE")
             .env_remove("MUSTER_CONFIG");
         cmd

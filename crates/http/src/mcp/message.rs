@@ -1,0 +1,139 @@
+//! What makes a POST body a message this endpoint answers: a JSON-RPC 2.0 message as
+//! rmcp reads it, a method name of 1 to 100 characters, and an id JSON-RPC allows (a
+//! request is never mistaken for a notification); and the message as the OpenAPI
+//! document describes it.
+
+use actix_web::HttpResponse;
+use actix_web::http::StatusCode;
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ErrorData, JsonRpcMessage, NumberOrString, RequestId,
+    ServerJsonRpcMessage,
+};
+use serde_json::Value;
+
+/// One JSON-RPC 2.0 message, as the document describes it (the protocol defines each
+/// method's `params`).
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)] // documentation only: the body is read as rmcp's message types
+pub(crate) struct RpcMessage {
+    /// Always `2.0`.
+    #[schema(pattern = "^2\\.0$")]
+    jsonrpc: String,
+    /// The request's id, an integer or a string; left out on a notification.
+    #[schema(schema_with = rpc_id)]
+    id: Option<i64>,
+    /// The method: `initialize`, `ping`, `tools/list`, `tools/call`, or a notification's.
+    #[schema(min_length = 1, max_length = 100)]
+    method: String,
+    /// Its parameters.
+    #[schema(value_type = Option<Object>)]
+    params: Option<serde_json::Value>,
+}
+
+/// A JSON-RPC id: an integer (64-bit) or a string (null, or left out, on a notification).
+fn rpc_id() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{
+        KnownFormat, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, Type,
+    };
+    let one_of = OneOfBuilder::new()
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+                .minimum(Some(i64::MIN))
+                .maximum(Some(i64::MAX)),
+        )
+        .item(ObjectBuilder::new().schema_type(Type::String))
+        .item(ObjectBuilder::new().schema_type(Type::Null))
+        .description(Some(
+            "The request's id, an integer or a string; null or left out on a notification",
+        ))
+        .build();
+    Schema::OneOf(one_of)
+}
+
+/// The longest method name a message may carry.
+const METHOD_MAX: usize = 100;
+
+/// Why a body is not answered as a message: the JSON-RPC error, and the request's id
+/// when it could be read.
+#[derive(Debug)]
+pub(super) struct Refused {
+    pub error: ErrorData,
+    pub id: Option<RequestId>,
+}
+
+impl Refused {
+    /// The `400` answer.
+    pub fn answer(self) -> HttpResponse {
+        self.answer_with(StatusCode::BAD_REQUEST)
+    }
+
+    /// The answer with `status`.
+    pub fn answer_with(self, status: StatusCode) -> HttpResponse {
+        HttpResponse::build(status).json(ServerJsonRpcMessage::error(self.error, self.id))
+    }
+}
+
+/// Reads `body` as one message, refusing what the document does not allow.
+pub(super) fn read(body: &[u8]) -> Result<ClientJsonRpcMessage, Refused> {
+    let message: ClientJsonRpcMessage = serde_json::from_slice(body).map_err(|err| Refused {
+        error: ErrorData::parse_error(format!("not a JSON-RPC 2.0 message: {err}"), None),
+        id: None,
+    })?;
+    let well_named = |method: &str| !method.is_empty() && method.chars().count() <= METHOD_MAX;
+    let bad_name = |id: Option<RequestId>| Refused {
+        error: ErrorData::invalid_request(
+            format!("method must be 1 to {METHOD_MAX} characters"),
+            None,
+        ),
+        id,
+    };
+    match &message {
+        JsonRpcMessage::Request(request) if !well_named(request.request.method()) => {
+            Err(bad_name(Some(request.id.clone())))
+        }
+        JsonRpcMessage::Notification(notification) => {
+            if let ClientNotification::CustomNotification(custom) = &notification.notification
+                && !well_named(&custom.method)
+            {
+                return Err(bad_name(None));
+            }
+            // rmcp reads a message as a notification when it cannot read it as a request;
+            // one that carries an id was meant as a request and must be answered.
+            match misread_request(body) {
+                Some(refused) => Err(refused),
+                None => Ok(message),
+            }
+        }
+        _ => Ok(message),
+    }
+}
+
+/// What is wrong with a message read as a notification although it carries an id:
+/// the id itself, or (the id being fine) the request's params.
+fn misread_request(body: &[u8]) -> Option<Refused> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        #[serde(default)]
+        id: Option<Value>,
+        #[serde(default)]
+        method: Option<String>,
+    }
+    let head: Head = serde_json::from_slice(body).ok()?;
+    let id = match head.id? {
+        Value::Number(n) if n.as_i64().is_some() => NumberOrString::Number(n.as_i64()?),
+        Value::String(s) => NumberOrString::String(s.into()),
+        _ => {
+            return Some(Refused {
+                error: ErrorData::invalid_request("id must be a 64-bit integer or a string", None),
+                id: None,
+            });
+        }
+    };
+    let method = head.method.unwrap_or_default();
+    Some(Refused {
+        error: ErrorData::invalid_params(format!("the params do not fit {method}"), None),
+        id: Some(id),
+    })
+}
