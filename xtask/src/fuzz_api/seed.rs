@@ -98,9 +98,15 @@ values = {templates}
 [dictionaries.events]
 values = {events}
 
+[dictionaries.capabilities]
+values = ["rust"]
+
 [[operations]]
 include-path-regex = '^/tasks/\{{id\}}'
-parameters = {{ "path.id" = {task}, "path.dep_id" = {task}, "body.dependsOnId" = {task} }}
+parameters = {{ "path.id" = {task}, "path.dep_id" = {task}, "body.dependsOnId" = {task}, "body.assigneeId" = {agent} }}
+[[operations]]
+include-path-regex = '^/agents/(credits|capabilities)/'
+parameters = {{ "body.toAgentId" = {agent}, "query.capabilities" = {capability} }}
 [[operations]]
 include-path-regex = '^/agents/\{{id\}}'
 parameters = {{ "path.id" = {agent} }}
@@ -119,6 +125,7 @@ parameters = {{ "path.id" = {event} }}
             agent = bind("agents"),
             template = bind("templates"),
             event = bind("events"),
+            capability = bind("capabilities"),
         )
     }
 }
