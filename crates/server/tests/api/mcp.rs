@@ -29,6 +29,16 @@ async fn call(app: &TestApp, agent: &Agent, method: &str, params: &Value) -> Val
     reply.body
 }
 
+/// One message sent with a bearer token (a user's or an API key), answered.
+async fn bearer_call(app: &TestApp, token: &str, method: &str, params: &Value) -> Reply {
+    send(
+        app.bearer(token, Method::POST, "/mcp", None)
+            .header("content-type", "application/json")
+            .body(rpc(method, params)),
+    )
+    .await
+}
+
 async fn tool(app: &TestApp, agent: &Agent, name: &str, arguments: Value) -> Value {
     let answer = call(
         app,
@@ -116,12 +126,7 @@ async fn each_credential_sees_the_tools_it_may_use(app: &TestApp) {
     let admin = app.admin_token(&app.org).await;
     let writer = app.api_key(&admin, &["read", "write"]).await;
     for token in [&admin, &writer] {
-        let reply = send(
-            app.bearer(token, Method::POST, "/mcp", None)
-                .header("content-type", "application/json")
-                .body(rpc("tools/list", &json!({}))),
-        )
-        .await;
+        let reply = bearer_call(app, token, "tools/list", &json!({})).await;
         let seen = names(&reply.body);
         assert!(seen.iter().any(|n| n == "create_task"), "{seen:?}");
         assert!(!seen.iter().any(|n| n == "spawn_agent"), "{seen:?}");
@@ -130,12 +135,7 @@ async fn each_credential_sees_the_tools_it_may_use(app: &TestApp) {
 
     // A read-only API key sees the reading tools only.
     let key = app.api_key(&admin, &["read"]).await;
-    let reply = send(
-        app.bearer(&key, Method::POST, "/mcp", None)
-            .header("content-type", "application/json")
-            .body(rpc("tools/list", &json!({}))),
-    )
-    .await;
+    let reply = bearer_call(app, &key, "tools/list", &json!({})).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
     let mut seen = names(&reply.body);
     seen.sort();
@@ -324,13 +324,11 @@ async fn an_agent_reads_its_standing_and_spawns_a_child(app: &TestApp) {
     assert_eq!(foreign["structuredContent"]["statusCode"], 404, "{foreign}");
     // A user must name the agent.
     let admin = app.admin_token(&app.org).await;
-    let reply = send(
-        app.bearer(&admin, Method::POST, "/mcp", None)
-            .header("content-type", "application/json")
-            .body(rpc(
-                "tools/call",
-                &json!({"name": "get_budget", "arguments": {}}),
-            )),
+    let reply = bearer_call(
+        app,
+        &admin,
+        "tools/call",
+        &json!({"name": "get_budget", "arguments": {}}),
     )
     .await;
     assert_eq!(
