@@ -168,6 +168,7 @@ impl ListTasksQuery {
             assignee_id: self.assignee_id.map(AgentId::from_uuid),
             creator_id: self.creator_id,
             parent_task_id: self.parent_task_id.map(TaskId::from_uuid),
+            ..TaskFilter::default()
         }
     }
 

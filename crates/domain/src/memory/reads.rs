@@ -11,12 +11,11 @@ use uuid::Uuid;
 use super::MemoryStore;
 use super::state::State;
 use crate::model::{
-    Agent, AgentCredentials, AgentHandle, AgentId, AgentStatus, ApiKey, ApiKeyId, Author,
-    Capability, CapabilityName, CodeHostConnection, CodeHostConnectionId, Comment, CommentId,
-    DeliveryAttempt, Escalation, EscalationId, InboundKey, InboundKeyId, InstallationId,
-    LedgerEntry, LedgerEntryId, OrgId, Organization, ReputationEvent, ReputationKind, Task,
-    TaskDependency, TaskId, TaskStatus, TaskTemplate, TemplateId, TokenHash, User, UserId, Webhook,
-    WebhookId,
+    Agent, AgentCredentials, AgentHandle, AgentId, AgentStatus, ApiKey, ApiKeyId, Capability,
+    CapabilityName, CodeHostConnection, CodeHostConnectionId, Comment, CommentId, DeliveryAttempt,
+    Escalation, EscalationId, InboundKey, InboundKeyId, InstallationId, LedgerEntry, LedgerEntryId,
+    OrgId, Organization, ReputationEvent, ReputationKind, Task, TaskDependency, TaskId, TaskStatus,
+    TaskTemplate, TemplateId, TokenHash, User, UserId, Webhook, WebhookId,
 };
 use crate::ports::{
     AgentFilter, AgentRepository, CodeHostRepository, InboundKeyRepository, OrganizationRepository,
@@ -134,26 +133,19 @@ impl TaskRepository for MemoryStore {
         limit: u32,
     ) -> Result<Vec<Task>, RepositoryError> {
         let state = self.snapshot();
-        let creator = |t: &Task| {
-            filter.creator_id.is_none_or(|c| {
-                t.creator.is_some_and(|author| match author {
-                    Author::Agent(id) => id.as_uuid() == c,
-                    Author::User(id) => id.as_uuid() == c,
-                })
-            })
-        };
         let tasks = newest_first(&state.tasks, before.map(TaskId::as_uuid))
-            .filter(|t| t.org_id == org)
-            .filter(|t| filter.status.is_none_or(|s| t.status == s))
-            .filter(|t| filter.assignee_id.is_none_or(|a| t.assignee_id == Some(a)))
-            .filter(|t| creator(t))
-            .filter(|t| {
-                filter
-                    .parent_task_id
-                    .is_none_or(|p| t.parent_task_id == Some(p))
-            })
+            .filter(|t| t.org_id == org && filter.matches(t))
             .cloned();
         Ok(first(tasks, limit))
+    }
+
+    async fn count(&self, org: OrgId, filter: &TaskFilter) -> Result<u64, RepositoryError> {
+        let state = self.snapshot();
+        let matching = state
+            .tasks
+            .values()
+            .filter(|t| t.org_id == org && filter.matches(t));
+        Ok(matching.count() as u64)
     }
 
     async fn dependencies(

@@ -238,6 +238,14 @@ pub struct Task {
     pub version: i64,
 }
 
+impl Task {
+    /// In review and waiting for the approval it requires (decision D-33): approving
+    /// moves it to `done`.
+    pub fn awaits_approval(&self) -> bool {
+        self.status == TaskStatus::Review && self.approval_required
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

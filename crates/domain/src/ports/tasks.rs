@@ -20,6 +20,31 @@ pub struct TaskFilter {
     pub creator_id: Option<Uuid>,
     /// Only sub-tasks of this task.
     pub parent_task_id: Option<TaskId>,
+    /// Only tasks in one of these statuses; empty means any. Applies with `status`.
+    pub any_status: Vec<TaskStatus>,
+    /// `Some(true)`: only tasks waiting for their approval (in review, approval
+    /// required); `Some(false)`: only the others.
+    pub awaiting_approval: Option<bool>,
+}
+
+impl TaskFilter {
+    /// Whether `task` passes every filter but the organization's, which the caller
+    /// scopes.
+    pub fn matches(&self, task: &Task) -> bool {
+        let creator = self
+            .creator_id
+            .is_none_or(|c| task.creator.is_some_and(|author| author.as_uuid() == c));
+        self.status.is_none_or(|s| task.status == s)
+            && (self.any_status.is_empty() || self.any_status.contains(&task.status))
+            && self.assignee_id.is_none_or(|a| task.assignee_id == Some(a))
+            && creator
+            && self
+                .parent_task_id
+                .is_none_or(|p| task.parent_task_id == Some(p))
+            && self
+                .awaiting_approval
+                .is_none_or(|awaiting| task.awaits_approval() == awaiting)
+    }
 }
 
 /// Which tasks the escalation sweep looks for (decision D-37). Each query leaves out
@@ -85,6 +110,9 @@ pub trait TaskRepository: Send + Sync {
         before: Option<TaskId>,
         limit: u32,
     ) -> Result<Vec<Task>, RepositoryError>;
+
+    /// How many tasks of `org` match `filter`.
+    async fn count(&self, org: OrgId, filter: &TaskFilter) -> Result<u64, RepositoryError>;
 
     /// The dependencies of `task`, oldest first.
     async fn dependencies(

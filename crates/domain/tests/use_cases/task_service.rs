@@ -331,6 +331,7 @@ fn list_page(limit: u32, stored: u128) -> muster_domain::service::TaskPage {
         assignee_id: Some(assignee_id()),
         creator_id: None,
         parent_task_id: Some(task_id(99)),
+        ..TaskFilter::default()
     };
     let expected_filter = filter.clone();
     let mut tasks = MockTaskRepository::new();

@@ -33,21 +33,19 @@ pub(crate) async fn find(
     )
 }
 
-/// Tasks of `org` matching `filter`, newest first, strictly older than `before`.
-pub(crate) async fn list(
-    conn: &mut Conn<'_>,
-    org: OrgId,
-    filter: &TaskFilter,
-    before: Option<TaskId>,
-    limit: u32,
-) -> QueryResult<Vec<TaskRow>> {
-    on_conn!(conn, c, Db => {
+/// The boxed query of `org`'s tasks matching `filter`, for backend `$db`.
+macro_rules! filtered {
+    ($db:ty, $org:expr, $filter:expr) => {{
+        let filter: &TaskFilter = $filter;
         let mut query = tasks::table
-            .filter(tasks::org_id.eq(db_uuid(org)))
-            .select(TaskRow::as_select())
-            .into_boxed::<Db>();
+            .filter(tasks::org_id.eq(db_uuid($org)))
+            .into_boxed::<$db>();
         if let Some(status) = filter.status {
             query = query.filter(tasks::status.eq(status.as_str()));
+        }
+        if !filter.any_status.is_empty() {
+            let names: Vec<&str> = filter.any_status.iter().map(|s| s.as_str()).collect();
+            query = query.filter(tasks::status.eq_any(names));
         }
         if let Some(assignee) = filter.assignee_id {
             query = query.filter(tasks::assignee_id.eq(db_uuid(assignee)));
@@ -62,6 +60,28 @@ pub(crate) async fn list(
         if let Some(parent) = filter.parent_task_id {
             query = query.filter(tasks::parent_task_id.eq(db_uuid(parent)));
         }
+        let awaiting = tasks::status
+            .eq(TaskStatus::Review.as_str())
+            .and(tasks::approval_required.eq(true));
+        match filter.awaiting_approval {
+            Some(true) => query = query.filter(awaiting),
+            Some(false) => query = query.filter(diesel::dsl::not(awaiting)),
+            None => {}
+        }
+        query
+    }};
+}
+
+/// Tasks of `org` matching `filter`, newest first, strictly older than `before`.
+pub(crate) async fn list(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    filter: &TaskFilter,
+    before: Option<TaskId>,
+    limit: u32,
+) -> QueryResult<Vec<TaskRow>> {
+    on_conn!(conn, c, Db => {
+        let mut query = filtered!(Db, org, filter).select(TaskRow::as_select());
         if let Some(cursor) = before {
             query = query.filter(tasks::id.lt(db_uuid(cursor)));
         }
@@ -70,6 +90,17 @@ pub(crate) async fn list(
             .limit(i64::from(limit))
             .load(c)
             .await
+    })
+}
+
+/// How many tasks of `org` match `filter`.
+pub(crate) async fn count(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    filter: &TaskFilter,
+) -> QueryResult<i64> {
+    on_conn!(conn, c, Db => {
+        filtered!(Db, org, filter).count().get_result(c).await
     })
 }
 

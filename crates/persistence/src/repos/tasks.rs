@@ -53,6 +53,15 @@ impl TaskRepository for Database {
         rows.into_iter().map(Task::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tasks.count", skip_all, fields(otel.kind = "client"))]
+    async fn count(&self, org: OrgId, filter: &TaskFilter) -> Result<u64, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let count = tasks::count(&mut pooled.conn(), org, filter)
+            .await
+            .map_err(from_diesel)?;
+        Ok(u64::try_from(count).unwrap_or_default())
+    }
+
     #[tracing::instrument(level = "debug", name = "db.tasks.dependencies", skip_all, fields(otel.kind = "client"))]
     async fn dependencies(
         &self,

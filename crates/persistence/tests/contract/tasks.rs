@@ -159,6 +159,16 @@ async fn varied_tasks(db: &impl Store, seed: &Seed) -> (TaskId, Vec<Task>) {
         db.insert(&new, &[]).await.unwrap();
         all.push(new);
     }
+    // In review, with and without an approval to wait for.
+    for approval_required in [true, false] {
+        let new = Task {
+            status: TaskStatus::Review,
+            approval_required,
+            ..task(seed.org)
+        };
+        db.insert(&new, &[]).await.unwrap();
+        all.push(new);
+    }
     all.sort_by_key(|t| std::cmp::Reverse(t.id));
     (parent.id, all)
 }
@@ -174,6 +184,10 @@ fn matches(task: &Task, filter: &TaskFilter) -> bool {
         && filter
             .parent_task_id
             .is_none_or(|p| task.parent_task_id == Some(p))
+        && (filter.any_status.is_empty() || filter.any_status.contains(&task.status))
+        && filter.awaiting_approval.is_none_or(|awaiting| {
+            awaiting == (task.status == TaskStatus::Review && task.approval_required)
+        })
 }
 
 async fn list_filters_alone_and_combined(db: &impl Store) {
@@ -222,9 +236,28 @@ async fn list_filters_alone_and_combined(db: &impl Store) {
             assignee_id: hr,
             creator_id: hr.map(AgentId::as_uuid),
             parent_task_id: Some(parent),
+            ..TaskFilter::default()
         },
         TaskFilter {
             assignee_id: Some(AgentId::from_uuid(new_id())),
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            any_status: vec![TaskStatus::Todo, TaskStatus::Review],
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            any_status: vec![TaskStatus::InProgress, TaskStatus::Review],
+            awaiting_approval: Some(false),
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            awaiting_approval: Some(true),
+            ..TaskFilter::default()
+        },
+        TaskFilter {
+            status: Some(TaskStatus::Todo),
+            any_status: vec![TaskStatus::Done],
             ..TaskFilter::default()
         },
     ];
@@ -232,7 +265,13 @@ async fn list_filters_alone_and_combined(db: &impl Store) {
         let expected: Vec<Task> = all.iter().filter(|t| matches(t, filter)).cloned().collect();
         let listed = list(db, seed.org, filter, None, 100).await;
         assert_eq!(listed, expected, "filter {filter:?}");
+        let counted = TaskRepository::count(db, seed.org, filter).await.unwrap();
+        assert_eq!(counted, expected.len() as u64, "count of {filter:?}");
     }
+    // The new filters are not vacuous either.
+    let awaiting = filters.iter().find(|f| f.awaiting_approval == Some(true));
+    let awaiting = awaiting.unwrap();
+    assert_eq!(all.iter().filter(|t| matches(t, awaiting)).count(), 1);
     // The combinations above are not vacuous.
     let done_all = &filters[9];
     assert_eq!(all.iter().filter(|t| matches(t, done_all)).count(), 1);
@@ -313,8 +352,14 @@ async fn list_never_returns_another_organizations_tasks(db: &impl Store) {
         assignee_id: Some(mine.hr),
         creator_id: Some(mine.hr.as_uuid()),
         parent_task_id: Some(parent.id),
+        ..TaskFilter::default()
     };
     assert!(list(db, mine.org, &exact, None, 100).await.is_empty());
+    assert_eq!(
+        TaskRepository::count(db, mine.org, &exact).await.unwrap(),
+        0
+    );
+    assert_eq!(TaskRepository::count(db, other.org, &all).await.unwrap(), 1);
     let cursor = Some(TaskId::from_uuid(new_id()));
     assert_eq!(list(db, mine.org, &all, cursor, 100).await, [parent]);
 }

@@ -189,6 +189,11 @@ impl TaskService {
         Ok(Page::cut(rows, limit, |t| t.id))
     }
 
+    /// How many tasks of the actor's organization match `filter`.
+    pub async fn count(&self, actor: &Actor, filter: &TaskFilter) -> Result<u64, ServiceError> {
+        Ok(self.tasks.count(actor.org_id, filter).await?)
+    }
+
     /// Edits a task's fields (decision D-39) and writes `task.updated` naming the
     /// changed fields. A done or cancelled task is closed for edits (409).
     pub async fn update(
