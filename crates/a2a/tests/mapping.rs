@@ -1,0 +1,304 @@
+//! The mapping between Muster tasks and A2A tasks, both ways.
+
+// Fixture builders outside #[test] functions unwrap too: a bad fixture is a failed test.
+#![allow(clippy::unwrap_used)]
+
+use muster_a2a::ErrorKind;
+use muster_a2a::mapping::{self, MESSAGE_ID_KEY};
+use muster_a2a::types::{Message, Part, Role, TaskState};
+use muster_domain::model::{
+    Author, Comment, CommentBody, CommentId, Description, Metadata, OrgId, Tags, Task, TaskId,
+    TaskPriority, TaskStatus, Title, UserId,
+};
+use serde_json::{Value, json};
+use time::macros::datetime;
+use uuid::Uuid;
+
+fn task(status: TaskStatus, approval_required: bool) -> Task {
+    let at = datetime!(2026-11-27 10:00 UTC);
+    Task {
+        id: TaskId::from_uuid(Uuid::from_u128(1)),
+        org_id: OrgId::from_uuid(Uuid::from_u128(2)),
+        title: Title::new("Ship it").unwrap(),
+        description: None,
+        status,
+        priority: TaskPriority::Normal,
+        assignee_id: None,
+        creator: Some(Author::User(UserId::from_uuid(Uuid::from_u128(3)))),
+        parent_task_id: None,
+        approval_required,
+        due_at: None,
+        tags: Tags::default(),
+        metadata: Metadata::default(),
+        approved_by: None,
+        approved_at: None,
+        created_at: at,
+        updated_at: at,
+        status_changed_at: at,
+        last_activity_at: at,
+        lease_expires_at: None,
+        version: 4,
+    }
+}
+
+/// Every Muster task shape the mapping tells apart.
+fn every_kind() -> Vec<Task> {
+    let mut all: Vec<Task> = TaskStatus::ALL.iter().map(|s| task(*s, false)).collect();
+    all.push(task(TaskStatus::Review, true));
+    all
+}
+
+fn message(parts: Vec<Part>) -> Message {
+    Message {
+        message_id: "m-1".into(),
+        context_id: None,
+        task_id: None,
+        role: Role::User,
+        parts,
+        metadata: None,
+        extensions: vec![],
+        reference_task_ids: vec![],
+    }
+}
+
+#[test]
+fn states_follow_the_documented_table() {
+    use TaskStatus as S;
+    let expected = [
+        (S::Backlog, false, TaskState::Submitted),
+        (S::Todo, false, TaskState::Submitted),
+        (S::InProgress, false, TaskState::Working),
+        (S::Blocked, false, TaskState::Working),
+        (S::Review, false, TaskState::Working),
+        (S::Review, true, TaskState::InputRequired),
+        (S::Done, false, TaskState::Completed),
+        (S::Done, true, TaskState::Completed),
+        (S::Cancelled, false, TaskState::Canceled),
+    ];
+    for (status, approval, state) in expected {
+        assert_eq!(mapping::state(&task(status, approval)), state, "{status:?}");
+    }
+}
+
+#[test]
+fn each_state_filters_exactly_the_tasks_in_it() {
+    for state in TaskState::ALL {
+        let Some(filter) = mapping::filter(state) else {
+            assert!(
+                every_kind().iter().all(|t| mapping::state(t) != state),
+                "{state:?} has no filter but a task maps to it"
+            );
+            continue;
+        };
+        for task in every_kind() {
+            let wanted = state == TaskState::Unspecified || mapping::state(&task) == state;
+            assert_eq!(
+                filter.matches(&task),
+                wanted,
+                "{state:?} on {:?}",
+                task.status
+            );
+        }
+    }
+}
+
+#[test]
+fn status_messages_explain_blocked_and_review() {
+    let blocked = mapping::status(&task(TaskStatus::Blocked, false));
+    let message = blocked.message.unwrap();
+    assert_eq!(message.role, Role::Agent);
+    assert!(
+        message.parts[0]
+            .text
+            .as_deref()
+            .unwrap()
+            .contains("blocked")
+    );
+    let waiting = mapping::status(&task(TaskStatus::Review, true));
+    let text = waiting.message.unwrap().parts[0].text.clone().unwrap();
+    assert!(text.contains("approval"), "{text}");
+    assert!(
+        mapping::status(&task(TaskStatus::Todo, false))
+            .message
+            .is_none()
+    );
+    assert_eq!(
+        mapping::status(&task(TaskStatus::Done, false))
+            .timestamp
+            .as_deref(),
+        Some("2026-11-27T10:00:00Z")
+    );
+}
+
+#[test]
+fn the_context_is_the_parent_task_or_the_task_itself() {
+    let alone = task(TaskStatus::Todo, false);
+    assert_eq!(mapping::context_id(&alone), alone.id.to_string());
+    let parent = TaskId::from_uuid(Uuid::from_u128(9));
+    let child = Task {
+        parent_task_id: Some(parent),
+        ..alone
+    };
+    assert_eq!(mapping::context_id(&child), parent.to_string());
+}
+
+fn comment(n: u128, author: Option<Author>, body: &str) -> Comment {
+    Comment {
+        id: CommentId::from_uuid(Uuid::from_u128(100 + n)),
+        org_id: OrgId::from_uuid(Uuid::from_u128(2)),
+        task_id: TaskId::from_uuid(Uuid::from_u128(1)),
+        author,
+        parent_comment_id: None,
+        body: CommentBody::new(body.into()).unwrap(),
+        created_at: datetime!(2026-11-27 11:00 UTC),
+    }
+}
+
+#[test]
+fn history_is_the_first_message_then_comments_by_role() {
+    let mut from_a2a = task(TaskStatus::InProgress, false);
+    from_a2a.description = Some(Description::new("Ship it\nplease".into()).unwrap());
+    from_a2a.metadata = Metadata::new(json!({"source": "a2a", MESSAGE_ID_KEY: "m-1"})).unwrap();
+    let creator = from_a2a.creator;
+    let worker = Some(Author::User(UserId::from_uuid(Uuid::from_u128(7))));
+    let comments = [
+        comment(1, worker, "on it"),
+        comment(2, creator, "thanks"),
+        comment(3, None, "integration note"),
+    ];
+    let seen = mapping::task(&from_a2a, &comments, None);
+    let history = seen.history.unwrap();
+    let roles: Vec<Role> = history.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Agent, Role::User, Role::Agent]);
+    assert_eq!(history[0].message_id, "m-1");
+    assert_eq!(history[0].parts[0].text.as_deref(), Some("Ship it\nplease"));
+    assert_eq!(history[1].message_id, comments[0].id.to_string());
+    // The most recent messages when limited, none at 0.
+    let last_two = mapping::task(&from_a2a, &comments, Some(2))
+        .history
+        .unwrap();
+    assert_eq!(last_two.len(), 2);
+    assert_eq!(
+        last_two[1].parts[0].text.as_deref(),
+        Some("integration note")
+    );
+    assert!(
+        mapping::task(&from_a2a, &comments, Some(0))
+            .history
+            .is_none()
+    );
+    assert_eq!(
+        mapping::task(&from_a2a, &comments, Some(50))
+            .history
+            .unwrap()
+            .len(),
+        4
+    );
+    // A task made another way shows its title and description, under its own id.
+    let mut plain = task(TaskStatus::Todo, false);
+    plain.description = Some(Description::new("details".into()).unwrap());
+    let first = &mapping::task(&plain, &[], None).history.unwrap()[0];
+    assert_eq!(first.parts[0].text.as_deref(), Some("Ship it\n\ndetails"));
+    assert_eq!(first.message_id, plain.id.to_string());
+}
+
+#[test]
+fn the_task_carries_musters_own_fields_in_metadata() {
+    let seen = mapping::task(&task(TaskStatus::Review, true), &[], Some(0));
+    let view = Value::Object(seen.metadata.unwrap());
+    assert_eq!(view["muster"]["status"], "review");
+    assert_eq!(view["muster"]["title"], "Ship it");
+    assert_eq!(view["muster"]["approvalRequired"], true);
+    let json =
+        serde_json::to_value(mapping::task(&task(TaskStatus::Done, false), &[], Some(0))).unwrap();
+    assert_eq!(json["status"]["state"], "TASK_STATE_COMPLETED");
+    assert!(json.get("history").is_none() && json.get("artifacts").is_none());
+}
+
+#[test]
+fn a_message_becomes_a_title_and_a_description() {
+    let parts = vec![
+        Part::text("\n  Fix the login page  \nIt times out."),
+        Part {
+            url: Some("https://example.com/log.txt".into()),
+            filename: Some("log.txt".into()),
+            ..Part::default()
+        },
+        Part {
+            data: Some(json!({"retries": 3})),
+            ..Part::default()
+        },
+    ];
+    let new = mapping::new_task(&message(parts)).unwrap();
+    assert_eq!(new.title.as_str(), "Fix the login page");
+    assert_eq!(
+        new.description.unwrap().as_str(),
+        "\n  Fix the login page  \nIt times out.\n\n[log.txt](https://example.com/log.txt)\n\n\
+         ```json\n{\n  \"retries\": 3\n}\n```"
+    );
+    assert_eq!(
+        new.metadata.to_value(),
+        json!({"source": "a2a", MESSAGE_ID_KEY: "m-1"})
+    );
+    // A long first line is cut to the longest title; data alone gets a stock title.
+    let long = mapping::new_task(&message(vec![Part::text("x".repeat(300))])).unwrap();
+    assert_eq!(long.title.as_str().chars().count(), Title::MAX_CHARS);
+    let data = Part {
+        data: Some(json!([1])),
+        ..Part::default()
+    };
+    let only_data = mapping::new_task(&message(vec![data])).unwrap();
+    assert_eq!(only_data.title.as_str(), "A message from an A2A client");
+}
+
+#[test]
+fn messages_that_cannot_become_tasks_are_refused() {
+    let kind = |m: &Message| mapping::new_task(m).unwrap_err().kind;
+    assert_eq!(kind(&message(vec![])), ErrorKind::InvalidParams);
+    assert_eq!(
+        kind(&message(vec![Part::default()])),
+        ErrorKind::InvalidParams
+    );
+    let two = Part {
+        text: Some("a".into()),
+        url: Some("https://example.com".into()),
+        ..Part::default()
+    };
+    assert_eq!(kind(&message(vec![two])), ErrorKind::InvalidParams);
+    let raw = Part {
+        raw: Some("aGk=".into()),
+        ..Part::default()
+    };
+    assert_eq!(
+        kind(&message(vec![raw])),
+        ErrorKind::ContentTypeNotSupported
+    );
+    let mut no_id = message(vec![Part::text("hi")]);
+    no_id.message_id = " ".into();
+    assert_eq!(kind(&no_id), ErrorKind::InvalidParams);
+    let mut long_id = message(vec![Part::text("hi")]);
+    long_id.message_id = "m".repeat(256);
+    assert_eq!(kind(&long_id), ErrorKind::InvalidParams);
+    let mut no_role = message(vec![Part::text("hi")]);
+    no_role.role = Role::Unspecified;
+    assert_eq!(kind(&no_role), ErrorKind::InvalidParams);
+    let nul = message(vec![Part::text("a\0b")]);
+    assert_eq!(kind(&nul), ErrorKind::InvalidParams);
+    let huge = message(vec![Part::text("y".repeat(100_001))]);
+    assert_eq!(kind(&huge), ErrorKind::InvalidParams);
+}
+
+#[test]
+fn wire_names_round_trip() {
+    for state in TaskState::ALL {
+        assert_eq!(TaskState::parse(state.as_str()), Some(state));
+        assert_eq!(serde_json::to_value(state).unwrap(), state.as_str());
+    }
+    let read: Message = serde_json::from_value(json!({
+        "message_id": "m", "role": "ROLE_AGENT", "parts": [{"text": "t", "media_type": "text/plain"}],
+        "unknown": 1
+    }))
+    .unwrap();
+    assert_eq!(read.role, Role::Agent);
+    assert_eq!(read.parts[0].media_type.as_deref(), Some("text/plain"));
+}
