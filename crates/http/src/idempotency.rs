@@ -101,7 +101,13 @@ pub async fn keep(
     let (Some(Claimed(key)), Some(state)) = (claimed, state) else {
         return Ok(res.map_into_boxed_body());
     };
-    if res.status().is_server_error() || res.request().extensions().contains::<LetGo>() {
+    // A stream cannot be kept for a retry: its key is let go once it opens.
+    let streaming = res
+        .headers()
+        .get(CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"text/event-stream"));
+    if res.status().is_server_error() || streaming || res.request().extensions().contains::<LetGo>()
+    {
         // On its own task: done even if the client goes away meanwhile.
         let store = state.idempotency.clone();
         let abandoned = actix_web::rt::spawn(async move { store.abandon(&key).await });

@@ -4,6 +4,7 @@
 //! [`serve`] starts the server on a bound listener with an [`AppState`]; the binary and
 //! the HTTP tests both start it this way.
 
+mod a2a;
 mod body;
 mod error;
 mod extract;

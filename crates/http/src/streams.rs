@@ -81,6 +81,16 @@ impl EventStreams {
         }
     }
 
+    /// The signal that the log may have grown, for streams of another shape (A2A's).
+    pub(crate) fn changes(&self) -> watch::Receiver<EventPosition> {
+        self.grown.clone()
+    }
+
+    /// The limits and timings streams follow.
+    pub(crate) const fn options(&self) -> StreamOptions {
+        self.options
+    }
+
     /// A place for one more stream, if the bound allows.
     pub fn reserve(&self) -> Result<OwnedSemaphorePermit, TooManyStreams> {
         Arc::clone(&self.slots)

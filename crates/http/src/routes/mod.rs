@@ -61,6 +61,30 @@ fn register(cfg: &mut web::ServiceConfig, seen: &mut Vec<Operation>) {
         .add(at("/events/stream").get(events::stream))
         .add(at("/events/{id}").get(events::get))
         .post("/mcp", crate::mcp::post)
+        .get("/.well-known/agent-card.json", crate::a2a::rest::agent_card)
+        .post("/a2a/jsonrpc", crate::a2a::jsonrpc::post)
+        .post("/a2a/rest/message:send", crate::a2a::rest::send_message)
+        .post("/a2a/rest/message:stream", crate::a2a::rest::stream_message)
+        .get("/a2a/rest/tasks", crate::a2a::rest::list_tasks)
+        .get(
+            "/a2a/rest/extendedAgentCard",
+            crate::a2a::rest::extended_card,
+        )
+        .add(
+            at("/a2a/rest/tasks/{target}")
+                .get(crate::a2a::rest::get_or_subscribe)
+                .post(crate::a2a::rest::cancel_or_subscribe),
+        )
+        .add(
+            at("/a2a/rest/tasks/{target}/pushNotificationConfigs")
+                .get(crate::a2a::rest::list_push_configs)
+                .post(crate::a2a::rest::create_push_config),
+        )
+        .add(
+            at("/a2a/rest/tasks/{target}/pushNotificationConfigs/{config}")
+                .get(crate::a2a::rest::get_push_config)
+                .delete(crate::a2a::rest::delete_push_config),
+        )
         .add(at("/health").get(health::health))
         .add(at("/ready").get(health::ready))
         .add(at("/metrics").get(health::metrics))

@@ -70,28 +70,36 @@ mod slow_client {
 
 /// One Server-Sent Events frame: `: comment` lines, `id:`, `event:` and `data:` fields.
 #[derive(Debug, Default, Clone)]
-struct Frame {
-    comments: Vec<String>,
-    id: Option<String>,
-    event: Option<String>,
-    data: Option<String>,
+pub(crate) struct Frame {
+    pub(crate) comments: Vec<String>,
+    pub(crate) id: Option<String>,
+    pub(crate) event: Option<String>,
+    pub(crate) data: Option<String>,
 }
 
 impl Frame {
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(self.data.as_deref().unwrap()).unwrap()
     }
 }
 
 /// An open stream, read frame by frame.
-struct Sse {
+pub(crate) struct Sse {
     response: reqwest::Response,
     buffer: String,
 }
 
 impl Sse {
+    /// Reads `response` (a stream that opened).
+    pub(crate) fn new(response: reqwest::Response) -> Self {
+        Self {
+            response,
+            buffer: String::new(),
+        }
+    }
+
     /// The next frame, or `None` when the stream ended; fails after `within`.
-    async fn frame(&mut self, within: Duration) -> Option<Frame> {
+    pub(crate) async fn frame(&mut self, within: Duration) -> Option<Frame> {
         let deadline = tokio::time::Instant::now() + within;
         loop {
             if let Some(end) = self.buffer.find("\n\n") {
@@ -110,7 +118,7 @@ impl Sse {
     }
 
     /// The next frame that carries an event (heartbeats skipped), within 10 s.
-    async fn event(&mut self) -> Frame {
+    pub(crate) async fn event(&mut self) -> Frame {
         let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
         loop {
             let left = deadline.saturating_duration_since(tokio::time::Instant::now());

@@ -41,6 +41,11 @@ macro_rules! api_tests {
     };
 }
 
+mod a2a;
+mod a2a_lists;
+mod a2a_refusals;
+mod a2a_rest;
+mod a2a_streams;
 mod agent_auth;
 mod agent_signing;
 mod agent_support;

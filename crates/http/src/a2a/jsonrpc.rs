@@ -1,0 +1,198 @@
+//! `POST /a2a/jsonrpc`: one JSON-RPC 2.0 request per POST. Answers, errors included,
+//! are HTTP 200 with a JSON-RPC response (as A2A clients expect); the streaming methods
+//! answer Server-Sent Events whose data are JSON-RPC responses.
+
+use actix_web::web::Data;
+use actix_web::{HttpRequest, HttpResponse};
+use muster_a2a::types::{
+    CancelTaskRequest, GetTaskRequest, ListTasksRequest, SendMessageRequest, SendMessageResponse,
+    SubscribeToTaskRequest,
+};
+use muster_a2a::{A2aError, ErrorKind};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use super::stream::{self, Framing, Until};
+use super::{card, check_version, ops};
+use crate::ApiError;
+use crate::extract::Authenticated;
+use crate::state::AppState;
+
+/// The push notification config methods (refused: not supported yet).
+const PUSH_METHODS: [&str; 4] = [
+    "CreateTaskPushNotificationConfig",
+    "GetTaskPushNotificationConfig",
+    "ListTaskPushNotificationConfigs",
+    "DeleteTaskPushNotificationConfig",
+];
+
+/// A request as read: its id, method and params.
+struct Call {
+    id: Value,
+    method: String,
+    params: Value,
+}
+
+/// `POST /a2a/jsonrpc`.
+#[utoipa::path(
+    post,
+    path = "/a2a/jsonrpc",
+    operation_id = "a2aJsonRpc",
+    tag = "a2a",
+    summary = "A2A v1.0, JSON-RPC binding",
+    description = "One JSON-RPC 2.0 request per POST with `A2A-Version: 1.0`: `SendMessage`, \
+        `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`, \
+        `GetExtendedAgentCard`; the push notification config methods answer -32003. Errors \
+        are JSON-RPC errors with HTTP 200 and a `google.rpc.ErrorInfo` in `data`. The \
+        streaming methods answer `text/event-stream`, each event a JSON-RPC response.",
+    params(("A2A-Version" = String, Header, description = "The protocol version: `1.0`")),
+    request_body(content = Object, description = "A JSON-RPC 2.0 request"),
+    responses(
+        (status = 200, description = "The JSON-RPC response, or a stream of them", content((Object = "application/json"), (String = "text/event-stream"))),
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>)
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(crate) async fn post(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    let call = match read(&auth.body) {
+        Ok(call) => call,
+        Err((id, error)) => return Ok(answer(&id, Err(error))),
+    };
+    if let Err(error) = check_version(&req) {
+        return Ok(answer(&call.id, Err(error)));
+    }
+    let result = match dispatch(&state, &auth, &req, &call).await {
+        Ok(Reply::Result(value)) => Ok(value),
+        Ok(Reply::Stream(response)) => return Ok(response),
+        Err(error) => Err(error),
+    };
+    if matches!(&result, Err(e) if e.kind == ErrorKind::Internal) {
+        // Answered 200 as the protocol wants, but a retry must run it again.
+        crate::idempotency::let_key_go(&req);
+    }
+    Ok(answer(&call.id, result))
+}
+
+/// What a method answers.
+enum Reply {
+    Result(Value),
+    Stream(HttpResponse),
+}
+
+async fn dispatch(
+    state: &Data<AppState>,
+    auth: &Authenticated,
+    req: &HttpRequest,
+    call: &Call,
+) -> Result<Reply, A2aError> {
+    let actor = &auth.actor;
+    let result = match call.method.as_str() {
+        "SendMessage" => {
+            let (task, history) = ops::send(state, actor, params(&call.params)?).await?;
+            let task = ops::view(state, actor, &task, history).await?;
+            json!(SendMessageResponse { task })
+        }
+        "SendStreamingMessage" => {
+            let request: SendMessageRequest = params(&call.params)?;
+            let (task, history) = ops::send(state, actor, request).await?;
+            let first = ops::view(state, actor, &task, history).await?;
+            let framing = Framing::JsonRpc(call.id.clone());
+            let opened = stream::open(
+                state.clone(),
+                actor.clone(),
+                task,
+                first,
+                Until::Interrupted,
+                framing,
+            )?;
+            return Ok(Reply::Stream(opened));
+        }
+        "GetTask" => json!(ops::get(state, actor, &params::<GetTaskRequest>(&call.params)?).await?),
+        "ListTasks" => {
+            json!(ops::list(state, actor, &params::<ListTasksRequest>(&call.params)?).await?)
+        }
+        "CancelTask" => {
+            json!(ops::cancel(state, actor, &params::<CancelTaskRequest>(&call.params)?).await?)
+        }
+        "SubscribeToTask" => {
+            let request: SubscribeToTaskRequest = params(&call.params)?;
+            let task = ops::subscribable(state, actor, &request.id).await?;
+            let first = ops::view(state, actor, &task, None).await?;
+            let framing = Framing::JsonRpc(call.id.clone());
+            let opened = stream::open(
+                state.clone(),
+                actor.clone(),
+                task,
+                first,
+                Until::Terminal,
+                framing,
+            )?;
+            return Ok(Reply::Stream(opened));
+        }
+        "GetExtendedAgentCard" => json!(card::extended(state, actor, req).await?),
+        method if PUSH_METHODS.contains(&method) => return Err(card::no_push()),
+        method => {
+            return Err(A2aError::new(
+                ErrorKind::MethodNotFound,
+                format!("method {method} is not an A2A 1.0 method this server has"),
+            ));
+        }
+    };
+    Ok(Reply::Result(result))
+}
+
+/// Reads the request; an unreadable one is answered with the id it carries, if any.
+fn read(body: &[u8]) -> Result<Call, (Value, A2aError)> {
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        let error = A2aError::new(ErrorKind::Parse, format!("the body is not JSON: {e}"));
+        (Value::Null, error)
+    })?;
+    let invalid =
+        |id: Value, message: &str| (id, A2aError::new(ErrorKind::InvalidRequest, message));
+    let Value::Object(mut request) = value else {
+        return Err(invalid(
+            Value::Null,
+            "send one JSON-RPC request object (batches are not supported)",
+        ));
+    };
+    let id = match request.remove("id") {
+        Some(id @ (Value::String(_) | Value::Number(_))) => id,
+        Some(Value::Null) | None => {
+            return Err(invalid(
+                Value::Null,
+                "the request needs an id (a string or a number): A2A has no notifications",
+            ));
+        }
+        Some(_) => return Err(invalid(Value::Null, "id must be a string or a number")),
+    };
+    if request.get("jsonrpc") != Some(&json!("2.0")) {
+        return Err(invalid(id, "jsonrpc must be \"2.0\""));
+    }
+    let method = match request.remove("method") {
+        Some(Value::String(method)) if !method.is_empty() => method,
+        _ => return Err(invalid(id, "method must be a non-empty string")),
+    };
+    let params = match request.remove("params") {
+        None | Some(Value::Null) => Value::Object(Map::new()),
+        Some(params @ Value::Object(_)) => params,
+        Some(_) => return Err(invalid(id, "params must be an object")),
+    };
+    Ok(Call { id, method, params })
+}
+
+fn params<T: DeserializeOwned>(params: &Value) -> Result<T, A2aError> {
+    serde_json::from_value(params.clone())
+        .map_err(|e| A2aError::invalid_params(format!("the params do not fit: {e}")))
+}
+
+fn answer(id: &Value, result: Result<Value, A2aError>) -> HttpResponse {
+    let body = match result {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(error) => json!({"jsonrpc": "2.0", "id": id, "error": error.json_rpc()}),
+    };
+    HttpResponse::Ok().json(body)
+}

@@ -1,0 +1,417 @@
+//! The HTTP+JSON binding under `/a2a/rest`, and the public Agent Card. Answers are the
+//! protocol's JSON (`application/a2a+json`); errors are a `google.rpc.Status` in
+//! `error`, with the HTTP status of the A2A error.
+
+use actix_web::http::StatusCode;
+use actix_web::web::{Data, Path};
+use actix_web::{HttpRequest, HttpResponse};
+use muster_a2a::types::{
+    CancelTaskRequest, GetTaskRequest, ListTasksRequest, SendMessageRequest, SendMessageResponse,
+};
+use muster_a2a::{A2aError, ErrorKind};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::stream::{self, Framing, Until};
+use super::{card, check_version, ops};
+use crate::ApiError;
+use crate::extract::Authenticated;
+use crate::state::AppState;
+
+const MEDIA_TYPE: &str = "application/a2a+json";
+
+fn ok(body: &impl Serialize) -> HttpResponse {
+    HttpResponse::Ok().content_type(MEDIA_TYPE).json(body)
+}
+
+fn refused(error: &A2aError) -> HttpResponse {
+    let status =
+        StatusCode::from_u16(error.kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    HttpResponse::build(status).json(error.rest_body())
+}
+
+/// Answers `result`, or its error.
+fn answer(result: Result<HttpResponse, A2aError>) -> HttpResponse {
+    result.unwrap_or_else(|error| refused(&error))
+}
+
+fn body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, A2aError> {
+    serde_json::from_slice(bytes)
+        .map_err(|e| A2aError::invalid_params(format!("the body does not fit: {e}")))
+}
+
+fn query<T: DeserializeOwned>(req: &HttpRequest) -> Result<T, A2aError> {
+    serde_urlencoded::from_str(req.query_string())
+        .map_err(|e| A2aError::invalid_params(format!("the query does not fit: {e}")))
+}
+
+/// A task path segment: the id, and the custom verb after `:` if any.
+fn split(target: &str) -> (&str, Option<&str>) {
+    match target.rsplit_once(':') {
+        Some((id, verb)) => (id, Some(verb)),
+        None => (target, None),
+    }
+}
+
+fn no_such_method(target: &str) -> A2aError {
+    A2aError::new(
+        ErrorKind::MethodNotFound,
+        format!("{target}: use /tasks/{{id}}, /tasks/{{id}}:cancel or /tasks/{{id}}:subscribe"),
+    )
+}
+
+/// `GET /.well-known/agent-card.json`.
+#[utoipa::path(
+    get,
+    path = "/.well-known/agent-card.json",
+    operation_id = "a2aAgentCard",
+    tag = "a2a",
+    summary = "The A2A Agent Card (public)",
+    description = "What this server is to an A2A client: its two bindings (`JSONRPC` at \
+        `/a2a/jsonrpc`, `HTTP+JSON` at `/a2a/rest`), streaming, bearer authentication and \
+        a task-intake skill. Authenticated clients read the organization's skills with \
+        `GetExtendedAgentCard`.",
+    responses((status = 200, description = "The Agent Card", body = Object)),
+    security(())
+)]
+pub(crate) async fn agent_card(req: HttpRequest) -> HttpResponse {
+    HttpResponse::Ok()
+        .insert_header(("cache-control", "public, max-age=300"))
+        .json(card::public(&req))
+}
+
+/// `POST /a2a/rest/message:send`.
+#[utoipa::path(
+    post,
+    path = "/a2a/rest/message:send",
+    operation_id = "a2aSendMessage",
+    tag = "a2a",
+    summary = "A2A SendMessage",
+    description = "A message without `taskId` creates a task (a sub-task of `contextId`'s \
+        task when given); one with `taskId` comments on it. Answers `{\"task\": ...}` at once.",
+    params(("A2A-Version" = String, Header, description = "The protocol version: `1.0`")),
+    request_body(content = Object, description = "A SendMessageRequest"),
+    responses(
+        (status = 200, description = "The task", body = Object, content_type = "application/a2a+json"),
+        (status = 400, description = "Bad parameters, or an unsupported version or content", body = Object),
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
+        (status = 403, description = "The credentials may not", body = Object),
+        (status = 404, description = "No such task", body = Object)
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(crate) async fn send_message(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    Ok(answer(
+        async {
+            check_version(&req)?;
+            let request: SendMessageRequest = body(&auth.body)?;
+            let (task, history) = ops::send(&state, &auth.actor, request).await?;
+            let task = ops::view(&state, &auth.actor, &task, history).await?;
+            Ok(ok(&SendMessageResponse { task }))
+        }
+        .await,
+    ))
+}
+
+/// `POST /a2a/rest/message:stream`.
+#[utoipa::path(
+    post,
+    path = "/a2a/rest/message:stream",
+    operation_id = "a2aStreamMessage",
+    tag = "a2a",
+    summary = "A2A SendStreamingMessage",
+    description = "As `message:send`, then a stream: the task, and a status update each time \
+        its A2A state changes, until it is completed, canceled or waits for input.",
+    params(("A2A-Version" = String, Header, description = "The protocol version: `1.0`")),
+    request_body(content = Object, description = "A SendMessageRequest"),
+    responses(
+        (status = 200, description = "Server-Sent Events, each a StreamResponse", content_type = "text/event-stream"),
+        (status = 400, description = "Bad parameters, or an unsupported version or content", body = Object),
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
+        (status = 403, description = "The credentials may not", body = Object),
+        (status = 404, description = "No such task", body = Object)
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(crate) async fn stream_message(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    Ok(answer(
+        async {
+            check_version(&req)?;
+            let request: SendMessageRequest = body(&auth.body)?;
+            let (task, history) = ops::send(&state, &auth.actor, request).await?;
+            let first = ops::view(&state, &auth.actor, &task, history).await?;
+            let actor = auth.actor.clone();
+            stream::open(
+                state.clone(),
+                actor,
+                task,
+                first,
+                Until::Interrupted,
+                Framing::Rest,
+            )
+        }
+        .await,
+    ))
+}
+
+/// `GET /a2a/rest/tasks`.
+#[utoipa::path(
+    get,
+    path = "/a2a/rest/tasks",
+    operation_id = "a2aListTasks",
+    tag = "a2a",
+    summary = "A2A ListTasks",
+    description = "The organization's tasks, newest first, by pages (`pageSize` 1 to 100, \
+        `pageToken`), filtered by A2A `status` and `contextId` (the sub-tasks of that task).",
+    params(
+        ("A2A-Version" = String, Header, description = "The protocol version: `1.0`"),
+        ("contextId" = Option<String>, Query, description = "Only the sub-tasks of this task"),
+        ("status" = Option<String>, Query, description = "A `TASK_STATE_` name"),
+        ("pageSize" = Option<i32>, Query, description = "1 to 100; 50 when left out"),
+        ("pageToken" = Option<String>, Query, description = "The previous page's `nextPageToken`"),
+        ("historyLength" = Option<i32>, Query, description = "Messages of history per task; none when left out"),
+        ("includeArtifacts" = Option<bool>, Query, description = "Muster tasks have no artifacts yet")
+    ),
+    responses(
+        (status = 200, description = "One page", body = Object, content_type = "application/a2a+json"),
+        (status = 400, description = "Bad parameters or version", body = Object),
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>)
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(crate) async fn list_tasks(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    Ok(answer(
+        async {
+            check_version(&req)?;
+            let request: ListTasksRequest = query(&req)?;
+            Ok(ok(&ops::list(&state, &auth.actor, &request).await?))
+        }
+        .await,
+    ))
+}
+
+/// `GET /a2a/rest/tasks/{target}`: `{id}` reads the task, `{id}:subscribe` streams it.
+#[utoipa::path(
+    get,
+    path = "/a2a/rest/tasks/{target}",
+    operation_id = "a2aGetTask",
+    tag = "a2a",
+    summary = "A2A GetTask, or SubscribeToTask with `{id}:subscribe`",
+    description = "`/tasks/{id}` answers the task (`historyLength` limits its history); \
+        `/tasks/{id}:subscribe` streams it: the task, then its status updates until it closes.",
+    params(
+        ("target" = String, Path, description = "The task id, optionally followed by `:subscribe`"),
+        ("A2A-Version" = String, Header, description = "The protocol version: `1.0`"),
+        ("historyLength" = Option<i32>, Query, description = "The most recent messages of history to send")
+    ),
+    responses(
+        (status = 200, description = "The task, or Server-Sent Events", content((Object = "application/a2a+json"), (String = "text/event-stream"))),
+        (status = 400, description = "Bad parameters or version, or a closed task to subscribe to", body = Object),
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
+        (status = 404, description = "No such task", body = Object)
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(crate) async fn get_or_subscribe(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    target: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(answer(
+        async {
+            check_version(&req)?;
+            match split(&target) {
+                (id, None) => {
+                    let mut request: GetTaskRequest = query(&req)?;
+                    id.clone_into(&mut request.id);
+                    Ok(ok(&ops::get(&state, &auth.actor, &request).await?))
+                }
+                (id, Some("subscribe")) => subscribe(&state, &auth, id).await,
+                _ => Err(no_such_method(&target)),
+            }
+        }
+        .await,
+    ))
+}
+
+/// `POST /a2a/rest/tasks/{target}`: `{id}:cancel` or `{id}:subscribe`.
+#[utoipa::path(
+    post,
+    path = "/a2a/rest/tasks/{target}",
+    operation_id = "a2aCancelOrSubscribe",
+    tag = "a2a",
+    summary = "A2A CancelTask (`{id}:cancel`) or SubscribeToTask (`{id}:subscribe`)",
+    description = "`:cancel` moves the task to cancelled and answers it (a closed task is \
+        not cancelable: 400); `:subscribe` streams it as the GET does.",
+    params(
+        ("target" = String, Path, description = "The task id followed by `:cancel` or `:subscribe`"),
+        ("A2A-Version" = String, Header, description = "The protocol version: `1.0`")
+    ),
+    request_body(content = Option<Object>, description = "A CancelTaskRequest, or nothing"),
+    responses(
+        (status = 200, description = "The canceled task, or Server-Sent Events", content((Object = "application/a2a+json"), (String = "text/event-stream"))),
+        (status = 400, description = "Bad parameters or version, or a closed task", body = Object),
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
+        (status = 403, description = "The credentials may not", body = Object),
+        (status = 404, description = "No such task or verb", body = Object)
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(crate) async fn cancel_or_subscribe(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    target: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(answer(
+        async {
+            check_version(&req)?;
+            match split(&target) {
+                (id, Some("cancel")) => {
+                    let mut request = if auth.body.iter().all(u8::is_ascii_whitespace) {
+                        CancelTaskRequest {
+                            tenant: None,
+                            id: String::new(),
+                            metadata: None,
+                        }
+                    } else {
+                        body::<CancelTaskRequest>(&auth.body)?
+                    };
+                    if !request.id.is_empty() && request.id != id {
+                        return Err(A2aError::invalid_params(
+                            "the body's id is not the path's task",
+                        ));
+                    }
+                    id.clone_into(&mut request.id);
+                    Ok(ok(&ops::cancel(&state, &auth.actor, &request).await?))
+                }
+                (id, Some("subscribe")) => subscribe(&state, &auth, id).await,
+                _ => Err(no_such_method(&target)),
+            }
+        }
+        .await,
+    ))
+}
+
+async fn subscribe(
+    state: &Data<AppState>,
+    auth: &Authenticated,
+    id: &str,
+) -> Result<HttpResponse, A2aError> {
+    let task = ops::subscribable(state, &auth.actor, id).await?;
+    let first = ops::view(state, &auth.actor, &task, None).await?;
+    let actor = auth.actor.clone();
+    stream::open(
+        state.clone(),
+        actor,
+        task,
+        first,
+        Until::Terminal,
+        Framing::Rest,
+    )
+}
+
+/// `GET /a2a/rest/extendedAgentCard`.
+#[utoipa::path(
+    get,
+    path = "/a2a/rest/extendedAgentCard",
+    operation_id = "a2aExtendedAgentCard",
+    tag = "a2a",
+    summary = "A2A GetExtendedAgentCard",
+    description = "The Agent Card with a skill for each capability the caller's \
+        organization's agents declare.",
+    params(("A2A-Version" = String, Header, description = "The protocol version: `1.0`")),
+    responses(
+        (status = 200, description = "The extended card", body = Object, content_type = "application/a2a+json"),
+        (status = 400, description = "Bad version", body = Object),
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>)
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(crate) async fn extended_card(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    Ok(answer(
+        async {
+            check_version(&req)?;
+            Ok(ok(&card::extended(&state, &auth.actor, &req).await?))
+        }
+        .await,
+    ))
+}
+
+/// Refuses a push notification config operation (after the version check).
+fn push_refused(req: &HttpRequest) -> HttpResponse {
+    refused(&check_version(req).err().unwrap_or_else(card::no_push))
+}
+
+/// One push notification config operation, each refused for now.
+macro_rules! push_operation {
+    ($name:ident, $method:ident, $path:literal, $id:literal, $summary:literal) => {
+        #[utoipa::path(
+            $method,
+            path = $path,
+            operation_id = $id,
+            tag = "a2a",
+            summary = $summary,
+            description = "Not supported yet: answers 400 PUSH_NOTIFICATION_NOT_SUPPORTED \
+                (after the version check). Stream or poll the task instead.",
+            params(
+                ("target" = String, Path, description = "The task id"),
+                ("A2A-Version" = String, Header, description = "The protocol version: `1.0`")
+            ),
+            responses(
+                (status = 400, description = "Not supported", body = Object),
+                (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>)
+            ),
+            security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+        )]
+        pub(crate) async fn $name(req: HttpRequest, _auth: Authenticated) -> HttpResponse {
+            push_refused(&req)
+        }
+    };
+}
+
+push_operation!(
+    create_push_config,
+    post,
+    "/a2a/rest/tasks/{target}/pushNotificationConfigs",
+    "a2aCreatePushConfig",
+    "A2A CreateTaskPushNotificationConfig (not supported yet)"
+);
+push_operation!(
+    list_push_configs,
+    get,
+    "/a2a/rest/tasks/{target}/pushNotificationConfigs",
+    "a2aListPushConfigs",
+    "A2A ListTaskPushNotificationConfigs (not supported yet)"
+);
+push_operation!(
+    get_push_config,
+    get,
+    "/a2a/rest/tasks/{target}/pushNotificationConfigs/{config}",
+    "a2aGetPushConfig",
+    "A2A GetTaskPushNotificationConfig (not supported yet)"
+);
+push_operation!(
+    delete_push_config,
+    delete,
+    "/a2a/rest/tasks/{target}/pushNotificationConfigs/{config}",
+    "a2aDeletePushConfig",
+    "A2A DeleteTaskPushNotificationConfig (not supported yet)"
+);

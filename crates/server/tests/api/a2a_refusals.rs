@@ -1,0 +1,173 @@
+//! A2A over JSON-RPC: every refusal is a JSON-RPC error (HTTP 200) with the protocol's
+//! code and an `ErrorInfo`, and changes nothing.
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::a2a::{error_code, message, request, result, task_count, writer_key};
+use crate::helpers::{Reply, TestApp, send};
+
+api_tests!(
+    requests_that_are_not_a2a_1_0_get_their_json_rpc_code,
+    bad_params_are_refused_and_store_nothing,
+    unknown_tasks_and_missing_rights_are_refused,
+);
+
+/// Posts `body` with the writer key and, when given, an `A2A-Version`.
+async fn post(app: &TestApp, key: &str, body: String, version: Option<&str>) -> Reply {
+    let mut request = app
+        .bearer(key, Method::POST, "/a2a/jsonrpc", None)
+        .header("content-type", "application/json")
+        .body(body);
+    if let Some(version) = version {
+        request = request.header("A2A-Version", version);
+    }
+    send(request).await
+}
+
+fn code(reply: &Reply) -> i64 {
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    reply.body["error"]["code"].as_i64().unwrap()
+}
+
+async fn requests_that_are_not_a2a_1_0_get_their_json_rpc_code(app: &TestApp) {
+    let key = writer_key(app).await;
+    let before = task_count(app).await;
+    let valid = request("SendMessage", &json!({"message": message("Never stored")}));
+    let no_version = post(app, &key, valid.clone(), None).await;
+    assert_eq!(code(&no_version), -32009);
+    assert_eq!(no_version.body["id"], "r-1");
+    for version in ["0.3", "2.0", "1.1", "1.0.x", "1.0.0.0"] {
+        let reply = post(app, &key, valid.clone(), Some(version)).await;
+        assert_eq!(code(&reply), -32009, "{version}");
+    }
+    assert_eq!(
+        task_count(app).await,
+        before,
+        "no refused request created a task"
+    );
+    let patched = post(app, &key, valid, Some("1.0.3")).await;
+    let created = &patched.body["result"]["task"];
+    assert!(
+        created.is_object(),
+        "a patch number is ignored: {}",
+        patched.text
+    );
+    let parse = post(app, &key, "{not json".to_owned(), Some("1.0")).await;
+    assert_eq!(
+        (code(&parse), parse.body["id"].clone()),
+        (-32700, Value::Null)
+    );
+    let batch = format!("[{}]", request("GetTask", &json!({})));
+    assert_eq!(code(&post(app, &key, batch, Some("1.0")).await), -32600);
+    let no_id = json!({"jsonrpc": "2.0", "method": "GetTask", "params": {}}).to_string();
+    assert_eq!(code(&post(app, &key, no_id, Some("1.0")).await), -32600);
+    let object_id = json!({"jsonrpc": "2.0", "id": {}, "method": "GetTask"}).to_string();
+    assert_eq!(code(&post(app, &key, object_id, Some("1.0")).await), -32600);
+    let old_rpc = json!({"jsonrpc": "1.0", "id": 1, "method": "GetTask"}).to_string();
+    let reply = post(app, &key, old_rpc, Some("1.0")).await;
+    assert_eq!((code(&reply), reply.body["id"].clone()), (-32600, json!(1)));
+    let list_params = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": [1]});
+    assert_eq!(
+        code(&post(app, &key, list_params.to_string(), Some("1.0")).await),
+        -32600
+    );
+    let old = request("message/send", &json!({"message": message("old")}));
+    assert_eq!(code(&post(app, &key, old, Some("1.0")).await), -32601);
+    assert_eq!(task_count(app).await, before + 1);
+}
+
+async fn bad_params_are_refused_and_store_nothing(app: &TestApp) {
+    let key = writer_key(app).await;
+    let before = task_count(app).await;
+    let user = |extra: Value| {
+        let mut message = json!({"messageId": "x", "role": "ROLE_USER"});
+        message
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
+        json!({"message": message})
+    };
+    let bad_params = [
+        user(json!({"parts": []})),
+        json!({"message": {"role": "ROLE_USER", "parts": [{"text": "no id"}]}}),
+        json!({"message": {"messageId": "x", "parts": [{"text": "no role"}]}}),
+        json!({"message": {"messageId": "x", "role": "ROLE_BOT", "parts": [{"text": "?"}]}}),
+        user(json!({"parts": [{"text": "a", "url": "https://e.x"}]})),
+        user(json!({"parts": [{"text": "x".repeat(100_001)}]})),
+        user(json!({"parts": [{"text": "nul \u{0} inside"}]})),
+        user(json!({"contextId": uuid::Uuid::now_v7(), "parts": [{"text": "lost"}]})),
+        json!({"message": message("t"), "tenant": "acme"}),
+        json!({"message": message("t"), "configuration": {"historyLength": -2}}),
+        json!({}),
+    ];
+    for params in &bad_params {
+        let code = error_code(app, &key, "SendMessage", params).await;
+        assert_eq!(code, -32602, "{params}");
+    }
+    assert_eq!(
+        error_code(app, &key, "GetTask", &json!({"id": 7})).await,
+        -32602
+    );
+    let raw = user(json!({"parts": [{"raw": "aGk="}]}));
+    assert_eq!(error_code(app, &key, "SendMessage", &raw).await, -32005);
+    let config = json!({"taskPushNotificationConfig": {"url": "https://e.x"}});
+    let push = json!({"message": message("t"), "configuration": config});
+    assert_eq!(error_code(app, &key, "SendMessage", &push).await, -32003);
+    for method in [
+        "CreateTaskPushNotificationConfig",
+        "GetTaskPushNotificationConfig",
+        "ListTaskPushNotificationConfigs",
+        "DeleteTaskPushNotificationConfig",
+    ] {
+        let code = error_code(app, &key, method, &json!({"taskId": "x"})).await;
+        assert_eq!(code, -32003, "{method}");
+    }
+    assert_eq!(
+        task_count(app).await,
+        before,
+        "no refused request created a task"
+    );
+}
+
+async fn unknown_tasks_and_missing_rights_are_refused(app: &TestApp) {
+    let key = writer_key(app).await;
+    let before = task_count(app).await;
+    let missing = uuid::Uuid::now_v7().to_string();
+    for method in ["GetTask", "CancelTask", "SubscribeToTask"] {
+        for id in [missing.as_str(), "not-a-uuid"] {
+            let code = error_code(app, &key, method, &json!({"id": id})).await;
+            assert_eq!(code, -32001, "{method} {id}");
+        }
+    }
+    let reply = json!({"message": {"messageId": "x", "role": "ROLE_USER", "taskId": missing,
+                                   "parts": [{"text": "hi"}]}});
+    assert_eq!(error_code(app, &key, "SendMessage", &reply).await, -32001);
+    // A read-only key may read but not create.
+    let admin = app.admin_token(&app.org).await;
+    let reader = app.api_key(&admin, &["read"]).await;
+    let params = json!({"message": message("no")});
+    assert_eq!(
+        error_code(app, &reader, "SendMessage", &params).await,
+        -32040
+    );
+    assert!(result(app, &reader, "ListTasks", &json!({})).await["tasks"].is_array());
+    // No credentials: the API's 401.
+    let anonymous = send(
+        app.anonymous(Method::POST, "/a2a/jsonrpc")
+            .header("A2A-Version", "1.0")
+            .body(request("ListTasks", &json!({}))),
+    )
+    .await;
+    assert_eq!(
+        anonymous.status,
+        StatusCode::UNAUTHORIZED,
+        "{}",
+        anonymous.text
+    );
+    assert_eq!(
+        task_count(app).await,
+        before,
+        "no refused request created a task"
+    );
+}
