@@ -1,7 +1,9 @@
 //! `cargo xtask ci`: formatting check, clippy with `-D warnings`, the whole test suite,
 //! whose database tests run on BOTH engines (SQLite and PostgreSQL), and schemathesis
 //! against a live server on both (`cargo xtask fuzz-api`), and the official MCP Python
-//! and TypeScript SDKs against one on both (`cargo xtask mcp-clients`). `CI` is set for the test run so that an unreachable PostgreSQL fails the run instead of skipping tests.
+//! and TypeScript SDKs against one on both (`cargo xtask mcp-clients`), and the official
+//! A2A Python SDK likewise (`cargo xtask a2a-clients`). `CI` is set for the test run so
+//! that an unreachable PostgreSQL fails the run instead of skipping tests.
 
 use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
@@ -47,6 +49,8 @@ pub fn ci() -> Result<(), String> {
     // The official MCP Python and TypeScript SDKs over stdio and Streamable HTTP, on
     // both engines.
     cargo(&["xtask", "mcp-clients", "--engine", "both"])?;
+    // The official A2A Python SDK over JSON-RPC and HTTP+JSON, on both engines.
+    cargo(&["xtask", "a2a-clients", "--engine", "both"])?;
     eprintln!("xtask: ci passed in {} s", started.elapsed().as_secs());
     Ok(())
 }

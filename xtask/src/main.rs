@@ -4,9 +4,12 @@
 //! - `cargo xtask bench`: throughput and latency on both engines (see `bench/mod.rs`).
 //! - `cargo xtask openapi`: regenerates `docs/openapi.json` (see `openapi.rs`).
 //! - `cargo xtask fuzz-api`: schemathesis against a live server (see `fuzz_api/`).
+//! - `cargo xtask mcp-clients`, `cargo xtask a2a-clients`: the official MCP and A2A SDKs
+//!   against a live server (see `mcp_clients.rs`, `a2a_clients.rs`).
 //! - `cargo xtask domain`: docs, examples and the API check of `muster-domain` (see `domain.rs`).
 //! - `cargo xtask mutants`: mutation testing of the domain and auth crates (see `mutants.rs`).
 
+mod a2a_clients;
 mod bench;
 mod ci;
 mod domain;
@@ -42,6 +45,8 @@ enum Task {
     FuzzApi(fuzz_api::FuzzArgs),
     /// Drive a live server with the official MCP Python SDK, over stdio and HTTP.
     McpClients(mcp_clients::McpArgs),
+    /// Drive a live server with the official A2A Python SDK, over both bindings.
+    A2aClients(a2a_clients::A2aArgs),
     /// Mutation-test muster-domain and muster-auth with their own tests; print the score.
     Mutants(mutants::MutantsArgs),
     /// Check muster-domain as a library: docs, examples, API against the last release.
@@ -56,6 +61,7 @@ fn main() -> ExitCode {
         Task::FuzzApi(args) => fuzz_api::run(&args).map_err(|e| format!("{e:#}")),
         Task::Mutants(args) => mutants::run(&args).map_err(|e| format!("{e:#}")),
         Task::McpClients(args) => mcp_clients::run(&args).map_err(|e| format!("{e:#}")),
+        Task::A2aClients(args) => a2a_clients::run(&args).map_err(|e| format!("{e:#}")),
         Task::Domain => domain::check().map(|()| true),
     };
     match result {

@@ -101,9 +101,18 @@ values = {events}
 [dictionaries.capabilities]
 values = ["rust"]
 
+[dictionaries.a2a_methods]
+values = ["SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "CancelTask", "SubscribeToTask", "GetExtendedAgentCard"]
+
 [[operations]]
 include-path-regex = '^/tasks/\{{id\}}'
 parameters = {{ "path.id" = {task}, "path.dep_id" = {task}, "body.dependsOnId" = {task}, "body.assigneeId" = {agent} }}
+[[operations]]
+include-path-regex = '^/a2a/jsonrpc$'
+parameters = {{ "body.method" = {a2a_method} }}
+[[operations]]
+include-path-regex = '^/a2a/rest/tasks/\{{target\}}'
+parameters = {{ "path.target" = {task} }}
 [[operations]]
 include-path-regex = '^/agents/(credits|capabilities)/'
 parameters = {{ "body.toAgentId" = {agent}, "query.capabilities" = {capability} }}
@@ -126,6 +135,7 @@ parameters = {{ "path.id" = {event} }}
             template = bind("templates"),
             event = bind("events"),
             capability = bind("capabilities"),
+            a2a_method = bind("a2a_methods"),
         )
     }
 }

@@ -26,6 +26,48 @@ const PUSH_METHODS: [&str; 4] = [
     "DeleteTaskPushNotificationConfig",
 ];
 
+/// One JSON-RPC 2.0 request, as the document describes it (A2A defines each method's
+/// `params`).
+#[derive(utoipa::ToSchema)]
+#[schema(as = A2aRequest)]
+#[allow(dead_code)] // documentation only: the body is read as JSON
+pub(crate) struct RequestDoc {
+    /// Always `2.0`.
+    #[schema(pattern = "^2\\.0$")]
+    jsonrpc: String,
+    /// The request's id: an integer (64-bit) or a string.
+    #[schema(schema_with = request_id)]
+    id: i64,
+    /// The method: `SendMessage`, `GetTask`, ...
+    #[schema(min_length = 1, max_length = 100)]
+    method: String,
+    /// Its parameters.
+    #[schema(value_type = Option<Object>)]
+    params: Option<Value>,
+}
+
+/// A request id: an integer (64-bit) or a string.
+fn request_id() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{
+        KnownFormat, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, Type,
+    };
+    let one_of = OneOfBuilder::new()
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+                .minimum(Some(i64::MIN))
+                .maximum(Some(i64::MAX)),
+        )
+        .item(ObjectBuilder::new().schema_type(Type::String))
+        .description(Some("The request's id: an integer or a string"))
+        .build();
+    Schema::OneOf(one_of)
+}
+
+/// The longest method name read.
+const METHOD_MAX: usize = 100;
+
 /// A request as read: its id, method and params.
 struct Call {
     id: Value,
@@ -42,13 +84,16 @@ struct Call {
     summary = "A2A v1.0, JSON-RPC binding",
     description = "One JSON-RPC 2.0 request per POST with `A2A-Version: 1.0`: `SendMessage`, \
         `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`, \
-        `GetExtendedAgentCard`; the push notification config methods answer -32003. Errors \
-        are JSON-RPC errors with HTTP 200 and a `google.rpc.ErrorInfo` in `data`. The \
-        streaming methods answer `text/event-stream`, each event a JSON-RPC response.",
-    params(("A2A-Version" = String, Header, description = "The protocol version: `1.0`")),
-    request_body(content = Object, description = "A JSON-RPC 2.0 request"),
+        `GetExtendedAgentCard`; the push notification config methods answer -32003. A \
+        method's errors are JSON-RPC errors with HTTP 200 and a `google.rpc.ErrorInfo` in \
+        `data`; a body that is not a JSON-RPC 2.0 request, or a missing or unsupported \
+        version, is 400 with the JSON-RPC error. The streaming methods answer \
+        `text/event-stream`, each event a JSON-RPC response.",
+    params(("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")),
+    request_body(content = RequestDoc, description = "A JSON-RPC 2.0 request"),
     responses(
         (status = 200, description = "The JSON-RPC response, or a stream of them", content((Object = "application/json"), (String = "text/event-stream"))),
+        (status = 400, description = "Not a JSON-RPC 2.0 request, or a missing or unsupported A2A-Version: the JSON-RPC error", body = Object),
         (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>)
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
@@ -58,12 +103,14 @@ pub(crate) async fn post(
     req: HttpRequest,
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
+    // What is not an A2A 1.0 request at all is refused with 400 (and the JSON-RPC
+    // error); a method's own errors are answered 200, as A2A clients expect.
     let call = match read(&auth.body) {
         Ok(call) => call,
-        Err((id, error)) => return Ok(answer(&id, Err(error))),
+        Err((id, error)) => return Ok(refused(&id, &error)),
     };
     if let Err(error) = check_version(&req) {
-        return Ok(answer(&call.id, Err(error)));
+        return Ok(refused(&call.id, &error));
     }
     let result = match dispatch(&state, &auth, &req, &call).await {
         Ok(Reply::Result(value)) => Ok(value),
@@ -160,24 +207,39 @@ fn read(body: &[u8]) -> Result<Call, (Value, A2aError)> {
         ));
     };
     let id = match request.remove("id") {
-        Some(id @ (Value::String(_) | Value::Number(_))) => id,
+        Some(Value::Number(n)) if n.is_i64() => Value::Number(n),
+        Some(id @ Value::String(_)) => id,
         Some(Value::Null) | None => {
             return Err(invalid(
                 Value::Null,
                 "the request needs an id (a string or a number): A2A has no notifications",
             ));
         }
-        Some(_) => return Err(invalid(Value::Null, "id must be a string or a number")),
+        Some(_) => {
+            return Err(invalid(
+                Value::Null,
+                "id must be a string or a 64-bit integer",
+            ));
+        }
     };
     if request.get("jsonrpc") != Some(&json!("2.0")) {
         return Err(invalid(id, "jsonrpc must be \"2.0\""));
     }
     let method = match request.remove("method") {
-        Some(Value::String(method)) if !method.is_empty() => method,
-        _ => return Err(invalid(id, "method must be a non-empty string")),
+        Some(Value::String(method))
+            if !method.is_empty() && method.chars().count() <= METHOD_MAX =>
+        {
+            method
+        }
+        _ => {
+            return Err(invalid(
+                id,
+                "method must be a string of 1 to 100 characters",
+            ));
+        }
     };
     let params = match request.remove("params") {
-        None | Some(Value::Null) => Value::Object(Map::new()),
+        None => Value::Object(Map::new()),
         Some(params @ Value::Object(_)) => params,
         Some(_) => return Err(invalid(id, "params must be an object")),
     };
@@ -187,6 +249,12 @@ fn read(body: &[u8]) -> Result<Call, (Value, A2aError)> {
 fn params<T: DeserializeOwned>(params: &Value) -> Result<T, A2aError> {
     serde_json::from_value(params.clone())
         .map_err(|e| A2aError::invalid_params(format!("the params do not fit: {e}")))
+}
+
+/// A request refused before any method ran: 400, with the JSON-RPC error.
+fn refused(id: &Value, error: &A2aError) -> HttpResponse {
+    let body = json!({"jsonrpc": "2.0", "id": id, "error": error.json_rpc()});
+    HttpResponse::BadRequest().json(body)
 }
 
 fn answer(id: &Value, result: Result<Value, A2aError>) -> HttpResponse {

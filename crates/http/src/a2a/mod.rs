@@ -49,7 +49,7 @@ fn check_version(req: &HttpRequest) -> Result<(), A2aError> {
     let major_minor = (numbers.next(), numbers.next());
     let patch_ok = numbers
         .next()
-        .is_none_or(|p| p.chars().all(|c| c.is_ascii_digit()))
+        .is_none_or(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
         && numbers.next().is_none();
     if major_minor == (Some("1"), Some("0")) && patch_ok {
         return Ok(());

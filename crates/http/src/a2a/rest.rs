@@ -89,14 +89,17 @@ pub(crate) async fn agent_card(req: HttpRequest) -> HttpResponse {
     summary = "A2A SendMessage",
     description = "A message without `taskId` creates a task (a sub-task of `contextId`'s \
         task when given); one with `taskId` comments on it. Answers `{\"task\": ...}` at once.",
-    params(("A2A-Version" = String, Header, description = "The protocol version: `1.0`")),
+    params(("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")),
     request_body(content = Object, description = "A SendMessageRequest"),
     responses(
         (status = 200, description = "The task", body = Object, content_type = "application/a2a+json"),
         (status = 400, description = "Bad parameters, or an unsupported version or content", body = Object),
         (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
         (status = 403, description = "The credentials may not", body = Object),
-        (status = 404, description = "No such task", body = Object)
+        (status = 404, description = "No such task", body = Object),
+        (status = 409, description = "An A2A error (a conflict with the task's state), or the API's for an Idempotency-Key in use", body = Object),
+        (status = 429, description = "An A2A error: a rate or spending limit", body = Object),
+        (status = 500, description = "An A2A error: the server failed", body = Object)
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
 )]
@@ -126,14 +129,17 @@ pub(crate) async fn send_message(
     summary = "A2A SendStreamingMessage",
     description = "As `message:send`, then a stream: the task, and a status update each time \
         its A2A state changes, until it is completed, canceled or waits for input.",
-    params(("A2A-Version" = String, Header, description = "The protocol version: `1.0`")),
+    params(("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")),
     request_body(content = Object, description = "A SendMessageRequest"),
     responses(
         (status = 200, description = "Server-Sent Events, each a StreamResponse", content_type = "text/event-stream"),
         (status = 400, description = "Bad parameters, or an unsupported version or content", body = Object),
         (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
         (status = 403, description = "The credentials may not", body = Object),
-        (status = 404, description = "No such task", body = Object)
+        (status = 404, description = "No such task", body = Object),
+        (status = 409, description = "An A2A error (a conflict with the task's state), or the API's for an Idempotency-Key in use", body = Object),
+        (status = 429, description = "An A2A error: a rate or spending limit", body = Object),
+        (status = 500, description = "An A2A error: the server failed", body = Object)
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
 )]
@@ -172,18 +178,23 @@ pub(crate) async fn stream_message(
     description = "The organization's tasks, newest first, by pages (`pageSize` 1 to 100, \
         `pageToken`), filtered by A2A `status` and `contextId` (the sub-tasks of that task).",
     params(
-        ("A2A-Version" = String, Header, description = "The protocol version: `1.0`"),
+        ("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)"),
         ("contextId" = Option<String>, Query, description = "Only the sub-tasks of this task"),
         ("status" = Option<String>, Query, description = "A `TASK_STATE_` name"),
-        ("pageSize" = Option<i32>, Query, description = "1 to 100; 50 when left out"),
+        ("pageSize" = Option<i32>, Query, minimum = 1, maximum = 100, description = "1 to 100; 50 when left out"),
         ("pageToken" = Option<String>, Query, description = "The previous page's `nextPageToken`"),
-        ("historyLength" = Option<i32>, Query, description = "Messages of history per task; none when left out"),
+        ("historyLength" = Option<i32>, Query, minimum = 0, description = "Messages of history per task; none when left out"),
         ("includeArtifacts" = Option<bool>, Query, description = "Muster tasks have no artifacts yet")
     ),
     responses(
         (status = 200, description = "One page", body = Object, content_type = "application/a2a+json"),
         (status = 400, description = "Bad parameters or version", body = Object),
-        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>)
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
+        (status = 403, description = "An A2A error: the credentials may not", body = Object),
+        (status = 404, description = "An A2A error: no such task or method", body = Object),
+        (status = 409, description = "An A2A error (a conflict with the task's state), or the API's for an Idempotency-Key in use", body = Object),
+        (status = 429, description = "An A2A error: a rate or spending limit", body = Object),
+        (status = 500, description = "An A2A error: the server failed", body = Object)
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
 )]
@@ -213,14 +224,18 @@ pub(crate) async fn list_tasks(
         `/tasks/{id}:subscribe` streams it: the task, then its status updates until it closes.",
     params(
         ("target" = String, Path, description = "The task id, optionally followed by `:subscribe`"),
-        ("A2A-Version" = String, Header, description = "The protocol version: `1.0`"),
-        ("historyLength" = Option<i32>, Query, description = "The most recent messages of history to send")
+        ("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)"),
+        ("historyLength" = Option<i32>, Query, minimum = 0, description = "The most recent messages of history to send")
     ),
     responses(
         (status = 200, description = "The task, or Server-Sent Events", content((Object = "application/a2a+json"), (String = "text/event-stream"))),
         (status = 400, description = "Bad parameters or version, or a closed task to subscribe to", body = Object),
         (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
-        (status = 404, description = "No such task", body = Object)
+        (status = 404, description = "No such task", body = Object),
+        (status = 403, description = "An A2A error: the credentials may not", body = Object),
+        (status = 409, description = "An A2A error (a conflict with the task's state), or the API's for an Idempotency-Key in use", body = Object),
+        (status = 429, description = "An A2A error: a rate or spending limit", body = Object),
+        (status = 500, description = "An A2A error: the server failed", body = Object)
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
 )]
@@ -258,7 +273,7 @@ pub(crate) async fn get_or_subscribe(
         not cancelable: 400); `:subscribe` streams it as the GET does.",
     params(
         ("target" = String, Path, description = "The task id followed by `:cancel` or `:subscribe`"),
-        ("A2A-Version" = String, Header, description = "The protocol version: `1.0`")
+        ("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")
     ),
     request_body(content = Option<Object>, description = "A CancelTaskRequest, or nothing"),
     responses(
@@ -266,7 +281,10 @@ pub(crate) async fn get_or_subscribe(
         (status = 400, description = "Bad parameters or version, or a closed task", body = Object),
         (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
         (status = 403, description = "The credentials may not", body = Object),
-        (status = 404, description = "No such task or verb", body = Object)
+        (status = 404, description = "No such task or verb", body = Object),
+        (status = 409, description = "An A2A error (a conflict with the task's state), or the API's for an Idempotency-Key in use", body = Object),
+        (status = 429, description = "An A2A error: a rate or spending limit", body = Object),
+        (status = 500, description = "An A2A error: the server failed", body = Object)
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
 )]
@@ -333,11 +351,16 @@ async fn subscribe(
     summary = "A2A GetExtendedAgentCard",
     description = "The Agent Card with a skill for each capability the caller's \
         organization's agents declare.",
-    params(("A2A-Version" = String, Header, description = "The protocol version: `1.0`")),
+    params(("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")),
     responses(
         (status = 200, description = "The extended card", body = Object, content_type = "application/a2a+json"),
         (status = 400, description = "Bad version", body = Object),
-        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>)
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
+        (status = 403, description = "An A2A error: the credentials may not", body = Object),
+        (status = 404, description = "An A2A error: no such task or method", body = Object),
+        (status = 409, description = "An A2A error (a conflict with the task's state), or the API's for an Idempotency-Key in use", body = Object),
+        (status = 429, description = "An A2A error: a rate or spending limit", body = Object),
+        (status = 500, description = "An A2A error: the server failed", body = Object)
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
 )]
@@ -373,11 +396,16 @@ macro_rules! push_operation {
                 (after the version check). Stream or poll the task instead.",
             params(
                 ("target" = String, Path, description = "The task id"),
-                ("A2A-Version" = String, Header, description = "The protocol version: `1.0`")
+                ("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")
             ),
             responses(
                 (status = 400, description = "Not supported", body = Object),
-                (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>)
+                (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
+                (status = 403, description = "The credentials may not", body = Object),
+                (status = 404, description = "No such task", body = Object),
+                (status = 409, description = "An Idempotency-Key in use", body = Object),
+                (status = 429, description = "A rate limit", body = Object),
+                (status = 500, description = "The server failed", body = Object)
             ),
             security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
         )]

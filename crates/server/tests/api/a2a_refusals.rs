@@ -1,5 +1,6 @@
-//! A2A over JSON-RPC: every refusal is a JSON-RPC error (HTTP 200) with the protocol's
-//! code and an `ErrorInfo`, and changes nothing.
+//! A2A over JSON-RPC: every refusal is a JSON-RPC error with the protocol's code and an
+//! `ErrorInfo` (HTTP 400 when the body is not an A2A 1.0 request at all, 200 for a
+//! method's own errors), and changes nothing.
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
@@ -25,8 +26,10 @@ async fn post(app: &TestApp, key: &str, body: String, version: Option<&str>) -> 
     send(request).await
 }
 
+/// The JSON-RPC error code of a request refused before any method ran (400).
 fn code(reply: &Reply) -> i64 {
-    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text);
+    assert_eq!(reply.body["jsonrpc"], "2.0", "{}", reply.text);
     reply.body["error"]["code"].as_i64().unwrap()
 }
 
@@ -37,7 +40,7 @@ async fn requests_that_are_not_a2a_1_0_get_their_json_rpc_code(app: &TestApp) {
     let no_version = post(app, &key, valid.clone(), None).await;
     assert_eq!(code(&no_version), -32009);
     assert_eq!(no_version.body["id"], "r-1");
-    for version in ["0.3", "2.0", "1.1", "1.0.x", "1.0.0.0"] {
+    for version in ["0.3", "2.0", "1.1", "1.0.x", "1.0.", "1.0.0.0", "1"] {
         let reply = post(app, &key, valid.clone(), Some(version)).await;
         assert_eq!(code(&reply), -32009, "{version}");
     }
@@ -72,8 +75,20 @@ async fn requests_that_are_not_a2a_1_0_get_their_json_rpc_code(app: &TestApp) {
         code(&post(app, &key, list_params.to_string(), Some("1.0")).await),
         -32600
     );
+    let long = json!({"jsonrpc": "2.0", "id": 1, "method": "M".repeat(101)}).to_string();
+    assert_eq!(code(&post(app, &key, long, Some("1.0")).await), -32600);
+    let float_id = json!({"jsonrpc": "2.0", "id": 1.5, "method": "GetTask"}).to_string();
+    assert_eq!(code(&post(app, &key, float_id, Some("1.0")).await), -32600);
+    let null_params = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": null});
+    assert_eq!(
+        code(&post(app, &key, null_params.to_string(), Some("1.0")).await),
+        -32600
+    );
+    // A method this server does not have is the method's error: 200.
     let old = request("message/send", &json!({"message": message("old")}));
-    assert_eq!(code(&post(app, &key, old, Some("1.0")).await), -32601);
+    let reply = post(app, &key, old, Some("1.0")).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(reply.body["error"]["code"], -32601, "{}", reply.text);
     assert_eq!(task_count(app).await, before + 1);
 }
 
