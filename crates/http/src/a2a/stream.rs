@@ -1,9 +1,10 @@
 //! The A2A streams (`SendStreamingMessage`, `SubscribeToTask`): Server-Sent Events, the
 //! task first, then a status update each time its A2A status changes, until it closes.
 //!
-//! A stream wakes when the audit log grows (the same signal as `GET /events/stream`, so
-//! a change made through any instance reaches it), reads the task again and sends what
-//! changed. It shares the event stream's bound on open streams and its longest life.
+//! A stream reads the task's events in the audit log (waking when the log grows, the
+//! same signal as `GET /events/stream`, so a change made through any instance reaches
+//! it): each move sends the status it led to, in order, however quickly moves follow
+//! one another. It shares the event stream's bound on open streams and its longest life.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -13,7 +14,8 @@ use actix_web::web::{Bytes, Data};
 use muster_a2a::mapping;
 use muster_a2a::types::{StreamResponse, Task, TaskStatus, TaskStatusUpdateEvent};
 use muster_a2a::{A2aError, ErrorKind};
-use muster_domain::model::{Actor, Task as MusterTask};
+use muster_domain::model::{Actor, EventPosition, Task as MusterTask, TaskStatus as MusterStatus};
+use muster_domain::ports::EventFilter;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
@@ -111,6 +113,24 @@ struct Follow {
     tx: mpsc::Sender<Bytes>,
 }
 
+/// Events read from the log in one go.
+const BATCH: u32 = 100;
+
+/// Where a stream is in its task's events.
+struct Feed {
+    cursor: EventPosition,
+    /// Positions after the start recorded before it: passed over.
+    recorded: Vec<EventPosition>,
+    /// The task as its events have moved it.
+    task: MusterTask,
+}
+
+/// What a stream does next.
+enum Next {
+    Continue,
+    Stop,
+}
+
 /// Whether two statuses say the same (their timestamps and message ids aside).
 fn same(a: &TaskStatus, b: &TaskStatus) -> bool {
     let text = |s: &TaskStatus| s.message.as_ref().map(|m| m.parts.clone());
@@ -118,7 +138,7 @@ fn same(a: &TaskStatus, b: &TaskStatus) -> bool {
 }
 
 impl Follow {
-    async fn run(self, mut task: MusterTask, first: Task) {
+    async fn run(self, task: MusterTask, first: Task) {
         let options = self.state.streams.options();
         let mut changes = self.state.streams.changes();
         let mut last = first.status.clone();
@@ -127,6 +147,22 @@ impl Follow {
             .await
             || self.until.reached(&last)
         {
+            return;
+        }
+        let filter = EventFilter {
+            entity_id: Some(task.id.as_uuid()),
+            ..EventFilter::default()
+        };
+        let mut feed = match self.start(&filter, task).await {
+            Ok(feed) => feed,
+            Err(error) => {
+                self.send(self.framing.error(&error)).await;
+                return;
+            }
+        };
+        // What changed between the first event and the start of the feed.
+        let now = feed.task.clone();
+        if let Next::Stop = self.update(&now, &mut last).await {
             return;
         }
         let ends = tokio::time::Instant::now() + options.lifetime;
@@ -149,34 +185,110 @@ impl Follow {
                 () = self.tx.closed() => return,
                 () = tokio::time::sleep_until(ends) => return,
             }
-            let now = match self.state.tasks.get(&self.actor, task.id).await {
-                Ok(now) => now,
-                Err(err) => {
-                    let error = refusal(err);
-                    if error.kind == ErrorKind::Internal {
-                        tracing::warn!(error = %error, "an A2A stream cannot read its task");
-                    }
+            match self.catch_up(&filter, &mut feed, &mut last).await {
+                Ok(Next::Continue) => {}
+                Ok(Next::Stop) => return,
+                Err(error) => {
                     self.send(self.framing.error(&error)).await;
                     return;
                 }
-            };
-            if now.version == task.version {
-                continue;
             }
-            task = now;
-            let status = mapping::status(&task);
-            if same(&status, &last) {
-                continue;
+        }
+    }
+
+    /// Where the task's events start, and the task as it is from there on.
+    async fn start(&self, filter: &EventFilter, task: MusterTask) -> Result<Feed, A2aError> {
+        let events = &self.state.events;
+        let start = events
+            .stream_from(&self.actor, filter, None)
+            .await
+            .map_err(refusal)?;
+        let now = self.reread(&task).await?;
+        Ok(Feed {
+            cursor: start.after,
+            recorded: start.recorded,
+            task: now,
+        })
+    }
+
+    /// Sends a status update for each change of the task's status in its events since
+    /// the cursor: a move names the status it led to; the rest is read from the task.
+    async fn catch_up(
+        &self,
+        filter: &EventFilter,
+        feed: &mut Feed,
+        last: &mut TaskStatus,
+    ) -> Result<Next, A2aError> {
+        loop {
+            let batch = self
+                .state
+                .events
+                .after(&self.actor, filter, feed.cursor, BATCH)
+                .await
+                .map_err(refusal)?;
+            let full = batch.len() >= BATCH as usize;
+            for (position, event) in batch {
+                feed.cursor = position;
+                if feed.recorded.binary_search(&position).is_ok() {
+                    continue;
+                }
+                let moved_to = event
+                    .payload
+                    .get("to")
+                    .and_then(Value::as_str)
+                    .and_then(MusterStatus::parse);
+                // The task as it is now, at the status this event moved it to: a later
+                // move is sent by its own event.
+                let now = self.reread(&feed.task).await?;
+                feed.task = match moved_to {
+                    Some(to) => MusterTask {
+                        status: to,
+                        status_changed_at: event.created_at,
+                        ..now
+                    },
+                    None => now,
+                };
+                if let Next::Stop = self.update(&feed.task, last).await {
+                    return Ok(Next::Stop);
+                }
             }
-            let update = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
-                task_id: task.id.to_string(),
-                context_id: mapping::context_id(&task),
-                status: status.clone(),
-            });
-            if !self.send(self.framing.event(&update)).await || self.until.reached(&status) {
-                return;
+            if !full {
+                return Ok(Next::Continue);
             }
-            last = status;
+        }
+    }
+
+    async fn reread(&self, task: &MusterTask) -> Result<MusterTask, A2aError> {
+        self.state
+            .tasks
+            .get(&self.actor, task.id)
+            .await
+            .map_err(|err| {
+                let error = refusal(err);
+                if error.kind == ErrorKind::Internal {
+                    tracing::warn!(error = %error, "an A2A stream cannot read its task");
+                }
+                error
+            })
+    }
+
+    /// Sends `task`'s status when it says something `last` did not.
+    async fn update(&self, task: &MusterTask, last: &mut TaskStatus) -> Next {
+        let status = mapping::status(task);
+        if same(&status, last) {
+            return Next::Continue;
+        }
+        let update = StreamResponse::StatusUpdate(TaskStatusUpdateEvent {
+            task_id: task.id.to_string(),
+            context_id: mapping::context_id(task),
+            status: status.clone(),
+        });
+        let sent = self.send(self.framing.event(&update)).await;
+        *last = status;
+        if !sent || self.until.reached(last) {
+            Next::Stop
+        } else {
+            Next::Continue
         }
     }
 

@@ -15,6 +15,7 @@ use crate::task_support::walk;
 api_tests!(with crate::events_stream::quick();
     a_stream_follows_the_task_until_it_is_the_clients_turn,
     a_subscription_ends_when_the_task_closes,
+    every_move_is_streamed_in_order_however_quick,
 );
 
 /// Opens a stream with a JSON-RPC request, asserting it opened.
@@ -160,5 +161,40 @@ async fn a_subscription_ends_when_the_task_closes(app: &TestApp) {
     assert_eq!(
         rest_reply.body["error"]["details"][0]["reason"],
         "UNSUPPORTED_OPERATION"
+    );
+}
+
+async fn every_move_is_streamed_in_order_however_quick(app: &TestApp) {
+    let key = writer_key(app).await;
+    let params = json!({"message": message("Quick moves")});
+    let mut sse = open_rpc_stream(app, &key, "SendStreamingMessage", &params).await;
+    let first = next_result(&mut sse).await;
+    let id = str_of(&first["task"], "id");
+    let path = ["in_progress", "blocked", "in_progress", "review", "done"];
+    walk(app, &app.org.hr, &id, &path).await;
+    let mut seen = Vec::new();
+    while let Some(frame) = sse.frame(Duration::from_secs(10)).await {
+        if frame.data.is_some() {
+            let status = frame.json()["result"]["statusUpdate"]["status"].clone();
+            let note = status["message"]["parts"][0]["text"].as_str().map(|text| {
+                ["blocked", "review"]
+                    .into_iter()
+                    .find(|word| text.contains(word))
+                    .unwrap_or(text)
+                    .to_owned()
+            });
+            seen.push((str_of(&status, "state"), note));
+        }
+    }
+    let working = "TASK_STATE_WORKING".to_owned();
+    assert_eq!(
+        seen,
+        [
+            (working.clone(), None),
+            (working.clone(), Some("blocked".to_owned())),
+            (working.clone(), None),
+            (working, Some("review".to_owned())),
+            ("TASK_STATE_COMPLETED".to_owned(), None),
+        ]
     );
 }
