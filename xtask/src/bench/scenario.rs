@@ -54,6 +54,9 @@ pub enum Scenario {
     /// `POST /mcp` calling the `get_task` tool over the seeded tasks: `get-task` through
     /// the MCP endpoint (JSON-RPC in, the same answer as a tool result out).
     McpGetTask,
+    /// `POST /a2a/jsonrpc` calling `GetTask` over the seeded tasks: `get-task` through the
+    /// A2A JSON-RPC binding (the task, its history read from its comments, as A2A's).
+    A2aGetTask,
 }
 
 /// Scenarios asked for that the API cannot serve yet, with the reason shown.
@@ -62,7 +65,7 @@ pub const PLANNED: [(&str, &str); 0] = [];
 impl Scenario {
     /// Every scenario, in the order they run; `health` is first because every other one
     /// is compared with it.
-    pub const ALL: [Self; 17] = [
+    pub const ALL: [Self; 18] = [
         Self::Health,
         Self::GetTask,
         Self::ListTasks,
@@ -78,6 +81,7 @@ impl Scenario {
         Self::GetAgent,
         Self::Transfer,
         Self::McpGetTask,
+        Self::A2aGetTask,
         // Last but login: it uses up the seeded tasks.
         Self::Claim,
         Self::Login,
@@ -103,6 +107,7 @@ impl Scenario {
             Self::GetAgent => "get-agent",
             Self::Transfer => "transfer",
             Self::McpGetTask => "mcp-get-task",
+            Self::A2aGetTask => "a2a-get-task",
         }
     }
 
@@ -144,6 +149,7 @@ impl Scenario {
             Self::GetAgent => Op::GetAgent,
             Self::Transfer => Op::Transfer,
             Self::McpGetTask => Op::McpGetTask,
+            Self::A2aGetTask => Op::A2aGetTask,
             // Reads split evenly over 70 %, writes over 30 %.
             Self::Mixed => match rng.below(100) {
                 0..=23 => Op::GetTask,
@@ -180,17 +186,20 @@ pub enum Op {
     GetAgent,
     Transfer,
     McpGetTask,
+    A2aGetTask,
 }
 
 impl Op {
     /// Whether a 2xx answer's body is a success too: an MCP tool call answers 200 with
-    /// `isError: true` (or a JSON-RPC `error`) when the tool refused.
+    /// `isError: true` (or a JSON-RPC `error`) when the tool refused, and an A2A method
+    /// answers 200 with a JSON-RPC `error`.
     pub fn succeeded(self, body: &[u8]) -> bool {
-        if self != Self::McpGetTask {
-            return true;
-        }
         let has = |needle: &[u8]| body.windows(needle.len()).any(|w| w == needle);
-        has(br#""result""#) && !has(br#""isError":true"#)
+        match self {
+            Self::McpGetTask => has(br#""result""#) && !has(br#""isError":true"#),
+            Self::A2aGetTask => has(br#""result""#) && !has(br#""error""#),
+            _ => true,
+        }
     }
 }
 
@@ -263,6 +272,29 @@ impl WorkerState {
         self.agent_ids[pick].clone()
     }
 
+    /// A JSON-RPC request reading a seeded task: the MCP `get_task` tool, or A2A's
+    /// `GetTask`.
+    fn rpc_get_task(&mut self, op: Op) -> Call {
+        self.created += 1;
+        let (id, task) = (self.created, self.seeded_task());
+        if op == Op::McpGetTask {
+            return Call::post(
+                "/mcp".to_owned(),
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_task","arguments":{{"id":"{task}"}}}}}}"#
+                ),
+            );
+        }
+        let mut call = Call::post(
+            "/a2a/jsonrpc".to_owned(),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"GetTask","params":{{"id":"{task}"}}}}"#
+            ),
+        );
+        call.headers.push(("a2a-version", "1.0".to_owned()));
+        call
+    }
+
     /// The next request of `scenario`, and which operation it is.
     pub fn next_call(&mut self, scenario: Scenario) -> (Op, Call) {
         let mut op = scenario.pick(&mut self.rng);
@@ -278,16 +310,7 @@ impl WorkerState {
         let call = match op {
             Op::Health => Call::public_get("/health"),
             Op::GetTask => Call::get(format!("/tasks/{}", self.seeded_task())),
-            Op::McpGetTask => {
-                self.created += 1;
-                let (id, task) = (self.created, self.seeded_task());
-                Call::post(
-                    "/mcp".to_owned(),
-                    format!(
-                        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"get_task","arguments":{{"id":"{task}"}}}}}}"#
-                    ),
-                )
-            }
+            Op::McpGetTask | Op::A2aGetTask => self.rpc_get_task(op),
             Op::Comment => {
                 self.created += 1;
                 Call::post(
@@ -444,6 +467,10 @@ mod tests {
         assert!(!Op::McpGetTask.succeeded(refused));
         assert!(!Op::McpGetTask.succeeded(protocol));
         assert!(Op::GetTask.succeeded(b"{}"));
+        let found = br#"{"jsonrpc":"2.0","id":1,"result":{"id":"t"}}"#;
+        let missing = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32001}}"#;
+        assert!(Op::A2aGetTask.succeeded(found));
+        assert!(!Op::A2aGetTask.succeeded(missing));
     }
 
     #[test]

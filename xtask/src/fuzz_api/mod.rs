@@ -123,7 +123,8 @@ async fn fuzz_engine(
         .arg("run")
         .arg(format!("http://{proxy}/openapi.json"))
         .args(["--phases", "examples,coverage,fuzzing,stateful"])
-        .args(["--checks", "all"])
+        // Every check is on by default; naming them on the command line (`--checks all`)
+        // would also override the per-operation settings of the configuration file.
         .args(["--max-examples", &args.max_examples.to_string()])
         .args(["--workers", &args.workers.to_string()])
         .args(["--request-timeout", "10"])

@@ -239,7 +239,7 @@ fn read(body: &[u8]) -> Result<Call, (Value, A2aError)> {
         }
     };
     let params = match request.remove("params") {
-        None => Value::Object(Map::new()),
+        None | Some(Value::Null) => Value::Object(Map::new()),
         Some(params @ Value::Object(_)) => params,
         Some(_) => return Err(invalid(id, "params must be an object")),
     };

@@ -386,6 +386,19 @@ fn push_refused(req: &HttpRequest) -> HttpResponse {
 /// One push notification config operation, each refused for now.
 macro_rules! push_operation {
     ($name:ident, $method:ident, $path:literal, $id:literal, $summary:literal) => {
+        push_operation!($name, $method, $path, $id, $summary, ());
+    };
+    ($name:ident, $method:ident, $path:literal, $id:literal, $summary:literal, config) => {
+        push_operation!(
+            $name,
+            $method,
+            $path,
+            $id,
+            $summary,
+            (("config" = String, Path, description = "The config id"),)
+        );
+    };
+    ($name:ident, $method:ident, $path:literal, $id:literal, $summary:literal, ($($extra:tt)*)) => {
         #[utoipa::path(
             $method,
             path = $path,
@@ -396,6 +409,7 @@ macro_rules! push_operation {
                 (after the version check). Stream or poll the task instead.",
             params(
                 ("target" = String, Path, description = "The task id"),
+                $($extra)*
                 ("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")
             ),
             responses(
@@ -434,12 +448,14 @@ push_operation!(
     get,
     "/a2a/rest/tasks/{target}/pushNotificationConfigs/{config}",
     "a2aGetPushConfig",
-    "A2A GetTaskPushNotificationConfig (not supported yet)"
+    "A2A GetTaskPushNotificationConfig (not supported yet)",
+    config
 );
 push_operation!(
     delete_push_config,
     delete,
     "/a2a/rest/tasks/{target}/pushNotificationConfigs/{config}",
     "a2aDeletePushConfig",
-    "A2A DeleteTaskPushNotificationConfig (not supported yet)"
+    "A2A DeleteTaskPushNotificationConfig (not supported yet)",
+    config
 );

@@ -79,11 +79,13 @@ async fn requests_that_are_not_a2a_1_0_get_their_json_rpc_code(app: &TestApp) {
     assert_eq!(code(&post(app, &key, long, Some("1.0")).await), -32600);
     let float_id = json!({"jsonrpc": "2.0", "id": 1.5, "method": "GetTask"}).to_string();
     assert_eq!(code(&post(app, &key, float_id, Some("1.0")).await), -32600);
-    let null_params = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": null});
-    assert_eq!(
-        code(&post(app, &key, null_params.to_string(), Some("1.0")).await),
-        -32600
-    );
+    let text_params = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": "x"});
+    let reply = post(app, &key, text_params.to_string(), Some("1.0")).await;
+    assert_eq!(code(&reply), -32600);
+    // `params: null` is read as no params (the document allows it).
+    let null_params = json!({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": null});
+    let reply = post(app, &key, null_params.to_string(), Some("1.0")).await;
+    assert!(reply.body["result"]["tasks"].is_array(), "{}", reply.text);
     // A method this server does not have is the method's error: 200.
     let old = request("message/send", &json!({"message": message("old")}));
     let reply = post(app, &key, old, Some("1.0")).await;
