@@ -14,6 +14,7 @@ mod metrics;
 pub mod openapi;
 mod request_span;
 mod routes;
+mod rpc_id;
 mod state;
 mod streams;
 

@@ -207,8 +207,9 @@ fn read(body: &[u8]) -> Result<Call, (Value, A2aError)> {
         ));
     };
     let id = match request.remove("id") {
-        Some(Value::Number(n)) if n.is_i64() => Value::Number(n),
-        Some(id @ Value::String(_)) => id,
+        Some(id @ (Value::Number(_) | Value::String(_))) if crate::rpc_id::read(&id).is_some() => {
+            crate::rpc_id::read(&id).unwrap_or(id)
+        }
         Some(Value::Null) | None => {
             return Err(invalid(
                 Value::Null,

@@ -77,10 +77,19 @@ impl Refused {
 
 /// Reads `body` as one message, refusing what the document does not allow.
 pub(super) fn read(body: &[u8]) -> Result<ClientJsonRpcMessage, Refused> {
-    let message: ClientJsonRpcMessage = serde_json::from_slice(body).map_err(|err| Refused {
+    let unreadable = |err: serde_json::Error| Refused {
         error: ErrorData::parse_error(format!("not a JSON-RPC 2.0 message: {err}"), None),
         id: None,
-    })?;
+    };
+    let mut value: Value = serde_json::from_slice(body).map_err(unreadable)?;
+    // An integer id written as `7.0` is the integer rmcp reads.
+    if let Some(id) = value.get_mut("id")
+        && let Some(read) = crate::rpc_id::read(id)
+    {
+        *id = read;
+    }
+    let message: ClientJsonRpcMessage =
+        serde_json::from_value(value.clone()).map_err(unreadable)?;
     let well_named = |method: &str| !method.is_empty() && method.chars().count() <= METHOD_MAX;
     let bad_name = |id: Option<RequestId>| Refused {
         error: ErrorData::invalid_request(
@@ -101,7 +110,7 @@ pub(super) fn read(body: &[u8]) -> Result<ClientJsonRpcMessage, Refused> {
             }
             // rmcp reads a message as a notification when it cannot read it as a request;
             // one that carries an id was meant as a request and must be answered.
-            match misread_request(body) {
+            match misread_request(value) {
                 Some(refused) => Err(refused),
                 None => Ok(message),
             }
@@ -112,7 +121,7 @@ pub(super) fn read(body: &[u8]) -> Result<ClientJsonRpcMessage, Refused> {
 
 /// What is wrong with a message read as a notification although it carries an id:
 /// the id itself, or (the id being fine) the request's params.
-fn misread_request(body: &[u8]) -> Option<Refused> {
+fn misread_request(message: Value) -> Option<Refused> {
     #[derive(serde::Deserialize)]
     struct Head {
         #[serde(default)]
@@ -120,10 +129,11 @@ fn misread_request(body: &[u8]) -> Option<Refused> {
         #[serde(default)]
         method: Option<String>,
     }
-    let head: Head = serde_json::from_slice(body).ok()?;
-    let id = match head.id? {
-        Value::Number(n) if n.as_i64().is_some() => NumberOrString::Number(n.as_i64()?),
-        Value::String(s) => NumberOrString::String(s.into()),
+    let head: Head = serde_json::from_value(message).ok()?;
+    let id = head.id?;
+    let id = match crate::rpc_id::read(&id) {
+        Some(Value::Number(n)) if n.as_i64().is_some() => NumberOrString::Number(n.as_i64()?),
+        Some(Value::String(s)) => NumberOrString::String(s.into()),
         _ => {
             return Some(Refused {
                 error: ErrorData::invalid_request("id must be a 64-bit integer or a string", None),

@@ -82,6 +82,11 @@ async fn requests_that_are_not_a2a_1_0_get_their_json_rpc_code(app: &TestApp) {
     let text_params = json!({"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": "x"});
     let reply = post(app, &key, text_params.to_string(), Some("1.0")).await;
     assert_eq!(code(&reply), -32600);
+    // An integer id written with a zero fraction is an integer.
+    let integral = r#"{"jsonrpc": "2.0", "id": 517846.0, "method": "ListTasks"}"#;
+    let reply = post(app, &key, integral.to_owned(), Some("1.0")).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(reply.body["id"], 517_846, "{}", reply.text);
     // `params: null` is read as no params (the document allows it).
     let null_params = json!({"jsonrpc": "2.0", "id": 1, "method": "ListTasks", "params": null});
     let reply = post(app, &key, null_params.to_string(), Some("1.0")).await;

@@ -421,6 +421,12 @@ async fn messages_the_document_refuses_get_the_json_rpc_code(app: &TestApp) {
         assert_eq!(reply.status, StatusCode::OK, "{body}: {}", reply.text);
         assert_eq!(reply.body["id"], id, "{}", reply.text);
     }
+    // An integer written with a zero fraction is an integer (schemathesis found it
+    // refused): answered with the integer.
+    let body = r#"{"jsonrpc": "2.0", "id": 517846.0, "method": "ping"}"#;
+    let reply = app.post(&worker, "/mcp", body).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(reply.body["id"], 517_846, "{}", reply.text);
 
     // A method answered here, with params that do not fit it.
     let answer = call(app, &worker, "tools/call", &json!({"name": 5})).await;
