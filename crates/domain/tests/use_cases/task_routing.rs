@@ -214,7 +214,18 @@ fn comments_page_oldest_first_and_replies_stay_on_their_task() {
         limit: 10,
     };
     let two = block_on(world.tasks.comments(&world.admin, task.id, next)).unwrap();
-    assert_eq!((two.items, two.next_cursor), (vec![reply], None));
+    assert_eq!((two.items, two.next_cursor), (vec![reply.clone()], None));
+    // The same, for a task read already; another organization's is not found.
+    let all = PageRequest {
+        cursor: None,
+        limit: 10,
+    };
+    let of = block_on(world.tasks.comments_of(&world.admin, &task, all)).unwrap();
+    assert_eq!(of.items, [first.clone(), reply]);
+    let mut foreign = task.clone();
+    foreign.org_id = muster_domain::model::OrgId::from_uuid(uuid::Uuid::from_u128(9_999));
+    let err = block_on(world.tasks.comments_of(&world.admin, &foreign, all)).unwrap_err();
+    assert!(matches!(err, ServiceError::NotFound(_)), "{err:?}");
     assert_eq!(world.events("task.commented").len(), 2);
     assert!(world.reread(&task).last_activity_at >= first.created_at);
 }

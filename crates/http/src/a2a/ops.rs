@@ -93,12 +93,16 @@ pub(super) async fn view(
     let comments = if history == Some(0) {
         Vec::new()
     } else {
-        comments(state, actor, task.id).await?
+        comments(state, actor, task).await?
     };
     Ok(mapping::task(task, &comments, history))
 }
 
-async fn comments(state: &AppState, actor: &Actor, id: TaskId) -> Result<Vec<Comment>, A2aError> {
+async fn comments(
+    state: &AppState,
+    actor: &Actor,
+    task: &MusterTask,
+) -> Result<Vec<Comment>, A2aError> {
     let mut all = Vec::new();
     let mut cursor = None;
     loop {
@@ -108,7 +112,7 @@ async fn comments(state: &AppState, actor: &Actor, id: TaskId) -> Result<Vec<Com
         };
         let page = state
             .tasks
-            .comments(actor, id, page)
+            .comments_of(actor, task, page)
             .await
             .map_err(refusal)?;
         all.extend(page.items);

@@ -3,7 +3,7 @@
 use super::TaskService;
 use crate::ValidationError;
 use crate::model::{
-    Actor, AuditEvent, Author, Comment, CommentBody, CommentId, TaskCommented, TaskId,
+    Actor, AuditEvent, Author, Comment, CommentBody, CommentId, Task, TaskCommented, TaskId,
 };
 use crate::policy;
 use crate::ports::{Lock, Transaction, transact};
@@ -77,10 +77,25 @@ impl TaskService {
         page: PageRequest<CommentId>,
     ) -> Result<Page<Comment, CommentId>, ServiceError> {
         page.check()?;
-        self.get(actor, task).await?;
+        let task = self.get(actor, task).await?;
+        self.comments_of(actor, &task, page).await
+    }
+
+    /// [`comments`](Self::comments) of a task the caller has read already, without
+    /// reading it again; a task of another organization is not found.
+    pub async fn comments_of(
+        &self,
+        actor: &Actor,
+        task: &Task,
+        page: PageRequest<CommentId>,
+    ) -> Result<Page<Comment, CommentId>, ServiceError> {
+        page.check()?;
+        if task.org_id != actor.org_id {
+            return Err(NotFound::new(Entity::Task, task.id).into());
+        }
         let rows = self
             .tasks
-            .comments(actor.org_id, task, page.cursor, page.fetch())
+            .comments(actor.org_id, task.id, page.cursor, page.fetch())
             .await?;
         Ok(Page::cut(rows, page.limit, |c| c.id))
     }
