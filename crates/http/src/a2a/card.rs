@@ -6,6 +6,7 @@
 use std::collections::BTreeMap;
 
 use actix_web::HttpRequest;
+use actix_web::http::header::HOST;
 use muster_a2a::PROTOCOL_VERSION;
 use muster_a2a::types::{
     AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill,
@@ -26,10 +27,39 @@ pub(crate) const SIGNATURE_EXTENSION: &str = "urn:muster:a2a:agent-signature:v1"
 
 const MEDIA: [&str; 2] = ["text/plain", "application/json"];
 
-/// The server's address as the client reached it.
+/// The server's address as the client reached it: the `Host` it named (when it is a
+/// plain `host[:port]`), over https when the connection or a proxy's
+/// `X-Forwarded-Proto` says so. Other forwarding headers are not read: any client can
+/// send them.
 fn base(req: &HttpRequest) -> String {
-    let info = req.connection_info();
-    format!("{}://{}", info.scheme(), info.host())
+    let config = req.app_config();
+    let forwarded_https = req
+        .headers()
+        .get("x-forwarded-proto")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|proto| proto.trim().eq_ignore_ascii_case("https"));
+    let scheme = if config.secure() || forwarded_https {
+        "https"
+    } else {
+        "http"
+    };
+    let host = req
+        .headers()
+        .get(HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| plain_host(h))
+        .unwrap_or_else(|| config.host());
+    format!("{scheme}://{host}")
+}
+
+/// `host[:port]` with a name, an IPv4 or a bracketed IPv6 address: nothing that could
+/// carry a path, a user or another URL.
+fn plain_host(host: &str) -> bool {
+    !host.is_empty()
+        && host.len() <= 255
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
 }
 
 /// The skill every organization has: hand over a piece of work.

@@ -110,6 +110,8 @@ pub(crate) async fn post(
         Err((id, error)) => return Ok(refused(&id, &error)),
     };
     if let Err(error) = check_version(&req) {
+        // The key covers the body only: a retry with the right header must run.
+        crate::idempotency::let_key_go(&req);
         return Ok(refused(&call.id, &error));
     }
     let result = match dispatch(&state, &auth, &req, &call).await {
@@ -145,17 +147,18 @@ async fn dispatch(
         }
         "SendStreamingMessage" => {
             let request: SendMessageRequest = params(&call.params)?;
+            let slot = stream::reserve(state)?;
             let (task, history) = ops::send(state, actor, request).await?;
             let first = ops::view(state, actor, &task, history).await?;
             let framing = Framing::JsonRpc(call.id.clone());
             let opened = stream::open(
                 state.clone(),
                 actor.clone(),
-                task,
-                first,
+                (task, first),
                 Until::Interrupted,
                 framing,
-            )?;
+                slot,
+            );
             return Ok(Reply::Stream(opened));
         }
         "GetTask" => json!(ops::get(state, actor, &params::<GetTaskRequest>(&call.params)?).await?),
@@ -167,17 +170,18 @@ async fn dispatch(
         }
         "SubscribeToTask" => {
             let request: SubscribeToTaskRequest = params(&call.params)?;
+            let slot = stream::reserve(state)?;
             let task = ops::subscribable(state, actor, &request.id).await?;
             let first = ops::view(state, actor, &task, None).await?;
             let framing = Framing::JsonRpc(call.id.clone());
             let opened = stream::open(
                 state.clone(),
                 actor.clone(),
-                task,
-                first,
+                (task, first),
                 Until::Terminal,
                 framing,
-            )?;
+                slot,
+            );
             return Ok(Reply::Stream(opened));
         }
         "GetExtendedAgentCard" => json!(card::extended(state, actor, req).await?),

@@ -24,6 +24,12 @@ fn ok(body: &impl Serialize) -> HttpResponse {
     HttpResponse::Ok().content_type(MEDIA_TYPE).json(body)
 }
 
+/// [`check_version`], letting the request's `Idempotency-Key` go when it fails: the key
+/// covers the body only, and a retry with the right header must run.
+fn versioned(req: &HttpRequest) -> Result<(), A2aError> {
+    check_version(req).inspect_err(|_| crate::idempotency::let_key_go(req))
+}
+
 fn refused(error: &A2aError) -> HttpResponse {
     let status =
         StatusCode::from_u16(error.kind.http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -36,8 +42,13 @@ fn answer(result: Result<HttpResponse, A2aError>) -> HttpResponse {
 }
 
 fn body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, A2aError> {
-    serde_json::from_slice(bytes)
-        .map_err(|e| A2aError::invalid_params(format!("the body does not fit: {e}")))
+    serde_json::from_slice(bytes).map_err(|e| {
+        if e.is_data() {
+            A2aError::invalid_params(format!("the body does not fit: {e}"))
+        } else {
+            A2aError::new(ErrorKind::Parse, format!("the body is not JSON: {e}"))
+        }
+    })
 }
 
 fn query<T: DeserializeOwned>(req: &HttpRequest) -> Result<T, A2aError> {
@@ -77,6 +88,8 @@ fn no_such_method(target: &str) -> A2aError {
 pub(crate) async fn agent_card(req: HttpRequest) -> HttpResponse {
     HttpResponse::Ok()
         .insert_header(("cache-control", "public, max-age=300"))
+        // Its addresses come from these headers: a cache must not mix them.
+        .insert_header(("vary", "Host, X-Forwarded-Proto"))
         .json(card::public(&req))
 }
 
@@ -110,7 +123,7 @@ pub(crate) async fn send_message(
 ) -> Result<HttpResponse, ApiError> {
     Ok(answer(
         async {
-            check_version(&req)?;
+            versioned(&req)?;
             let request: SendMessageRequest = body(&auth.body)?;
             let (task, history) = ops::send(&state, &auth.actor, request).await?;
             let task = ops::view(&state, &auth.actor, &task, history).await?;
@@ -150,19 +163,21 @@ pub(crate) async fn stream_message(
 ) -> Result<HttpResponse, ApiError> {
     Ok(answer(
         async {
-            check_version(&req)?;
+            versioned(&req)?;
             let request: SendMessageRequest = body(&auth.body)?;
+            let slot = stream::reserve(&state)?;
             let (task, history) = ops::send(&state, &auth.actor, request).await?;
             let first = ops::view(&state, &auth.actor, &task, history).await?;
             let actor = auth.actor.clone();
-            stream::open(
+            let framing = Framing::Rest;
+            Ok(stream::open(
                 state.clone(),
                 actor,
-                task,
-                first,
+                (task, first),
                 Until::Interrupted,
-                Framing::Rest,
-            )
+                framing,
+                slot,
+            ))
         }
         .await,
     ))
@@ -205,7 +220,7 @@ pub(crate) async fn list_tasks(
 ) -> Result<HttpResponse, ApiError> {
     Ok(answer(
         async {
-            check_version(&req)?;
+            versioned(&req)?;
             let request: ListTasksRequest = query(&req)?;
             Ok(ok(&ops::list(&state, &auth.actor, &request).await?))
         }
@@ -247,7 +262,7 @@ pub(crate) async fn get_or_subscribe(
 ) -> Result<HttpResponse, ApiError> {
     Ok(answer(
         async {
-            check_version(&req)?;
+            versioned(&req)?;
             match split(&target) {
                 (id, None) => {
                     let mut request: GetTaskRequest = query(&req)?;
@@ -296,7 +311,7 @@ pub(crate) async fn cancel_or_subscribe(
 ) -> Result<HttpResponse, ApiError> {
     Ok(answer(
         async {
-            check_version(&req)?;
+            versioned(&req)?;
             match split(&target) {
                 (id, Some("cancel")) => {
                     let mut request = if auth.body.iter().all(u8::is_ascii_whitespace) {
@@ -329,17 +344,19 @@ async fn subscribe(
     auth: &Authenticated,
     id: &str,
 ) -> Result<HttpResponse, A2aError> {
+    let slot = stream::reserve(state)?;
     let task = ops::subscribable(state, &auth.actor, id).await?;
     let first = ops::view(state, &auth.actor, &task, None).await?;
     let actor = auth.actor.clone();
-    stream::open(
+    let framing = Framing::Rest;
+    Ok(stream::open(
         state.clone(),
         actor,
-        task,
-        first,
+        (task, first),
         Until::Terminal,
-        Framing::Rest,
-    )
+        framing,
+        slot,
+    ))
 }
 
 /// `GET /a2a/rest/extendedAgentCard`.
@@ -371,7 +388,7 @@ pub(crate) async fn extended_card(
 ) -> Result<HttpResponse, ApiError> {
     Ok(answer(
         async {
-            check_version(&req)?;
+            versioned(&req)?;
             Ok(ok(&card::extended(&state, &auth.actor, &req).await?))
         }
         .await,

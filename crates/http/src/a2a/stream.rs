@@ -17,7 +17,7 @@ use muster_a2a::{A2aError, ErrorKind};
 use muster_domain::model::{Actor, EventPosition, Task as MusterTask, TaskStatus as MusterStatus};
 use muster_domain::ports::EventFilter;
 use serde_json::{Value, json};
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, mpsc};
 
 use super::ops::refusal;
 use crate::state::AppState;
@@ -68,21 +68,26 @@ impl Until {
     }
 }
 
-/// Opens the stream of `task`, whose first event is `first`.
-pub(super) fn open(
-    state: Data<AppState>,
-    actor: Actor,
-    task: MusterTask,
-    first: Task,
-    until: Until,
-    framing: Framing,
-) -> Result<HttpResponse, A2aError> {
-    let slot = state.streams.reserve().map_err(|full| {
+/// A place for one more stream, taken before anything is changed: a send refused for
+/// want of one creates no task.
+pub(super) fn reserve(state: &AppState) -> Result<OwnedSemaphorePermit, A2aError> {
+    state.streams.reserve().map_err(|full| {
         A2aError::new(
             ErrorKind::ResourceExhausted,
             format!("too many open streams ({}); retry later", full.max),
         )
-    })?;
+    })
+}
+
+/// Opens the stream of `task`, whose first event is `first`, in `slot`.
+pub(super) fn open(
+    state: Data<AppState>,
+    actor: Actor,
+    (task, first): (MusterTask, Task),
+    until: Until,
+    framing: Framing,
+    slot: OwnedSemaphorePermit,
+) -> HttpResponse {
     let (tx, rx) = mpsc::channel::<Bytes>(16);
     let follow = Follow {
         state,
@@ -97,11 +102,11 @@ pub(super) fn open(
             .await
             .map(|frame| (Ok::<_, Infallible>(frame), (rx, slot)))
     });
-    Ok(HttpResponse::Ok()
+    HttpResponse::Ok()
         .content_type("text/event-stream")
         .insert_header(("cache-control", "no-store"))
         .insert_header(("x-accel-buffering", "no"))
-        .streaming(body))
+        .streaming(body)
 }
 
 /// The producing half of one stream.
@@ -237,16 +242,17 @@ impl Follow {
                     .get("to")
                     .and_then(Value::as_str)
                     .and_then(MusterStatus::parse);
-                // The task as it is now, at the status this event moved it to: a later
-                // move is sent by its own event.
+                // The task's other fields as they are now, at the status the events led
+                // to so far: a later move is sent by its own event.
                 let now = self.reread(&feed.task).await?;
-                feed.task = match moved_to {
-                    Some(to) => MusterTask {
-                        status: to,
-                        status_changed_at: event.created_at,
-                        ..now
-                    },
-                    None => now,
+                let (status, since) = match moved_to {
+                    Some(to) => (to, event.created_at),
+                    None => (feed.task.status, feed.task.status_changed_at),
+                };
+                feed.task = MusterTask {
+                    status,
+                    status_changed_at: since,
+                    ..now
                 };
                 if let Next::Stop = self.update(&feed.task, last).await {
                     return Ok(Next::Stop);

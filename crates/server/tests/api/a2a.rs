@@ -107,6 +107,21 @@ async fn the_agent_card_is_public_and_names_both_bindings(app: &TestApp) {
             (restful.as_str(), "HTTP+JSON", "1.0")
         ]
     );
+    assert_eq!(reply.headers["vary"], "Host, X-Forwarded-Proto");
+    // Forwarding headers any client can send do not move the addresses; a proxy's
+    // X-Forwarded-Proto makes them https.
+    let forwarded = send(
+        app.anonymous(Method::GET, "/.well-known/agent-card.json")
+            .header("x-forwarded-host", "evil.example")
+            .header("forwarded", "host=evil.example;proto=https")
+            .header("x-forwarded-proto", "https"),
+    )
+    .await;
+    let url = forwarded.body["supportedInterfaces"][0]["url"]
+        .as_str()
+        .unwrap();
+    let expected = app.url("/a2a/jsonrpc").replacen("http://", "https://", 1);
+    assert_eq!(url, expected, "{}", forwarded.text);
     assert_eq!(card["capabilities"]["streaming"], true);
     assert_eq!(card["capabilities"]["pushNotifications"], false);
     assert_eq!(card["capabilities"]["extendedAgentCard"], true);
@@ -283,8 +298,12 @@ async fn other_organizations_tasks_are_not_found(app: &TestApp) {
     assert_eq!(error_code(app, &key, "SendMessage", &reply).await, -32001);
     let context = json!({"message": {"messageId": "x", "role": "ROLE_USER", "contextId": theirs, "parts": [{"text": "hi"}]}});
     assert_eq!(error_code(app, &key, "SendMessage", &context).await, -32602);
+    // Their task has a sub-task: its context lists nothing for us.
+    let sub = json!({"title": "Their sub-task", "parentTaskId": theirs});
+    app.create_task(&app.other.hr, &sub).await;
     let listed = result(app, &key, "ListTasks", &json!({"contextId": theirs})).await;
     assert_eq!(listed["totalSize"], 0);
+    assert_eq!(listed["tasks"], json!([]));
     let all = result(app, &key, "ListTasks", &json!({})).await;
     let ids: Vec<&Value> = all["tasks"]
         .as_array()

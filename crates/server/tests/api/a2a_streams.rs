@@ -170,8 +170,17 @@ async fn every_move_is_streamed_in_order_however_quick(app: &TestApp) {
     let mut sse = open_rpc_stream(app, &key, "SendStreamingMessage", &params).await;
     let first = next_result(&mut sse).await;
     let id = str_of(&first["task"], "id");
-    let path = ["in_progress", "blocked", "in_progress", "review", "done"];
-    walk(app, &app.org.hr, &id, &path).await;
+    // A claim (assigned and claimed events, then the move), a comment (no move) between
+    // moves, all at once: each move is sent once, in order.
+    let claimed = app.post(&app.org.hr, "/tasks/claim", "{}").await;
+    assert_eq!(claimed.data()["id"], id.as_str(), "{}", claimed.text);
+    walk(app, &app.org.hr, &id, &["blocked"]).await;
+    let comment = json!({"body": "unblocked soon"}).to_string();
+    let said = app
+        .post(&app.org.hr, &format!("/tasks/{id}/comments"), &comment)
+        .await;
+    assert_eq!(said.status, StatusCode::OK, "{}", said.text);
+    walk(app, &app.org.hr, &id, &["in_progress", "review", "done"]).await;
     let mut seen = Vec::new();
     while let Some(frame) = sse.frame(Duration::from_secs(10)).await {
         if frame.data.is_some() {
