@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 /// The domain of the reasons A2A defines.
 const A2A_DOMAIN: &str = "a2a-protocol.org";
 /// The domain of Muster's own reasons (refusals A2A leaves to the server).
-const MUSTER_DOMAIN: &str = "muster";
+const OWN_DOMAIN: &str = "muster";
 
 /// Which error it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,7 +122,7 @@ impl ErrorKind {
 
     const fn domain(self) -> &'static str {
         match self {
-            Self::PermissionDenied | Self::Conflict | Self::ResourceExhausted => MUSTER_DOMAIN,
+            Self::PermissionDenied | Self::Conflict | Self::ResourceExhausted => OWN_DOMAIN,
             _ => A2A_DOMAIN,
         }
     }
