@@ -421,6 +421,11 @@ async fn messages_the_document_refuses_get_the_json_rpc_code(app: &TestApp) {
         assert_eq!(reply.status, StatusCode::OK, "{body}: {}", reply.text);
         assert_eq!(reply.body["id"], id, "{}", reply.text);
     }
+    // Just below the 64-bit range (schemathesis found it answered as i64::MIN).
+    let below = r#"{"jsonrpc": "2.0", "id": -9223372036854775809, "method": "ping"}"#;
+    let reply = app.post(&worker, "/mcp", below).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text);
+    assert_eq!(reply.body["error"]["code"], -32600, "{}", reply.text);
     // An integer written with a zero fraction is an integer (schemathesis found it
     // refused): answered with the integer.
     let body = r#"{"jsonrpc": "2.0", "id": 517846.0, "method": "ping"}"#;
