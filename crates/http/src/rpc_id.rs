@@ -3,6 +3,9 @@
 //! `integer` also allows).
 
 use serde_json::{Number, Value};
+use utoipa::openapi::schema::{
+    KnownFormat, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, Type,
+};
 
 /// The smallest integer `f64` outside the 64-bit range, 2^63.
 const TWO_POW_63: f64 = 9_223_372_036_854_775_808.0;
@@ -23,6 +26,36 @@ pub(crate) fn read(id: &Value) -> Option<Value> {
         }
         _ => None,
     }
+}
+
+/// The id of a request, as the documents describe it: an integer (64-bit) or a string.
+pub(crate) fn request_schema() -> Schema {
+    schema(false, "The request's id: an integer or a string")
+}
+
+/// The id of an MCP message: as [`request_schema`], or null (or left out) on a
+/// notification.
+pub(crate) fn message_schema() -> Schema {
+    schema(
+        true,
+        "The request's id, an integer or a string; null or left out on a notification",
+    )
+}
+
+fn schema(nullable: bool, description: &str) -> Schema {
+    let mut one_of = OneOfBuilder::new()
+        .item(
+            ObjectBuilder::new()
+                .schema_type(Type::Integer)
+                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
+                .minimum(Some(i64::MIN))
+                .maximum(Some(i64::MAX)),
+        )
+        .item(ObjectBuilder::new().schema_type(Type::String));
+    if nullable {
+        one_of = one_of.item(ObjectBuilder::new().schema_type(Type::Null));
+    }
+    Schema::OneOf(one_of.description(Some(description)).build())
 }
 
 #[cfg(test)]

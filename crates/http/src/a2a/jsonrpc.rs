@@ -36,7 +36,7 @@ pub(crate) struct RequestDoc {
     #[schema(pattern = "^2\\.0$")]
     jsonrpc: String,
     /// The request's id: an integer (64-bit) or a string.
-    #[schema(schema_with = request_id)]
+    #[schema(schema_with = crate::rpc_id::request_schema)]
     id: i64,
     /// The method: `SendMessage`, `GetTask`, ...
     #[schema(min_length = 1, max_length = 100)]
@@ -44,25 +44,6 @@ pub(crate) struct RequestDoc {
     /// Its parameters.
     #[schema(value_type = Option<Object>)]
     params: Option<Value>,
-}
-
-/// A request id: an integer (64-bit) or a string.
-fn request_id() -> utoipa::openapi::schema::Schema {
-    use utoipa::openapi::schema::{
-        KnownFormat, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, Type,
-    };
-    let one_of = OneOfBuilder::new()
-        .item(
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
-                .minimum(Some(i64::MIN))
-                .maximum(Some(i64::MAX)),
-        )
-        .item(ObjectBuilder::new().schema_type(Type::String))
-        .description(Some("The request's id: an integer or a string"))
-        .build();
-    Schema::OneOf(one_of)
 }
 
 /// The longest method name read.

@@ -223,7 +223,9 @@ async fn reply(
         .comment(actor, task.id, body, None)
         .await
         .map_err(refusal)?;
-    find(state, actor, id).await
+    // A comment moves nothing the answer shows; the history is read afresh from the
+    // comments.
+    Ok(task)
 }
 
 /// `GetTask`.

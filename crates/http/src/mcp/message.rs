@@ -20,7 +20,7 @@ pub(crate) struct RpcMessage {
     #[schema(pattern = "^2\\.0$")]
     jsonrpc: String,
     /// The request's id, an integer or a string; left out on a notification.
-    #[schema(schema_with = rpc_id)]
+    #[schema(schema_with = crate::rpc_id::message_schema)]
     id: Option<i64>,
     /// The method: `initialize`, `ping`, `tools/list`, `tools/call`, or a notification's.
     #[schema(min_length = 1, max_length = 100)]
@@ -28,28 +28,6 @@ pub(crate) struct RpcMessage {
     /// Its parameters.
     #[schema(value_type = Option<Object>)]
     params: Option<serde_json::Value>,
-}
-
-/// A JSON-RPC id: an integer (64-bit) or a string (null, or left out, on a notification).
-fn rpc_id() -> utoipa::openapi::schema::Schema {
-    use utoipa::openapi::schema::{
-        KnownFormat, ObjectBuilder, OneOfBuilder, Schema, SchemaFormat, Type,
-    };
-    let one_of = OneOfBuilder::new()
-        .item(
-            ObjectBuilder::new()
-                .schema_type(Type::Integer)
-                .format(Some(SchemaFormat::KnownFormat(KnownFormat::Int64)))
-                .minimum(Some(i64::MIN))
-                .maximum(Some(i64::MAX)),
-        )
-        .item(ObjectBuilder::new().schema_type(Type::String))
-        .item(ObjectBuilder::new().schema_type(Type::Null))
-        .description(Some(
-            "The request's id, an integer or a string; null or left out on a notification",
-        ))
-        .build();
-    Schema::OneOf(one_of)
 }
 
 /// The longest method name a message may carry.
