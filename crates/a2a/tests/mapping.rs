@@ -302,3 +302,48 @@ fn wire_names_round_trip() {
     assert_eq!(read.role, Role::Agent);
     assert_eq!(read.parts[0].media_type.as_deref(), Some("text/plain"));
 }
+
+#[test]
+fn a_push_is_the_status_the_move_led_to() {
+    use muster_a2a::push::status_update;
+    use muster_a2a::types::StreamResponse;
+    use muster_domain::model::{Event, EventId, EventSeverity};
+
+    // The task has moved on since: the push still says what this move did.
+    let now = task(TaskStatus::Done, false);
+    let moved_at = datetime!(2026-11-27 11:00 UTC);
+    let event = Event {
+        id: EventId::from_uuid(Uuid::from_u128(9)),
+        org_id: now.org_id,
+        event_type: "task.transitioned".into(),
+        actor_id: None,
+        entity_type: "task".into(),
+        entity_id: now.id.as_uuid(),
+        severity: EventSeverity::Info,
+        payload: json!({"from": "todo", "to": "review"}),
+        created_at: moved_at,
+    };
+    let review = task(TaskStatus::Review, true);
+    let StreamResponse::StatusUpdate(update) = status_update(review, &event) else {
+        panic!("a status update");
+    };
+    assert_eq!(update.task_id, now.id.to_string());
+    assert_eq!(update.status.state, TaskState::InputRequired);
+    assert_eq!(
+        update.status.timestamp.as_deref(),
+        Some("2026-11-27T11:00:00Z")
+    );
+    let StreamResponse::StatusUpdate(update) = status_update(now, &event) else {
+        panic!("a status update");
+    };
+    assert_eq!(
+        update.status.state,
+        TaskState::Working,
+        "review without approval"
+    );
+    let json = serde_json::to_value(StreamResponse::StatusUpdate(update)).unwrap();
+    assert_eq!(
+        json["statusUpdate"]["status"]["state"],
+        "TASK_STATE_WORKING"
+    );
+}

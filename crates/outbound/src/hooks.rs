@@ -56,7 +56,7 @@ impl HttpHookCaller {
 
     fn request(&self, call: &HookCall) -> Result<Request<Full<Bytes>>, String> {
         let mut builder = Request::post(call.url.as_str())
-            .header(CONTENT_TYPE, HeaderValue::from_static("application/json"))
+            .header(CONTENT_TYPE, HeaderValue::from_static(call.content_type))
             .header(
                 USER_AGENT,
                 HeaderValue::from_static(concat!("Muster-Webhooks/", env!("CARGO_PKG_VERSION"))),
@@ -64,6 +64,9 @@ impl HttpHookCaller {
             .header(EVENT_HEADER, call.event_type.as_str())
             .header(DELIVERY_HEADER, call.delivery_id.to_string())
             .header(HOOK_TYPE_HEADER, call.hook_type.as_str());
+        for (name, value) in &call.headers {
+            builder = builder.header(*name, value.as_str());
+        }
         if let Some(secret) = &call.secret {
             builder = builder.header(
                 SIGNATURE_HEADER,

@@ -332,6 +332,9 @@ diesel::table! {
         lease_until -> Nullable<PortableTimestamp>,
         created_at -> PortableTimestamp,
         updated_at -> PortableTimestamp,
+        task_id -> Nullable<PortableUuid>,
+        push_config_id -> Nullable<Text>,
+        sealed_auth -> Nullable<Binary>,
     }
 }
 

@@ -675,6 +675,18 @@ impl Transaction for DbTransaction<'_> {
         rows.into_iter().map(Webhook::try_from).collect()
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.push_configs", skip_all, fields(otel.kind = "client"))]
+    async fn push_configs(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<Vec<Webhook>, RepositoryError> {
+        let rows = webhooks::push_configs(&mut self.0, org, task)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(Webhook::try_from).collect()
+    }
+
     #[tracing::instrument(level = "debug", name = "db.tx.insert_webhook", skip_all, fields(otel.kind = "client"))]
     async fn insert_webhook(&mut self, hook: &Webhook) -> Result<(), RepositoryError> {
         webhooks::insert(

@@ -1,5 +1,6 @@
 //! Wiring: adapters into use cases, use cases into the HTTP server.
 
+use muster_a2a::push::TaskPushRenderer;
 use std::net::TcpListener;
 use std::sync::Arc;
 
@@ -220,13 +221,14 @@ pub fn deliveries(
     Ok(DeliveryService::new(
         repository,
         db.clone(),
-        db,
+        db.clone(),
         Arc::new(key.secret_cipher()),
         hook_caller(hooks)?,
         Arc::new(SystemClock),
         Arc::new(UuidV7Ids),
     )
-    .with_schedule(hooks.retry_schedule.clone()))
+    .with_schedule(hooks.retry_schedule.clone())
+    .with_push(Arc::new(TaskPushRenderer::new(db))))
 }
 
 /// The auth mode with its synthetic owner (created when missing).

@@ -4,6 +4,7 @@
 
 mod card;
 mod message;
+mod push;
 mod requests;
 mod task;
 
@@ -12,9 +13,13 @@ pub use card::{
     HttpAuthSecurityScheme, SecurityRequirement, SecurityScheme,
 };
 pub use message::{Message, Part, Role};
+pub use push::{
+    AuthenticationInfo, ListPushConfigsRequest, ListPushConfigsResponse, PushConfigRequest,
+    TaskPushNotificationConfig,
+};
 pub use requests::{
     CancelTaskRequest, GetTaskRequest, ListTasksRequest, ListTasksResponse,
-    SendMessageConfiguration, SendMessageRequest, SubscribeToTaskRequest, TaskIdParams,
+    SendMessageConfiguration, SendMessageRequest, SubscribeToTaskRequest,
 };
 pub use task::{
     Artifact, SendMessageResponse, StreamResponse, Task, TaskState, TaskStatus,

@@ -1,7 +1,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{Message, Task};
+use super::{Message, Task, TaskPushNotificationConfig};
 
 /// How the sender wants a message handled.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -17,9 +17,15 @@ pub struct SendMessageConfiguration {
     /// its tasks are worked on by agents and people over minutes or days.
     #[serde(default, alias = "return_immediately")]
     pub return_immediately: Option<bool>,
-    /// A push notification config (not supported: refused).
-    #[serde(default, alias = "task_push_notification_config")]
-    pub task_push_notification_config: Option<Value>,
+    /// A push notification config for the task the message creates (its `taskId`
+    /// left empty). v1.0.0 called it `pushNotificationConfig`.
+    #[serde(
+        default,
+        alias = "task_push_notification_config",
+        alias = "pushNotificationConfig",
+        alias = "push_notification_config"
+    )]
+    pub task_push_notification_config: Option<TaskPushNotificationConfig>,
 }
 
 /// `SendMessage` and `SendStreamingMessage`.
@@ -79,15 +85,6 @@ pub struct SubscribeToTaskRequest {
     /// The task.
     #[serde(default)]
     pub id: String,
-}
-
-/// The push notification config requests, read only for their task id.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskIdParams {
-    /// The task.
-    #[serde(default, alias = "task_id")]
-    pub task_id: String,
 }
 
 /// `ListTasks`.

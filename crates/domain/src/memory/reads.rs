@@ -580,7 +580,7 @@ impl WebhookRepository for MemoryStore {
                 .webhooks
                 .values()
                 .map(|r| r.hook.clone())
-                .filter(|h| h.org_id == org),
+                .filter(|h| h.org_id == org && h.push.is_none()),
             |h| (h.created_at, h.id.as_uuid()),
         ))
     }
@@ -591,6 +591,15 @@ impl WebhookRepository for MemoryStore {
             .webhooks
             .in_org(&id.as_uuid(), org)
             .map(|r| r.hook.clone()))
+    }
+
+    async fn push_configs(
+        &self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<Vec<Webhook>, RepositoryError> {
+        let state = self.snapshot();
+        Ok(super::transaction::push_configs_of(&state, org, task))
     }
 
     async fn attempts(

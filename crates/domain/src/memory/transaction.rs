@@ -133,6 +133,10 @@ impl State {
                 let key = (*hook, event.id.as_uuid());
                 if *org == event.org_id
                     && webhook.events.matches(&event.event_type)
+                    && webhook
+                        .push
+                        .as_ref()
+                        .is_none_or(|push| push.task_id.as_uuid() == event.entity_id)
                     && !self.outbox.contains_key(&key)
                 {
                     self.outbox.put(
@@ -895,6 +899,14 @@ impl Transaction for MemoryTransaction {
         Ok(hooks)
     }
 
+    async fn push_configs(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<Vec<Webhook>, RepositoryError> {
+        Ok(push_configs_of(&self.state, org, task))
+    }
+
     async fn insert_webhook(&mut self, hook: &Webhook) -> Result<(), RepositoryError> {
         let record = HookRecord {
             hook: hook.clone(),
@@ -1246,4 +1258,17 @@ fn revoke(state: &mut State, at: OffsetDateTime, which: impl Fn(&RefreshToken) -
         }
     }
     u64::try_from(ids.len()).unwrap_or(u64::MAX)
+}
+
+/// The push configs of `task`, oldest first.
+pub(super) fn push_configs_of(state: &State, org: OrgId, task: TaskId) -> Vec<Webhook> {
+    let mut hooks: Vec<Webhook> = state
+        .webhooks
+        .values()
+        .map(|r| &r.hook)
+        .filter(|h| h.org_id == org && h.push.as_ref().is_some_and(|p| p.task_id == task))
+        .cloned()
+        .collect();
+    hooks.sort_by(|a, b| a.created_at.cmp(&b.created_at).then(a.id.cmp(&b.id)));
+    hooks
 }

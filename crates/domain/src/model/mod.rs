@@ -19,6 +19,7 @@ mod integration;
 mod lease;
 mod ledger;
 mod organization;
+mod push;
 mod task;
 mod template;
 mod text;
@@ -55,6 +56,9 @@ pub use integration::{IntegrationAction, IntegrationAnswer};
 pub use lease::Lease;
 pub use ledger::{CreditKind, LedgerEntry, ReputationEvent, ReputationKind};
 pub use organization::{OrgName, Organization};
+pub use push::{
+    MAX_PUSH_CONFIGS_PER_TASK, PUSH_EVENT_TYPES, PushAuth, PushConfigId, TaskPush, check_push_token,
+};
 pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};
 pub use template::{TaskTemplate, TemplateName};
 pub use text::{Description, Reason, Title};

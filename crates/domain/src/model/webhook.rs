@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::{DeliveryAttemptId, EventId, OrgId, WebhookId};
+use super::{DeliveryAttemptId, EventId, OrgId, TaskPush, WebhookId};
 use crate::ValidationError;
 use crate::validation::{max_chars, no_nul};
 
@@ -222,6 +222,9 @@ pub struct Webhook {
     pub consecutive_failures: u32,
     /// The most recent failure.
     pub last_error: Option<String>,
+    /// The task and id of an A2A push notification config; `None` for the
+    /// organization's own webhooks.
+    pub push: Option<TaskPush>,
     /// When it was registered.
     pub created_at: OffsetDateTime,
     /// When it last changed.

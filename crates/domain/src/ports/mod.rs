@@ -41,7 +41,8 @@ pub use tasks::{Overdue, TaskFilter, TaskRepository};
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact};
 pub use users::UserRepository;
 pub use webhooks::{
-    CallResult, DeliveryQueue, HookCall, HookCaller, PendingDelivery, WebhookRepository,
+    CallResult, DeliveryQueue, HookCall, HookCaller, PendingDelivery, PushRenderer,
+    WebhookRepository,
 };
 
 #[cfg(any(test, feature = "mocks"))]
@@ -77,4 +78,4 @@ pub use transaction::{MockTransaction, MockUnitOfWork, Outcome};
 #[cfg(any(test, feature = "mocks"))]
 pub use users::MockUserRepository;
 #[cfg(any(test, feature = "mocks"))]
-pub use webhooks::{MockDeliveryQueue, MockHookCaller, MockWebhookRepository};
+pub use webhooks::{MockDeliveryQueue, MockHookCaller, MockPushRenderer, MockWebhookRepository};

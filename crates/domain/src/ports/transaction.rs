@@ -429,6 +429,14 @@ pub trait Transaction: Send {
     /// the gate asks them before the commit).
     async fn pre_hooks(&mut self, org: OrgId) -> Result<Vec<Webhook>, RepositoryError>;
 
+    /// The A2A push notification configs of `task` (webhooks scoped to it), oldest
+    /// first.
+    async fn push_configs(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<Vec<Webhook>, RepositoryError>;
+
     /// Registers a webhook.
     async fn insert_webhook(&mut self, hook: &Webhook) -> Result<(), RepositoryError>;
 

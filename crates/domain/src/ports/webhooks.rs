@@ -3,17 +3,21 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::RepositoryError;
-use crate::model::{DeliveryAttempt, Event, HookType, OrgId, Webhook, WebhookId};
+use crate::model::{DeliveryAttempt, Event, HookType, OrgId, TaskId, Webhook, WebhookId};
 
 /// Reads of outbound webhooks and their delivery log.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
 #[async_trait]
 pub trait WebhookRepository: Send + Sync {
-    /// The organization's hooks, newest first.
+    /// The organization's hooks, newest first (not the A2A push configs of its tasks).
     async fn list(&self, org: OrgId) -> Result<Vec<Webhook>, RepositoryError>;
 
     /// The hook, if it is in `org`.
     async fn get(&self, org: OrgId, id: WebhookId) -> Result<Option<Webhook>, RepositoryError>;
+
+    /// The A2A push notification configs of `task`, oldest first.
+    async fn push_configs(&self, org: OrgId, task: TaskId)
+    -> Result<Vec<Webhook>, RepositoryError>;
 
     /// The hook's recorded calls, newest first, skipping `offset`, at most `limit`, with
     /// how many there are in all.
@@ -92,6 +96,17 @@ pub struct HookCall {
     pub delivery_id: Uuid,
     /// The raw JSON body.
     pub body: Vec<u8>,
+    /// Its media type: `application/json`, or `application/a2a+json` for A2A pushes.
+    pub content_type: &'static str,
+    /// Further headers (an A2A push's token and `Authorization`): secrets, never logged.
+    pub headers: Vec<(&'static str, String)>,
+}
+
+impl HookCall {
+    /// The media type of webhook deliveries.
+    pub const JSON: &'static str = "application/json";
+    /// The media type of A2A push notifications.
+    pub const A2A_JSON: &'static str = "application/a2a+json";
 }
 
 impl std::fmt::Debug for HookCall {
@@ -103,6 +118,15 @@ impl std::fmt::Debug for HookCall {
             .field("hook_type", &self.hook_type)
             .field("event_type", &self.event_type)
             .field("delivery_id", &self.delivery_id)
+            .field("content_type", &self.content_type)
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(name, _)| (*name, "<redacted>"))
+                    .collect::<Vec<_>>(),
+            )
             .finish_non_exhaustive()
     }
 }
@@ -127,4 +151,18 @@ pub struct CallResult {
 pub trait HookCaller: Send + Sync {
     /// Makes the call within its timeout.
     async fn call(&self, call: &HookCall) -> CallResult;
+}
+
+/// Writes the body of an A2A push notification: the protocol's view of what `event`
+/// did to `task` (a status update), read when the push is sent.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+#[async_trait]
+pub trait PushRenderer: Send + Sync {
+    /// The JSON body; an error when the task cannot be read.
+    async fn render(
+        &self,
+        org: OrgId,
+        task: TaskId,
+        event: &Event,
+    ) -> Result<serde_json::Value, RepositoryError>;
 }

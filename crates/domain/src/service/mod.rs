@@ -49,6 +49,6 @@ pub use tasks::{
     NewTask, SweepFailure, SweepRun, TaskPage, TaskPatch, TaskService, TemplateOverrides,
 };
 pub use webhooks::{
-    DeliveryService, DrainReport, GatedUnitOfWork, HookGate, NewWebhook, TestOutcome, WebhookPatch,
-    WebhookPorts, WebhookService, check_secret,
+    DeliveryService, DrainReport, GatedUnitOfWork, HookGate, NewPush, NewWebhook, TestOutcome,
+    WebhookPatch, WebhookPorts, WebhookService, check_secret,
 };

@@ -28,6 +28,7 @@ mod inbound_keys;
 mod ledger_properties;
 mod no_io_dependencies;
 mod properties;
+mod push_configs;
 mod runaway_guard;
 mod service_debug;
 mod sweep_and_guard;

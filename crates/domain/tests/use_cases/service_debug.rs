@@ -238,10 +238,12 @@ fn requests_carrying_a_secret_show_everything_but_the_secret() {
         event_type: "task.created".into(),
         delivery_id: delivery,
         body: b"{\"private\":\"body\"}".to_vec(),
+        content_type: HookCall::A2A_JSON,
+        headers: vec![("authorization", "Bearer push-very-private".into())],
     };
     redacts(
         &format!("{call:?}"),
-        &["whsec-very-private", "private\\\":"],
+        &["whsec-very-private", "private\\\":", "push-very-private"],
         &[
             "HookCall",
             "https://hooks.example/in",

@@ -36,6 +36,7 @@ fn pre_hook(name: &str, can_block: bool, events: &[&str]) -> Webhook {
         enabled: true,
         consecutive_failures: 0,
         last_error: None,
+        push: None,
         created_at: NOW,
         updated_at: NOW,
     }

@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 
 use actix_web::HttpRequest;
 use actix_web::http::header::HOST;
+use muster_a2a::A2aError;
 use muster_a2a::PROTOCOL_VERSION;
 use muster_a2a::types::{
     AgentCapabilities, AgentCard, AgentExtension, AgentInterface, AgentSkill,
     HttpAuthSecurityScheme, SecurityRequirement, SecurityScheme,
 };
-use muster_a2a::{A2aError, ErrorKind};
 use muster_domain::model::Actor;
 use serde_json::Map;
 
@@ -138,7 +138,7 @@ fn card(req: &HttpRequest, skills: Vec<AgentSkill>) -> AgentCard {
         documentation_url: Some(format!("{base}/docs")),
         capabilities: AgentCapabilities {
             streaming: true,
-            push_notifications: false,
+            push_notifications: true,
             extended_agent_card: true,
             extensions: vec![AgentExtension {
                 uri: SIGNATURE_EXTENSION.to_owned(),
@@ -158,13 +158,4 @@ fn card(req: &HttpRequest, skills: Vec<AgentSkill>) -> AgentCard {
         default_output_modes: MEDIA.iter().map(|m| (*m).to_owned()).collect(),
         skills,
     }
-}
-
-/// Refuses the push notification config operations.
-pub(crate) fn no_push() -> A2aError {
-    A2aError::new(
-        ErrorKind::PushNotificationNotSupported,
-        "push notification configs are not supported yet: stream the task \
-         (SendStreamingMessage, SubscribeToTask) or poll it (GetTask)",
-    )
 }

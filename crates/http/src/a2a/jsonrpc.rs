@@ -13,18 +13,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::stream::{self, Framing, Until};
-use super::{card, check_version, ops};
+use super::{card, check_version, ops, push};
 use crate::ApiError;
 use crate::extract::Authenticated;
 use crate::state::AppState;
-
-/// The push notification config methods (refused: not supported yet).
-const PUSH_METHODS: [&str; 4] = [
-    "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs",
-    "DeleteTaskPushNotificationConfig",
-];
 
 /// One JSON-RPC 2.0 request, as the document describes it (A2A defines each method's
 /// `params`).
@@ -65,7 +57,9 @@ struct Call {
     summary = "A2A v1.0, JSON-RPC binding",
     description = "One JSON-RPC 2.0 request per POST with `A2A-Version: 1.0`: `SendMessage`, \
         `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`, \
-        `GetExtendedAgentCard`; the push notification config methods answer -32003. A \
+        `GetExtendedAgentCard` and the push notification config methods \
+        (`CreateTaskPushNotificationConfig`, `GetTaskPushNotificationConfig`, \
+        `ListTaskPushNotificationConfigs`, `DeleteTaskPushNotificationConfig`). A \
         method's errors are JSON-RPC errors with HTTP 200 and a `google.rpc.ErrorInfo` in \
         `data`; a body that is not a JSON-RPC 2.0 request, or a missing or unsupported \
         version, is 400 with the JSON-RPC error. The streaming methods answer \
@@ -166,7 +160,19 @@ async fn dispatch(
             return Ok(Reply::Stream(opened));
         }
         "GetExtendedAgentCard" => json!(card::extended(state, actor, req).await?),
-        method if PUSH_METHODS.contains(&method) => return Err(card::no_push()),
+        "CreateTaskPushNotificationConfig" => {
+            json!(push::create(state, actor, &params(&call.params)?).await?)
+        }
+        "GetTaskPushNotificationConfig" => {
+            json!(push::get(state, actor, &params(&call.params)?).await?)
+        }
+        "ListTaskPushNotificationConfigs" => {
+            json!(push::list(state, actor, &params(&call.params)?).await?)
+        }
+        "DeleteTaskPushNotificationConfig" => {
+            push::delete(state, actor, &params(&call.params)?).await?;
+            Value::Null
+        }
         method => {
             return Err(A2aError::new(
                 ErrorKind::MethodNotFound,

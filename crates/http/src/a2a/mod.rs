@@ -13,6 +13,7 @@
 mod card;
 pub(crate) mod jsonrpc;
 mod ops;
+mod push;
 pub(crate) mod rest;
 mod stream;
 

@@ -15,6 +15,7 @@ use muster_domain::model::{
 use muster_domain::service::{NewTask, PageRequest};
 use uuid::Uuid;
 
+use super::push;
 use crate::ApiError;
 use crate::state::AppState;
 
@@ -40,7 +41,7 @@ pub(super) fn refusal(err: impl Into<ApiError>) -> A2aError {
 }
 
 /// Refuses a `tenant`: Muster has one endpoint per deployment.
-fn no_tenant(tenant: Option<&String>) -> Result<(), A2aError> {
+pub(super) fn no_tenant(tenant: Option<&String>) -> Result<(), A2aError> {
     match tenant {
         Some(t) if !t.is_empty() => Err(A2aError::invalid_params(
             "tenant is not used by this server: leave it out",
@@ -133,18 +134,34 @@ pub(super) async fn send(
 ) -> Result<(MusterTask, Option<usize>), A2aError> {
     no_tenant(request.tenant.as_ref())?;
     let configuration = request.configuration.unwrap_or_default();
-    if configuration.task_push_notification_config.is_some() {
-        return Err(A2aError::new(
-            ErrorKind::PushNotificationNotSupported,
-            "push notification configs are not supported yet: stream or poll the task",
-        ));
-    }
     let history = history_length(configuration.history_length)?;
+    // A push config is checked in full before anything changes.
+    let push = match &configuration.task_push_notification_config {
+        Some(config) if !config.task_id.is_empty() => {
+            return Err(A2aError::invalid_params(
+                "taskPushNotificationConfig.taskId must be empty: the config is for the \
+                 message's task",
+            ));
+        }
+        Some(config) => {
+            let new = push::new_push(config)?;
+            state
+                .webhooks
+                .check_push(actor, &new)
+                .await
+                .map_err(refusal)?;
+            Some(new)
+        }
+        None => None,
+    };
     let message = request.message;
     let task = match message.task_id.as_deref() {
         Some(id) if !id.is_empty() => reply(state, actor, id, &message).await?,
         _ => create(state, actor, &message).await?,
     };
+    if let Some(new) = push {
+        push::set(state, actor, task.id, new).await?;
+    }
     Ok((task, history))
 }
 

@@ -6,14 +6,15 @@ use actix_web::http::StatusCode;
 use actix_web::web::{Data, Path};
 use actix_web::{HttpRequest, HttpResponse};
 use muster_a2a::types::{
-    CancelTaskRequest, GetTaskRequest, ListTasksRequest, SendMessageRequest, SendMessageResponse,
+    CancelTaskRequest, GetTaskRequest, ListPushConfigsRequest, ListTasksRequest, PushConfigRequest,
+    SendMessageRequest, SendMessageResponse, TaskPushNotificationConfig,
 };
 use muster_a2a::{A2aError, ErrorKind};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::stream::{self, Framing, Until};
-use super::{card, check_version, ops};
+use super::{card, check_version, ops, push};
 use crate::ApiError;
 use crate::extract::Authenticated;
 use crate::state::AppState;
@@ -395,84 +396,192 @@ pub(crate) async fn extended_card(
     ))
 }
 
-/// Refuses a push notification config operation (after the version check).
-fn push_refused(req: &HttpRequest) -> HttpResponse {
-    refused(&check_version(req).err().unwrap_or_else(card::no_push))
-}
-
-/// One push notification config operation, each refused for now.
-macro_rules! push_operation {
-    ($name:ident, $method:ident, $path:literal, $id:literal, $summary:literal) => {
-        push_operation!($name, $method, $path, $id, $summary, ());
-    };
-    ($name:ident, $method:ident, $path:literal, $id:literal, $summary:literal, config) => {
-        push_operation!(
-            $name,
-            $method,
-            $path,
-            $id,
-            $summary,
-            (("config" = String, Path, description = "The config id"),)
-        );
-    };
-    ($name:ident, $method:ident, $path:literal, $id:literal, $summary:literal, ($($extra:tt)*)) => {
-        #[utoipa::path(
-            $method,
-            path = $path,
-            operation_id = $id,
-            tag = "a2a",
-            summary = $summary,
-            description = "Not supported yet: answers 400 PUSH_NOTIFICATION_NOT_SUPPORTED \
-                (after the version check). Stream or poll the task instead.",
-            params(
-                ("target" = String, Path, description = "The task id"),
-                $($extra)*
-                ("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")
-            ),
-            responses(
-                (status = 400, description = "Not supported", body = Object),
-                (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
-                (status = 403, description = "The credentials may not", body = Object),
-                (status = 404, description = "No such task", body = Object),
-                (status = 409, description = "An Idempotency-Key in use", body = Object),
-                (status = 429, description = "A rate limit", body = Object),
-                (status = 500, description = "The server failed", body = Object)
-            ),
-            security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
-        )]
-        pub(crate) async fn $name(req: HttpRequest, _auth: Authenticated) -> HttpResponse {
-            push_refused(&req)
-        }
-    };
-}
-
-push_operation!(
-    create_push_config,
+/// `POST /a2a/rest/tasks/{target}/pushNotificationConfigs`.
+#[utoipa::path(
     post,
-    "/a2a/rest/tasks/{target}/pushNotificationConfigs",
-    "a2aCreatePushConfig",
-    "A2A CreateTaskPushNotificationConfig (not supported yet)"
-);
-push_operation!(
-    list_push_configs,
+    path = "/a2a/rest/tasks/{target}/pushNotificationConfigs",
+    operation_id = "a2aCreatePushConfig",
+    tag = "a2a",
+    summary = "A2A CreateTaskPushNotificationConfig",
+    description = "Sets a push notification config on the task: its status updates are POSTed \
+        to `url` (https, public addresses, as webhooks) with the token in \
+        `X-A2A-Notification-Token` and `Authorization: <scheme> <credentials>`, retried as \
+        webhook deliveries are. Setting an `id` again replaces that config; a task has at \
+        most 10. Users who may manage webhooks only.",
+    params(
+        ("target" = String, Path, description = "The task id"),
+        ("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")
+    ),
+    request_body(content = Object, description = "A TaskPushNotificationConfig"),
+    responses(
+        (status = 200, description = "The config (without its token and credentials)", body = Object, content_type = "application/a2a+json"),
+        (status = 400, description = "Bad parameters or version, or a URL that may not be called", body = Object),
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
+        (status = 403, description = "An A2A error: the credentials may not (agents may not manage push configs)", body = Object),
+        (status = 404, description = "An A2A error: no such task", body = Object),
+        (status = 409, description = "An A2A error (a conflict), or the API's for an Idempotency-Key in use", body = Object),
+        (status = 429, description = "An A2A error: a rate limit", body = Object),
+        (status = 500, description = "An A2A error: the server failed", body = Object)
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(crate) async fn create_push_config(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    target: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(answer(
+        async {
+            versioned(&req)?;
+            let mut config: TaskPushNotificationConfig = body(&auth.body)?;
+            if !config.task_id.is_empty() && config.task_id != *target {
+                return Err(A2aError::invalid_params(
+                    "the body's taskId is not the path's task",
+                ));
+            }
+            target.clone_into(&mut config.task_id);
+            Ok(ok(&push::create(&state, &auth.actor, &config).await?))
+        }
+        .await,
+    ))
+}
+
+/// `GET /a2a/rest/tasks/{target}/pushNotificationConfigs`.
+#[utoipa::path(
     get,
-    "/a2a/rest/tasks/{target}/pushNotificationConfigs",
-    "a2aListPushConfigs",
-    "A2A ListTaskPushNotificationConfigs (not supported yet)"
-);
-push_operation!(
-    get_push_config,
+    path = "/a2a/rest/tasks/{target}/pushNotificationConfigs",
+    operation_id = "a2aListPushConfigs",
+    tag = "a2a",
+    summary = "A2A ListTaskPushNotificationConfigs",
+    description = "The task's push notification configs, oldest first, on one page (a task \
+        has at most 10), without their tokens and credentials.",
+    params(
+        ("target" = String, Path, description = "The task id"),
+        ("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)"),
+        ("pageSize" = Option<i32>, Query, minimum = 0, description = "Ignored: one page holds every config"),
+        ("pageToken" = Option<String>, Query, description = "Empty: there is no second page")
+    ),
+    responses(
+        (status = 200, description = "`{configs, nextPageToken}`", body = Object, content_type = "application/a2a+json"),
+        (status = 400, description = "Bad parameters or version", body = Object),
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
+        (status = 403, description = "An A2A error: the credentials may not (agents may not read push configs)", body = Object),
+        (status = 404, description = "An A2A error: no such task", body = Object),
+        (status = 409, description = "The API's error for an Idempotency-Key in use", body = Object),
+        (status = 429, description = "An A2A error: a rate limit", body = Object),
+        (status = 500, description = "An A2A error: the server failed", body = Object)
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(crate) async fn list_push_configs(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    target: Path<String>,
+) -> Result<HttpResponse, ApiError> {
+    Ok(answer(
+        async {
+            versioned(&req)?;
+            let mut request: ListPushConfigsRequest = query(&req)?;
+            target.clone_into(&mut request.task_id);
+            Ok(ok(&push::list(&state, &auth.actor, &request).await?))
+        }
+        .await,
+    ))
+}
+
+/// `GET /a2a/rest/tasks/{target}/pushNotificationConfigs/{config}`.
+#[utoipa::path(
     get,
-    "/a2a/rest/tasks/{target}/pushNotificationConfigs/{config}",
-    "a2aGetPushConfig",
-    "A2A GetTaskPushNotificationConfig (not supported yet)",
-    config
-);
-push_operation!(
-    delete_push_config,
+    path = "/a2a/rest/tasks/{target}/pushNotificationConfigs/{config}",
+    operation_id = "a2aGetPushConfig",
+    tag = "a2a",
+    summary = "A2A GetTaskPushNotificationConfig",
+    description = "One push notification config of the task, without its token and \
+        credentials; 404 when the task has none with that id.",
+    params(
+        ("target" = String, Path, description = "The task id"),
+        ("config" = String, Path, description = "The config id"),
+        ("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")
+    ),
+    responses(
+        (status = 200, description = "The config", body = Object, content_type = "application/a2a+json"),
+        (status = 400, description = "Bad version", body = Object),
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
+        (status = 403, description = "An A2A error: the credentials may not (agents may not read push configs)", body = Object),
+        (status = 404, description = "An A2A error: no such task or config", body = Object),
+        (status = 409, description = "The API's error for an Idempotency-Key in use", body = Object),
+        (status = 429, description = "An A2A error: a rate limit", body = Object),
+        (status = 500, description = "An A2A error: the server failed", body = Object)
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(crate) async fn get_push_config(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    path: Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (task_id, id) = path.into_inner();
+    Ok(answer(
+        async {
+            versioned(&req)?;
+            let request = PushConfigRequest {
+                tenant: None,
+                task_id,
+                id,
+            };
+            Ok(ok(&push::get(&state, &auth.actor, &request).await?))
+        }
+        .await,
+    ))
+}
+
+/// `DELETE /a2a/rest/tasks/{target}/pushNotificationConfigs/{config}`.
+#[utoipa::path(
     delete,
-    "/a2a/rest/tasks/{target}/pushNotificationConfigs/{config}",
-    "a2aDeletePushConfig",
-    "A2A DeleteTaskPushNotificationConfig (not supported yet)",
-    config
-);
+    path = "/a2a/rest/tasks/{target}/pushNotificationConfigs/{config}",
+    operation_id = "a2aDeletePushConfig",
+    tag = "a2a",
+    summary = "A2A DeleteTaskPushNotificationConfig",
+    description = "Deletes the config with its pending pushes; answers `{}`, also when the \
+        task has no config with that id (deleting is idempotent).",
+    params(
+        ("target" = String, Path, description = "The task id"),
+        ("config" = String, Path, description = "The config id"),
+        ("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")
+    ),
+    responses(
+        (status = 200, description = "`{}`", body = Object, content_type = "application/a2a+json"),
+        (status = 400, description = "Bad version", body = Object),
+        (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>),
+        (status = 403, description = "An A2A error: the credentials may not (agents may not manage push configs)", body = Object),
+        (status = 404, description = "An A2A error: no such task", body = Object),
+        (status = 409, description = "The API's error for an Idempotency-Key in use", body = Object),
+        (status = 429, description = "An A2A error: a rate limit", body = Object),
+        (status = 500, description = "An A2A error: the server failed", body = Object)
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(crate) async fn delete_push_config(
+    state: Data<AppState>,
+    req: HttpRequest,
+    auth: Authenticated,
+    path: Path<(String, String)>,
+) -> Result<HttpResponse, ApiError> {
+    let (task_id, id) = path.into_inner();
+    Ok(answer(
+        async {
+            versioned(&req)?;
+            let request = PushConfigRequest {
+                tenant: None,
+                task_id,
+                id,
+            };
+            push::delete(&state, &auth.actor, &request).await?;
+            Ok(ok(&serde_json::json!({})))
+        }
+        .await,
+    ))
+}

@@ -42,6 +42,8 @@ fn call(url: String) -> HookCall {
         event_type: "task.created".into(),
         delivery_id: uuid::Uuid::now_v7(),
         body: b"{}".to_vec(),
+        content_type: HookCall::JSON,
+        headers: Vec::new(),
     }
 }
 

@@ -16,22 +16,36 @@ use crate::schema::{events, webhook_deliveries, webhook_subscriptions, webhooks}
 use crate::types::{DbTime, DbUuid, PortableTimestamp, PortableUuid};
 
 /// Queues a delivery of each of `rows` (just appended) to every enabled post-hook of its
-/// organization subscribed to its type (or to `*`): one read of the organization's
-/// subscriptions, one insert.
+/// organization subscribed to its type (or to `*`), and to the A2A push configs of the
+/// task it is about: one read of the subscriptions, one insert.
 pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResult<()> {
     let mut orgs: Vec<DbUuid> = rows.iter().map(|row| row.org_id).collect();
     orgs.sort_unstable_by_key(|org| org.0);
     orgs.dedup();
-    let subscriptions: Vec<(DbUuid, DbUuid, String)> = on_conn!(conn, c => {
+    let mut entities: Vec<DbUuid> = rows.iter().map(|row| row.entity_id).collect();
+    entities.sort_unstable_by_key(|entity| entity.0);
+    entities.dedup();
+    let mut types: Vec<&str> = rows.iter().map(|row| row.event_type.as_str()).collect();
+    types.push("*");
+    types.sort_unstable();
+    types.dedup();
+    let subscriptions: Vec<(DbUuid, DbUuid, String, Option<DbUuid>)> = on_conn!(conn, c => {
         webhook_subscriptions::table
             .inner_join(webhooks::table)
             .filter(webhook_subscriptions::org_id.eq_any(&orgs))
+            .filter(webhook_subscriptions::event_type.eq_any(&types))
             .filter(webhooks::enabled.eq(true))
             .filter(webhooks::hook_type.eq("post"))
+            .filter(
+                webhooks::task_id
+                    .is_null()
+                    .or(webhooks::task_id.eq_any(&entities)),
+            )
             .select((
                 webhook_subscriptions::org_id,
                 webhook_subscriptions::webhook_id,
                 webhook_subscriptions::event_type,
+                webhooks::task_id,
             ))
             .load(c)
             .await
@@ -42,8 +56,9 @@ pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResu
     let mut seen = HashSet::new();
     let mut deliveries = Vec::new();
     for row in rows {
-        for (org, hook, event_type) in &subscriptions {
-            let hears = *event_type == row.event_type || event_type == "*";
+        for (org, hook, event_type, task) in &subscriptions {
+            let hears = (*event_type == row.event_type || event_type == "*")
+                && task.is_none_or(|task| task.0 == row.entity_id.0);
             if org.0 == row.org_id.0 && hears && seen.insert((hook.0, row.id.0)) {
                 deliveries.push(DeliveryRow {
                     webhook_id: *hook,

@@ -1,7 +1,7 @@
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{OrgId, WebhookId};
+use muster_domain::model::{OrgId, TaskId, WebhookId};
 use muster_domain::ports::Lock;
 
 use crate::conn::{Conn, first_locked, insert_all, on_conn};
@@ -81,7 +81,8 @@ pub(crate) async fn find(
     )
 }
 
-/// The hooks of `org`, newest first; only its enabled pre-hooks with `pre_only`.
+/// The hooks of `org` (not its tasks' A2A push configs), newest first; only its enabled
+/// pre-hooks with `pre_only`.
 pub(crate) async fn list(
     conn: &mut Conn<'_>,
     org: OrgId,
@@ -90,6 +91,7 @@ pub(crate) async fn list(
     on_conn!(conn, c, B => {
         let mut query = webhooks::table
             .filter(webhooks::org_id.eq(db_uuid(org)))
+            .filter(webhooks::task_id.is_null())
             .into_boxed::<B>();
         if pre_only {
             query = query
@@ -99,6 +101,23 @@ pub(crate) async fn list(
         query
             .select(WebhookRow::as_select())
             .order((webhooks::created_at.desc(), webhooks::id.desc()))
+            .load(c)
+            .await
+    })
+}
+
+/// The A2A push configs of `task` in `org`, oldest first.
+pub(crate) async fn push_configs(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    task: TaskId,
+) -> QueryResult<Vec<WebhookRow>> {
+    on_conn!(conn, c => {
+        webhooks::table
+            .filter(webhooks::task_id.eq(db_uuid(task)))
+            .filter(webhooks::org_id.eq(db_uuid(org)))
+            .select(WebhookRow::as_select())
+            .order((webhooks::created_at.asc(), webhooks::id.asc()))
             .load(c)
             .await
     })

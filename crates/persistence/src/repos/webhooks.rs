@@ -1,5 +1,5 @@
 use async_trait::async_trait;
-use muster_domain::model::{DeliveryAttempt, Event, OrgId, Webhook, WebhookId};
+use muster_domain::model::{DeliveryAttempt, Event, OrgId, TaskId, Webhook, WebhookId};
 use muster_domain::ports::{DeliveryQueue, PendingDelivery, RepositoryError, WebhookRepository};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -27,6 +27,19 @@ impl WebhookRepository for Database {
             .await
             .map_err(from_diesel)?;
         row.map(Webhook::try_from).transpose()
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.webhooks.push_configs", skip_all, fields(otel.kind = "client"))]
+    async fn push_configs(
+        &self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<Vec<Webhook>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let rows = webhooks::push_configs(&mut pooled.conn(), org, task)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(Webhook::try_from).collect()
     }
 
     #[tracing::instrument(level = "debug", name = "db.webhooks.attempts", skip_all, fields(otel.kind = "client"))]

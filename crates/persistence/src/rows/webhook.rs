@@ -1,7 +1,7 @@
 use diesel::prelude::*;
 use muster_domain::model::{
     DeliveryAttempt, DeliveryAttemptId, EventId, HookEvents, HookName, HookTimeout, HookType,
-    HookUrl, OrgId, Webhook, WebhookId,
+    HookUrl, OrgId, PushConfigId, TaskId, TaskPush, Webhook, WebhookId,
 };
 use muster_domain::ports::RepositoryError;
 
@@ -29,6 +29,9 @@ pub(crate) struct WebhookRow {
     pub last_error: Option<String>,
     pub created_at: DbTime,
     pub updated_at: DbTime,
+    pub task_id: Option<DbUuid>,
+    pub push_config_id: Option<String>,
+    pub sealed_auth: Option<Vec<u8>>,
 }
 
 impl From<&Webhook> for WebhookRow {
@@ -48,6 +51,9 @@ impl From<&Webhook> for WebhookRow {
             last_error: hook.last_error.clone(),
             created_at: DbTime(hook.created_at),
             updated_at: DbTime(hook.updated_at),
+            task_id: hook.push.as_ref().map(|p| DbUuid(p.task_id.as_uuid())),
+            push_config_id: hook.push.as_ref().map(|p| p.config_id.as_str().to_owned()),
+            sealed_auth: hook.push.as_ref().and_then(|p| p.sealed_auth.clone()),
         }
     }
 }
@@ -74,6 +80,15 @@ impl TryFrom<WebhookRow> for Webhook {
             consecutive_failures: u32::try_from(row.consecutive_failures)
                 .map_err(|e| corrupt("webhook failures", e))?,
             last_error: row.last_error,
+            push: match (row.task_id, row.push_config_id) {
+                (Some(task), Some(config)) => Some(TaskPush {
+                    task_id: TaskId::from_uuid(task.0),
+                    config_id: PushConfigId::new(&config)
+                        .map_err(|e| corrupt("push config id", e))?,
+                    sealed_auth: row.sealed_auth,
+                }),
+                _ => None,
+            },
             created_at: row.created_at.0,
             updated_at: row.updated_at.0,
         })

@@ -37,6 +37,7 @@ fn hook(org: OrgId, events: &[&str], hook_type: HookType, enabled: bool) -> Webh
         enabled,
         consecutive_failures: 0,
         last_error: None,
+        push: None,
         created_at: now,
         updated_at: now,
     }

@@ -123,7 +123,7 @@ async fn the_agent_card_is_public_and_names_both_bindings(app: &TestApp) {
     let expected = app.url("/a2a/jsonrpc").replacen("http://", "https://", 1);
     assert_eq!(url, expected, "{}", forwarded.text);
     assert_eq!(card["capabilities"]["streaming"], true);
-    assert_eq!(card["capabilities"]["pushNotifications"], false);
+    assert_eq!(card["capabilities"]["pushNotifications"], true);
     assert_eq!(card["capabilities"]["extendedAgentCard"], true);
     assert_eq!(
         card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"],

@@ -133,17 +133,31 @@ async fn bad_params_are_refused_and_store_nothing(app: &TestApp) {
     );
     let raw = user(json!({"parts": [{"raw": "aGk="}]}));
     assert_eq!(error_code(app, &key, "SendMessage", &raw).await, -32005);
-    let config = json!({"taskPushNotificationConfig": {"url": "https://e.x"}});
-    let push = json!({"message": message("t"), "configuration": config});
-    assert_eq!(error_code(app, &key, "SendMessage", &push).await, -32003);
+    // A push config that may not be set creates no task: a private address, a
+    // config naming a task, a bad token.
+    for config in [
+        json!({"url": "https://127.0.0.1/hook"}),
+        json!({"url": "http://hooks.example/in"}),
+        json!({"url": "https://hooks.example/in", "taskId": uuid::Uuid::now_v7()}),
+        json!({"url": "https://hooks.example/in", "token": "a b"}),
+    ] {
+        let configuration = json!({"taskPushNotificationConfig": config});
+        let push = json!({"message": message("t"), "configuration": configuration});
+        assert_eq!(
+            error_code(app, &key, "SendMessage", &push).await,
+            -32602,
+            "{push}"
+        );
+    }
     for method in [
         "CreateTaskPushNotificationConfig",
         "GetTaskPushNotificationConfig",
         "ListTaskPushNotificationConfigs",
         "DeleteTaskPushNotificationConfig",
     ] {
-        let code = error_code(app, &key, method, &json!({"taskId": "x"})).await;
-        assert_eq!(code, -32003, "{method}");
+        let params = json!({"taskId": "x", "id": "c", "url": "https://hooks.example/in"});
+        let code = error_code(app, &key, method, &params).await;
+        assert_eq!(code, -32001, "{method}");
     }
     assert_eq!(
         task_count(app).await,

@@ -43,6 +43,7 @@ macro_rules! api_tests {
 
 mod a2a;
 mod a2a_lists;
+mod a2a_push;
 mod a2a_refusals;
 mod a2a_rest;
 mod a2a_streams;

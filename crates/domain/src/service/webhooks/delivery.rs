@@ -15,8 +15,8 @@ use crate::model::{
     WebhookDisabled, WebhookId,
 };
 use crate::ports::{
-    CallResult, Clock, DeliveryQueue, HookCaller, IdGenerator, Lock, PendingDelivery, SecretVault,
-    UnitOfWork, WebhookRepository, transact,
+    CallResult, Clock, DeliveryQueue, HookCaller, IdGenerator, Lock, PendingDelivery, PushRenderer,
+    SecretVault, UnitOfWork, WebhookRepository, transact,
 };
 use crate::rules::delivery::{
     DISABLE_AFTER_FAILURES, RetrySchedule, after_failure, delivery_body, delivery_id, is_success,
@@ -59,6 +59,7 @@ pub struct DeliveryService {
     ids: Arc<dyn IdGenerator>,
     schedule: RetrySchedule,
     holder: Uuid,
+    push: Option<Arc<dyn PushRenderer>>,
 }
 
 impl std::fmt::Debug for DeliveryService {
@@ -93,7 +94,17 @@ impl DeliveryService {
             ids,
             schedule: RetrySchedule::default(),
             holder,
+            push: None,
         }
+    }
+
+    /// Writes the bodies of A2A push notifications with `renderer`. Without one, a
+    /// push config's deliveries fail (and are retried) rather than go out in the wrong
+    /// shape.
+    #[must_use]
+    pub fn with_push(mut self, renderer: Arc<dyn PushRenderer>) -> Self {
+        self.push = Some(renderer);
+        self
     }
 
     /// Another retry schedule than decision D-83's (for tests and drills).
@@ -200,7 +211,15 @@ impl DeliveryService {
         pending: PendingDelivery,
     ) -> Result<Attempt, ServiceError> {
         let event = pending.event;
-        let body = delivery_body(&event, self.clock.now());
+        let body = match &hook.push {
+            None => delivery_body(&event, self.clock.now()),
+            Some(push) => {
+                let renderer = self.push.as_ref().ok_or_else(|| {
+                    ServiceError::internal("A2A push configs need a push renderer")
+                })?;
+                renderer.render(hook.org_id, push.task_id, &event).await?
+            }
+        };
         let call = hook_call(
             self.vault.as_ref(),
             hook,

@@ -5,12 +5,14 @@
 mod calls;
 mod delivery;
 mod gate;
+mod push;
 mod test_delivery;
 
 use std::sync::Arc;
 
 pub use self::delivery::{DeliveryService, DrainReport};
 pub use self::gate::{GatedUnitOfWork, HookGate};
+pub use self::push::NewPush;
 pub use self::test_delivery::TestOutcome;
 use super::{Entity, NotFound, ServiceError};
 use crate::ValidationError;
@@ -175,6 +177,7 @@ impl WebhookService {
             enabled: true,
             consecutive_failures: 0,
             last_error: None,
+            push: None,
             created_at: now,
             updated_at: now,
         };
@@ -203,6 +206,7 @@ impl WebhookService {
         self.hooks
             .get(actor.org_id, id)
             .await?
+            .filter(|hook| hook.push.is_none())
             .ok_or_else(|| NotFound::new(Entity::Webhook, id).into())
     }
 
@@ -233,6 +237,7 @@ impl WebhookService {
                 let mut hook = tx
                     .webhook(org, id, Lock::Update)
                     .await?
+                    .filter(|hook| hook.push.is_none())
                     .ok_or(NotFound::new(Entity::Webhook, id))?;
                 if let Some(sealed) = secret {
                     hook.sealed_secret = sealed;
@@ -264,6 +269,7 @@ impl WebhookService {
                 let hook = tx
                     .webhook(org, id, Lock::Update)
                     .await?
+                    .filter(|hook| hook.push.is_none())
                     .ok_or(NotFound::new(Entity::Webhook, id))?;
                 let deleted = AuditEvent::WebhookDeleted(WebhookDeleted {
                     name: hook.name.as_str().to_owned(),
