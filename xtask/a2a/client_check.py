@@ -3,23 +3,31 @@
 Run by `cargo xtask a2a-clients` against a live server: MUSTER_SERVER is its base URL,
 MUSTER_API_KEY an API key with read and write scopes. For each binding (JSON-RPC, then
 HTTP+JSON) it sends a message, reads, lists, streams, subscribes to and cancels tasks,
-and moves tasks through Muster's own API meanwhile, as the organization's people and
-agents would. The Agent Card is validated against the A2A 1.0 schema first. Any
-failure raises; success prints one line per binding.
+sets, reads and deletes push notification configs and receives their pushes on a
+loopback receiver (the server must let webhooks reach loopback over http), and moves
+tasks through Muster's own API meanwhile, as the organization's people and agents
+would. The Agent Card is validated against the A2A 1.0 schema first. Any failure
+raises; success prints one line per binding.
 """
 
 import asyncio
+import http.server
 import json
 import os
 import pathlib
+import threading
 import uuid
 
 import httpx
 import jsonschema
 from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 from a2a.types import (
+    AuthenticationInfo,
     CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
     ListTasksRequest,
     Message,
     Part,
@@ -27,6 +35,7 @@ from a2a.types import (
     SendMessageConfiguration,
     SendMessageRequest,
     SubscribeToTaskRequest,
+    TaskPushNotificationConfig,
     TaskState,
 )
 from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError
@@ -69,6 +78,107 @@ async def send(client, text: str) -> str:
     assert state(task.status) == "TASK_STATE_SUBMITTED", task
     assert task.context_id == task.id, task
     return task.id
+
+
+class Receiver:
+    """Push notifications land here: every POST's headers and JSON body, answered 200."""
+
+    def __init__(self) -> None:
+        self.pushes = []
+        pushes = self.pushes
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 (the standard library's name)
+                body = self.rfile.read(int(self.headers.get("content-length", "0")))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                pushes.append((self.path, headers, json.loads(body)))
+                self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}{path}"
+
+    async def wait_for(self, count: int) -> list:
+        for _ in range(200):
+            if len(self.pushes) >= count:
+                return list(self.pushes)
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"{count} pushes expected, got {self.pushes}")
+
+    def stop(self) -> None:
+        self.server.shutdown()
+
+
+async def check_push(api: httpx.AsyncClient, plain, binding: str) -> None:
+    """Push configs set, read and deleted with the SDK; their pushes received."""
+    receiver = Receiver()
+    try:
+        path = f"/push/{binding}"
+        # A config that comes with the message creating the task.
+        config = TaskPushNotificationConfig(url=receiver.url(path), token="tok-inline")
+        request = SendMessageRequest(
+            message=message("Push me"),
+            configuration=SendMessageConfiguration(task_push_notification_config=config),
+        )
+        events = [event async for event in plain.send_message(request)]
+        task_id = events[0].task.id
+        # And one set on its own, with credentials.
+        made = await plain.create_task_push_notification_config(
+            TaskPushNotificationConfig(
+                task_id=task_id,
+                id="sdk-1",
+                url=receiver.url(path),
+                token="tok-1",
+                authentication=AuthenticationInfo(scheme="Bearer", credentials="cred-1"),
+            )
+        )
+        assert made.id == "sdk-1" and made.task_id == task_id, made
+        assert made.authentication.scheme == "Bearer" and not made.authentication.credentials
+        listed = await plain.list_task_push_notification_configs(
+            ListTaskPushNotificationConfigsRequest(task_id=task_id)
+        )
+        assert len(listed.configs) == 2, listed
+        got = await plain.get_task_push_notification_config(
+            GetTaskPushNotificationConfigRequest(task_id=task_id, id="sdk-1")
+        )
+        assert got.url == receiver.url(path), got
+
+        await transition(api, task_id, "in_progress")
+        pushes = await receiver.wait_for(2)
+        tokens = sorted(headers.get("x-a2a-notification-token") for (_, headers, _) in pushes)
+        assert tokens == ["tok-1", "tok-inline"], pushes
+        for push_path, headers, body in pushes:
+            assert push_path == path, push_path
+            assert headers["content-type"] == "application/a2a+json", headers
+            update = body["statusUpdate"]
+            assert update["taskId"] == task_id, body
+            assert update["status"]["state"] == "TASK_STATE_WORKING", body
+            if headers["x-a2a-notification-token"] == "tok-1":
+                assert headers["authorization"] == "Bearer cred-1", headers
+
+        await plain.delete_task_push_notification_config(
+            DeleteTaskPushNotificationConfigRequest(task_id=task_id, id="sdk-1")
+        )
+        listed = await plain.list_task_push_notification_configs(
+            ListTaskPushNotificationConfigsRequest(task_id=task_id)
+        )
+        assert [c.id for c in listed.configs] != ["sdk-1"] and len(listed.configs) == 1, listed
+        try:
+            await plain.get_task_push_notification_config(
+                GetTaskPushNotificationConfigRequest(task_id=task_id, id="sdk-1")
+            )
+            raise AssertionError("a deleted push config was found")
+        except TaskNotFoundError:
+            pass
+    finally:
+        receiver.stop()
 
 
 async def check_binding(api: httpx.AsyncClient, card, binding: str) -> None:
@@ -159,9 +269,14 @@ async def check_on(http, api, card, binding: str) -> None:
     except TaskNotFoundError:
         pass
 
+    await check_push(api, plain, binding)
+
     await plain.close()
     await streaming.close()
-    print(f"a2a-sdk over {binding}: send, get, list, reply, stream, subscribe, cancel: OK")
+    print(
+        f"a2a-sdk over {binding}: send, get, list, reply, stream, subscribe, cancel, "
+        "push configs and pushes: OK"
+    )
 
 
 async def main() -> None:

@@ -94,7 +94,7 @@ pub struct ListTasksRequest {
     /// A tenant (refused when set).
     #[serde(default)]
     pub tenant: Option<String>,
-    /// Only the tasks of this conversation (the sub-tasks of that task).
+    /// Only the tasks of this conversation (that task and its sub-tasks).
     #[serde(default, alias = "context_id")]
     pub context_id: Option<String>,
     /// Only tasks in this state.

@@ -25,6 +25,11 @@ pub struct TaskFilter {
     /// `Some(true)`: only tasks waiting for their approval (in review, approval
     /// required); `Some(false)`: only the others.
     pub awaiting_approval: Option<bool>,
+    /// Only tasks whose status changed at or after this instant.
+    pub status_changed_since: Option<OffsetDateTime>,
+    /// Only the tasks of this conversation: the sub-tasks of this task, and the task
+    /// itself when it has no parent (A2A's `contextId`).
+    pub context_id: Option<TaskId>,
 }
 
 impl TaskFilter {
@@ -44,6 +49,13 @@ impl TaskFilter {
             && self
                 .awaiting_approval
                 .is_none_or(|awaiting| task.awaits_approval() == awaiting)
+            && self
+                .status_changed_since
+                .is_none_or(|since| task.status_changed_at >= since)
+            && self.context_id.is_none_or(|context| {
+                task.parent_task_id == Some(context)
+                    || (task.id == context && task.parent_task_id.is_none())
+            })
     }
 }
 

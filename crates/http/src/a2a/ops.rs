@@ -302,12 +302,21 @@ pub(super) async fn list(
             "pageSize must be 1 to {MAX_PAGE_SIZE}"
         )));
     }
-    if request.status_timestamp_after.is_some() {
-        return Err(A2aError::new(
-            ErrorKind::UnsupportedOperation,
-            "statusTimestampAfter is not supported: page through the list, newest first",
-        ));
-    }
+    let status_changed_since = request
+        .status_timestamp_after
+        .as_deref()
+        .filter(|at| !at.is_empty())
+        .map(|at| {
+            time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339).map_err(
+                |_| {
+                    A2aError::invalid_params(format!(
+                        "statusTimestampAfter {at} is not an RFC 3339 instant such as \
+                         2026-11-27T10:00:00Z"
+                    ))
+                },
+            )
+        })
+        .transpose()?;
     let history = history_length(request.history_length)?.or(Some(0));
     let state_filter = match request.status.as_deref().filter(|s| !s.is_empty()) {
         None => Some(muster_domain::ports::TaskFilter::default()),
@@ -328,11 +337,12 @@ pub(super) async fn list(
         // No Muster task is ever failed, rejected or waiting for credentials.
         return Ok(empty());
     };
+    filter.status_changed_since = status_changed_since;
     if let Some(context) = request.context_id.as_deref().filter(|c| !c.is_empty()) {
         let Ok(parent) = task_id(context) else {
             return Ok(empty());
         };
-        filter.parent_task_id = Some(parent);
+        filter.context_id = Some(parent);
     }
     let cursor = match request.page_token.as_deref().filter(|t| !t.is_empty()) {
         None => None,

@@ -192,14 +192,16 @@ pub(crate) async fn stream_message(
     tag = "a2a",
     summary = "A2A ListTasks",
     description = "The organization's tasks, newest first, by pages (`pageSize` 1 to 100, \
-        `pageToken`), filtered by A2A `status` and `contextId` (the sub-tasks of that task).",
+        `pageToken`), filtered by A2A `status`, `contextId` (that task and its sub-tasks) and \
+        `statusTimestampAfter`.",
     params(
         ("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)"),
-        ("contextId" = Option<String>, Query, description = "Only the sub-tasks of this task"),
+        ("contextId" = Option<String>, Query, description = "Only this conversation: the task and its sub-tasks"),
         ("status" = Option<String>, Query, description = "A `TASK_STATE_` name"),
         ("pageSize" = Option<i32>, Query, minimum = 1, maximum = 100, description = "1 to 100; 50 when left out"),
         ("pageToken" = Option<String>, Query, description = "The previous page's `nextPageToken`"),
         ("historyLength" = Option<i32>, Query, minimum = 0, description = "Messages of history per task; none when left out"),
+        ("statusTimestampAfter" = Option<String>, Query, format = DateTime, description = "Only tasks whose status changed at or after this RFC 3339 instant"),
         ("includeArtifacts" = Option<bool>, Query, description = "Muster tasks have no artifacts yet")
     ),
     responses(

@@ -68,6 +68,24 @@ macro_rules! filtered {
             Some(false) => query = query.filter(diesel::dsl::not(awaiting)),
             None => {}
         }
+        if let Some(context) = filter.context_id {
+            let context = db_uuid(context);
+            query = query.filter(
+                tasks::parent_task_id
+                    .eq(context)
+                    .or(tasks::id.eq(context).and(tasks::parent_task_id.is_null())),
+            );
+        }
+        if let Some(since) = filter.status_changed_since {
+            // Rows from before the column was filled changed status when last updated.
+            query = query.filter(
+                tasks::status_changed_at
+                    .ge(DbTime(since))
+                    .or(tasks::status_changed_at
+                        .is_null()
+                        .and(tasks::updated_at.ge(DbTime(since)))),
+            );
+        }
         query
     }};
 }

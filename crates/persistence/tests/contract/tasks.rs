@@ -18,6 +18,7 @@ contract_tests!(
     get_is_scoped_by_organization,
     list_is_newest_first,
     list_filters_alone_and_combined,
+    list_filters_by_status_change_and_context,
     list_pages_with_keyset_cursor,
     list_pages_within_a_filter,
     list_never_returns_another_organizations_tasks,
@@ -188,6 +189,13 @@ fn matches(task: &Task, filter: &TaskFilter) -> bool {
         && filter.awaiting_approval.is_none_or(|awaiting| {
             awaiting == (task.status == TaskStatus::Review && task.approval_required)
         })
+        && filter
+            .status_changed_since
+            .is_none_or(|since| task.status_changed_at >= since)
+        && filter.context_id.is_none_or(|context| {
+            task.parent_task_id == Some(context)
+                || (task.id == context && task.parent_task_id.is_none())
+        })
 }
 
 async fn list_filters_alone_and_combined(db: &impl Store) {
@@ -275,6 +283,52 @@ async fn list_filters_alone_and_combined(db: &impl Store) {
     // The combinations above are not vacuous.
     let done_all = &filters[9];
     assert_eq!(all.iter().filter(|t| matches(t, done_all)).count(), 1);
+}
+
+async fn list_filters_by_status_change_and_context(db: &impl Store) {
+    let seed = seed_org(db).await;
+    let (parent, all) = varied_tasks(db, &seed).await;
+    // Status changes since an instant: all of them since the first, none after the last.
+    let mut changes: Vec<_> = all.iter().map(|t| t.status_changed_at).collect();
+    changes.sort_unstable();
+    let since_filters = [
+        (changes[0], all.len()),
+        (changes[changes.len() / 2], usize::MAX),
+        (
+            changes[changes.len() - 1] + time::Duration::milliseconds(1),
+            0,
+        ),
+    ];
+    for (since, want) in since_filters {
+        let filter = TaskFilter {
+            status_changed_since: Some(since),
+            ..TaskFilter::default()
+        };
+        let expected: Vec<Task> = all
+            .iter()
+            .filter(|t| matches(t, &filter))
+            .cloned()
+            .collect();
+        if want != usize::MAX {
+            assert_eq!(expected.len(), want, "the reference filter since {since}");
+        }
+        let listed = list(db, seed.org, &filter, None, 100).await;
+        assert_eq!(listed, expected, "filter {filter:?}");
+        let counted = TaskRepository::count(db, seed.org, &filter).await.unwrap();
+        assert_eq!(counted, expected.len() as u64, "count of {filter:?}");
+    }
+    // A conversation: the parent and its sub-tasks.
+    let context = TaskFilter {
+        context_id: Some(parent),
+        ..TaskFilter::default()
+    };
+    let expected: Vec<Task> = all
+        .iter()
+        .filter(|t| matches(t, &context))
+        .cloned()
+        .collect();
+    assert!(expected.iter().any(|t| t.id == parent) && expected.len() > 1);
+    assert_eq!(list(db, seed.org, &context, None, 100).await, expected);
 }
 
 async fn list_pages_with_keyset_cursor(db: &impl Store) {

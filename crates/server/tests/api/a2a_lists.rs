@@ -1,5 +1,5 @@
-//! A2A `ListTasks`: the organization's tasks by A2A state, by context, by pages, with
-//! the total; bad parameters are -32602.
+//! A2A `ListTasks`: the organization's tasks by A2A state, by context, by status change,
+//! by pages, with the total; bad parameters are -32602.
 
 use serde_json::{Value, json};
 
@@ -11,6 +11,7 @@ api_tests!(
     tasks_are_listed_by_state_with_the_total,
     tasks_are_listed_by_page_and_context,
     bad_list_parameters_are_refused,
+    tasks_are_listed_by_status_change,
 );
 
 /// Three tasks sent over A2A (the first one started) and one waiting for its approval:
@@ -85,16 +86,21 @@ async fn tasks_are_listed_by_page_and_context(app: &TestApp) {
     expected.push(review);
     expected.reverse();
     assert_eq!(seen, expected);
-    // A context lists its sub-tasks.
+    // A context lists its task and the sub-tasks.
     let child = json!({"messageId": "c", "role": "ROLE_USER", "contextId": ids[1],
                        "parts": [{"text": "Part of job 1"}]});
     let sub = result(app, &key, "SendMessage", &json!({"message": child})).await;
     let params = json!({"contextId": ids[1], "historyLength": 5});
     let in_context = list(app, &key, params).await;
     let tasks = in_context["tasks"].as_array().unwrap();
-    assert_eq!(tasks.len(), 1);
+    assert_eq!(tasks.len(), 2, "{in_context}");
     assert_eq!(tasks[0]["id"], sub["task"]["id"]);
     assert_eq!(tasks[0]["history"].as_array().unwrap().len(), 1);
+    assert_eq!(tasks[1]["id"], json!(ids[1]));
+    assert_eq!(tasks[0]["contextId"], tasks[1]["contextId"]);
+    // A sub-task's id names no context of its own.
+    let params = json!({"contextId": sub["task"]["id"]});
+    assert_eq!(list(app, &key, params).await["totalSize"], 0);
     let unknown = list(app, &key, json!({"contextId": "not-a-task"})).await;
     assert_eq!(unknown["totalSize"], 0);
 }
@@ -113,6 +119,39 @@ async fn bad_list_parameters_are_refused(app: &TestApp) {
         let code = error_code(app, &key, "ListTasks", &bad).await;
         assert_eq!(code, -32602, "{bad}");
     }
-    let since = json!({"statusTimestampAfter": "2026-01-01T00:00:00Z"});
-    assert_eq!(error_code(app, &key, "ListTasks", &since).await, -32004);
+    for since in ["yesterday", "2026-13-01T00:00:00Z", "2026-11-27 10:00:00"] {
+        let bad = json!({"statusTimestampAfter": since});
+        assert_eq!(
+            error_code(app, &key, "ListTasks", &bad).await,
+            -32602,
+            "{since}"
+        );
+    }
+}
+
+async fn tasks_are_listed_by_status_change(app: &TestApp) {
+    let key = writer_key(app).await;
+    let mut ids = Vec::new();
+    for n in 0..2 {
+        let params = json!({"message": message(&format!("Change {n}"))});
+        ids.push(str_of(
+            &result(app, &key, "SendMessage", &params).await["task"],
+            "id",
+        ));
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    walk(app, &app.org.hr, &ids[0], &["in_progress"]).await;
+    let moved = result(app, &key, "GetTask", &json!({"id": ids[0]})).await;
+    let at = str_of(&moved["status"], "timestamp");
+    let since = list(app, &key, json!({"statusTimestampAfter": at})).await;
+    let listed: Vec<String> = states(&since).into_iter().map(|(id, _)| id).collect();
+    assert_eq!(listed, [ids[0].clone()], "only the task that moved since");
+    assert_eq!(since["totalSize"], 1);
+    let all = list(
+        app,
+        &key,
+        json!({"statusTimestampAfter": "2020-01-01T00:00:00Z"}),
+    )
+    .await;
+    assert_eq!(all["totalSize"], 2, "{all}");
 }
