@@ -6,12 +6,13 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::a2a::{error_code, message, request, result, task_count, writer_key};
-use crate::helpers::{Reply, TestApp, send};
+use crate::helpers::{Reply, TestApp, send, str_of};
 
 api_tests!(
     requests_that_are_not_a2a_1_0_get_their_json_rpc_code,
     bad_params_are_refused_and_store_nothing,
     unknown_tasks_and_missing_rights_are_refused,
+    a_version_refusal_lets_the_idempotency_key_go,
 );
 
 /// Posts `body` with the writer key and, when given, an `A2A-Version`.
@@ -206,4 +207,37 @@ async fn unknown_tasks_and_missing_rights_are_refused(app: &TestApp) {
         before,
         "no refused request created a task"
     );
+}
+
+async fn a_version_refusal_lets_the_idempotency_key_go(app: &TestApp) {
+    let key = writer_key(app).await;
+    let before = task_count(app).await;
+    let idempotency = uuid::Uuid::now_v7().to_string();
+    let body = json!({"message": message("Once")});
+    let path = "/a2a/rest/message:send";
+    let unversioned = send(
+        app.bearer(&key, Method::POST, path, None)
+            .header("Idempotency-Key", &idempotency)
+            .json(&body),
+    )
+    .await;
+    assert_eq!(
+        unversioned.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        unversioned.text
+    );
+    let mut created = Vec::new();
+    for _ in 0..2 {
+        let reply = send(
+            crate::a2a::rest(app, &key, Method::POST, path)
+                .header("Idempotency-Key", &idempotency)
+                .json(&body),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+        created.push(str_of(&reply.body["task"], "id"));
+    }
+    assert_eq!(created[0], created[1], "the retry is answered from the key");
+    assert_eq!(task_count(app).await, before + 1, "one task for one key");
 }

@@ -18,6 +18,18 @@ api_tests!(with crate::events_stream::quick();
     every_move_is_streamed_in_order_however_quick,
 );
 
+/// One stream at most per instance.
+mod bounded {
+    use super::a_full_house_refuses_a_stream_before_it_creates_a_task;
+
+    api_tests!(with muster_http::StreamOptions {
+        max_streams: 1,
+        ..crate::events_stream::quick()
+    };
+        a_full_house_refuses_a_stream_before_it_creates_a_task,
+    );
+}
+
 /// Opens a stream with a JSON-RPC request, asserting it opened.
 async fn open_rpc_stream(app: &TestApp, token: &str, method: &str, params: &Value) -> Sse {
     let response = app
@@ -206,4 +218,42 @@ async fn every_move_is_streamed_in_order_however_quick(app: &TestApp) {
             ("TASK_STATE_COMPLETED".to_owned(), None),
         ]
     );
+}
+
+async fn a_full_house_refuses_a_stream_before_it_creates_a_task(app: &TestApp) {
+    let key = writer_key(app).await;
+    let sent = result(
+        app,
+        &key,
+        "SendMessage",
+        &json!({"message": message("Hold")}),
+    )
+    .await;
+    let id = str_of(&sent["task"], "id");
+    let mut held = open_rpc_stream(app, &key, "SubscribeToTask", &json!({"id": id})).await;
+    assert_eq!(next_result(&mut held).await["task"]["id"], id.as_str());
+    let before = crate::a2a::task_count(app).await;
+    let params = json!({"message": message("No room")});
+    assert_eq!(
+        error_code(app, &key, "SendStreamingMessage", &params).await,
+        -32042
+    );
+    let over_rest =
+        send(rest(app, &key, Method::POST, "/a2a/rest/message:stream").json(&params)).await;
+    assert_eq!(
+        over_rest.status,
+        StatusCode::TOO_MANY_REQUESTS,
+        "{}",
+        over_rest.text
+    );
+    assert_eq!(
+        over_rest.body["error"]["details"][0]["reason"],
+        "RESOURCE_EXHAUSTED"
+    );
+    assert_eq!(
+        crate::a2a::task_count(app).await,
+        before,
+        "a refused stream created no task"
+    );
+    drop(held);
 }
