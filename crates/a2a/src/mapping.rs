@@ -8,21 +8,23 @@
 //! | `review` waiting for its approval | `TASK_STATE_INPUT_REQUIRED` |
 //! | `done` | `TASK_STATE_COMPLETED` |
 //! | `cancelled` | `TASK_STATE_CANCELED` |
+//! | `cancelled`, outcome `failed` | `TASK_STATE_FAILED` |
+//! | `cancelled`, outcome `rejected` | `TASK_STATE_REJECTED` |
 //!
 //! The task's id is the Muster task's; its context is its parent task (or itself when it
 //! has none). Its history is the message that created it, then its comments: those of
 //! the task's creator as `ROLE_USER`, the others as `ROLE_AGENT`.
 
 use muster_domain::model::{
-    Comment, Description, Metadata, Task as MusterTask, TaskStatus as Status, Title,
+    Comment, Description, Metadata, Task as MusterTask, TaskOutcome, TaskStatus as Status, Title,
 };
-use muster_domain::ports::TaskFilter;
+use muster_domain::ports::{OutcomeFilter, TaskFilter};
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 
 use crate::error::{A2aError, ErrorKind};
-use crate::types::{Message, Part, Role, Task, TaskState, TaskStatus};
+use crate::types::{Artifact, Message, Part, Role, Task, TaskState, TaskStatus};
 
 /// The fields of the task a message creates.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,29 +50,52 @@ pub fn state(task: &MusterTask) -> TaskState {
         Status::Review if task.awaits_approval() => TaskState::InputRequired,
         Status::InProgress | Status::Blocked | Status::Review => TaskState::Working,
         Status::Done => TaskState::Completed,
-        Status::Cancelled => TaskState::Canceled,
+        Status::Cancelled => match task.outcome {
+            None => TaskState::Canceled,
+            Some(TaskOutcome::Failed) => TaskState::Failed,
+            Some(TaskOutcome::Rejected) => TaskState::Rejected,
+        },
     }
 }
 
 /// The filter of the Muster tasks in `state`; `None` when no Muster task can be in it
-/// (failed, rejected, auth-required).
+/// (auth-required).
 pub fn filter(state: TaskState) -> Option<TaskFilter> {
-    let (any_status, awaiting_approval) = match state {
-        TaskState::Unspecified => (vec![], None),
-        TaskState::Submitted => (vec![Status::Backlog, Status::Todo], None),
+    let cancelled = |outcome| (vec![Status::Cancelled], None, Some(outcome));
+    let (any_status, awaiting_approval, outcome) = match state {
+        TaskState::Unspecified => (vec![], None, None),
+        TaskState::Submitted => (vec![Status::Backlog, Status::Todo], None, None),
         TaskState::Working => (
             vec![Status::InProgress, Status::Blocked, Status::Review],
             Some(false),
+            None,
         ),
-        TaskState::InputRequired => (vec![], Some(true)),
-        TaskState::Completed => (vec![Status::Done], None),
-        TaskState::Canceled => (vec![Status::Cancelled], None),
-        TaskState::Failed | TaskState::Rejected | TaskState::AuthRequired => return None,
+        TaskState::InputRequired => (vec![], Some(true), None),
+        TaskState::Completed => (vec![Status::Done], None, None),
+        TaskState::Canceled => cancelled(OutcomeFilter::Without),
+        TaskState::Failed => cancelled(OutcomeFilter::Is(TaskOutcome::Failed)),
+        TaskState::Rejected => cancelled(OutcomeFilter::Is(TaskOutcome::Rejected)),
+        TaskState::AuthRequired => return None,
     };
     Some(TaskFilter {
         any_status,
         awaiting_approval,
+        outcome,
         ..TaskFilter::default()
+    })
+}
+
+/// The id of the artifact holding a task's result.
+pub const RESULT_ARTIFACT_ID: &str = "result";
+
+/// A task's artifacts: its result, when it has one.
+pub fn artifacts(task: &MusterTask) -> Option<Vec<Artifact>> {
+    task.result.as_ref().map(|result| {
+        vec![Artifact {
+            artifact_id: RESULT_ARTIFACT_ID.to_owned(),
+            name: Some("Result".to_owned()),
+            parts: vec![Part::text(result.as_str())],
+        }]
     })
 }
 
@@ -130,7 +155,7 @@ pub fn task(task: &MusterTask, comments: &[Comment], history: Option<usize>) -> 
         id: task.id.to_string(),
         context_id: context_id(task),
         status: status(task),
-        artifacts: None,
+        artifacts: artifacts(task),
         history,
         metadata: Some(muster_view(task)),
     }

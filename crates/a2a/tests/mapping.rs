@@ -8,7 +8,7 @@ use muster_a2a::mapping::{self, MESSAGE_ID_KEY};
 use muster_a2a::types::{Message, Part, Role, TaskState};
 use muster_domain::model::{
     Author, Comment, CommentBody, CommentId, Description, Metadata, OrgId, Tags, Task, TaskId,
-    TaskPriority, TaskStatus, Title, UserId,
+    TaskOutcome, TaskPriority, TaskResult, TaskStatus, Title, UserId,
 };
 use serde_json::{Value, json};
 use time::macros::datetime;
@@ -38,6 +38,8 @@ fn task(status: TaskStatus, approval_required: bool) -> Task {
         last_activity_at: at,
         lease_expires_at: None,
         version: 4,
+        result: None,
+        outcome: None,
     }
 }
 
@@ -45,7 +47,17 @@ fn task(status: TaskStatus, approval_required: bool) -> Task {
 fn every_kind() -> Vec<Task> {
     let mut all: Vec<Task> = TaskStatus::ALL.iter().map(|s| task(*s, false)).collect();
     all.push(task(TaskStatus::Review, true));
+    all.extend([TaskOutcome::Failed, TaskOutcome::Rejected].map(ended));
     all
+}
+
+/// A cancelled task that ended with `outcome`, and a result.
+fn ended(outcome: TaskOutcome) -> Task {
+    Task {
+        outcome: Some(outcome),
+        result: Some(TaskResult::new("It did not work out".into()).unwrap()),
+        ..task(TaskStatus::Cancelled, false)
+    }
 }
 
 fn message(parts: Vec<Part>) -> Message {
@@ -78,6 +90,29 @@ fn states_follow_the_documented_table() {
     for (status, approval, state) in expected {
         assert_eq!(mapping::state(&task(status, approval)), state, "{status:?}");
     }
+    assert_eq!(
+        mapping::state(&ended(TaskOutcome::Failed)),
+        TaskState::Failed
+    );
+    assert_eq!(
+        mapping::state(&ended(TaskOutcome::Rejected)),
+        TaskState::Rejected
+    );
+}
+
+#[test]
+fn a_result_is_the_tasks_artifact() {
+    assert_eq!(
+        mapping::task(&task(TaskStatus::Done, false), &[], None).artifacts,
+        None
+    );
+    let failed = mapping::task(&ended(TaskOutcome::Failed), &[], Some(0));
+    let artifacts = serde_json::to_value(&failed.artifacts).unwrap();
+    assert_eq!(
+        artifacts,
+        json!([{"artifactId": "result", "name": "Result",
+                "parts": [{"text": "It did not work out"}]}])
+    );
 }
 
 #[test]
@@ -95,8 +130,9 @@ fn each_state_filters_exactly_the_tasks_in_it() {
             assert_eq!(
                 filter.matches(&task),
                 wanted,
-                "{state:?} on {:?}",
-                task.status
+                "{state:?} on {:?} {:?}",
+                task.status,
+                task.outcome
             );
         }
     }

@@ -2,7 +2,7 @@
 
 use clap::{Args, Subcommand};
 use muster_client::types::model::{
-    AgentMode, AgentRole, AgentStatus, Proficiency, TaskPriority, TaskStatus,
+    AgentMode, AgentRole, AgentStatus, Proficiency, TaskOutcome, TaskPriority, TaskStatus,
 };
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
@@ -84,6 +84,12 @@ pub enum TaskCommand {
         /// Why (kept in the audit log).
         #[arg(long)]
         reason: Option<String>,
+        /// What came of the task (replaces its result).
+        #[arg(long)]
+        result: Option<String>,
+        /// How a cancelled task ended: failed or rejected (with `cancelled` only).
+        #[arg(long, value_parser = wire::<TaskOutcome>)]
+        outcome: Option<TaskOutcome>,
     },
     /// Comment on a task.
     Comment {

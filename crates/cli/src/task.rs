@@ -25,26 +25,7 @@ pub async fn run(client: &Client, command: TaskCommand, json: bool) -> anyhow::R
                 cursor,
                 ..ListTasksQuery::default()
             };
-            let page = client.list_tasks(&query).await?;
-            if json {
-                return output::json(&page);
-            }
-            let rows: Vec<Vec<String>> = page
-                .data
-                .iter()
-                .map(|t| {
-                    vec![
-                        t.id.to_string(),
-                        wire(&t.status),
-                        wire(&t.priority),
-                        or_dash(t.assignee_id),
-                        clip(&t.title, 60),
-                    ]
-                })
-                .collect();
-            output::table(&["ID", "STATUS", "PRIORITY", "ASSIGNEE", "TITLE"], &rows);
-            output::more(page.meta.as_ref());
-            Ok(())
+            list(client, &query, json).await
         }
         TaskCommand::Show { id } => show(&client.get_task(id).await?, json),
         TaskCommand::Create {
@@ -64,10 +45,20 @@ pub async fn run(client: &Client, command: TaskCommand, json: bool) -> anyhow::R
             };
             show(&client.create_task(&body).await?, json)
         }
-        TaskCommand::Move { id, status, reason } => {
-            let task = client
-                .transition_task(id, &TransitionRequest { status, reason })
-                .await?;
+        TaskCommand::Move {
+            id,
+            status,
+            reason,
+            result,
+            outcome,
+        } => {
+            let body = TransitionRequest {
+                status,
+                reason,
+                result,
+                outcome,
+            };
+            let task = client.transition_task(id, &body).await?;
             show(&task, json)
         }
         TaskCommand::Comment { id, body } => {
@@ -100,6 +91,30 @@ pub async fn run(client: &Client, command: TaskCommand, json: bool) -> anyhow::R
             }
         }
     }
+}
+
+/// `muster task list`: one page, as a table or JSON.
+async fn list(client: &Client, query: &ListTasksQuery, json: bool) -> anyhow::Result<()> {
+    let page = client.list_tasks(query).await?;
+    if json {
+        return output::json(&page);
+    }
+    let rows: Vec<Vec<String>> = page
+        .data
+        .iter()
+        .map(|t| {
+            vec![
+                t.id.to_string(),
+                wire(&t.status),
+                wire(&t.priority),
+                or_dash(t.assignee_id),
+                clip(&t.title, 60),
+            ]
+        })
+        .collect();
+    output::table(&["ID", "STATUS", "PRIORITY", "ASSIGNEE", "TITLE"], &rows);
+    output::more(page.meta.as_ref());
+    Ok(())
 }
 
 fn show(task: &TaskResponse, json: bool) -> anyhow::Result<()> {

@@ -94,5 +94,7 @@ fn backlog_task(org: OrgId, id: TaskId) -> Result<Task, Box<dyn Error>> {
         last_activity_at: at,
         lease_expires_at: None,
         version: 1,
+        result: None,
+        outcome: None,
     })
 }

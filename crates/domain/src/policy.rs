@@ -918,6 +918,8 @@ mod tests {
             last_activity_at: at,
             lease_expires_at: None,
             version: 1,
+            result: None,
+            outcome: None,
         }
     }
 }

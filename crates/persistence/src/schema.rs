@@ -105,6 +105,8 @@ diesel::table! {
         status_changed_at -> Nullable<PortableTimestamp>,
         last_activity_at -> Nullable<PortableTimestamp>,
         lease_expires_at -> Nullable<PortableTimestamp>,
+        result -> Nullable<Text>,
+        outcome -> Nullable<Text>,
     }
 }
 

@@ -1,11 +1,11 @@
 //! `/tasks` shapes.
 
 use muster_domain::model::{
-    AgentId, Author, Description, Metadata, Reason, Tags, Task, TaskId, TaskPriority, TaskStatus,
-    Title,
+    AgentId, Author, Description, Metadata, Reason, Tags, Task, TaskId, TaskOutcome, TaskPriority,
+    TaskResult, TaskStatus, Title,
 };
 use muster_domain::ports::TaskFilter;
-use muster_domain::service::{NewTask, TaskPatch, TaskService};
+use muster_domain::service::{NewTask, TaskMove, TaskPatch, TaskService};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -129,12 +129,29 @@ pub struct TransitionRequest {
     #[schema(max_length = 2000)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// What came of the task (replaces its result; 1 to 20,000 characters).
+    #[schema(min_length = 1, max_length = 20000)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// How a cancelled task ended: `failed` or `rejected` (only with `status: cancelled`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<TaskOutcome>,
 }
 
 impl TransitionRequest {
     /// The checked reason.
     pub fn reason(&self) -> Result<Option<Reason>, ValidationError> {
         self.reason.clone().map(Reason::new).transpose()
+    }
+
+    /// The checked move.
+    pub fn into_move(self) -> Result<TaskMove, ValidationError> {
+        Ok(TaskMove {
+            to: self.status,
+            reason: self.reason()?,
+            result: self.result.map(TaskResult::new).transpose()?,
+            outcome: self.outcome,
+        })
     }
 }
 
@@ -212,6 +229,12 @@ pub struct TaskResponse {
     #[serde(skip_serializing_if = "Option::is_none", with = "super::time::option")]
     #[serde(default)]
     pub lease_expires_at: Option<OffsetDateTime>,
+    /// What came of it, as given with a move; only when there is one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub result: Option<String>,
+    /// How a cancelled task ended (`failed`, `rejected`); only when it says so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<TaskOutcome>,
 }
 
 impl From<Task> for TaskResponse {
@@ -235,6 +258,8 @@ impl From<Task> for TaskResponse {
             created_at: task.created_at,
             updated_at: task.updated_at,
             lease_expires_at: task.lease_expires_at,
+            result: task.result.map(|r| r.as_str().to_owned()),
+            outcome: task.outcome,
         }
     }
 }

@@ -59,7 +59,7 @@ pub use organization::{OrgName, Organization};
 pub use push::{
     MAX_PUSH_CONFIGS_PER_TASK, PUSH_EVENT_TYPES, PushAuth, PushConfigId, TaskPush, check_push_token,
 };
-pub use task::{Metadata, Tags, Task, TaskPriority, TaskStatus};
+pub use task::{Metadata, Tags, Task, TaskOutcome, TaskPriority, TaskResult, TaskStatus};
 pub use template::{TaskTemplate, TemplateName};
 pub use text::{Description, Reason, Title};
 pub use user::{Email, LoginThrottle, Password, TotpSettings, User, UserRole};

@@ -65,6 +65,66 @@ impl TaskStatus {
     }
 }
 
+/// How a cancelled task ended, when it was not simply abandoned: what an A2A client
+/// reads as `failed` or `rejected`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum TaskOutcome {
+    /// The work was attempted and failed.
+    Failed,
+    /// The work was turned down.
+    Rejected,
+}
+
+impl TaskOutcome {
+    /// The wire name.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Failed => "failed",
+            Self::Rejected => "rejected",
+        }
+    }
+
+    /// Parses a wire name.
+    pub fn parse(value: &str) -> Option<Self> {
+        [Self::Failed, Self::Rejected]
+            .into_iter()
+            .find(|o| o.as_str() == value)
+    }
+}
+
+/// What came of a task, in words (or Markdown): 1..=20,000 characters, no NUL.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(transparent)]
+pub struct TaskResult(String);
+
+impl TaskResult {
+    /// Longest result, in characters.
+    pub const MAX_CHARS: usize = 20_000;
+
+    /// Checks `value`.
+    ///
+    /// ```
+    /// use muster_domain::model::TaskResult;
+    /// assert_eq!(TaskResult::new("Shipped in v2".into()).unwrap().as_str(), "Shipped in v2");
+    /// assert!(TaskResult::new("  ".into()).is_err());
+    /// ```
+    pub fn new(value: String) -> Result<Self, ValidationError> {
+        if value.trim().is_empty() {
+            return Err(ValidationError::new("result must not be empty"));
+        }
+        crate::validation::max_chars("result", &value, Self::MAX_CHARS)?;
+        no_nul("result", &value)?;
+        Ok(Self(value))
+    }
+
+    /// The text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
 /// How urgent a task is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -234,6 +294,11 @@ pub struct Task {
     /// Until when the agent that claimed it holds it (`POST /tasks/claim`); `None` when
     /// it was not claimed or left `in_progress` since.
     pub lease_expires_at: Option<OffsetDateTime>,
+    /// What came of it, as given with a move.
+    pub result: Option<TaskResult>,
+    /// Why a cancelled task ended: failed or rejected; `None` when it was abandoned
+    /// (and for every task not cancelled).
+    pub outcome: Option<TaskOutcome>,
     /// Bumped on every change; guards against lost updates.
     pub version: i64,
 }

@@ -37,7 +37,7 @@ pub use runtime::{Clock, IdGenerator};
 pub use secrets::{SealError, SecretSealer, SecretVault};
 pub use signing::MessageSigner;
 pub use targets::{TargetGuard, TargetRefusal};
-pub use tasks::{Overdue, TaskFilter, TaskRepository};
+pub use tasks::{OutcomeFilter, Overdue, TaskFilter, TaskRepository};
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact};
 pub use users::UserRepository;
 pub use webhooks::{

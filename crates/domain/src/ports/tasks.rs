@@ -5,7 +5,7 @@ use uuid::Uuid;
 use super::RepositoryError;
 use crate::model::{
     Comment, CommentId, Escalation, EscalationId, EscalationReason, OrgId, Task, TaskDependency,
-    TaskId, TaskPriority, TaskStatus, TaskTemplate, TemplateId,
+    TaskId, TaskOutcome, TaskPriority, TaskStatus, TaskTemplate, TemplateId,
 };
 use crate::rules::candidates::RosterEntry;
 
@@ -30,6 +30,27 @@ pub struct TaskFilter {
     /// Only the tasks of this conversation: the sub-tasks of this task, and the task
     /// itself when it has no parent (A2A's `contextId`).
     pub context_id: Option<TaskId>,
+    /// Only tasks with this outcome, or with none.
+    pub outcome: Option<OutcomeFilter>,
+}
+
+/// Which outcome a [`TaskFilter`] keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutcomeFilter {
+    /// Tasks without an outcome (every task not cancelled, and the abandoned ones).
+    Without,
+    /// Tasks that ended so.
+    Is(TaskOutcome),
+}
+
+impl OutcomeFilter {
+    /// Whether a task with `outcome` passes.
+    pub fn keeps(self, outcome: Option<TaskOutcome>) -> bool {
+        match self {
+            Self::Without => outcome.is_none(),
+            Self::Is(wanted) => outcome == Some(wanted),
+        }
+    }
 }
 
 impl TaskFilter {
@@ -52,6 +73,7 @@ impl TaskFilter {
             && self
                 .status_changed_since
                 .is_none_or(|since| task.status_changed_at >= since)
+            && self.outcome.is_none_or(|kept| kept.keeps(task.outcome))
             && self.context_id.is_none_or(|context| {
                 task.parent_task_id == Some(context)
                     || (task.id == context && task.parent_task_id.is_none())

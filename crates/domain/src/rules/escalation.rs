@@ -121,6 +121,8 @@ mod tests {
             last_activity_at: NOW,
             lease_expires_at: None,
             version: 1,
+            result: None,
+            outcome: None,
         }
     }
 

@@ -46,7 +46,7 @@ pub use integrations::{
 pub use paging::{Page, PageRequest};
 pub use tasks::{
     AutoAssign, CandidateQuery, ClaimRequest, EscalationSweep, IntegrationMove, NewEscalation,
-    NewTask, SweepFailure, SweepRun, TaskPage, TaskPatch, TaskService, TemplateOverrides,
+    NewTask, SweepFailure, SweepRun, TaskMove, TaskPage, TaskPatch, TaskService, TemplateOverrides,
 };
 pub use webhooks::{
     DeliveryService, DrainReport, GatedUnitOfWork, HookGate, NewPush, NewWebhook, TestOutcome,

@@ -422,3 +422,35 @@ fn a_missing_task_is_not_found() {
     assert!(matches!(err, ServiceError::NotFound(_)), "{err:?}");
     assert_eq!(err.to_string(), format!("Task {} not found", task_id(1)));
 }
+
+#[test]
+fn a_cancel_may_say_the_task_failed_or_was_rejected_and_a_move_may_carry_a_result() {
+    use muster_domain::model::{TaskOutcome, TaskResult};
+    use muster_domain::service::TaskMove;
+    let result = || Some(TaskResult::new("The vendor said no".into()).unwrap());
+    let (tasks, updated, _) = service(Some(task(InProgress)), Some(true));
+    let rejected = TaskMove {
+        to: Cancelled,
+        reason: None,
+        result: result(),
+        outcome: Some(TaskOutcome::Rejected),
+    };
+    let moved = block_on(tasks.transition_with(&worker(), task_id(1), rejected)).unwrap();
+    assert_eq!(moved.outcome, Some(TaskOutcome::Rejected));
+    assert_eq!(moved.result, result());
+    let (stored, _, _) = updated.lock().unwrap().pop().unwrap();
+    assert_eq!((stored.outcome, stored.result), (moved.outcome, result()));
+
+    // An outcome goes with a cancel only: refused, and nothing changes.
+    let world = crate::common::world::World::new();
+    let stored = world.task("not failed");
+    let done = TaskMove {
+        to: InProgress,
+        reason: None,
+        result: None,
+        outcome: Some(TaskOutcome::Failed),
+    };
+    let err = block_on(world.tasks.transition_with(&world.admin, stored.id, done));
+    assert!(matches!(err, Err(ServiceError::Invalid(_))), "{err:?}");
+    assert_eq!(world.reread(&stored), stored);
+}

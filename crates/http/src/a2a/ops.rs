@@ -357,9 +357,14 @@ pub(super) async fn list(
         .await
         .map_err(refusal)?;
     let total = state.tasks.count(actor, &filter).await.map_err(refusal)?;
+    let with_artifacts = request.include_artifacts.unwrap_or(false);
     let mut tasks = Vec::with_capacity(page.items.len());
     for task in &page.items {
-        tasks.push(view(state, actor, task, history).await?);
+        let mut task = view(state, actor, task, history).await?;
+        if !with_artifacts {
+            task.artifacts = None;
+        }
+        tasks.push(task);
     }
     Ok(ListTasksResponse {
         tasks,

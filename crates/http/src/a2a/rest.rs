@@ -202,7 +202,7 @@ pub(crate) async fn stream_message(
         ("pageToken" = Option<String>, Query, description = "The previous page's `nextPageToken`"),
         ("historyLength" = Option<i32>, Query, minimum = 0, description = "Messages of history per task; none when left out"),
         ("statusTimestampAfter" = Option<String>, Query, format = DateTime, description = "Only tasks whose status changed at or after this RFC 3339 instant"),
-        ("includeArtifacts" = Option<bool>, Query, description = "Muster tasks have no artifacts yet")
+        ("includeArtifacts" = Option<bool>, Query, description = "Whether to send each task's artifacts (its result); left out by default")
     ),
     responses(
         (status = 200, description = "One page", body = Object, content_type = "application/a2a+json"),

@@ -68,7 +68,7 @@ pub(super) async fn call(
             let id = task_id(&mut args)?;
             let request: TransitionRequest = read(args)?;
             let task = tasks
-                .transition(actor, id, request.status, request.reason()?)
+                .transition_with(actor, id, request.into_move()?)
                 .await?;
             data(TaskResponse::from(task))
         }

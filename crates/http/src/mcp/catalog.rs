@@ -92,7 +92,7 @@ pub(super) const TOOLS: &[Spec] = &[
     },
     Spec {
         name: "transition_task",
-        description: "Move a task to another status (todo, in_progress, review, blocked, done, cancelled, backlog), with an optional reason.",
+        description: "Move a task to another status (todo, in_progress, review, blocked, done, cancelled, backlog), with an optional reason, an optional result (what came of it) and, for cancelled only, an outcome (failed or rejected).",
         operation: "transitionTask",
         access: Access::Write,
         own_id: false,

@@ -106,7 +106,7 @@ pub(super) async fn transition(
     let request: TransitionRequest = parse_json(&auth.body)?;
     let task = state
         .tasks
-        .transition(&auth.actor, id, request.status, request.reason()?)
+        .transition_with(&auth.actor, id, request.into_move()?)
         .await?;
     Ok(Json(dto::Data { data: task.into() }))
 }

@@ -3,7 +3,7 @@ use diesel::result::QueryResult;
 use diesel::sql_types::Bool;
 use diesel_async::RunQueryDsl;
 use muster_domain::model::{AgentStatus, OrgId, TaskId, TaskStatus};
-use muster_domain::ports::{Lock, Overdue, TaskFilter};
+use muster_domain::ports::{Lock, OutcomeFilter, Overdue, TaskFilter};
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, first_locked, on_conn};
@@ -66,6 +66,13 @@ macro_rules! filtered {
         match filter.awaiting_approval {
             Some(true) => query = query.filter(awaiting),
             Some(false) => query = query.filter(diesel::dsl::not(awaiting)),
+            None => {}
+        }
+        match filter.outcome {
+            Some(OutcomeFilter::Without) => query = query.filter(tasks::outcome.is_null()),
+            Some(OutcomeFilter::Is(outcome)) => {
+                query = query.filter(tasks::outcome.eq(outcome.as_str()));
+            }
             None => {}
         }
         if let Some(context) = filter.context_id {

@@ -1,7 +1,7 @@
 use diesel::prelude::*;
 use muster_domain::model::{
-    AgentId, Author, Description, Metadata, OrgId, Tags, Task, TaskId, TaskPriority, TaskStatus,
-    Title, UserId,
+    AgentId, Author, Description, Metadata, OrgId, Tags, Task, TaskId, TaskOutcome, TaskPriority,
+    TaskResult, TaskStatus, Title, UserId,
 };
 use muster_domain::ports::RepositoryError;
 
@@ -35,6 +35,8 @@ pub(crate) struct TaskRow {
     pub status_changed_at: Option<DbTime>,
     pub last_activity_at: Option<DbTime>,
     pub lease_expires_at: Option<DbTime>,
+    pub result: Option<String>,
+    pub outcome: Option<String>,
 }
 
 impl From<&Task> for TaskRow {
@@ -68,6 +70,8 @@ impl From<&Task> for TaskRow {
             status_changed_at: Some(DbTime(task.status_changed_at)),
             last_activity_at: Some(DbTime(task.last_activity_at)),
             lease_expires_at: task.lease_expires_at.map(DbTime),
+            result: task.result.as_ref().map(|r| r.as_str().to_owned()),
+            outcome: task.outcome.map(|o| o.as_str().to_owned()),
         }
     }
 }
@@ -111,6 +115,15 @@ impl TryFrom<TaskRow> for Task {
             last_activity_at: row.last_activity_at.map_or(row.updated_at.0, |t| t.0),
             lease_expires_at: row.lease_expires_at.map(|t| t.0),
             version: row.version,
+            result: row
+                .result
+                .map(TaskResult::new)
+                .transpose()
+                .map_err(|e| corrupt("task result", e))?,
+            outcome: row
+                .outcome
+                .map(|o| TaskOutcome::parse(&o).ok_or_else(|| corrupt("task outcome", o)))
+                .transpose()?,
         })
     }
 }

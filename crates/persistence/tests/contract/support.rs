@@ -221,6 +221,8 @@ pub fn task(org: OrgId) -> Task {
         last_activity_at: now,
         lease_expires_at: None,
         version: 1,
+        result: None,
+        outcome: None,
     }
 }
 
@@ -254,6 +256,11 @@ pub fn full_task(seed: &Seed, parent: TaskId) -> Task {
         }))
         .expect("metadata"),
         version: 3,
+        result: Some(
+            muster_domain::model::TaskResult::new("Done: see *the PR*, ünïcode".into())
+                .expect("result"),
+        ),
+        outcome: Some(muster_domain::model::TaskOutcome::Rejected),
         ..task(seed.org)
     }
 }

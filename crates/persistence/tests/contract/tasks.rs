@@ -5,8 +5,10 @@ use crate::support::Store;
 mod updates;
 
 use crate::writes::Writes;
-use muster_domain::model::{AgentId, Author, Event, OrgId, Task, TaskId, TaskStatus, Title};
-use muster_domain::ports::{EventLog, TaskFilter, TaskRepository};
+use muster_domain::model::{
+    AgentId, Author, Event, OrgId, Task, TaskId, TaskOutcome, TaskStatus, Title,
+};
+use muster_domain::ports::{EventLog, OutcomeFilter, TaskFilter, TaskRepository};
 use muster_domain::service::{Conflict, ServiceError};
 
 use crate::support::{Seed, event, full_task, new_id, seed_org, task};
@@ -196,6 +198,7 @@ fn matches(task: &Task, filter: &TaskFilter) -> bool {
             task.parent_task_id == Some(context)
                 || (task.id == context && task.parent_task_id.is_none())
         })
+        && filter.outcome.is_none_or(|kept| kept.keeps(task.outcome))
 }
 
 async fn list_filters_alone_and_combined(db: &impl Store) {
@@ -316,6 +319,40 @@ async fn list_filters_by_status_change_and_context(db: &impl Store) {
         assert_eq!(listed, expected, "filter {filter:?}");
         let counted = TaskRepository::count(db, seed.org, &filter).await.unwrap();
         assert_eq!(counted, expected.len() as u64, "count of {filter:?}");
+    }
+    // Outcomes: one task failed (the newest), the others have none.
+    let failed = Task {
+        status: TaskStatus::Cancelled,
+        outcome: Some(TaskOutcome::Failed),
+        ..task(seed.org)
+    };
+    db.insert(&failed, &[]).await.unwrap();
+    let mut all = all;
+    all.insert(
+        0,
+        TaskRepository::get(db, seed.org, failed.id)
+            .await
+            .unwrap()
+            .unwrap(),
+    );
+    for (kept, want) in [
+        (OutcomeFilter::Is(TaskOutcome::Failed), 1),
+        (OutcomeFilter::Is(TaskOutcome::Rejected), 0),
+        (OutcomeFilter::Without, all.len() - 1),
+    ] {
+        let filter = TaskFilter {
+            outcome: Some(kept),
+            ..TaskFilter::default()
+        };
+        let expected: Vec<Task> = all
+            .iter()
+            .filter(|t| matches(t, &filter))
+            .cloned()
+            .collect();
+        assert_eq!(expected.len(), want, "the reference filter {kept:?}");
+        assert_eq!(list(db, seed.org, &filter, None, 100).await, expected);
+        let counted = TaskRepository::count(db, seed.org, &filter).await.unwrap();
+        assert_eq!(counted, want as u64);
     }
     // A conversation: the parent and its sub-tasks.
     let context = TaskFilter {

@@ -14,6 +14,7 @@ api_tests!(with crate::events_stream::quick();
     a_message_becomes_a_task_and_a_reply_a_comment,
     cancel_closes_a_task_once,
     other_organizations_tasks_are_not_found,
+    results_are_artifacts_and_outcomes_final_states,
 );
 
 pub(crate) fn message(text: &str) -> Value {
@@ -318,4 +319,52 @@ async fn other_organizations_tasks_are_not_found(app: &TestApp) {
         .get(&app.other.hr, &format!("/tasks/{theirs}/comments"))
         .await;
     assert_eq!(comments.data(), &json!([]));
+}
+
+async fn results_are_artifacts_and_outcomes_final_states(app: &TestApp) {
+    let key = writer_key(app).await;
+    let hr = &app.org.hr;
+    let mut ids = Vec::new();
+    for title in ["Will fail", "Will be turned down", "Just dropped"] {
+        ids.push(app.task_titled(hr, title).await);
+    }
+    let working = json!({"status": "in_progress", "result": "Half way"}).to_string();
+    let moved = app.transition(hr, &ids[0], &working).await;
+    assert_eq!(moved.data()["result"], "Half way", "{}", moved.text);
+    assert!(moved.data().get("outcome").is_none(), "{}", moved.text);
+    let failed = json!({"status": "cancelled", "outcome": "failed", "result": "It crashed"});
+    let moved = app.transition(hr, &ids[0], &failed.to_string()).await;
+    assert_eq!(moved.data()["outcome"], "failed", "{}", moved.text);
+    assert_eq!(moved.data()["result"], "It crashed");
+    let rejected = json!({"status": "cancelled", "outcome": "rejected"}).to_string();
+    app.transition(hr, &ids[1], &rejected).await;
+    app.transition(hr, &ids[2], r#"{"status":"cancelled"}"#)
+        .await;
+
+    let task = result(app, &key, "GetTask", &json!({"id": ids[0]})).await;
+    assert_eq!(task["status"]["state"], "TASK_STATE_FAILED");
+    assert_eq!(
+        task["artifacts"],
+        json!([{"artifactId": "result", "name": "Result", "parts": [{"text": "It crashed"}]}])
+    );
+    let task = result(app, &key, "GetTask", &json!({"id": ids[1]})).await;
+    assert_eq!(task["status"]["state"], "TASK_STATE_REJECTED");
+    assert!(task.get("artifacts").is_none(), "{task}");
+    for (state, id) in [
+        ("TASK_STATE_FAILED", &ids[0]),
+        ("TASK_STATE_REJECTED", &ids[1]),
+        ("TASK_STATE_CANCELED", &ids[2]),
+    ] {
+        let listed = result(app, &key, "ListTasks", &json!({"status": state})).await;
+        let tasks = listed["tasks"].as_array().unwrap();
+        assert_eq!(tasks.len(), 1, "{state}: {listed}");
+        assert_eq!(tasks[0]["id"], json!(id));
+        assert!(
+            tasks[0].get("artifacts").is_none(),
+            "no artifacts unless asked"
+        );
+    }
+    let with = json!({"status": "TASK_STATE_FAILED", "includeArtifacts": true});
+    let listed = result(app, &key, "ListTasks", &with).await;
+    assert_eq!(listed["tasks"][0]["artifacts"][0]["artifactId"], "result");
 }

@@ -90,11 +90,14 @@ async fn an_agent_claims_comments_and_finishes_a_task(app: &TestApp) {
             &TransitionRequest {
                 status: TaskStatus::Done,
                 reason: None,
+                result: Some("Shipped".into()),
+                outcome: None,
             },
         )
         .await
         .unwrap();
     assert_eq!(done.status, TaskStatus::Done);
+    assert_eq!(done.result.as_deref(), Some("Shipped"));
 }
 
 async fn refusals_come_back_with_the_apis_status_and_message(app: &TestApp) {

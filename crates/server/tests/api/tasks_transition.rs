@@ -318,6 +318,22 @@ async fn invalid_transition_bodies_are_400_and_change_nothing(app: &TestApp) {
         ),
         (r#"{"status":"in_progress""#.into(), "malformed JSON"),
         (String::new(), "JSON object"),
+        (
+            r#"{"status":"in_progress","outcome":"failed"}"#.into(),
+            "outcome is only for a move to cancelled",
+        ),
+        (
+            r#"{"status":"cancelled","outcome":"exploded"}"#.into(),
+            "outcome",
+        ),
+        (
+            r#"{"status":"in_progress","result":" "}"#.into(),
+            "result must not be empty",
+        ),
+        (
+            json!({ "status": "in_progress", "result": "r".repeat(20_001) }).to_string(),
+            "result must be at most 20000 characters",
+        ),
     ];
     for (body, message) in &cases {
         let reply = app.transition(hr, &id, body).await;

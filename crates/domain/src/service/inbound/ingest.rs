@@ -168,6 +168,8 @@ impl InboundService {
             last_activity_at: now,
             lease_expires_at: None,
             version: 1,
+            result: None,
+            outcome: None,
         })
     }
 }

@@ -22,6 +22,7 @@ pub use self::integration::IntegrationMove;
 pub use self::routing::{AutoAssign, CandidateQuery};
 pub use self::sweep::{EscalationSweep, SweepFailure, SweepRun};
 pub use self::templates::TemplateOverrides;
+pub use self::workflow::TaskMove;
 use super::{Conflict, Entity, NotFound, Page, PageRequest, ServiceError};
 use crate::ValidationError;
 use crate::model::{
@@ -264,6 +265,8 @@ impl TaskService {
             last_activity_at: now,
             lease_expires_at: None,
             version: 1,
+            result: None,
+            outcome: None,
         }
     }
 

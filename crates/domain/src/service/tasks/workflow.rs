@@ -3,14 +3,28 @@
 use time::OffsetDateTime;
 
 use super::{TaskService, check_assignable, ensure_open, locked_task};
+use crate::ValidationError;
 use crate::model::{
-    Actor, AgentId, AuditEvent, Reason, Task, TaskApproved, TaskAssigned, TaskId, TaskStatus,
-    TaskTransitioned,
+    Actor, AgentId, AuditEvent, Reason, Task, TaskApproved, TaskAssigned, TaskId, TaskOutcome,
+    TaskResult, TaskStatus, TaskTransitioned,
 };
 use crate::policy;
 use crate::ports::{Transaction, transact};
 use crate::rules::transition::check_transition;
 use crate::service::{Conflict, ServiceError};
+
+/// A move with what came of the task ([`TaskService::transition_with`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaskMove {
+    /// The status to move to.
+    pub to: TaskStatus,
+    /// Why, as given.
+    pub reason: Option<Reason>,
+    /// What came of the task (replaces its result when given).
+    pub result: Option<TaskResult>,
+    /// How a cancelled task ended; only with `to: cancelled`.
+    pub outcome: Option<TaskOutcome>,
+}
 
 impl TaskService {
     /// Moves a task to `to` if the transition table, the approval rule, its blocking
@@ -26,6 +40,36 @@ impl TaskService {
         to: TaskStatus,
         reason: Option<Reason>,
     ) -> Result<Task, ServiceError> {
+        let to = TaskMove {
+            to,
+            reason,
+            result: None,
+            outcome: None,
+        };
+        self.transition_with(actor, id, to).await
+    }
+
+    /// [`transition`](Self::transition) with what came of the task: a `result` replaces
+    /// the one it has; an `outcome` (failed, rejected) only goes with a move to
+    /// `cancelled`.
+    pub async fn transition_with(
+        &self,
+        actor: &Actor,
+        id: TaskId,
+        to: TaskMove,
+    ) -> Result<Task, ServiceError> {
+        let TaskMove {
+            to,
+            reason,
+            result,
+            outcome,
+        } = to;
+        if outcome.is_some() && to != TaskStatus::Cancelled {
+            return Err(ValidationError::new(
+                "outcome is only for a move to cancelled (failed or rejected)",
+            )
+            .into());
+        }
         let service = self.clone();
         let actor = actor.clone();
         transact(self.uow.as_ref(), move |tx| {
@@ -34,7 +78,11 @@ impl TaskService {
                 policy::may_transition(&actor, to)?;
                 check_transition(&current, to)?;
                 let now = service.clock.now();
-                let task = current.clone();
+                let mut task = current.clone();
+                if let Some(result) = result {
+                    task.result = Some(result);
+                }
+                task.outcome = outcome;
                 service
                     .move_to(tx, &actor, &current, task, to, reason, Vec::new(), now)
                     .await

@@ -124,6 +124,8 @@ pub fn sample_task(id: TaskId, status: TaskStatus) -> Task {
         last_activity_at: EARLIER,
         lease_expires_at: None,
         version: 7,
+        result: None,
+        outcome: None,
     }
 }
 

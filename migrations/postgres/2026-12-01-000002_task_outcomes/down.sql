@@ -1,0 +1,2 @@
+ALTER TABLE tasks DROP COLUMN outcome;
+ALTER TABLE tasks DROP COLUMN result;
