@@ -114,11 +114,30 @@ pub fn body(method: &str, path: &str, body: &[u8]) -> Option<Vec<u8>> {
         object.remove("parentCommentId");
         changed = true;
     }
+    // An outcome (failed, rejected) goes with a move to cancelled only: a valid
+    // outcome on another move is dropped, an invalid one left for the server to refuse.
+    if method == "POST"
+        && is_task_transition(path)
+        && object.get("status").is_some_and(|s| s != "cancelled")
+        && object
+            .get("outcome")
+            .is_some_and(|o| o == "failed" || o == "rejected")
+    {
+        object.remove("outcome");
+        changed = true;
+    }
     if changed {
         serde_json::to_vec(&value).ok()
     } else {
         None
     }
+}
+
+/// `/tasks/{uuid}/transition`.
+fn is_task_transition(path: &str) -> bool {
+    path.strip_prefix("/tasks/")
+        .and_then(|rest| rest.strip_suffix("/transition"))
+        .is_some_and(|id| uuid::Uuid::parse_str(id).is_ok())
 }
 
 /// `/api/v1/webhooks` or `/api/v1/webhooks/{uuid}` (not the inbound or chat routes).
@@ -204,6 +223,18 @@ mod tests {
             body("POST", "/tasks/x/comments", sent).is_none(),
             "not a task id"
         );
+    }
+
+    #[test]
+    fn drops_an_outcome_from_a_move_other_than_a_cancel() {
+        let path = "/tasks/01a2190a-ae4e-7493-8db1-363ab816386a/transition";
+        let sent = br#"{"status":"done","outcome":"rejected","result":"0"}"#;
+        let fixed: Value = serde_json::from_slice(&body("POST", path, sent).unwrap()).unwrap();
+        assert_eq!(fixed, serde_json::json!({"status": "done", "result": "0"}));
+        let cancel = br#"{"status":"cancelled","outcome":"failed"}"#;
+        assert!(body("POST", path, cancel).is_none(), "a cancel keeps it");
+        let bad = br#"{"status":"done","outcome":"exploded"}"#;
+        assert!(body("POST", path, bad).is_none(), "an invalid one is left");
     }
 
     #[test]

@@ -32,6 +32,21 @@ impl PushRenderer for EchoRenderer {
     }
 }
 
+/// Cannot read the task.
+struct BrokenRenderer;
+
+#[async_trait]
+impl PushRenderer for BrokenRenderer {
+    async fn render(
+        &self,
+        _org: OrgId,
+        _task: TaskId,
+        _event: &Event,
+    ) -> Result<Value, RepositoryError> {
+        Err(RepositoryError::Internal("the disk is gone".into()))
+    }
+}
+
 struct Rig {
     world: World,
     caller: Arc<RecordingHookCaller>,
@@ -212,4 +227,47 @@ fn only_users_who_may_write_set_configs_and_only_on_their_organizations_tasks() 
     let err = block_on(rig.hooks.set_push(&rig.world.admin, missing, new)).unwrap_err();
     assert!(matches!(err, ServiceError::NotFound(_)), "{err:?}");
     assert!(rig.world.events("webhook.created").is_empty());
+}
+
+#[test]
+fn a_push_that_cannot_be_written_is_a_failed_attempt_retried_later() {
+    let rig = Rig::new();
+    let task = rig.world.task("t");
+    let hook = block_on(rig.hooks.set_push(
+        &rig.world.admin,
+        task.id,
+        Rig::push(Some("p"), "https://push.example/in"),
+    ))
+    .unwrap();
+    rig.move_to(task.id, TaskStatus::InProgress);
+    let store = Arc::new(rig.world.store.clone());
+    let broken = DeliveryService::new(
+        store.clone(),
+        store.clone(),
+        store,
+        rig.world.vault.clone(),
+        rig.caller.clone(),
+        rig.world.clock.clone(),
+        rig.world.ids.clone(),
+    )
+    .with_push(Arc::new(BrokenRenderer));
+    let leased = block_on(broken.lease(10)).unwrap();
+    assert_eq!(leased, [(rig.world.org, hook.id)]);
+    let report = block_on(broken.drain(rig.world.org, hook.id)).unwrap();
+    assert_eq!((report.delivered, report.failed), (0, 1));
+    assert!(rig.caller.calls().is_empty(), "nothing was sent");
+    let hooks = block_on(rig.hooks.push_configs(&rig.world.admin, task.id)).unwrap();
+    assert_eq!(hooks[0].consecutive_failures, 1);
+    assert!(
+        hooks[0]
+            .last_error
+            .as_deref()
+            .is_some_and(|e| e.contains("cannot write the push")),
+        "{:?}",
+        hooks[0].last_error
+    );
+    // Not due again before its wait; then the working renderer delivers it.
+    assert_eq!(rig.run(), 0);
+    rig.world.clock.advance(time::Duration::seconds(10));
+    assert_eq!(rig.run(), 1);
 }

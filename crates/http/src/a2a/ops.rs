@@ -13,6 +13,7 @@ use muster_domain::model::{
     Actor, Comment, CommentBody, Tags, Task as MusterTask, TaskId, TaskPriority, TaskStatus,
 };
 use muster_domain::service::{NewTask, PageRequest};
+use muster_wire::time::DayEdge;
 use uuid::Uuid;
 
 use super::push;
@@ -136,11 +137,18 @@ pub(super) async fn send(
     let configuration = request.configuration.unwrap_or_default();
     let history = history_length(configuration.history_length)?;
     // A push config is checked in full before anything changes.
+    let replying_to = request
+        .message
+        .task_id
+        .as_deref()
+        .filter(|id| !id.is_empty());
     let push = match &configuration.task_push_notification_config {
-        Some(config) if !config.task_id.is_empty() => {
+        Some(config)
+            if !config.task_id.is_empty() && Some(config.task_id.as_str()) != replying_to =>
+        {
             return Err(A2aError::invalid_params(
-                "taskPushNotificationConfig.taskId must be empty: the config is for the \
-                 message's task",
+                "taskPushNotificationConfig.taskId must be empty (or the message's taskId): \
+                 the config is for the message's task",
             ));
         }
         Some(config) => {
@@ -156,12 +164,23 @@ pub(super) async fn send(
     };
     let message = request.message;
     let task = match message.task_id.as_deref() {
-        Some(id) if !id.is_empty() => reply(state, actor, id, &message).await?,
-        _ => create(state, actor, &message).await?,
+        Some(id) if !id.is_empty() => {
+            // The task is there: its config is set first, so that a config refused (a
+            // task with ten already) posts no comment.
+            if let Some(new) = push {
+                let task = find(state, actor, id).await?;
+                push::set(state, actor, task.id, new).await?;
+            }
+            reply(state, actor, id, &message).await?
+        }
+        _ => {
+            let task = create(state, actor, &message).await?;
+            if let Some(new) = push {
+                push::set(state, actor, task.id, new).await?;
+            }
+            task
+        }
     };
-    if let Some(new) = push {
-        push::set(state, actor, task.id, new).await?;
-    }
     Ok((task, history))
 }
 
@@ -307,14 +326,13 @@ pub(super) async fn list(
         .as_deref()
         .filter(|at| !at.is_empty())
         .map(|at| {
-            time::OffsetDateTime::parse(at, &time::format_description::well_known::Rfc3339).map_err(
-                |_| {
-                    A2aError::invalid_params(format!(
-                        "statusTimestampAfter {at} is not an RFC 3339 instant such as \
-                         2026-11-27T10:00:00Z"
-                    ))
-                },
-            )
+            // The API's reading of instants: years 1 to 9999, milliseconds, UTC.
+            muster_wire::time::parse("statusTimestampAfter", at, DayEdge::Start).map_err(|_| {
+                A2aError::invalid_params(format!(
+                    "statusTimestampAfter {at} is not an RFC 3339 instant such as \
+                     2026-11-27T10:00:00Z"
+                ))
+            })
         })
         .transpose()?;
     let history = history_length(request.history_length)?.or(Some(0));
@@ -334,7 +352,7 @@ pub(super) async fn list(
         total_size: 0,
     };
     let Some(mut filter) = state_filter else {
-        // No Muster task is ever failed, rejected or waiting for credentials.
+        // No Muster task ever waits for credentials.
         return Ok(empty());
     };
     filter.status_changed_since = status_changed_since;

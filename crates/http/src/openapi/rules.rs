@@ -67,6 +67,7 @@ const PATTERNS: &[(&str, &str, &str)] = &[
     ("PatchTaskRequest", "description", NO_NUL),
     ("InboundTaskBody", "description", NO_NUL),
     ("TransitionRequest", "reason", NO_NUL),
+    ("TransitionRequest", "result", NON_BLANK),
     ("EscalateRequest", "notes", NO_NUL),
     ("CreateWebhookBody", "secret", NO_NUL),
     ("UpdateWebhookBody", "secret", NO_NUL),

@@ -119,7 +119,12 @@ async fn bad_list_parameters_are_refused(app: &TestApp) {
         let code = error_code(app, &key, "ListTasks", &bad).await;
         assert_eq!(code, -32602, "{bad}");
     }
-    for since in ["yesterday", "2026-13-01T00:00:00Z", "2026-11-27 10:00:00"] {
+    for since in [
+        "yesterday",
+        "2026-13-01T00:00:00Z",
+        "2026-11-27 10:00:00",
+        "0000-01-01T00:00:00+01:00",
+    ] {
         let bad = json!({"statusTimestampAfter": since});
         assert_eq!(
             error_code(app, &key, "ListTasks", &bad).await,

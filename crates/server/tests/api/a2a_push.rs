@@ -265,6 +265,24 @@ async fn push_configs_follow_the_webhooks_policy(app: &TestApp) {
     assert_eq!(code(eleventh).await, -32602);
     let again = json!({"taskId": id, "id": "c3", "url": url});
     result(app, &key, "CreateTaskPushNotificationConfig", &again).await;
+    // A reply carrying an eleventh config is refused before it is posted; one naming
+    // its own task (rather than none) is accepted.
+    let history = |task: Value| task["history"].as_array().map_or(0, Vec::len);
+    let before = history(result(app, &key, "GetTask", &json!({"id": id})).await);
+    let reply = |config: Value| {
+        json!({"message": {"messageId": uuid::Uuid::now_v7().to_string(), "role": "ROLE_USER",
+                           "taskId": id, "parts": [{"text": "and tell me"}]},
+               "configuration": {"taskPushNotificationConfig": config}})
+    };
+    let eleventh = reply(json!({"url": url, "id": "c11"}));
+    assert_eq!(
+        error_code(app, &key, "SendMessage", &eleventh).await,
+        -32602
+    );
+    let after = history(result(app, &key, "GetTask", &json!({"id": id})).await);
+    assert_eq!(after, before, "the refused reply posted no comment");
+    let replaced = reply(json!({"url": url, "id": "c4", "taskId": id}));
+    result(app, &key, "SendMessage", &replaced).await;
     // Readers may list but not set; agents may do neither.
     let admin = app.admin_token(&app.org).await;
     let reader = app.api_key(&admin, &["read"]).await;

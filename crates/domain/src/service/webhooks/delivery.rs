@@ -98,9 +98,9 @@ impl DeliveryService {
         }
     }
 
-    /// Writes the bodies of A2A push notifications with `renderer`. Without one, a
-    /// push config's deliveries fail (and are retried) rather than go out in the wrong
-    /// shape.
+    /// Writes the bodies of A2A push notifications with `renderer`. Without one (or
+    /// when it fails), a push config's deliveries fail and are retried, rather than go
+    /// out in the wrong shape.
     #[must_use]
     pub fn with_push(mut self, renderer: Arc<dyn PushRenderer>) -> Self {
         self.push = Some(renderer);
@@ -211,23 +211,23 @@ impl DeliveryService {
         pending: PendingDelivery,
     ) -> Result<Attempt, ServiceError> {
         let event = pending.event;
-        let body = match &hook.push {
-            None => delivery_body(&event, self.clock.now()),
-            Some(push) => {
-                let renderer = self.push.as_ref().ok_or_else(|| {
-                    ServiceError::internal("A2A push configs need a push renderer")
-                })?;
-                renderer.render(hook.org_id, push.task_id, &event).await?
-            }
-        };
+        // A push whose body cannot be written is a failed attempt: recorded, retried on
+        // the schedule, counted toward switching the config off.
+        let body = self.body(hook, &event).await;
         let call = hook_call(
             self.vault.as_ref(),
             hook,
             &event.event_type,
             delivery_id(hook.id, event.id.as_uuid()),
-            &body,
+            body.as_ref().unwrap_or(&serde_json::Value::Null),
         )?;
-        let result = self.caller.call(&call).await;
+        let result = match body {
+            Ok(_) => self.caller.call(&call).await,
+            Err(error) => CallResult {
+                error: Some(error),
+                ..CallResult::default()
+            },
+        };
         let number = pending.attempts.saturating_add(1);
         let now = self.clock.now();
         let record = Attempted {
@@ -245,6 +245,21 @@ impl DeliveryService {
             record,
             result,
         })
+    }
+
+    /// The body of a delivery of `event` to `hook`: the contract's, or an A2A push's.
+    async fn body(&self, hook: &Webhook, event: &Event) -> Result<serde_json::Value, String> {
+        let Some(push) = &hook.push else {
+            return Ok(delivery_body(event, self.clock.now()));
+        };
+        let renderer = self
+            .push
+            .as_ref()
+            .ok_or_else(|| "this instance cannot write A2A pushes".to_owned())?;
+        renderer
+            .render(hook.org_id, push.task_id, event)
+            .await
+            .map_err(|err| format!("cannot write the push: {err}"))
     }
 
     /// Records a run of calls of one hook in one transaction: the log, the outbox rows

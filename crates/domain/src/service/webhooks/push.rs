@@ -14,7 +14,7 @@ use crate::policy;
 use crate::ports::{Lock, transact};
 
 /// A push config to set on a task.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct NewPush {
     /// Its id within the task; a new UUID when `None`. Setting an id again replaces
     /// that config.
@@ -25,6 +25,17 @@ pub struct NewPush {
     pub token: Option<String>,
     /// Sent in `Authorization`.
     pub auth: Option<PushAuth>,
+}
+
+impl std::fmt::Debug for NewPush {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewPush")
+            .field("config_id", &self.config_id)
+            .field("url", &self.url)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("auth", &self.auth)
+            .finish()
+    }
 }
 
 /// How long a push may take: A2A suggests 10 to 30 seconds.
