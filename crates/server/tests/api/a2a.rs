@@ -123,6 +123,27 @@ async fn the_agent_card_is_public_and_names_both_bindings(app: &TestApp) {
         .unwrap();
     let expected = app.url("/a2a/jsonrpc").replacen("http://", "https://", 1);
     assert_eq!(url, expected, "{}", forwarded.text);
+    // A Host that is more than host[:port] (a path, a user) is not echoed: the card
+    // falls back to the server's own address.
+    for odd in [
+        "evil.example/phish",
+        "user@evil.example",
+        "evil.example?x=1",
+    ] {
+        let reply = send(
+            app.anonymous(Method::GET, "/.well-known/agent-card.json")
+                .header("host", odd),
+        )
+        .await;
+        assert_eq!(reply.status, StatusCode::OK, "{odd}: {}", reply.text);
+        let url = reply.body["supportedInterfaces"][0]["url"]
+            .as_str()
+            .unwrap();
+        assert!(
+            !url.contains("evil") && url.starts_with("http://") && url.ends_with("/a2a/jsonrpc"),
+            "{odd}: {url}"
+        );
+    }
     assert_eq!(card["capabilities"]["streaming"], true);
     assert_eq!(card["capabilities"]["pushNotifications"], true);
     assert_eq!(card["capabilities"]["extendedAgentCard"], true);
