@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{EventId, OrgId, WebhookId};
+use muster_domain::model::{EventId, OrgId, PUSH_EVENT_TYPES, WebhookId};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -17,51 +17,53 @@ use crate::types::{DbTime, DbUuid, PortableTimestamp, PortableUuid};
 
 /// Queues a delivery of each of `rows` (just appended) to every enabled post-hook of its
 /// organization subscribed to its type (or to `*`), and to the A2A push configs of the
-/// task it is about: one read of the subscriptions, one insert.
+/// task a move is about: one read of the subscriptions (push configs have none), one of
+/// the push configs when a row is a move, one insert.
 pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResult<()> {
     let mut orgs: Vec<DbUuid> = rows.iter().map(|row| row.org_id).collect();
     orgs.sort_unstable_by_key(|org| org.0);
     orgs.dedup();
-    let mut entities: Vec<DbUuid> = rows.iter().map(|row| row.entity_id).collect();
-    entities.sort_unstable_by_key(|entity| entity.0);
-    entities.dedup();
     let mut types: Vec<&str> = rows.iter().map(|row| row.event_type.as_str()).collect();
     types.push("*");
     types.sort_unstable();
     types.dedup();
-    let subscriptions: Vec<(DbUuid, DbUuid, String, Option<DbUuid>)> = on_conn!(conn, c => {
+    let subscriptions: Vec<(DbUuid, DbUuid, String)> = on_conn!(conn, c => {
         webhook_subscriptions::table
             .inner_join(webhooks::table)
             .filter(webhook_subscriptions::org_id.eq_any(&orgs))
             .filter(webhook_subscriptions::event_type.eq_any(&types))
             .filter(webhooks::enabled.eq(true))
             .filter(webhooks::hook_type.eq("post"))
-            .filter(
-                webhooks::task_id
-                    .is_null()
-                    .or(webhooks::task_id.eq_any(&entities)),
-            )
             .select((
                 webhook_subscriptions::org_id,
                 webhook_subscriptions::webhook_id,
                 webhook_subscriptions::event_type,
-                webhooks::task_id,
             ))
             .load(c)
             .await
     })?;
-    if subscriptions.is_empty() {
-        return Ok(());
-    }
+    let pushes = push_configs(conn, rows).await?;
     let mut seen = HashSet::new();
     let mut deliveries = Vec::new();
     for row in rows {
-        for (org, hook, event_type, task) in &subscriptions {
-            let hears = (*event_type == row.event_type || event_type == "*")
-                && task.is_none_or(|task| task.0 == row.entity_id.0);
-            if org.0 == row.org_id.0 && hears && seen.insert((hook.0, row.id.0)) {
+        let hooks = subscriptions
+            .iter()
+            .filter(|(org, _, event_type)| {
+                org.0 == row.org_id.0 && (*event_type == row.event_type || event_type == "*")
+            })
+            .map(|(_, hook, _)| *hook);
+        let to_push = pushes
+            .iter()
+            .filter(|(org, _, task)| {
+                org.0 == row.org_id.0
+                    && task.0 == row.entity_id.0
+                    && PUSH_EVENT_TYPES.contains(&row.event_type.as_str())
+            })
+            .map(|(_, hook, _)| *hook);
+        for hook in hooks.chain(to_push) {
+            if seen.insert((hook.0, row.id.0)) {
                 deliveries.push(DeliveryRow {
-                    webhook_id: *hook,
+                    webhook_id: hook,
                     event_id: row.id,
                     event_at: row.created_at,
                     attempts: 0,
@@ -71,6 +73,36 @@ pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResu
         }
     }
     insert_all!(conn, webhook_deliveries::table, &deliveries)
+}
+
+/// The enabled push configs (org, hook, task) of the tasks that `rows` move: a seek on
+/// `webhooks (task_id, ...)`, only when a row is a move.
+async fn push_configs(
+    conn: &mut Conn<'_>,
+    rows: &[EventRow],
+) -> QueryResult<Vec<(DbUuid, DbUuid, DbUuid)>> {
+    let mut moved: Vec<DbUuid> = rows
+        .iter()
+        .filter(|row| PUSH_EVENT_TYPES.contains(&row.event_type.as_str()))
+        .map(|row| row.entity_id)
+        .collect();
+    if moved.is_empty() {
+        return Ok(Vec::new());
+    }
+    moved.sort_unstable_by_key(|task| task.0);
+    moved.dedup();
+    let found: Vec<(DbUuid, DbUuid, Option<DbUuid>)> = on_conn!(conn, c => {
+        webhooks::table
+            .filter(webhooks::task_id.eq_any(&moved))
+            .filter(webhooks::enabled.eq(true))
+            .select((webhooks::org_id, webhooks::id, webhooks::task_id))
+            .load(c)
+            .await
+    })?;
+    Ok(found
+        .into_iter()
+        .filter_map(|(org, hook, task)| task.map(|task| (org, hook, task)))
+        .collect())
 }
 
 /// `hook`'s deliveries due at `now`, oldest event first, with their events.

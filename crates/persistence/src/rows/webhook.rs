@@ -105,8 +105,12 @@ pub(crate) struct SubscriptionRow {
 }
 
 impl SubscriptionRow {
-    /// The rows of `hook`'s subscription.
+    /// The rows of `hook`'s subscription; none for an A2A push config, which is found
+    /// by its task (`webhooks.task_id`) when the task moves.
     pub(crate) fn of(hook: &Webhook) -> Vec<Self> {
+        if hook.push.is_some() {
+            return Vec::new();
+        }
         hook.events
             .as_slice()
             .iter()
