@@ -340,10 +340,9 @@ mod tests {
     fn reads_this_process() {
         let pid = std::process::id();
         assert!(rss_kib(pid).unwrap() > 0);
-        // RSS first: other test threads may grow it meanwhile, and the peak read
-        // afterwards still covers it (reading the peak first was a race).
-        let rss = rss_kib(pid).unwrap();
-        assert!(peak_rss_kib(pid).unwrap() >= rss);
+        // Both are read, not compared: the kernel updates VmHWM lazily (per-thread RSS
+        // counters are folded in now and then), so VmRSS may briefly exceed it.
+        assert!(peak_rss_kib(pid).unwrap() > 0);
         cpu_ticks(pid).unwrap();
         assert!(clock_ticks_per_second() > 0);
     }
