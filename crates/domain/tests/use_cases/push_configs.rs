@@ -59,8 +59,23 @@ impl Rig {
         let world = World::new();
         let caller = Arc::new(RecordingHookCaller::new(200, Vec::new()));
         let hooks = WebhookService::new(world.webhook_ports(caller.clone()));
+        let delivery = Self::worker(&world, &caller, Arc::new(EchoRenderer));
+        Self {
+            world,
+            caller,
+            hooks,
+            delivery,
+        }
+    }
+
+    /// A delivery worker on `world`'s store, writing pushes with `renderer`.
+    fn worker(
+        world: &World,
+        caller: &Arc<RecordingHookCaller>,
+        renderer: Arc<dyn PushRenderer>,
+    ) -> DeliveryService {
         let store = Arc::new(world.store.clone());
-        let delivery = DeliveryService::new(
+        DeliveryService::new(
             store.clone(),
             store.clone(),
             store,
@@ -69,13 +84,7 @@ impl Rig {
             world.clock.clone(),
             world.ids.clone(),
         )
-        .with_push(Arc::new(EchoRenderer));
-        Self {
-            world,
-            caller,
-            hooks,
-            delivery,
-        }
+        .with_push(renderer)
     }
 
     fn run(&self) -> u32 {
@@ -240,17 +249,7 @@ fn a_push_that_cannot_be_written_is_a_failed_attempt_retried_later() {
     ))
     .unwrap();
     rig.move_to(task.id, TaskStatus::InProgress);
-    let store = Arc::new(rig.world.store.clone());
-    let broken = DeliveryService::new(
-        store.clone(),
-        store.clone(),
-        store,
-        rig.world.vault.clone(),
-        rig.caller.clone(),
-        rig.world.clock.clone(),
-        rig.world.ids.clone(),
-    )
-    .with_push(Arc::new(BrokenRenderer));
+    let broken = Rig::worker(&rig.world, &rig.caller, Arc::new(BrokenRenderer));
     let leased = block_on(broken.lease(10)).unwrap();
     assert_eq!(leased, [(rig.world.org, hook.id)]);
     let report = block_on(broken.drain(rig.world.org, hook.id)).unwrap();

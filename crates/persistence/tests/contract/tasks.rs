@@ -288,6 +288,22 @@ async fn list_filters_alone_and_combined(db: &impl Store) {
     assert_eq!(all.iter().filter(|t| matches(t, done_all)).count(), 1);
 }
 
+/// Lists and counts `filter` on the store and checks both against the reference filter
+/// over `all` (newest first); answers how many tasks it keeps.
+async fn lists_as_the_reference(
+    db: &impl Store,
+    org: OrgId,
+    all: &[Task],
+    filter: &TaskFilter,
+) -> usize {
+    let expected: Vec<Task> = all.iter().filter(|t| matches(t, filter)).cloned().collect();
+    let listed = list(db, org, filter, None, 100).await;
+    assert_eq!(listed, expected, "filter {filter:?}");
+    let counted = TaskRepository::count(db, org, filter).await.unwrap();
+    assert_eq!(counted, expected.len() as u64, "count of {filter:?}");
+    expected.len()
+}
+
 async fn list_filters_by_status_change_and_context(db: &impl Store) {
     let seed = seed_org(db).await;
     let (parent, all) = varied_tasks(db, &seed).await;
@@ -307,18 +323,10 @@ async fn list_filters_by_status_change_and_context(db: &impl Store) {
             status_changed_since: Some(since),
             ..TaskFilter::default()
         };
-        let expected: Vec<Task> = all
-            .iter()
-            .filter(|t| matches(t, &filter))
-            .cloned()
-            .collect();
+        let found = lists_as_the_reference(db, seed.org, &all, &filter).await;
         if want != usize::MAX {
-            assert_eq!(expected.len(), want, "the reference filter since {since}");
+            assert_eq!(found, want, "the reference filter since {since}");
         }
-        let listed = list(db, seed.org, &filter, None, 100).await;
-        assert_eq!(listed, expected, "filter {filter:?}");
-        let counted = TaskRepository::count(db, seed.org, &filter).await.unwrap();
-        assert_eq!(counted, expected.len() as u64, "count of {filter:?}");
     }
     // Outcomes: one task failed (the newest), the others have none.
     let failed = Task {
@@ -344,15 +352,8 @@ async fn list_filters_by_status_change_and_context(db: &impl Store) {
             outcome: Some(kept),
             ..TaskFilter::default()
         };
-        let expected: Vec<Task> = all
-            .iter()
-            .filter(|t| matches(t, &filter))
-            .cloned()
-            .collect();
-        assert_eq!(expected.len(), want, "the reference filter {kept:?}");
-        assert_eq!(list(db, seed.org, &filter, None, 100).await, expected);
-        let counted = TaskRepository::count(db, seed.org, &filter).await.unwrap();
-        assert_eq!(counted, want as u64);
+        let found = lists_as_the_reference(db, seed.org, &all, &filter).await;
+        assert_eq!(found, want, "the reference filter {kept:?}");
     }
     // A conversation: the parent and its sub-tasks.
     let context = TaskFilter {
