@@ -7,6 +7,8 @@
 //! - [`mapping`]: a Muster task and its comments as an A2A task, A2A states as task
 //!   filters, and an A2A message as the text of a new task.
 //! - [`push`]: the body of a push notification, for the webhook delivery worker.
+//! - [`remote`]: Muster as a client of remote agents: their cards, the hand-over
+//!   request, their pushes read as reports.
 //!
 //! Nothing here does I/O: the HTTP adapter (`muster-http`) reads requests, calls the
 //! domain's use cases and answers with these shapes.
@@ -14,6 +16,7 @@
 pub mod error;
 pub mod mapping;
 pub mod push;
+pub mod remote;
 pub mod types;
 
 /// The protocol version this server speaks (`Major.Minor`, as the `A2A-Version` header

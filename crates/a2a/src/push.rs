@@ -8,6 +8,7 @@ use async_trait::async_trait;
 use muster_domain::model::{Event, OrgId, Task, TaskId, TaskStatus};
 use muster_domain::ports::{PushRenderer, RepositoryError, TaskRepository};
 use serde_json::Value;
+use uuid::Uuid;
 
 use crate::mapping;
 use crate::types::{StreamResponse, TaskStatusUpdateEvent};
@@ -66,5 +67,21 @@ impl PushRenderer for TaskPushRenderer {
         })?;
         serde_json::to_value(status_update(stored, event))
             .map_err(|e| RepositoryError::Internal(e.into()))
+    }
+
+    async fn render_handover(
+        &self,
+        org: OrgId,
+        task: TaskId,
+        request_id: Uuid,
+        push_url: &str,
+        token: &str,
+    ) -> Result<Value, RepositoryError> {
+        let stored = self.tasks.get(org, task).await?.ok_or_else(|| {
+            RepositoryError::Internal(format!("the task {task} to hand over is gone").into())
+        })?;
+        Ok(crate::remote::handover_request(
+            &stored, request_id, push_url, token,
+        ))
     }
 }

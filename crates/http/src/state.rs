@@ -10,7 +10,7 @@ use muster_domain::ports::{IdempotencyStore, IdentityProvider};
 use muster_domain::service::guard::GuardService;
 use muster_domain::service::{
     AccountService, AgentService, ApiKeyService, ChatService, CodeHostService, EventService,
-    InboundService, TaskService, WebhookService,
+    InboundService, RemoteAgentService, TaskService, WebhookService,
 };
 
 use crate::metrics::Metrics;
@@ -93,6 +93,8 @@ pub struct AppState {
     pub chat: ChatService,
     /// The code-host integration.
     pub codehost: CodeHostService,
+    /// Remote A2A agents: registering them, taking their reports.
+    pub remote: RemoteAgentService,
     /// Verifies signed agent requests.
     pub agent_auth: Arc<AgentAuthenticator>,
     /// Verifies access tokens and API keys.

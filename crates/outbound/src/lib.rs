@@ -3,6 +3,7 @@
 //! - [`delivery_signature`]: the signature every webhook delivery carries, so that
 //!   receivers can be written against it.
 //! - [`hooks`]: the domain's `HookCaller` port: one signed POST per hook call.
+//! - [`documents`]: one guarded GET of a JSON document (a remote agent's card).
 //! - [`ssrf`]: which addresses a hook may not reach (decision D-81), the URL check at
 //!   registration (the domain's `TargetGuard` port) and at every call.
 //! - [`oauth`]: the domain's `IdentityProvider` port over OAuth 2.0 + PKCE (decision
@@ -10,11 +11,13 @@
 //! - [`http_client`]: the HTTP/1.1 client (rustls with the ring provider and Mozilla's
 //!   roots, or plain `http://`) they share, with a deadline and a body cap.
 
+pub mod documents;
 pub mod hooks;
 pub mod http_client;
 pub mod oauth;
 pub mod ssrf;
 
+pub use documents::DocumentFetcher;
 pub use hooks::HttpHookCaller;
 pub use oauth::{HttpIdentityProvider, OAuthProviderConfig, OAuthSetupError};
 pub use ssrf::{ResolvingTargetGuard, TargetPolicy};

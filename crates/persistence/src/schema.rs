@@ -337,6 +337,9 @@ diesel::table! {
         task_id -> Nullable<PortableUuid>,
         push_config_id -> Nullable<Text>,
         sealed_auth -> Nullable<Binary>,
+        remote_agent_id -> Nullable<PortableUuid>,
+        remote_card_url -> Nullable<Text>,
+        remote_callback_url -> Nullable<Text>,
     }
 }
 

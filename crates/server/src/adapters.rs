@@ -1,9 +1,24 @@
-//! The tiny adapters of the clock and id ports.
+//! The tiny adapters of the clock and id ports, and the card reader that joins the
+//! outbound client to the A2A card format.
 
+use async_trait::async_trait;
 use muster_domain::model::instant;
-use muster_domain::ports::{Clock, IdGenerator};
+use muster_domain::ports::{CardFetcher, Clock, IdGenerator, RemoteCard};
+use muster_outbound::DocumentFetcher;
 use time::OffsetDateTime;
 use uuid::Uuid;
+
+/// Reads remote agents' A2A cards with the guarded outbound client.
+#[derive(Debug, Clone)]
+pub struct A2aCards(pub DocumentFetcher);
+
+#[async_trait]
+impl CardFetcher for A2aCards {
+    async fn fetch(&self, url: &str) -> Result<RemoteCard, String> {
+        let body = self.0.get_json(url).await?;
+        muster_a2a::remote::parse_card(&body)
+    }
+}
 
 /// The system clock, in UTC, truncated to milliseconds (decision D-6).
 #[derive(Debug, Clone, Copy, Default)]

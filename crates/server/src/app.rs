@@ -20,16 +20,17 @@ use muster_domain::service::guard::{GuardService, GuardedUnitOfWork, RunawayGuar
 use muster_domain::service::{
     AccountPorts, AccountService, AgentService, ApiKeyService, ChatService, ChatSettings,
     CodeHostPorts, CodeHostService, DeliveryService, EventService, GatedUnitOfWork, HookGate,
-    InboundPorts, InboundService, TaskService, WebhookPorts, WebhookService,
+    InboundPorts, InboundService, RemoteAgentService, RemotePorts, TaskService, WebhookPorts,
+    WebhookService,
 };
 use muster_http::{
     AppState, AuthMode, EventStreams, OAuthSettings, Readiness, ServerOptions, StreamOptions,
 };
-use muster_outbound::HttpHookCaller;
 use muster_outbound::oauth::HttpIdentityProvider;
+use muster_outbound::{DocumentFetcher, HttpHookCaller};
 use muster_persistence::{Database, NonceBatcher};
 
-use crate::adapters::{SystemClock, UuidV7Ids};
+use crate::adapters::{A2aCards, SystemClock, UuidV7Ids};
 use crate::auth_settings::{AuthModeSetting, AuthSettings, LocalPassword};
 use crate::task_settings::TaskSettings;
 use crate::webhook_settings::WebhookSettings;
@@ -113,6 +114,15 @@ pub async fn app_state(
     let tasks = TaskService::new(db.clone(), uow.clone(), clock.clone(), ids.clone())
         .with_reward(task_settings.task_reward);
     let (chat, codehost) = integrations(&tasks, &db, &uow, key, auth, hooks);
+    let agents = AgentService::new(
+        db.clone(),
+        uow.clone(),
+        Arc::new(key.secret_cipher()),
+        clock.clone(),
+        ids.clone(),
+    )
+    .with_period(task_settings.budget_period);
+    let remote = remote_agents(&agents, &tasks, &db, &uow, key, hooks)?;
     let accounts = AccountService::new(AccountPorts {
         uow: uow.clone(),
         users: db.clone(),
@@ -126,29 +136,14 @@ pub async fn app_state(
     .with_default_org(auth.default_org.map(OrgId::from_uuid));
     let auth_mode = auth_mode(&accounts, auth).await?;
     let events = EventService::new(db.clone());
-    let oauth = match &auth.oauth {
-        Some(setting) => Some(OAuthSettings {
-            provider: Arc::new(
-                HttpIdentityProvider::new(setting.provider.clone())
-                    .context("cannot set up the identity provider client")?,
-            ),
-            frontend_url: setting.frontend_url.clone(),
-        }),
-        None => None,
-    };
+    let oauth = oauth_settings(auth)?;
     Ok(AppState {
         guard,
         tasks,
         chat,
         codehost,
-        agents: AgentService::new(
-            db.clone(),
-            uow.clone(),
-            Arc::new(key.secret_cipher()),
-            clock.clone(),
-            ids.clone(),
-        )
-        .with_period(task_settings.budget_period),
+        remote,
+        agents,
         streams: EventStreams::start(events.clone(), streams),
         metrics: None,
         events,
@@ -203,6 +198,48 @@ fn integrations(
     (chat, codehost)
 }
 
+/// The sign-in redirect flow, when it is set up.
+fn oauth_settings(auth: &AuthSettings) -> anyhow::Result<Option<OAuthSettings>> {
+    let Some(setting) = &auth.oauth else {
+        return Ok(None);
+    };
+    Ok(Some(OAuthSettings {
+        provider: Arc::new(
+            HttpIdentityProvider::new(setting.provider.clone())
+                .context("cannot set up the identity provider client")?,
+        ),
+        frontend_url: setting.frontend_url.clone(),
+    }))
+}
+
+/// Remote A2A agents: their cards read, and their channels guarded, as webhooks are.
+fn remote_agents(
+    agents: &AgentService,
+    tasks: &TaskService,
+    db: &Arc<Database>,
+    uow: &Arc<dyn UnitOfWork>,
+    key: &ServerKey,
+    hooks: &WebhookSettings,
+) -> anyhow::Result<RemoteAgentService> {
+    let cards =
+        DocumentFetcher::new(hooks.policy()).context("cannot set up the A2A card client")?;
+    Ok(RemoteAgentService::new(
+        agents.clone(),
+        tasks.clone(),
+        RemotePorts {
+            agents: db.clone(),
+            hooks: db.clone(),
+            uow: uow.clone(),
+            vault: Arc::new(key.secret_cipher()),
+            signer: Arc::new(HmacSha256),
+            guard: crate::webhook_settings::target_guard(hooks),
+            cards: Arc::new(A2aCards(cards)),
+            clock: Arc::new(SystemClock),
+            ids: Arc::new(UuidV7Ids),
+        },
+    ))
+}
+
 /// The HTTP client calling hooks, with the SSRF guard the settings ask for.
 fn hook_caller(hooks: &WebhookSettings) -> anyhow::Result<Arc<dyn HookCaller>> {
     let caller = HttpHookCaller::new(hooks.policy(), Arc::new(HmacSha256))
@@ -228,7 +265,8 @@ pub fn deliveries(
         Arc::new(UuidV7Ids),
     )
     .with_schedule(hooks.retry_schedule.clone())
-    .with_push(Arc::new(TaskPushRenderer::new(db))))
+    .with_push(Arc::new(TaskPushRenderer::new(db)))
+    .with_remote(Arc::new(HmacSha256)))
 }
 
 /// The auth mode with its synthetic owner (created when missing).

@@ -19,6 +19,7 @@ pub mod inbound_webhooks;
 pub mod integrations;
 pub mod nullable;
 pub mod paging;
+pub mod remote_agents;
 pub mod routing;
 pub mod task_links;
 pub mod tasks;

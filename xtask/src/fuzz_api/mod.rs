@@ -185,6 +185,13 @@ api_key = "sha256=00000000000000000000000000000000000000000000000000000000000000
 include-path-regex = "^/a2a/rest/"
 checks.positive_data_acceptance.enabled = false
 checks.negative_data_rejection.enabled = false
+
+# Whether a valid body is taken depends on another server: registering a remote agent
+# reads its card from `cardUrl`, and a remote agent's push carries the token it was
+# given with the task. Invalid bodies must still be refused.
+[[operations]]
+include-path-regex = "^/(agents/remote|a2a/remote/)"
+checks.positive_data_acceptance.enabled = false
 "#
     )
 }

@@ -580,7 +580,7 @@ impl WebhookRepository for MemoryStore {
                 .webhooks
                 .values()
                 .map(|r| r.hook.clone())
-                .filter(|h| h.org_id == org && h.push.is_none()),
+                .filter(|h| h.org_id == org && h.is_own()),
             |h| (h.created_at, h.id.as_uuid()),
         ))
     }
@@ -591,6 +591,15 @@ impl WebhookRepository for MemoryStore {
             .webhooks
             .in_org(&id.as_uuid(), org)
             .map(|r| r.hook.clone()))
+    }
+
+    async fn remote_channel(&self, agent: AgentId) -> Result<Option<Webhook>, RepositoryError> {
+        let state = self.snapshot();
+        Ok(state
+            .webhooks
+            .values()
+            .map(|r| r.hook.clone())
+            .find(|h| h.remote.as_ref().is_some_and(|r| r.agent_id == agent)))
     }
 
     async fn push_configs(

@@ -125,6 +125,9 @@ impl State {
             .filter(|r| r.hook.enabled && r.hook.hook_type == HookType::Post)
             .map(|r| (r.hook.id.as_uuid(), r.hook.org_id, r.hook.clone()))
             .collect();
+        // A task is handed to a remote agent once per append, however many of its
+        // events name the assignment.
+        let mut handed = std::collections::HashSet::new();
         for event in events {
             let place = self.next_event_place();
             self.events.put(place, event.clone());
@@ -137,6 +140,12 @@ impl State {
                         .push
                         .as_ref()
                         .is_none_or(|push| push.task_id.as_uuid() == event.entity_id)
+                    && webhook.remote.as_ref().is_none_or(|remote| {
+                        self.tasks
+                            .get(&event.entity_id)
+                            .is_some_and(|t| t.assignee_id == Some(remote.agent_id))
+                            && handed.insert((*hook, event.entity_id))
+                    })
                     && !self.outbox.contains_key(&key)
                 {
                     self.outbox.put(

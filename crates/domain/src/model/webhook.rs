@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::{DeliveryAttemptId, EventId, OrgId, TaskPush, WebhookId};
+use super::{DeliveryAttemptId, EventId, OrgId, RemoteAgentLink, TaskPush, WebhookId};
 use crate::ValidationError;
 use crate::validation::{max_chars, no_nul};
 
@@ -225,6 +225,9 @@ pub struct Webhook {
     /// The task and id of an A2A push notification config; `None` for the
     /// organization's own webhooks.
     pub push: Option<TaskPush>,
+    /// The remote A2A agent this hook hands tasks to; `None` for the organization's
+    /// own webhooks and for push configs.
+    pub remote: Option<RemoteAgentLink>,
     /// When it was registered.
     pub created_at: OffsetDateTime,
     /// When it last changed.
@@ -232,6 +235,12 @@ pub struct Webhook {
 }
 
 impl Webhook {
+    /// Whether it is one of the organization's own webhooks: not an A2A push config
+    /// nor a remote agent's hand-over channel, which `/webhooks` never shows.
+    pub fn is_own(&self) -> bool {
+        self.push.is_none() && self.remote.is_none()
+    }
+
     /// The `SecretVault` purpose its secret is sealed under.
     pub const SECRET_PURPOSE: &'static str = "webhook";
     /// Longest `secret` accepted, in characters.

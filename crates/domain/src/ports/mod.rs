@@ -12,6 +12,7 @@ mod idempotency;
 mod inbound;
 mod nonces;
 mod organizations;
+mod remote;
 mod runtime;
 mod secrets;
 mod signing;
@@ -33,6 +34,7 @@ pub use idempotency::IdempotencyStore;
 pub use inbound::InboundKeyRepository;
 pub use nonces::{NonceOutcome, NonceStore};
 pub use organizations::OrganizationRepository;
+pub use remote::{CardFetcher, RemoteCard};
 pub use runtime::{Clock, IdGenerator};
 pub use secrets::{SealError, SecretSealer, SecretVault};
 pub use signing::MessageSigner;
@@ -63,6 +65,8 @@ pub use inbound::MockInboundKeyRepository;
 pub use nonces::MockNonceStore;
 #[cfg(any(test, feature = "mocks"))]
 pub use organizations::MockOrganizationRepository;
+#[cfg(any(test, feature = "mocks"))]
+pub use remote::MockCardFetcher;
 #[cfg(any(test, feature = "mocks"))]
 pub use runtime::{MockClock, MockIdGenerator};
 #[cfg(any(test, feature = "mocks"))]

@@ -3,7 +3,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::RepositoryError;
-use crate::model::{DeliveryAttempt, Event, HookType, OrgId, TaskId, Webhook, WebhookId};
+use crate::model::{AgentId, DeliveryAttempt, Event, HookType, OrgId, TaskId, Webhook, WebhookId};
 
 /// Reads of outbound webhooks and their delivery log.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
@@ -14,6 +14,9 @@ pub trait WebhookRepository: Send + Sync {
 
     /// The hook, if it is in `org`.
     async fn get(&self, org: OrgId, id: WebhookId) -> Result<Option<Webhook>, RepositoryError>;
+
+    /// The hand-over channel of the remote agent `agent`, in any organization.
+    async fn remote_channel(&self, agent: AgentId) -> Result<Option<Webhook>, RepositoryError>;
 
     /// The A2A push notification configs of `task`, oldest first.
     async fn push_configs(&self, org: OrgId, task: TaskId)
@@ -165,4 +168,22 @@ pub trait PushRenderer: Send + Sync {
         task: TaskId,
         event: &Event,
     ) -> Result<serde_json::Value, RepositoryError>;
+
+    /// The body that hands `task` to a remote agent (a JSON-RPC `SendMessage` with id
+    /// `request_id`), asking for its updates at `push_url` with `token`. By default an
+    /// error: a renderer that writes only pushes fails remote agents' deliveries, which
+    /// are then retried.
+    async fn render_handover(
+        &self,
+        org: OrgId,
+        task: TaskId,
+        request_id: Uuid,
+        push_url: &str,
+        token: &str,
+    ) -> Result<serde_json::Value, RepositoryError> {
+        let _ = (org, request_id, push_url, token);
+        Err(RepositoryError::Internal(
+            format!("this renderer cannot hand the task {task} over").into(),
+        ))
+    }
 }

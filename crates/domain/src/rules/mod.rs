@@ -11,6 +11,7 @@ pub mod guard;
 pub mod integration_moves;
 pub mod login;
 pub mod numbers;
+pub mod remote;
 pub mod reputation;
 pub mod reward;
 pub mod spawn;

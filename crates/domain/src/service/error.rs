@@ -211,6 +211,18 @@ pub enum Conflict {
         /// The task it would wait for.
         depends_on: TaskId,
     },
+    /// A remote agent reported on a task that is no longer assigned to it.
+    #[error("Task {task} is not assigned to this remote agent")]
+    NotHandedOver {
+        /// The task.
+        task: TaskId,
+    },
+    /// A remote agent that is suspended or revoked reported on a task.
+    #[error("Agent {agent} is not active; its reports are not taken")]
+    RemoteAgentNotActive {
+        /// The agent.
+        agent: AgentId,
+    },
     /// A heartbeat from an agent that does not hold the task's claim.
     #[error("Task is not claimed by you")]
     NotLeaseHolder,
@@ -331,4 +343,7 @@ pub enum Unauthorized {
     /// A chat request without the configured `X-Chat-Token` (D-86).
     #[error("Invalid chat token")]
     InvalidChatToken,
+    /// A remote agent's push without the token it was given with the task.
+    #[error("Invalid push notification token")]
+    InvalidPushToken,
 }

@@ -13,6 +13,7 @@ mod inbound;
 mod integrations;
 mod locks;
 mod paging;
+mod remote;
 mod scoring;
 mod tasks;
 mod webhooks;
@@ -44,6 +45,7 @@ pub use integrations::{
     IssuedConnection, NewConnection,
 };
 pub use paging::{Page, PageRequest};
+pub use remote::{NewRemoteAgent, RemoteAgentService, RemotePorts, RemoteRegistered, RemoteReport};
 pub use tasks::{
     AutoAssign, CandidateQuery, ClaimRequest, EscalationSweep, IntegrationMove, NewEscalation,
     NewTask, SweepFailure, SweepRun, TaskMove, TaskPage, TaskPatch, TaskService, TemplateOverrides,

@@ -37,6 +37,7 @@ fn pre_hook(name: &str, can_block: bool, events: &[&str]) -> Webhook {
         consecutive_failures: 0,
         last_error: None,
         push: None,
+        remote: None,
         created_at: NOW,
         updated_at: NOW,
     }

@@ -31,7 +31,7 @@ const MEDIA: [&str; 2] = ["text/plain", "application/json"];
 /// plain `host[:port]`), over https when the connection or a proxy's
 /// `X-Forwarded-Proto` says so. Other forwarding headers are not read: any client can
 /// send them.
-fn base(req: &HttpRequest) -> String {
+pub(crate) fn base(req: &HttpRequest) -> String {
     let config = req.app_config();
     let forwarded_https = req
         .headers()

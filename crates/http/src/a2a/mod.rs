@@ -3,6 +3,8 @@
 //! - `GET /.well-known/agent-card.json`: the public Agent Card ([`card`]).
 //! - `POST /a2a/jsonrpc`: the JSON-RPC binding ([`jsonrpc`]).
 //! - `/a2a/rest/...`: the HTTP+JSON binding ([`rest`]).
+//! - `POST /a2a/remote/{agent}/tasks/{task}/push`: remote agents' updates of the tasks
+//!   handed to them ([`remote`]).
 //!
 //! Both bindings authenticate exactly as the API does (a bearer token, an API key or an
 //! agent's signature), run the same task use cases through [`ops`] and answer the
@@ -10,10 +12,11 @@
 //! carry `A2A-Version: 1.0` (header or query parameter): a request without it speaks
 //! 0.3, which this server does not.
 
-mod card;
+pub(crate) mod card;
 pub(crate) mod jsonrpc;
 mod ops;
 mod push;
+pub(crate) mod remote;
 pub(crate) mod rest;
 mod stream;
 

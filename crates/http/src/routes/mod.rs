@@ -17,6 +17,7 @@ mod inbound_webhooks;
 mod integrations;
 mod oauth;
 mod reference;
+mod remote_agents;
 mod routing;
 mod task_links;
 mod tasks;
@@ -63,6 +64,10 @@ fn register(cfg: &mut web::ServiceConfig, seen: &mut Vec<Operation>) {
         .post("/mcp", crate::mcp::post)
         .get("/.well-known/agent-card.json", crate::a2a::rest::agent_card)
         .post("/a2a/jsonrpc", crate::a2a::jsonrpc::post)
+        .post(
+            "/a2a/remote/{agent}/tasks/{task}/push",
+            crate::a2a::remote::push,
+        )
         .post("/a2a/rest/message:send", crate::a2a::rest::send_message)
         .post("/a2a/rest/message:stream", crate::a2a::rest::stream_message)
         .get("/a2a/rest/tasks", crate::a2a::rest::list_tasks)
@@ -150,6 +155,7 @@ fn agent_routes(table: &mut Table<'_>) {
     table
         .add(at("/agents").get(agents::list))
         .post("/agents/register", agents::register)
+        .post("/agents/remote", remote_agents::register)
         .post("/agents/spawn", agent_spawning::spawn)
         .get("/agents/capacity", agent_spawning::capacity)
         .get("/agents/pending", agent_spawning::pending)

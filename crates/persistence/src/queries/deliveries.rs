@@ -6,13 +6,13 @@ use std::collections::HashSet;
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{EventId, OrgId, PUSH_EVENT_TYPES, WebhookId};
+use muster_domain::model::{EventId, OrgId, PUSH_EVENT_TYPES, REMOTE_EVENT_TYPES, WebhookId};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::conn::{Conn, insert_all, on_conn};
 use crate::rows::{DeliveryRow, EventRow, db_uuid};
-use crate::schema::{events, webhook_deliveries, webhook_subscriptions, webhooks};
+use crate::schema::{events, tasks, webhook_deliveries, webhook_subscriptions, webhooks};
 use crate::types::{DbTime, DbUuid, PortableTimestamp, PortableUuid};
 
 /// Queues a delivery of each of `rows` (just appended) to every enabled post-hook of its
@@ -43,6 +43,10 @@ pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResu
             .await
     })?;
     let pushes = push_configs(conn, rows).await?;
+    let handovers = remote_channels(conn, rows).await?;
+    // A task is handed to a remote agent once per append, however many of its events
+    // name the assignment.
+    let mut handed = HashSet::new();
     let mut seen = HashSet::new();
     let mut deliveries = Vec::new();
     for row in rows {
@@ -60,7 +64,18 @@ pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResu
                     && PUSH_EVENT_TYPES.contains(&row.event_type.as_str())
             })
             .map(|(_, hook, _)| *hook);
-        for hook in hooks.chain(to_push) {
+        let to_hand = handovers
+            .iter()
+            .filter(|(org, _, task)| {
+                org.0 == row.org_id.0
+                    && task.0 == row.entity_id.0
+                    && REMOTE_EVENT_TYPES.contains(&row.event_type.as_str())
+            })
+            .map(|(_, hook, task)| (*hook, *task))
+            .filter(|(hook, task)| handed.insert((hook.0, task.0)))
+            .map(|(hook, _)| hook)
+            .collect::<Vec<_>>();
+        for hook in hooks.chain(to_push).chain(to_hand) {
             if seen.insert((hook.0, row.id.0)) {
                 deliveries.push(DeliveryRow {
                     webhook_id: hook,
@@ -103,6 +118,38 @@ async fn push_configs(
         .into_iter()
         .filter_map(|(org, hook, task)| task.map(|task| (org, hook, task)))
         .collect())
+}
+
+/// The enabled hand-over channels (org, hook, task) of the remote agents that tasks
+/// assigned or created by `rows` are now assigned to: a seek on
+/// `webhooks (remote_agent_id)` joined to the tasks, only when a row is an assignment
+/// or a creation.
+async fn remote_channels(
+    conn: &mut Conn<'_>,
+    rows: &[EventRow],
+) -> QueryResult<Vec<(DbUuid, DbUuid, DbUuid)>> {
+    let mut handed: Vec<DbUuid> = rows
+        .iter()
+        .filter(|row| REMOTE_EVENT_TYPES.contains(&row.event_type.as_str()))
+        .map(|row| row.entity_id)
+        .collect();
+    if handed.is_empty() {
+        return Ok(Vec::new());
+    }
+    handed.sort_unstable_by_key(|task| task.0);
+    handed.dedup();
+    on_conn!(conn, c => {
+        tasks::table
+            .inner_join(
+                webhooks::table.on(webhooks::remote_agent_id.eq(tasks::assignee_id)),
+            )
+            .filter(tasks::id.eq_any(&handed))
+            .filter(tasks::assignee_id.is_not_null())
+            .filter(webhooks::enabled.eq(true))
+            .select((webhooks::org_id, webhooks::id, tasks::id))
+            .load(c)
+            .await
+    })
 }
 
 /// `hook`'s deliveries due at `now`, oldest event first, with their events.

@@ -1,7 +1,7 @@
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{OrgId, TaskId, WebhookId};
+use muster_domain::model::{AgentId, OrgId, TaskId, WebhookId};
 use muster_domain::ports::Lock;
 
 use crate::conn::{Conn, first_locked, insert_all, on_conn};
@@ -81,7 +81,8 @@ pub(crate) async fn find(
     )
 }
 
-/// The hooks of `org` (not its tasks' A2A push configs), newest first; only its enabled
+/// The hooks of `org` (not its tasks' A2A push configs nor its remote agents'
+/// channels), newest first; only its enabled
 /// pre-hooks with `pre_only`.
 pub(crate) async fn list(
     conn: &mut Conn<'_>,
@@ -92,6 +93,7 @@ pub(crate) async fn list(
         let mut query = webhooks::table
             .filter(webhooks::org_id.eq(db_uuid(org)))
             .filter(webhooks::task_id.is_null())
+            .filter(webhooks::remote_agent_id.is_null())
             .into_boxed::<B>();
         if pre_only {
             query = query
@@ -120,6 +122,21 @@ pub(crate) async fn push_configs(
             .order((webhooks::created_at.asc(), webhooks::id.asc()))
             .load(c)
             .await
+    })
+}
+
+/// The hand-over channel of the remote agent `agent`, in any organization.
+pub(crate) async fn remote_channel(
+    conn: &mut Conn<'_>,
+    agent: AgentId,
+) -> QueryResult<Option<WebhookRow>> {
+    on_conn!(conn, c => {
+        webhooks::table
+            .filter(webhooks::remote_agent_id.eq(db_uuid(agent)))
+            .select(WebhookRow::as_select())
+            .first(c)
+            .await
+            .optional()
     })
 }
 

@@ -1,5 +1,5 @@
 use async_trait::async_trait;
-use muster_domain::model::{DeliveryAttempt, Event, OrgId, TaskId, Webhook, WebhookId};
+use muster_domain::model::{AgentId, DeliveryAttempt, Event, OrgId, TaskId, Webhook, WebhookId};
 use muster_domain::ports::{DeliveryQueue, PendingDelivery, RepositoryError, WebhookRepository};
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -24,6 +24,15 @@ impl WebhookRepository for Database {
     async fn get(&self, org: OrgId, id: WebhookId) -> Result<Option<Webhook>, RepositoryError> {
         let mut pooled = self.pooled().await?;
         let row = webhooks::find(&mut pooled.conn(), org, id, None)
+            .await
+            .map_err(from_diesel)?;
+        row.map(Webhook::try_from).transpose()
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.webhooks.remote_channel", skip_all, fields(otel.kind = "client"))]
+    async fn remote_channel(&self, agent: AgentId) -> Result<Option<Webhook>, RepositoryError> {
+        let mut pooled = self.pooled().await?;
+        let row = webhooks::remote_channel(&mut pooled.conn(), agent)
             .await
             .map_err(from_diesel)?;
         row.map(Webhook::try_from).transpose()

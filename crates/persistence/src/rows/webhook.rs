@@ -1,7 +1,7 @@
 use diesel::prelude::*;
 use muster_domain::model::{
-    DeliveryAttempt, DeliveryAttemptId, EventId, HookEvents, HookName, HookTimeout, HookType,
-    HookUrl, OrgId, PushConfigId, TaskId, TaskPush, Webhook, WebhookId,
+    AgentId, DeliveryAttempt, DeliveryAttemptId, EventId, HookEvents, HookName, HookTimeout,
+    HookType, HookUrl, OrgId, PushConfigId, RemoteAgentLink, TaskId, TaskPush, Webhook, WebhookId,
 };
 use muster_domain::ports::RepositoryError;
 
@@ -32,6 +32,9 @@ pub(crate) struct WebhookRow {
     pub task_id: Option<DbUuid>,
     pub push_config_id: Option<String>,
     pub sealed_auth: Option<Vec<u8>>,
+    pub remote_agent_id: Option<DbUuid>,
+    pub remote_card_url: Option<String>,
+    pub remote_callback_url: Option<String>,
 }
 
 impl From<&Webhook> for WebhookRow {
@@ -53,7 +56,14 @@ impl From<&Webhook> for WebhookRow {
             updated_at: DbTime(hook.updated_at),
             task_id: hook.push.as_ref().map(|p| DbUuid(p.task_id.as_uuid())),
             push_config_id: hook.push.as_ref().map(|p| p.config_id.as_str().to_owned()),
-            sealed_auth: hook.push.as_ref().and_then(|p| p.sealed_auth.clone()),
+            sealed_auth: match (&hook.push, &hook.remote) {
+                (Some(push), _) => push.sealed_auth.clone(),
+                (None, Some(remote)) => remote.sealed_auth.clone(),
+                (None, None) => None,
+            },
+            remote_agent_id: hook.remote.as_ref().map(|r| DbUuid(r.agent_id.as_uuid())),
+            remote_card_url: hook.remote.as_ref().map(|r| r.card_url.clone()),
+            remote_callback_url: hook.remote.as_ref().map(|r| r.callback_url.clone()),
         }
     }
 }
@@ -80,6 +90,19 @@ impl TryFrom<WebhookRow> for Webhook {
             consecutive_failures: u32::try_from(row.consecutive_failures)
                 .map_err(|e| corrupt("webhook failures", e))?,
             last_error: row.last_error,
+            remote: match (
+                row.remote_agent_id,
+                row.remote_card_url,
+                row.remote_callback_url,
+            ) {
+                (Some(agent), Some(card_url), Some(callback_url)) => Some(RemoteAgentLink {
+                    agent_id: AgentId::from_uuid(agent.0),
+                    card_url,
+                    callback_url,
+                    sealed_auth: row.sealed_auth.clone(),
+                }),
+                _ => None,
+            },
             push: match (row.task_id, row.push_config_id) {
                 (Some(task), Some(config)) => Some(TaskPush {
                     task_id: TaskId::from_uuid(task.0),
@@ -106,9 +129,10 @@ pub(crate) struct SubscriptionRow {
 
 impl SubscriptionRow {
     /// The rows of `hook`'s subscription; none for an A2A push config, which is found
-    /// by its task (`webhooks.task_id`) when the task moves.
+    /// by its task (`webhooks.task_id`) when the task moves, nor for a remote agent's
+    /// channel, found by the assignee (`webhooks.remote_agent_id`).
     pub(crate) fn of(hook: &Webhook) -> Vec<Self> {
-        if hook.push.is_some() {
+        if !hook.is_own() {
             return Vec::new();
         }
         hook.events

@@ -38,6 +38,7 @@ fn hook(org: OrgId, events: &[&str], hook_type: HookType, enabled: bool) -> Webh
         consecutive_failures: 0,
         last_error: None,
         push: None,
+        remote: None,
         created_at: now,
         updated_at: now,
     }

@@ -396,6 +396,11 @@ impl TestApp {
         &self.db
     }
 
+    /// The engine its database runs on.
+    pub fn engine(&self) -> Engine {
+        self.db.db.engine()
+    }
+
     /// `base + path`.
     pub fn url(&self, path_and_query: &str) -> String {
         format!("{}{path_and_query}", self.base)

@@ -45,6 +45,7 @@ mod a2a;
 mod a2a_lists;
 mod a2a_push;
 mod a2a_refusals;
+mod a2a_remote;
 mod a2a_rest;
 mod a2a_streams;
 mod agent_auth;

@@ -90,6 +90,17 @@ impl AgentService {
     /// agents and admin users may; founder and admin agents are made only by founder or
     /// admin agents and admin users. A taken `agentId` is 409.
     pub async fn register(&self, actor: &Actor, new: NewAgent) -> Result<Registered, ServiceError> {
+        let (agent, capabilities, event) = self.new_agent(actor, new)?;
+        self.store_new(agent, capabilities, event).await
+    }
+
+    /// The agent `new` describes, its capabilities and its `agent.registered` event, ready
+    /// to store, once the policy allows `actor` to register it.
+    pub(crate) fn new_agent(
+        &self,
+        actor: &Actor,
+        new: NewAgent,
+    ) -> Result<(Agent, Vec<crate::model::Capability>, crate::model::Event), ServiceError> {
         policy::may_grant_agent_role(actor, new.role)?;
         unique_capabilities(&new.capabilities)?;
         new.budget_period_limit.map(budget_limit).transpose()?;
@@ -108,7 +119,7 @@ impl AgentService {
         agent.mode = new.mode;
         agent.management_fee_pct = new.management_fee_pct;
         agent.budget_period_limit = new.budget_period_limit;
-        agent.metadata = new.metadata.as_map().clone();
+        agent.metadata.clone_from(new.metadata.as_map());
         let capabilities = self.capability_rows(&agent, &new.capabilities, now);
         let registered = AuditEvent::AgentRegistered(AgentRegistered {
             agent_id: agent.handle.as_str().to_owned(),
@@ -116,7 +127,7 @@ impl AgentService {
             level: agent.level,
         });
         let event = self.event(actor, agent.id, now, &registered);
-        self.store_new(agent, capabilities, event).await
+        Ok((agent, capabilities, event))
     }
 
     /// Seals a fresh secret for `agent` and stores both with its capabilities and its
@@ -127,20 +138,31 @@ impl AgentService {
         capabilities: Vec<crate::model::Capability>,
         event: crate::model::Event,
     ) -> Result<Registered, ServiceError> {
-        let secret = self.sealer.generate().map_err(ServiceError::internal)?;
-        let encrypted_secret = self
-            .sealer
-            .seal(agent.id, &secret)
-            .map_err(ServiceError::internal)?;
-        let credentials = AgentCredentials {
-            agent,
-            encrypted_secret,
-        };
+        let (credentials, secret) = self.with_secret(agent)?;
         let view = transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move { insert_new(tx, credentials, capabilities, event).await })
         })
         .await?;
         Ok(Registered { view, secret })
+    }
+
+    /// `agent` with a fresh signing secret, sealed; the secret in the clear.
+    pub(crate) fn with_secret(
+        &self,
+        agent: Agent,
+    ) -> Result<(AgentCredentials, AgentSecret), ServiceError> {
+        let secret = self.sealer.generate().map_err(ServiceError::internal)?;
+        let encrypted_secret = self
+            .sealer
+            .seal(agent.id, &secret)
+            .map_err(ServiceError::internal)?;
+        Ok((
+            AgentCredentials {
+                agent,
+                encrypted_secret,
+            },
+            secret,
+        ))
     }
 
     /// Edits an agent (HR, decision D-18) and writes `agent.updated` naming the changed
@@ -336,7 +358,7 @@ impl StatusMove {
 
 /// Stores a new agent with its capabilities and its event; a taken handle is the 409
 /// that names it.
-pub(super) async fn insert_new(
+pub(crate) async fn insert_new(
     tx: &mut dyn crate::ports::Transaction,
     credentials: AgentCredentials,
     capabilities: Vec<crate::model::Capability>,

@@ -16,6 +16,7 @@ use time::OffsetDateTime;
 pub use self::budgets::{BudgetStatus, CanSpend};
 pub use self::capabilities::{CapabilityMatch, MatchQuery};
 pub use self::credits::{CreditAmount, LedgerPage, Transfer};
+pub(crate) use self::lifecycle::insert_new;
 pub use self::lifecycle::{AgentPatch, NewAgent, Registered, budget_limit};
 pub use self::reputation::{
     HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT, LEADERBOARD_DEFAULT_LIMIT, LEADERBOARD_MAX_LIMIT,

@@ -3,7 +3,7 @@
 //! allow.
 
 use super::{TaskService, locked_task};
-use crate::model::{Actor, Reason, Task, TaskId, TaskStatus};
+use crate::model::{Actor, Reason, Task, TaskId, TaskOutcome, TaskResult, TaskStatus};
 use crate::policy;
 use crate::ports::{Transaction, transact};
 use crate::rules::integration_moves::path_to;
@@ -50,7 +50,25 @@ impl TaskService {
         target: TaskStatus,
         reason: Reason,
     ) -> Result<IntegrationMove, ServiceError> {
+        self.advance_closing_in(tx, actor, id, target, reason, None, None)
+            .await
+    }
+
+    /// [`advance_in`](Self::advance_in) that also gives the task `result` and `outcome`
+    /// (only toward `cancelled`) with its last step.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) async fn advance_closing_in(
+        &self,
+        tx: &mut dyn Transaction,
+        actor: &Actor,
+        id: TaskId,
+        target: TaskStatus,
+        reason: Reason,
+        result: Option<TaskResult>,
+        outcome: Option<TaskOutcome>,
+    ) -> Result<IntegrationMove, ServiceError> {
         policy::may_write(actor)?;
+        let outcome = outcome.filter(|_| target == TaskStatus::Cancelled);
         let mut current = locked_task(tx, actor.org_id, id).await?;
         let hold = |task: Task, why| {
             Ok(IntegrationMove {
@@ -81,13 +99,22 @@ impl TaskService {
             return hold(current, "a blocking dependency is still open");
         }
         let now = self.clock.now();
-        for step in &path {
+        for (n, step) in path.iter().enumerate() {
+            let mut task = current.clone();
+            // The last step carries the result (even when approval holds the task in
+            // review) and, toward cancelled, the outcome.
+            if n + 1 == path.len() {
+                if let Some(result) = result.clone() {
+                    task.result = Some(result);
+                }
+                task.outcome = outcome;
+            }
             current = self
                 .move_to(
                     tx,
                     actor,
                     &current,
-                    current.clone(),
+                    task,
                     *step,
                     Some(reason.clone()),
                     Vec::new(),

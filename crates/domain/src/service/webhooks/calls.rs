@@ -5,7 +5,8 @@ use uuid::Uuid;
 
 use super::ServiceError;
 use crate::model::{
-    DeliveryAttempt, DeliveryAttemptId, EventId, PushAuth, TaskPush, Webhook, WebhookId,
+    DeliveryAttempt, DeliveryAttemptId, EventId, PushAuth, RemoteAgentLink, TaskPush, Webhook,
+    WebhookId,
 };
 use crate::ports::{CallResult, HookCall, SecretVault};
 
@@ -26,6 +27,24 @@ pub(super) fn hook_call(
         .map_err(ServiceError::internal)?;
     let mut headers = Vec::new();
     let mut content_type = HookCall::JSON;
+    if let Some(remote) = &hook.remote {
+        // The channel's secret keys the push tokens; the remote agent never sees it.
+        headers.push((A2A_VERSION_HEADER, A2A_VERSION.to_owned()));
+        if let Some(auth) = open_remote_auth(vault, hook.id, remote)?.and_then(|a| a.header()) {
+            headers.push(("authorization", auth));
+        }
+        return Ok(HookCall {
+            url: hook.url.as_str().to_owned(),
+            secret: None,
+            timeout_ms: hook.timeout.ms(),
+            hook_type: hook.hook_type,
+            event_type: event_type.to_owned(),
+            delivery_id,
+            body: serde_json::to_vec(body).map_err(ServiceError::internal)?,
+            content_type,
+            headers,
+        });
+    }
     if let Some(push) = &hook.push {
         content_type = HookCall::A2A_JSON;
         if let Some(token) = &secret {
@@ -51,6 +70,52 @@ pub(super) fn hook_call(
 /// The header an A2A push's token travels in (what the protocol's SDKs read).
 const PUSH_TOKEN_HEADER: &str = "x-a2a-notification-token";
 
+/// The header that names the A2A version a request is written in.
+const A2A_VERSION_HEADER: &str = "a2a-version";
+/// The A2A version Muster speaks to remote agents.
+const A2A_VERSION: &str = "1.0";
+
+/// A remote agent's `Authorization`, opened.
+fn open_remote_auth(
+    vault: &dyn SecretVault,
+    id: WebhookId,
+    remote: &RemoteAgentLink,
+) -> Result<Option<PushAuth>, ServiceError> {
+    let Some(sealed) = remote.sealed_auth.as_deref() else {
+        return Ok(None);
+    };
+    let plain = vault
+        .open(RemoteAgentLink::AUTH_PURPOSE, id.as_uuid(), sealed)
+        .map_err(ServiceError::internal)?;
+    decode_auth(&plain)
+}
+
+/// A JSON-RPC answer of a remote agent to a hand-over: an `error` member (or no
+/// `result`) makes the 2xx a failed attempt, retried like any other.
+pub(super) fn check_handover(result: &mut CallResult) {
+    if result.error.is_some() {
+        return;
+    }
+    let Ok(answer) = serde_json::from_slice::<serde_json::Value>(&result.body) else {
+        result.error = Some("the remote agent's answer is not JSON".to_owned());
+        return;
+    };
+    if let Some(error) = answer.get("error") {
+        let code = error.get("code").and_then(serde_json::Value::as_i64);
+        let message = error
+            .get("message")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or("no message");
+        let message: String = message.chars().take(500).collect();
+        result.error = Some(match code {
+            Some(code) => format!("the remote agent refused the task ({code}): {message}"),
+            None => format!("the remote agent refused the task: {message}"),
+        });
+    } else if answer.get("result").is_none() {
+        result.error = Some("the remote agent's answer has no result".to_owned());
+    }
+}
+
 /// A push config's `Authorization` scheme and credentials, opened.
 pub(super) fn open_auth(
     vault: &dyn SecretVault,
@@ -63,8 +128,12 @@ pub(super) fn open_auth(
     let plain = vault
         .open(TaskPush::AUTH_PURPOSE, id.as_uuid(), sealed)
         .map_err(ServiceError::internal)?;
+    decode_auth(&plain)
+}
+
+fn decode_auth(plain: &str) -> Result<Option<PushAuth>, ServiceError> {
     let (scheme, credentials): (String, Option<String>) =
-        serde_json::from_str(&plain).map_err(ServiceError::internal)?;
+        serde_json::from_str(plain).map_err(ServiceError::internal)?;
     PushAuth::new(&scheme, credentials.as_deref())
         .map(Some)
         .map_err(ServiceError::internal)
@@ -76,10 +145,20 @@ pub(super) fn seal_auth(
     id: WebhookId,
     auth: &PushAuth,
 ) -> Result<Vec<u8>, ServiceError> {
+    seal_auth_for(vault, TaskPush::AUTH_PURPOSE, id, auth)
+}
+
+/// Seals a scheme and credentials for the hook `id` under `purpose`.
+pub(crate) fn seal_auth_for(
+    vault: &dyn SecretVault,
+    purpose: &str,
+    id: WebhookId,
+    auth: &PushAuth,
+) -> Result<Vec<u8>, ServiceError> {
     let plain = serde_json::to_string(&(auth.scheme(), auth.credentials()))
         .map_err(ServiceError::internal)?;
     vault
-        .seal(TaskPush::AUTH_PURPOSE, id.as_uuid(), &plain)
+        .seal(purpose, id.as_uuid(), &plain)
         .map_err(ServiceError::internal)
 }
 

@@ -9,18 +9,19 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use super::ServiceError;
-use super::calls::{Attempted, hook_call};
+use super::calls::{Attempted, check_handover, hook_call};
 use crate::model::{
-    AuditEvent, DeliveryAttempt, DeliveryAttemptId, Event, EventId, OrgId, Webhook,
+    AuditEvent, DeliveryAttempt, DeliveryAttemptId, Event, EventId, OrgId, TaskId, Webhook,
     WebhookDisabled, WebhookId,
 };
 use crate::ports::{
-    CallResult, Clock, DeliveryQueue, HookCaller, IdGenerator, Lock, PendingDelivery, PushRenderer,
-    SecretVault, UnitOfWork, WebhookRepository, transact,
+    CallResult, Clock, DeliveryQueue, HookCaller, IdGenerator, Lock, MessageSigner,
+    PendingDelivery, PushRenderer, SecretVault, UnitOfWork, WebhookRepository, transact,
 };
 use crate::rules::delivery::{
     DISABLE_AFTER_FAILURES, RetrySchedule, after_failure, delivery_body, delivery_id, is_success,
 };
+use crate::rules::remote::push_token;
 
 /// How long a lease outlives the call it covers, so that a slow commit does not let
 /// another instance in.
@@ -60,6 +61,7 @@ pub struct DeliveryService {
     schedule: RetrySchedule,
     holder: Uuid,
     push: Option<Arc<dyn PushRenderer>>,
+    signer: Option<Arc<dyn MessageSigner>>,
 }
 
 impl std::fmt::Debug for DeliveryService {
@@ -95,6 +97,7 @@ impl DeliveryService {
             schedule: RetrySchedule::default(),
             holder,
             push: None,
+            signer: None,
         }
     }
 
@@ -104,6 +107,15 @@ impl DeliveryService {
     #[must_use]
     pub fn with_push(mut self, renderer: Arc<dyn PushRenderer>) -> Self {
         self.push = Some(renderer);
+        self
+    }
+
+    /// Hands tasks to remote A2A agents, with push tokens made by `signer` (the bodies
+    /// are written by the [`with_push`](Self::with_push) renderer). Without it, a remote
+    /// agent's deliveries fail and are retried.
+    #[must_use]
+    pub fn with_remote(mut self, signer: Arc<dyn MessageSigner>) -> Self {
+        self.signer = Some(signer);
         self
     }
 
@@ -221,13 +233,16 @@ impl DeliveryService {
             delivery_id(hook.id, event.id.as_uuid()),
             body.as_ref().unwrap_or(&serde_json::Value::Null),
         )?;
-        let result = match body {
+        let mut result = match body {
             Ok(_) => self.caller.call(&call).await,
             Err(error) => CallResult {
                 error: Some(error),
                 ..CallResult::default()
             },
         };
+        if hook.remote.is_some() {
+            check_handover(&mut result);
+        }
         let number = pending.attempts.saturating_add(1);
         let now = self.clock.now();
         let record = Attempted {
@@ -249,6 +264,9 @@ impl DeliveryService {
 
     /// The body of a delivery of `event` to `hook`: the contract's, or an A2A push's.
     async fn body(&self, hook: &Webhook, event: &Event) -> Result<serde_json::Value, String> {
+        if hook.remote.is_some() {
+            return self.handover(hook, event).await;
+        }
         let Some(push) = &hook.push else {
             return Ok(delivery_body(event, self.clock.now()));
         };
@@ -260,6 +278,37 @@ impl DeliveryService {
             .render(hook.org_id, push.task_id, event)
             .await
             .map_err(|err| format!("cannot write the push: {err}"))
+    }
+
+    /// The `SendMessage` that hands the task of `event` to the remote agent of `hook`,
+    /// with the push config (URL and token) its updates come back through.
+    async fn handover(&self, hook: &Webhook, event: &Event) -> Result<serde_json::Value, String> {
+        let (Some(remote), Some(renderer), Some(signer)) = (&hook.remote, &self.push, &self.signer)
+        else {
+            return Err("this instance cannot hand tasks to remote agents".to_owned());
+        };
+        let secret = hook
+            .sealed_secret
+            .as_deref()
+            .ok_or_else(|| "the remote agent's channel has no secret".to_owned())
+            .and_then(|sealed| {
+                self.vault
+                    .open(Webhook::SECRET_PURPOSE, hook.id.as_uuid(), sealed)
+                    .map_err(|err| err.to_string())
+            })?;
+        let task = TaskId::from_uuid(event.entity_id);
+        let token = push_token(signer.as_ref(), &secret, remote.agent_id, task);
+        let request_id = delivery_id(hook.id, event.id.as_uuid());
+        renderer
+            .render_handover(
+                hook.org_id,
+                task,
+                request_id,
+                &remote.push_url(task),
+                &token,
+            )
+            .await
+            .map_err(|err| format!("cannot write the hand-over: {err}"))
     }
 
     /// Records a run of calls of one hook in one transaction: the log, the outbox rows
@@ -328,8 +377,13 @@ struct Attempt {
 
 impl Attempt {
     fn delivered(&self) -> bool {
-        self.result.status.is_some_and(is_success)
+        succeeded(&self.result)
     }
+}
+
+/// A 2xx with nothing found wrong in the answer.
+fn succeeded(result: &CallResult) -> bool {
+    result.status.is_some_and(is_success) && result.error.is_none()
 }
 
 /// What recording a run of calls decided.
@@ -346,7 +400,7 @@ struct Recorded {
 /// Counts the call's result on the hook: a success resets the failures, a failure adds
 /// one and may switch the hook off. Answers whether it did.
 fn count(hook: &mut Webhook, result: &CallResult, now: OffsetDateTime) -> bool {
-    if result.status.is_some_and(is_success) {
+    if succeeded(result) {
         hook.consecutive_failures = 0;
         return false;
     }

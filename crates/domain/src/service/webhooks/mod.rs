@@ -10,6 +10,7 @@ mod test_delivery;
 
 use std::sync::Arc;
 
+pub(crate) use self::calls::seal_auth_for;
 pub use self::delivery::{DeliveryService, DrainReport};
 pub use self::gate::{GatedUnitOfWork, HookGate};
 pub use self::push::NewPush;
@@ -178,6 +179,7 @@ impl WebhookService {
             consecutive_failures: 0,
             last_error: None,
             push: None,
+            remote: None,
             created_at: now,
             updated_at: now,
         };
@@ -206,7 +208,7 @@ impl WebhookService {
         self.hooks
             .get(actor.org_id, id)
             .await?
-            .filter(|hook| hook.push.is_none())
+            .filter(Webhook::is_own)
             .ok_or_else(|| NotFound::new(Entity::Webhook, id).into())
     }
 
@@ -237,7 +239,7 @@ impl WebhookService {
                 let mut hook = tx
                     .webhook(org, id, Lock::Update)
                     .await?
-                    .filter(|hook| hook.push.is_none())
+                    .filter(Webhook::is_own)
                     .ok_or(NotFound::new(Entity::Webhook, id))?;
                 if let Some(sealed) = secret {
                     hook.sealed_secret = sealed;
@@ -269,7 +271,7 @@ impl WebhookService {
                 let hook = tx
                     .webhook(org, id, Lock::Update)
                     .await?
-                    .filter(|hook| hook.push.is_none())
+                    .filter(Webhook::is_own)
                     .ok_or(NotFound::new(Entity::Webhook, id))?;
                 let deleted = AuditEvent::WebhookDeleted(WebhookDeleted {
                     name: hook.name.as_str().to_owned(),

@@ -111,6 +111,7 @@ impl WebhookService {
                             .map(|auth| seal_auth(service.vault.as_ref(), id, auth))
                             .transpose()?,
                     }),
+                    remote: None,
                     created_at: existing.map_or(now, |h| h.created_at),
                     updated_at: now,
                 };

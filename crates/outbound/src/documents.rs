@@ -1,0 +1,57 @@
+//! Reading a document from another server (an A2A Agent Card): one GET through the
+//! same target checks as webhook deliveries (decision D-81), following no redirect,
+//! within a deadline, the body capped.
+
+use http_body_util::Full;
+use hyper::Request;
+use hyper::body::Bytes;
+use hyper::header::{ACCEPT, HeaderValue, USER_AGENT};
+
+use crate::http_client::HttpClient;
+use crate::ssrf::{TargetPolicy, parse_target};
+
+/// GETs documents from URLs the policy allows.
+#[derive(Debug, Clone)]
+pub struct DocumentFetcher {
+    client: HttpClient,
+    policy: TargetPolicy,
+}
+
+impl DocumentFetcher {
+    /// A fetcher applying `policy`, through a client guarded by it.
+    pub fn new(policy: TargetPolicy) -> Result<Self, rustls::Error> {
+        Ok(Self {
+            client: HttpClient::guarded(policy)?,
+            policy,
+        })
+    }
+
+    /// The body of a 2xx answer to `GET url` asking for JSON; otherwise why not, in
+    /// words that name no header or body.
+    pub async fn get_json(&self, url: &str) -> Result<Vec<u8>, String> {
+        // Literal addresses never reach the client's resolver: check them here.
+        parse_target(url, self.policy).map_err(|refusal| format!("target refused: {refusal}"))?;
+        let request = Request::get(url)
+            .header(ACCEPT, HeaderValue::from_static("application/json"))
+            .header(
+                USER_AGENT,
+                HeaderValue::from_static(concat!("Muster/", env!("CARGO_PKG_VERSION"))),
+            )
+            .body(Full::new(Bytes::new()))
+            .map_err(|_| "the URL is not valid HTTP".to_owned())?;
+        let response = self.client.send(request).await.map_err(|err| {
+            let mut text = err.to_string();
+            let mut source = std::error::Error::source(&err);
+            while let Some(cause) = source {
+                text.push_str(": ");
+                text.push_str(&cause.to_string());
+                source = cause.source();
+            }
+            text
+        })?;
+        if !response.status.is_success() {
+            return Err(format!("the server answered {}", response.status.as_u16()));
+        }
+        Ok(response.body.to_vec())
+    }
+}

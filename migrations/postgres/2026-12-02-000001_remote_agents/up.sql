@@ -1,0 +1,8 @@
+-- A remote A2A agent's hand-over channel is an outbound webhook that names the agent
+-- standing for it: an append that assigns a task finds the channel of its assignee with
+-- one seek on webhooks (remote_agent_id). The card's URL and Muster's callback base are
+-- kept with it; its Authorization is sealed in sealed_auth, as a push config's is.
+ALTER TABLE webhooks ADD COLUMN remote_agent_id uuid REFERENCES agents (id);
+ALTER TABLE webhooks ADD COLUMN remote_card_url text;
+ALTER TABLE webhooks ADD COLUMN remote_callback_url text;
+CREATE UNIQUE INDEX webhooks_remote_agent ON webhooks (remote_agent_id);
