@@ -29,6 +29,7 @@ mod ledger_properties;
 mod no_io_dependencies;
 mod properties;
 mod push_configs;
+mod remote_agents;
 mod runaway_guard;
 mod service_debug;
 mod sweep_and_guard;

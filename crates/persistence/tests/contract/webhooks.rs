@@ -6,13 +6,13 @@
 use crate::support::Store;
 use muster_domain::model::{
     DeliveryAttempt, DeliveryAttemptId, Event, HookEvents, HookName, HookTimeout, HookType,
-    HookUrl, OrgId, Webhook, WebhookId,
+    HookUrl, OrgId, RemoteAgentLink, Webhook, WebhookId,
 };
 use muster_domain::ports::{DeliveryQueue, Lock, WebhookRepository, transact};
 use time::Duration;
 use uuid::Uuid;
 
-use crate::support::{event, new_id, now_ms, seed_org};
+use crate::support::{event, new_id, now_ms, seed_org, task};
 
 contract_tests!(
     hooks_round_trip,
@@ -20,6 +20,7 @@ contract_tests!(
     due_deliveries_come_in_event_order_when_due,
     one_worker_holds_a_hook_at_a_time,
     the_log_pages_and_goes_with_its_hook,
+    remote_channels_hear_their_assignees_tasks_once,
 );
 
 fn hook(org: OrgId, events: &[&str], hook_type: HookType, enabled: bool) -> Webhook {
@@ -364,4 +365,65 @@ async fn the_log_pages_and_goes_with_its_hook(db: &impl Store) {
             .unwrap()
             .is_empty()
     );
+}
+
+/// A remote agent's channel gets the creations and assignments of the tasks assigned to
+/// its agent, once per task and append, never through a subscription; it is read back
+/// by its agent, and the organization's list never shows it.
+async fn remote_channels_hear_their_assignees_tasks_once(db: &impl Store) {
+    let seed = seed_org(db).await;
+    let mut channel = hook(
+        seed.org,
+        &["task.assigned", "task.created"],
+        HookType::Post,
+        true,
+    );
+    channel.remote = Some(RemoteAgentLink {
+        agent_id: seed.hr,
+        card_url: "https://remote.example/card".into(),
+        callback_url: "https://muster.example".into(),
+        sealed_auth: Some(vec![9, 9]),
+    });
+    insert(db, &channel).await;
+    let every = hook(seed.org, &["*"], HookType::Post, true);
+    insert(db, &every).await;
+    assert_eq!(
+        WebhookRepository::remote_channel(db, seed.hr)
+            .await
+            .unwrap(),
+        Some(channel.clone())
+    );
+    let listed = WebhookRepository::list(db, seed.org).await.unwrap();
+    assert_eq!(listed.iter().map(|h| h.id).collect::<Vec<_>>(), [every.id]);
+
+    let mut theirs = task(seed.org);
+    theirs.assignee_id = Some(seed.hr);
+    let unassigned = task(seed.org);
+    let now = now_ms();
+    let on = |t: &muster_domain::model::Task, kind: &str| {
+        let mut e = event(seed.org, kind, now);
+        e.entity_id = t.id.as_uuid();
+        e
+    };
+    let created = on(&theirs, "task.created");
+    let assigned = on(&theirs, "task.assigned");
+    let moved = on(&theirs, "task.transitioned");
+    let other = on(&unassigned, "task.created");
+    let (a, b) = (theirs.clone(), unassigned.clone());
+    let events = vec![created.clone(), assigned, moved, other];
+    transact(db, move |tx| {
+        Box::pin(async move {
+            tx.insert_task(&a).await?;
+            tx.insert_task(&b).await?;
+            Ok(tx.append_events(&events).await?)
+        })
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        due_ids(db, &channel).await,
+        [created.id.as_uuid()],
+        "once for the task, nothing for the move or the unassigned task"
+    );
+    assert_eq!(due_ids(db, &every).await.len(), 4);
 }

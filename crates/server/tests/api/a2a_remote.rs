@@ -118,7 +118,10 @@ async fn a_task_assigned_to_a_remote_agent_is_sent_with_a_push_config_back(app: 
     assert_eq!(shown["name"], "Translator Bot");
     assert_eq!(shown["metadata"]["source"], "a2a");
     assert_eq!(shown["metadata"]["endpoint"], receiver.url("/rpc"));
-    assert_eq!(shown["capabilities"][0]["capability"], "translate", "{shown}");
+    assert_eq!(
+        shown["capabilities"][0]["capability"], "translate",
+        "{shown}"
+    );
     // The channel is not one of the organization's webhooks.
     let admin = app.admin_token(&app.org).await;
     let hooks = send(app.bearer(&admin, Method::GET, "/api/v1/webhooks", None)).await;
@@ -266,9 +269,16 @@ async fn a_refused_hand_over_is_retried(app: &TestApp) {
     let got = receiver.wait_for(3, WAIT).await;
     assert_eq!(got.len(), 3, "the card, a refused hand-over, its retry");
     assert_eq!(got[1].body, got[2].body, "the same request again");
-    assert_eq!(got[2].json()["params"]["message"]["metadata"]["musterTaskId"], json!(id));
+    assert_eq!(
+        got[2].json()["params"]["message"]["metadata"]["musterTaskId"],
+        json!(id)
+    );
     tokio::time::sleep(Duration::from_millis(500)).await;
-    assert_eq!(receiver.received().len(), 3, "the accepted one is not sent again");
+    assert_eq!(
+        receiver.received().len(),
+        3,
+        "the accepted one is not sent again"
+    );
 }
 
 async fn pushes_need_the_tasks_token_and_its_assignment(app: &TestApp) {
@@ -278,8 +288,11 @@ async fn pushes_need_the_tasks_token_and_its_assignment(app: &TestApp) {
     let ids: Vec<String> = [
         app.create_task(&app.org.hr, &json!({"title": "First", "assigneeId": agent}))
             .await,
-        app.create_task(&app.org.hr, &json!({"title": "Second", "assigneeId": agent}))
-            .await,
+        app.create_task(
+            &app.org.hr,
+            &json!({"title": "Second", "assigneeId": agent}),
+        )
+        .await,
     ]
     .iter()
     .map(|t| str_of(t, "id"))
@@ -300,7 +313,13 @@ async fn pushes_need_the_tasks_token_and_its_assignment(app: &TestApp) {
     }
     let reply = push(app, &url, Some(&token), &json!("not an object")).await;
     assert_eq!(reply.status, 400, "{}", reply.text);
-    let reply = push(app, &url, Some(&token), &status_update("TASK_STATE_DREAMING", None)).await;
+    let reply = push(
+        app,
+        &url,
+        Some(&token),
+        &status_update("TASK_STATE_DREAMING", None),
+    )
+    .await;
     assert_eq!(reply.status, 400, "{}", reply.text);
     assert!(reply.text.contains("TASK_STATE_DREAMING"), "{}", reply.text);
     let unknown = url.replace(&agent, &uuid::Uuid::now_v7().to_string());
@@ -348,15 +367,25 @@ async fn registering_needs_an_admin_and_a_readable_card(app: &TestApp) {
     assert_eq!(reply.status, 403, "{}", reply.text);
     let text = body.to_string();
     let reply = send(app.signed(&app.org.hr, Method::POST, "/agents/remote", Some(&text))).await;
-    assert_eq!(reply.status, 403, "agents do not register remote agents: {}", reply.text);
-    assert!(receiver.received().is_empty(), "no card read for a refused caller");
+    assert_eq!(
+        reply.status, 403,
+        "agents do not register remote agents: {}",
+        reply.text
+    );
+    assert!(
+        receiver.received().is_empty(),
+        "no card read for a refused caller"
+    );
 
     for (answer, why) in [
         (Answer::status(404), "answered 404"),
         (Answer::json("[1]"), "not a JSON object"),
         (
-            Answer::json(&json!({"name": "x", "supportedInterfaces": [
-                {"url": "http://a", "protocolBinding": "GRPC"}]}).to_string()),
+            Answer::json(
+                &json!({"name": "x", "supportedInterfaces": [
+                {"url": "http://a", "protocolBinding": "GRPC"}]})
+                .to_string(),
+            ),
             "no JSON-RPC interface",
         ),
     ] {
@@ -434,7 +463,13 @@ async fn another_muster_works_the_task_and_its_updates_move_ours(app: &TestApp) 
         assert!(tokio::time::Instant::now() < deadline, "never handed over");
         tokio::time::sleep(Duration::from_millis(50)).await;
     };
-    assert!(theirs["description"].as_str().unwrap().contains("All of March."), "{theirs}");
+    assert!(
+        theirs["description"]
+            .as_str()
+            .unwrap()
+            .contains("All of March."),
+        "{theirs}"
+    );
     let theirs = str_of(&theirs, "id");
     // Its people work it; each move comes back as a push and moves ours.
     walk(&remote, &remote.org.hr, &theirs, &["in_progress"]).await;
