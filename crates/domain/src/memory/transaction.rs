@@ -141,9 +141,11 @@ impl State {
                         .as_ref()
                         .is_none_or(|push| push.task_id.as_uuid() == event.entity_id)
                     && webhook.remote.as_ref().is_none_or(|remote| {
-                        self.tasks
-                            .get(&event.entity_id)
-                            .is_some_and(|t| t.assignee_id == Some(remote.agent_id))
+                        crate::model::hands_over(&event.event_type, &event.payload)
+                            && self
+                                .tasks
+                                .get(&event.entity_id)
+                                .is_some_and(|t| t.assignee_id == Some(remote.agent_id))
                             && handed.insert((*hook, event.entity_id))
                     })
                     && !self.outbox.contains_key(&key)

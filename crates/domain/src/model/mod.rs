@@ -60,7 +60,7 @@ pub use organization::{OrgName, Organization};
 pub use push::{
     MAX_PUSH_CONFIGS_PER_TASK, PUSH_EVENT_TYPES, PushAuth, PushConfigId, TaskPush, check_push_token,
 };
-pub use remote::{REMOTE_EVENT_TYPES, RemoteAgentLink};
+pub use remote::{REMOTE_EVENT_TYPES, RemoteAgentLink, hands_over};
 pub use task::{Metadata, Tags, Task, TaskOutcome, TaskPriority, TaskResult, TaskStatus};
 pub use template::{TaskTemplate, TemplateName};
 pub use text::{Description, Reason, Title};

@@ -10,6 +10,28 @@ use super::AgentId;
 /// created already assigned to it.
 pub const REMOTE_EVENT_TYPES: [&str; 2] = ["task.assigned", "task.created"];
 
+/// Whether an event of `event_type` with `payload` may hand its task to a remote agent:
+/// every assignment, and a creation that named an assignee. Stores look up remote
+/// channels only for these, so that the common creation costs nothing more.
+///
+/// ```
+/// use muster_domain::model::hands_over;
+/// use serde_json::json;
+/// assert!(hands_over("task.assigned", &json!({"assigneeId": "a"})));
+/// assert!(hands_over("task.created", &json!({"assigneeId": "a"})));
+/// assert!(!hands_over("task.created", &json!({"assigneeId": null})));
+/// assert!(!hands_over("task.transitioned", &json!({})));
+/// ```
+pub fn hands_over(event_type: &str, payload: &serde_json::Value) -> bool {
+    match event_type {
+        "task.assigned" => true,
+        "task.created" => payload
+            .get("assigneeId")
+            .is_some_and(|assignee| !assignee.is_null()),
+        _ => false,
+    }
+}
+
 /// What makes a hook the hand-over channel of a remote agent.
 #[derive(Clone, PartialEq, Eq)]
 pub struct RemoteAgentLink {

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{EventId, OrgId, PUSH_EVENT_TYPES, REMOTE_EVENT_TYPES, WebhookId};
+use muster_domain::model::{EventId, OrgId, PUSH_EVENT_TYPES, WebhookId, hands_over};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -69,7 +69,7 @@ pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResu
             .filter(|(org, _, task)| {
                 org.0 == row.org_id.0
                     && task.0 == row.entity_id.0
-                    && REMOTE_EVENT_TYPES.contains(&row.event_type.as_str())
+                    && hands_over(&row.event_type, &row.payload.0)
             })
             .map(|(_, hook, task)| (*hook, *task))
             .filter(|(hook, task)| handed.insert((hook.0, task.0)))
@@ -123,14 +123,14 @@ async fn push_configs(
 /// The enabled hand-over channels (org, hook, task) of the remote agents that tasks
 /// assigned or created by `rows` are now assigned to: a seek on
 /// `webhooks (remote_agent_id)` joined to the tasks, only when a row is an assignment
-/// or a creation.
+/// or a creation with an assignee ([`hands_over`]).
 async fn remote_channels(
     conn: &mut Conn<'_>,
     rows: &[EventRow],
 ) -> QueryResult<Vec<(DbUuid, DbUuid, DbUuid)>> {
     let mut handed: Vec<DbUuid> = rows
         .iter()
-        .filter(|row| REMOTE_EVENT_TYPES.contains(&row.event_type.as_str()))
+        .filter(|row| hands_over(&row.event_type, &row.payload.0))
         .map(|row| row.entity_id)
         .collect();
     if handed.is_empty() {

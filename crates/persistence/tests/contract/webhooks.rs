@@ -405,7 +405,8 @@ async fn remote_channels_hear_their_assignees_tasks_once(db: &impl Store) {
         e.entity_id = t.id.as_uuid();
         e
     };
-    let created = on(&theirs, "task.created");
+    let mut created = on(&theirs, "task.created");
+    created.payload = serde_json::json!({"assigneeId": seed.hr});
     let assigned = on(&theirs, "task.assigned");
     let moved = on(&theirs, "task.transitioned");
     let other = on(&unassigned, "task.created");
