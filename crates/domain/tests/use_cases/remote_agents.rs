@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use futures_executor::block_on;
 use muster_domain::memory::fakes::{OpenTargets, RecordingHookCaller};
 use muster_domain::model::{
-    AgentId, Event, HookUrl, OrgId, PushAuth, TaskId, TaskOutcome, TaskStatus, UserRole,
+    AgentId, Event, HookUrl, OrgId, PushAuth, TaskId, TaskOutcome, TaskResult, TaskStatus, UserRole,
 };
 use muster_domain::ports::{
     CallResult, HookCall, HookCaller, MockCardFetcher, MockTargetGuard, PushRenderer, RemoteCard,
@@ -289,7 +289,10 @@ fn an_assignment_is_handed_over_once_with_a_token_that_moves_only_its_task() {
         Some(TaskStatus::Done)
     );
     let done = block_on(rig.world.tasks.get(&rig.world.admin, task)).unwrap();
-    assert_eq!(done.result.as_ref().map(|r| r.as_str()), Some("all done"));
+    assert_eq!(
+        done.result.as_ref().map(TaskResult::as_str),
+        Some("all done")
+    );
 }
 
 #[test]
