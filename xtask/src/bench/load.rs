@@ -40,7 +40,7 @@ pub struct LoadPlan {
     /// Seeded tasks for reads.
     pub task_ids: Arc<Vec<String>>,
     /// One task per worker for transitions, when the scenario needs them.
-    pub own_tasks: Vec<String>,
+    pub own_tasks: Vec<OwnTask>,
     /// The code-host connection, when the scenario sends its events.
     pub host: Option<Arc<HostEvents>>,
 }
@@ -79,10 +79,7 @@ pub async fn run(plan: LoadPlan) -> anyhow::Result<LoadOutcome> {
 
     let mut workers = Vec::with_capacity(plan.connections);
     for worker in 0..plan.connections {
-        let own_task = plan.own_tasks.get(worker).map(|id| OwnTask {
-            id: id.clone(),
-            blocked: false,
-        });
+        let own_task = plan.own_tasks.get(worker).cloned();
         let state = WorkerState::new(worker, Arc::clone(&plan.task_ids), own_task)
             .with_agents(Arc::clone(&plan.agent_ids))
             .with_host(plan.host.clone());

@@ -13,6 +13,7 @@ pub(crate) mod database;
 pub(crate) mod hooks;
 mod load;
 mod metrics;
+mod remote;
 mod report;
 mod scenario;
 mod seed;
@@ -29,7 +30,7 @@ use clap::{Args, ValueEnum};
 use database::{BenchDatabase, Engine};
 use load::LoadPlan;
 use report::{EngineReport, RunInfo, ScenarioRow, planned_note};
-use scenario::Scenario;
+use scenario::{OwnTask, Scenario};
 use seed::{AGENTS_WANTED, AgentSeed, create_tasks, seed_agents};
 use server::{Server, bootstrap, build_release, clock_ticks_per_second, generate_secret_key};
 
@@ -50,7 +51,7 @@ pub struct BenchArgs {
     /// Scenario to run, repeatable (default: all): health, get-task, list-tasks,
     /// create-task, create-task-hooked, create-task-keyed, codehost-issue, transition,
     /// list-events, mixed, comment, candidates, get-agent, transfer, mcp-get-task,
-    /// a2a-get-task, claim, login.
+    /// a2a-get-task, remote-push, claim, login.
     /// `health` always runs first.
     #[arg(long = "scenario", value_name = "NAME", value_parser = Scenario::parse)]
     scenarios: Vec<Scenario>,
@@ -173,11 +174,7 @@ async fn bench_engine(
     for &scenario in scenarios {
         // Fresh tasks per scenario, one per worker, so that no two workers move the same
         // task and every scenario starts from the same state.
-        let own_tasks = if scenario.needs_own_tasks() {
-            create_tasks(server.addr, &agents, connections, true).await?
-        } else {
-            Vec::new()
-        };
+        let (_remote, own_tasks) = own_tasks(scenario, server.addr, &agents, connections).await?;
         // The health ceiling is a reference, not a soak: it runs at most
         // HEALTH_MAX_SECONDS, so a ten-minute run of a scenario lasts ten minutes.
         let seconds = if scenario == Scenario::Health {
@@ -237,6 +234,35 @@ async fn bench_engine(
         rows,
         deliveries,
     })
+}
+
+/// The tasks of each worker for `scenario`: none; one in `in_progress` per worker for
+/// the transition scenarios; one handed to a remote agent per worker for `remote-push`
+/// (with the agent, which must keep serving during the run).
+async fn own_tasks(
+    scenario: Scenario,
+    addr: std::net::SocketAddr,
+    agents: &Arc<Vec<sign::Credentials>>,
+    connections: usize,
+) -> anyhow::Result<(Option<remote::Prepared>, Vec<OwnTask>)> {
+    if scenario == Scenario::RemotePush {
+        let prepared = remote::prepare(addr, agents, connections).await?;
+        let tasks = prepared.tasks.clone();
+        return Ok((Some(prepared), tasks));
+    }
+    if !scenario.needs_own_tasks() {
+        return Ok((None, Vec::new()));
+    }
+    let ids = create_tasks(addr, agents, connections, true).await?;
+    let tasks = ids
+        .into_iter()
+        .map(|id| OwnTask {
+            id,
+            blocked: false,
+            push: None,
+        })
+        .collect();
+    Ok((None, tasks))
 }
 
 /// Prints a scenario's first errors and the server log's tail, when it had errors.

@@ -57,6 +57,9 @@ pub enum Scenario {
     /// `POST /a2a/jsonrpc` calling `GetTask` over the seeded tasks: `get-task` through the
     /// A2A JSON-RPC binding (the task, its history read from its comments, as A2A's).
     A2aGetTask,
+    /// `POST /a2a/remote/{agent}/tasks/{task}/push`: a remote A2A agent's status
+    /// updates, each worker on its own task handed to it, each push a move.
+    RemotePush,
 }
 
 /// Scenarios asked for that the API cannot serve yet, with the reason shown.
@@ -65,7 +68,7 @@ pub const PLANNED: [(&str, &str); 0] = [];
 impl Scenario {
     /// Every scenario, in the order they run; `health` is first because every other one
     /// is compared with it.
-    pub const ALL: [Self; 18] = [
+    pub const ALL: [Self; 19] = [
         Self::Health,
         Self::GetTask,
         Self::ListTasks,
@@ -82,6 +85,7 @@ impl Scenario {
         Self::Transfer,
         Self::McpGetTask,
         Self::A2aGetTask,
+        Self::RemotePush,
         // Last but login: it uses up the seeded tasks.
         Self::Claim,
         Self::Login,
@@ -108,6 +112,7 @@ impl Scenario {
             Self::Transfer => "transfer",
             Self::McpGetTask => "mcp-get-task",
             Self::A2aGetTask => "a2a-get-task",
+            Self::RemotePush => "remote-push",
         }
     }
 
@@ -150,6 +155,7 @@ impl Scenario {
             Self::Transfer => Op::Transfer,
             Self::McpGetTask => Op::McpGetTask,
             Self::A2aGetTask => Op::A2aGetTask,
+            Self::RemotePush => Op::RemotePush,
             // Reads split evenly over 70 %, writes over 30 %.
             Self::Mixed => match rng.below(100) {
                 0..=23 => Op::GetTask,
@@ -187,6 +193,7 @@ pub enum Op {
     Transfer,
     McpGetTask,
     A2aGetTask,
+    RemotePush,
 }
 
 impl Op {
@@ -212,6 +219,17 @@ pub struct OwnTask {
     pub id: String,
     /// Whether it is `blocked` now (else `in_progress`).
     pub blocked: bool,
+    /// Where and with what token its remote agent pushes (`remote-push` only).
+    pub push: Option<RemotePush>,
+}
+
+/// A task handed to a remote agent: the path of its push URL and its token.
+#[derive(Debug, Clone)]
+pub struct RemotePush {
+    /// `/a2a/remote/{agent}/tasks/{task}/push`.
+    pub path: String,
+    /// `X-A2A-Notification-Token`.
+    pub token: String,
 }
 
 /// Everything a worker picks its requests from.
@@ -373,6 +391,7 @@ impl WorkerState {
                 self.created += 1;
                 Call::post("/tasks".to_owned(), create_body(self.worker, self.created))
             }
+            Op::RemotePush => self.remote_push(),
             Op::Transition => {
                 let (id, blocked) = self
                     .own_task
@@ -388,6 +407,32 @@ impl WorkerState {
         (op, call)
     }
 
+    /// The remote agent's next push about the worker's own task: `working` when it is
+    /// blocked (or still in todo), else `input-required`.
+    fn remote_push(&self) -> Call {
+        let (push, blocked) = self
+            .own_task
+            .as_ref()
+            .map_or((None, false), |t| (t.push.clone(), t.blocked));
+        let state = if blocked {
+            "TASK_STATE_WORKING"
+        } else {
+            "TASK_STATE_INPUT_REQUIRED"
+        };
+        let (path, token) = push.map_or_else(
+            || ("/none".to_owned(), String::new()),
+            |p| (p.path, p.token),
+        );
+        let mut call = Call::public_post(
+            &path,
+            format!(
+                r#"{{"statusUpdate":{{"taskId":"r","contextId":"r","status":{{"state":"{state}"}}}}}}"#
+            ),
+        );
+        call.headers.push(("x-a2a-notification-token", token));
+        call
+    }
+
     /// A random seeded task's id.
     fn seeded_task(&mut self) -> String {
         let count = self.task_ids.len() as u64;
@@ -399,7 +444,7 @@ impl WorkerState {
 
     /// Records that the server accepted `op`.
     pub fn accepted(&mut self, op: Op) {
-        if op == Op::Transition
+        if matches!(op, Op::Transition | Op::RemotePush)
             && let Some(task) = self.own_task.as_mut()
         {
             task.blocked = !task.blocked;
@@ -492,6 +537,7 @@ mod tests {
         let own = OwnTask {
             id: "t".into(),
             blocked: false,
+            push: None,
         };
         let mut state = WorkerState::new(0, std::sync::Arc::new(vec![]), Some(own));
         let (op, first) = state.next_call(Scenario::Transition);

@@ -15,7 +15,7 @@ mod locks;
 mod paging;
 mod remote;
 mod scoring;
-mod tasks;
+pub(crate) mod tasks;
 mod webhooks;
 
 pub use accounts::{AccountPorts, AccountService};

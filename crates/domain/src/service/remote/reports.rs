@@ -8,6 +8,7 @@ use crate::model::{Actor, ActorKind, AgentId, AgentStatus, Reason, TaskId, TaskR
 use crate::ports::transact;
 use crate::rules::constant_time;
 use crate::rules::remote::{RemoteState, push_token};
+use crate::service::tasks::Closing;
 use crate::service::{Conflict, Entity, IntegrationMove, NotFound, ServiceError, Unauthorized};
 
 /// What a remote agent reported about a task.
@@ -68,25 +69,15 @@ impl RemoteAgentService {
             .filter(|_| report.state == RemoteState::Completed)
             .and_then(|text| TaskResult::new(fit(&text, TaskResult::MAX_CHARS)).ok());
         let tasks = self.tasks.clone();
+        let closing = Closing {
+            result,
+            outcome: target.outcome,
+            assignee: Some(agent),
+        };
         let moved = transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
-                let current = tx
-                    .task(actor.org_id, task, crate::ports::Lock::Update)
-                    .await?
-                    .ok_or(NotFound::new(Entity::Task, task))?;
-                if current.assignee_id != Some(agent) {
-                    return Err(Conflict::NotHandedOver { task }.into());
-                }
                 tasks
-                    .advance_closing_in(
-                        tx,
-                        &actor,
-                        task,
-                        target.status,
-                        reason,
-                        result,
-                        target.outcome,
-                    )
+                    .advance_closing_in(tx, &actor, task, (target.status, reason), closing)
                     .await
             })
         })

@@ -3,11 +3,21 @@
 //! allow.
 
 use super::{TaskService, locked_task};
-use crate::model::{Actor, Reason, Task, TaskId, TaskOutcome, TaskResult, TaskStatus};
+use crate::model::{Actor, AgentId, Reason, Task, TaskId, TaskOutcome, TaskResult, TaskStatus};
 use crate::policy;
 use crate::ports::{Transaction, transact};
 use crate::rules::integration_moves::path_to;
-use crate::service::ServiceError;
+use crate::service::{Conflict, ServiceError};
+
+/// What else an integration's move does: the result and outcome given with its last
+/// step (the outcome only toward `cancelled`), and the assignee the task must still have
+/// (checked under the task's lock).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Closing {
+    pub(crate) result: Option<TaskResult>,
+    pub(crate) outcome: Option<TaskOutcome>,
+    pub(crate) assignee: Option<AgentId>,
+}
 
 /// What an integration's move of a task came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,26 +60,33 @@ impl TaskService {
         target: TaskStatus,
         reason: Reason,
     ) -> Result<IntegrationMove, ServiceError> {
-        self.advance_closing_in(tx, actor, id, target, reason, None, None)
+        let closing = Closing::default();
+        self.advance_closing_in(tx, actor, id, (target, reason), closing)
             .await
     }
 
-    /// [`advance_in`](Self::advance_in) that also gives the task `result` and `outcome`
-    /// (only toward `cancelled`) with its last step.
-    #[allow(clippy::too_many_arguments)]
+    /// [`advance_in`](Self::advance_in) with what [`Closing`] asks for.
     pub(crate) async fn advance_closing_in(
         &self,
         tx: &mut dyn Transaction,
         actor: &Actor,
         id: TaskId,
-        target: TaskStatus,
-        reason: Reason,
-        result: Option<TaskResult>,
-        outcome: Option<TaskOutcome>,
+        (target, reason): (TaskStatus, Reason),
+        closing: Closing,
     ) -> Result<IntegrationMove, ServiceError> {
         policy::may_write(actor)?;
+        let Closing {
+            result,
+            outcome,
+            assignee,
+        } = closing;
         let outcome = outcome.filter(|_| target == TaskStatus::Cancelled);
         let mut current = locked_task(tx, actor.org_id, id).await?;
+        if let Some(agent) = assignee
+            && current.assignee_id != Some(agent)
+        {
+            return Err(Conflict::NotHandedOver { task: id }.into());
+        }
         let hold = |task: Task, why| {
             Ok(IntegrationMove {
                 task,

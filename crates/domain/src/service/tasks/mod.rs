@@ -18,6 +18,7 @@ use time::OffsetDateTime;
 
 pub use self::claims::ClaimRequest;
 pub use self::escalations::NewEscalation;
+pub(crate) use self::integration::Closing;
 pub use self::integration::IntegrationMove;
 pub use self::routing::{AutoAssign, CandidateQuery};
 pub use self::sweep::{EscalationSweep, SweepFailure, SweepRun};
