@@ -6,9 +6,8 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use muster_domain::model::{Event, OrgId, Task, TaskId, TaskStatus};
-use muster_domain::ports::{PushRenderer, RepositoryError, TaskRepository};
+use muster_domain::ports::{HandoverTarget, PushRenderer, RepositoryError, TaskRepository};
 use serde_json::Value;
-use uuid::Uuid;
 
 use crate::mapping;
 use crate::types::{StreamResponse, TaskStatusUpdateEvent};
@@ -73,15 +72,19 @@ impl PushRenderer for TaskPushRenderer {
         &self,
         org: OrgId,
         task: TaskId,
-        request_id: Uuid,
-        push_url: &str,
-        token: &str,
-    ) -> Result<Value, RepositoryError> {
-        let stored = self.tasks.get(org, task).await?.ok_or_else(|| {
-            RepositoryError::Internal(format!("the task {task} to hand over is gone").into())
-        })?;
-        Ok(crate::remote::handover_request(
-            &stored, request_id, push_url, token,
-        ))
+        target: &HandoverTarget,
+    ) -> Result<Option<Value>, RepositoryError> {
+        let Some(stored) = self.tasks.get(org, task).await? else {
+            return Ok(None);
+        };
+        if stored.status.is_terminal() || stored.assignee_id != Some(target.agent) {
+            return Ok(None);
+        }
+        Ok(Some(crate::remote::handover_request(
+            &stored,
+            target.request_id,
+            &target.push_url,
+            &target.token,
+        )))
     }
 }

@@ -17,8 +17,9 @@ const JSON_RPC: &str = "JSONRPC";
 /// The Muster task a hand-over is about, in the message's and request's metadata.
 pub const TASK_METADATA_KEY: &str = "musterTaskId";
 
-/// The parts of a card Muster needs: its name, description, JSON-RPC endpoint (a v1.0
-/// `supportedInterfaces` entry, or a v0.3 card's `url`) and skill ids.
+/// The parts of a card Muster needs: its name, description, JSON-RPC endpoint (the
+/// `JSONRPC` entry of its `supportedInterfaces` that speaks A2A 1.x: Muster hands tasks
+/// over in 1.0, so a 0.3 card, with only a `url`, is refused) and skill ids.
 ///
 /// ```
 /// let card = br#"{"name": "Echo", "description": "echoes",
@@ -41,24 +42,29 @@ pub fn parse_card(body: &[u8]) -> Result<RemoteCard, String> {
         .get("supportedInterfaces")
         .or_else(|| card.get("supported_interfaces"))
         .and_then(Value::as_array);
-    let endpoint = match interfaces {
-        Some(interfaces) => interfaces.iter().find_map(|interface| {
-            let binding = interface
-                .get("protocolBinding")
-                .or_else(|| interface.get("protocol_binding"))
-                .and_then(Value::as_str)?;
-            binding
-                .eq_ignore_ascii_case(JSON_RPC)
+    let interfaces = interfaces.ok_or_else(|| {
+        "the agent card has no supportedInterfaces (an A2A 0.3 card?): tasks are handed \
+         over in A2A 1.0"
+            .to_owned()
+    })?;
+    let endpoint = interfaces
+        .iter()
+        .find_map(|interface| {
+            let field = |camel: &str, snake: &str| {
+                interface
+                    .get(camel)
+                    .or_else(|| interface.get(snake))
+                    .and_then(Value::as_str)
+            };
+            let speaks_1 = field("protocolVersion", "protocol_version")
+                .is_none_or(|version| version == "1" || version.starts_with("1."));
+            (field("protocolBinding", "protocol_binding")?.eq_ignore_ascii_case(JSON_RPC)
+                && speaks_1)
                 .then(|| interface.get("url").and_then(Value::as_str))
                 .flatten()
                 .map(str::to_owned)
-        }),
-        // A v0.3 card: its `url` speaks the preferred transport, JSON-RPC by default.
-        None => text("url").filter(|_| {
-            text("preferredTransport").is_none_or(|t| t.eq_ignore_ascii_case(JSON_RPC))
-        }),
-    }
-    .ok_or_else(|| "the agent card offers no JSON-RPC interface".to_owned())?;
+        })
+        .ok_or_else(|| "the agent card offers no A2A 1.0 JSON-RPC interface".to_owned())?;
     let skills = card
         .get("skills")
         .and_then(Value::as_array)

@@ -6,13 +6,15 @@
 
 use super::AgentId;
 
-/// The event types that hand a task to a remote agent: an assignment to it, or a task
-/// created already assigned to it.
-pub const REMOTE_EVENT_TYPES: [&str; 2] = ["task.assigned", "task.created"];
+/// The event types that hand a task to a remote agent: an assignment to it, a task
+/// created already assigned to it, an escalation to it.
+pub const REMOTE_EVENT_TYPES: [&str; 3] = ["task.assigned", "task.created", "task.escalated"];
 
 /// Whether an event of `event_type` with `payload` may hand its task to a remote agent:
-/// every assignment, and a creation that named an assignee. Stores look up remote
-/// channels only for these, so that the common creation costs nothing more.
+/// every assignment, a creation that named an assignee, an escalation that handed the
+/// task to another agent. Stores look up remote channels only for these (and then only
+/// for tasks whose assignee is a remote agent), so that the common creation costs
+/// nothing more.
 ///
 /// ```
 /// use muster_domain::model::hands_over;
@@ -20,6 +22,9 @@ pub const REMOTE_EVENT_TYPES: [&str; 2] = ["task.assigned", "task.created"];
 /// assert!(hands_over("task.assigned", &json!({"assigneeId": "a"})));
 /// assert!(hands_over("task.created", &json!({"assigneeId": "a"})));
 /// assert!(!hands_over("task.created", &json!({"assigneeId": null})));
+/// assert!(hands_over("task.escalated", &json!({"fromAgentId": "a", "toAgentId": "b"})));
+/// assert!(!hands_over("task.escalated", &json!({"fromAgentId": "a", "toAgentId": "a"})));
+/// assert!(!hands_over("task.escalated", &json!({"fromAgentId": "a", "toAgentId": null})));
 /// assert!(!hands_over("task.transitioned", &json!({})));
 /// ```
 pub fn hands_over(event_type: &str, payload: &serde_json::Value) -> bool {
@@ -28,6 +33,9 @@ pub fn hands_over(event_type: &str, payload: &serde_json::Value) -> bool {
         "task.created" => payload
             .get("assigneeId")
             .is_some_and(|assignee| !assignee.is_null()),
+        "task.escalated" => payload
+            .get("toAgentId")
+            .is_some_and(|to| !to.is_null() && payload.get("fromAgentId") != Some(to)),
         _ => false,
     }
 }

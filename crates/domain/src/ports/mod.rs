@@ -43,7 +43,7 @@ pub use tasks::{OutcomeFilter, Overdue, TaskFilter, TaskRepository};
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact};
 pub use users::UserRepository;
 pub use webhooks::{
-    CallResult, DeliveryQueue, HookCall, HookCaller, PendingDelivery, PushRenderer,
+    CallResult, DeliveryQueue, HandoverTarget, HookCall, HookCaller, PendingDelivery, PushRenderer,
     WebhookRepository,
 };
 

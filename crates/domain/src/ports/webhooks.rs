@@ -156,6 +156,29 @@ pub trait HookCaller: Send + Sync {
     async fn call(&self, call: &HookCall) -> CallResult;
 }
 
+/// Where a hand-over goes and how its updates come back.
+#[derive(Clone, PartialEq, Eq)]
+pub struct HandoverTarget {
+    /// The agent standing for the remote one (the task must still be assigned to it).
+    pub agent: AgentId,
+    /// The JSON-RPC request id (and message id): the same for every retry.
+    pub request_id: Uuid,
+    /// Where the remote agent pushes the task's updates.
+    pub push_url: String,
+    /// The token it sends back with them.
+    pub token: String,
+}
+
+impl std::fmt::Debug for HandoverTarget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HandoverTarget")
+            .field("agent", &self.agent)
+            .field("request_id", &self.request_id)
+            .field("push_url", &self.push_url)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Writes the body of an A2A push notification: the protocol's view of what `event`
 /// did to `task` (a status update), read when the push is sent.
 #[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
@@ -169,19 +192,19 @@ pub trait PushRenderer: Send + Sync {
         event: &Event,
     ) -> Result<serde_json::Value, RepositoryError>;
 
-    /// The body that hands `task` to a remote agent (a JSON-RPC `SendMessage` with id
-    /// `request_id`), asking for its updates at `push_url` with `token`. By default an
-    /// error: a renderer that writes only pushes fails remote agents' deliveries, which
-    /// are then retried.
+    /// The body that hands `task` to the remote agent `target.agent` (a JSON-RPC
+    /// `SendMessage` with id `target.request_id`), asking for its updates at
+    /// `target.push_url` with `target.token`; `None` when the task, read now, is closed
+    /// or no longer assigned to that agent (nothing is sent). By default an error: a
+    /// renderer that writes only pushes fails remote agents' deliveries, which are then
+    /// retried.
     async fn render_handover(
         &self,
         org: OrgId,
         task: TaskId,
-        request_id: Uuid,
-        push_url: &str,
-        token: &str,
-    ) -> Result<serde_json::Value, RepositoryError> {
-        let _ = (org, request_id, push_url, token);
+        target: &HandoverTarget,
+    ) -> Result<Option<serde_json::Value>, RepositoryError> {
+        let _ = (org, target);
         Err(RepositoryError::Internal(
             format!("this renderer cannot hand the task {task} over").into(),
         ))

@@ -8,13 +8,14 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures_executor::block_on;
+use muster_domain::memory::MemoryStore;
 use muster_domain::memory::fakes::{OpenTargets, RecordingHookCaller};
 use muster_domain::model::{
     AgentId, Event, HookUrl, OrgId, PushAuth, TaskId, TaskOutcome, TaskResult, TaskStatus, UserRole,
 };
 use muster_domain::ports::{
-    CallResult, HookCall, HookCaller, MockCardFetcher, MockTargetGuard, PushRenderer, RemoteCard,
-    RepositoryError, TargetRefusal,
+    CallResult, HandoverTarget, HookCall, HookCaller, MockCardFetcher, MockTargetGuard,
+    PushRenderer, RemoteCard, RepositoryError, TargetRefusal, TaskRepository,
 };
 use muster_domain::rules::remote::RemoteState;
 use muster_domain::service::{
@@ -22,10 +23,10 @@ use muster_domain::service::{
     WebhookService,
 };
 use serde_json::{Value, json};
-use uuid::Uuid;
 
-/// Writes the hand-over as the arguments it was given.
-struct EchoRenderer;
+/// Writes the hand-over as the arguments it was given, when the task (read from the
+/// store) is still open and the agent's, as the contract asks.
+struct EchoRenderer(MemoryStore);
 
 #[async_trait]
 impl PushRenderer for EchoRenderer {
@@ -35,16 +36,17 @@ impl PushRenderer for EchoRenderer {
 
     async fn render_handover(
         &self,
-        _org: OrgId,
+        org: OrgId,
         task: TaskId,
-        request_id: Uuid,
-        push_url: &str,
-        token: &str,
-    ) -> Result<Value, RepositoryError> {
-        Ok(
-            json!({"task": task.to_string(), "id": request_id.to_string(),
-                  "url": push_url, "token": token}),
-        )
+        target: &HandoverTarget,
+    ) -> Result<Option<Value>, RepositoryError> {
+        let due = TaskRepository::get(&self.0, org, task)
+            .await?
+            .is_some_and(|t| !t.status.is_terminal() && t.assignee_id == Some(target.agent));
+        Ok(due.then(|| {
+            json!({"task": task.to_string(), "id": target.request_id.to_string(),
+                   "url": target.push_url, "token": target.token})
+        }))
     }
 }
 
@@ -123,7 +125,7 @@ impl Rig {
             self.world.clock.clone(),
             self.world.ids.clone(),
         )
-        .with_push(Arc::new(EchoRenderer))
+        .with_push(Arc::new(EchoRenderer(self.world.store.clone())))
         .with_remote(self.world.signer.clone());
         for (org, hook) in block_on(worker.lease(10)).unwrap() {
             block_on(worker.drain(org, hook)).unwrap();
@@ -148,7 +150,7 @@ impl Rig {
             state,
             message: Some("all done".into()),
         };
-        block_on(self.remote.report(agent, task, token, report))
+        block_on(self.remote.report(agent, task, token, Ok(Some(report))))
             .map(|moved| moved.map(|m| m.task.status))
     }
 }
@@ -361,11 +363,106 @@ fn a_json_rpc_error_in_a_2xx_is_a_failed_attempt() {
         rig.world.clock.clone(),
         rig.world.ids.clone(),
     )
-    .with_push(Arc::new(EchoRenderer))
+    .with_push(Arc::new(EchoRenderer(rig.world.store.clone())))
     .with_remote(rig.world.signer.clone());
     let leased = block_on(worker.lease(10)).unwrap();
     assert_eq!(leased.len(), 1);
     let (org, hook) = leased[0];
     let report = block_on(worker.drain(org, hook)).unwrap();
     assert_eq!((report.delivered, report.failed), (0, 1));
+}
+
+#[test]
+fn a_hand_over_no_longer_due_is_not_sent_and_escalations_hand_over_too() {
+    let rig = Rig::open();
+    let agent = rig.register();
+    let task = rig.assigned_task(agent);
+    // Reassigned before the worker ran: the hand-over is dropped, not sent.
+    let hr = rig.world.hr.agent_id().unwrap();
+    block_on(rig.world.tasks.assign(&rig.world.admin, task, hr)).unwrap();
+    let caller = Arc::new(RecordingHookCaller::new(
+        200,
+        br#"{"jsonrpc":"2.0","id":"1","result":{}}"#.to_vec(),
+    ));
+    assert!(rig.deliver(&caller).is_empty(), "nothing sent");
+    // An escalation to the remote agent hands the task over.
+    let escalated = rig.world.task("Escalate me");
+    block_on(rig.world.tasks.assign(&rig.world.admin, escalated.id, hr)).unwrap();
+    let new = muster_domain::service::NewEscalation {
+        reason: muster_domain::model::EscalationReason::Manual,
+        notes: None,
+        target: Some(agent),
+    };
+    block_on(
+        rig.world
+            .tasks
+            .escalate(&rig.world.admin, escalated.id, new),
+    )
+    .unwrap();
+    let calls = rig.deliver(&caller);
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(body(&calls[0])["task"], escalated.id.to_string());
+}
+
+#[test]
+fn in_review_only_a_final_state_moves_the_task() {
+    let rig = Rig::open();
+    let agent = rig.register();
+    let new = muster_domain::service::NewTask {
+        title: muster_domain::model::Title::new("Needs approval").unwrap(),
+        description: None,
+        priority: muster_domain::model::TaskPriority::Normal,
+        assignee_id: Some(agent),
+        parent_task_id: None,
+        approval_required: true,
+        due_at: None,
+        tags: muster_domain::model::Tags::default(),
+        metadata: muster_domain::model::Metadata::new(json!({})).unwrap(),
+    };
+    let task = block_on(rig.world.tasks.create(&rig.world.admin, new)).unwrap();
+    let caller = Arc::new(RecordingHookCaller::new(
+        200,
+        br#"{"jsonrpc":"2.0","id":"1","result":{}}"#.to_vec(),
+    ));
+    let token = body(&rig.deliver(&caller)[0])["token"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        rig.report(agent, task.id, &token, RemoteState::Completed)
+            .unwrap(),
+        Some(TaskStatus::Review),
+        "approval holds it in review"
+    );
+    for late in [RemoteState::Working, RemoteState::InputRequired] {
+        assert_eq!(
+            rig.report(agent, task.id, &token, late).unwrap(),
+            Some(TaskStatus::Review),
+            "{late:?} after completed does not undo the review"
+        );
+    }
+    assert_eq!(
+        rig.report(agent, task.id, &token, RemoteState::Canceled)
+            .unwrap(),
+        Some(TaskStatus::Cancelled)
+    );
+}
+
+#[test]
+fn nothing_is_said_before_the_token_holds() {
+    let rig = Rig::open();
+    let agent = rig.register();
+    let task = rig.assigned_task(agent);
+    let unknown = AgentId::from_uuid(uuid::Uuid::from_u128(7));
+    for (who, parsed) in [
+        (unknown, Ok(None)),
+        (agent, Err("not JSON".to_owned())),
+        (agent, Ok(None)),
+    ] {
+        let refused = block_on(rig.remote.report(who, task, "wrong", parsed));
+        assert!(
+            matches!(refused, Err(ServiceError::Unauthorized(_))),
+            "{refused:?}"
+        );
+    }
 }

@@ -51,8 +51,8 @@ pub(crate) struct PushAnswer {
     responses(
         (status = 200, description = "Taken", body = PushAnswer),
         (status = 400, description = "Not a push Muster can read", body = crate::error::ErrorBody<'static>),
-        (status = 401, description = "No or a wrong token", body = crate::error::ErrorBody<'static>),
-        (status = 404, description = "No such remote agent or task", body = crate::error::ErrorBody<'static>),
+        (status = 401, description = "No token, a wrong one, or no such remote agent", body = crate::error::ErrorBody<'static>),
+        (status = 404, description = "No such task", body = crate::error::ErrorBody<'static>),
         (status = 409, description = "The task is not the agent's any more, the agent is not active, or the move is not allowed", body = crate::error::ErrorBody<'static>)
     ),
     security(())
@@ -73,16 +73,8 @@ pub(crate) async fn push(
         .filter(|v| !v.is_empty())
         .ok_or(ServiceError::Unauthorized(Unauthorized::InvalidPushToken))?
         .to_owned();
-    let report = muster_a2a::remote::parse_report(&body.0).map_err(|why| {
-        ApiError::from(ServiceError::from(muster_domain::ValidationError::new(why)))
-    })?;
-    let Some(report) = report else {
-        return Ok(Json(PushAnswer {
-            task_id: task.to_string(),
-            status: None,
-            held: None,
-        }));
-    };
+    // Read here, judged after the token: a caller without it learns nothing.
+    let report = muster_a2a::remote::parse_report(&body.0);
     let moved = state.remote.report(agent, task, &token, report).await?;
     Ok(Json(PushAnswer {
         task_id: task.to_string(),

@@ -332,9 +332,15 @@ async fn pushes_need_the_tasks_token_and_its_assignment(app: &TestApp) {
     .await;
     assert_eq!(reply.status, 400, "{}", reply.text);
     assert!(reply.text.contains("TASK_STATE_DREAMING"), "{}", reply.text);
+    // An unknown agent is a wrong token: nothing is said about which ids exist.
     let unknown = url.replace(&agent, &uuid::Uuid::now_v7().to_string());
     let reply = push(app, &unknown, Some(&token), &working).await;
-    assert_eq!(reply.status, 404, "{}", reply.text);
+    assert_eq!(reply.status, 401, "{}", reply.text);
+    // A body is judged only once the token holds.
+    let reply = push(app, &url, Some("wrong"), &json!("not an object")).await;
+    assert_eq!(reply.status, 401, "{}", reply.text);
+    let reply = push(app, &url, None, &json!({"artifactUpdate": {}})).await;
+    assert_eq!(reply.status, 401, "{}", reply.text);
     let task = &ids[first];
     assert_eq!(
         app.get(&app.org.hr, &format!("/tasks/{task}")).await.data()["status"],
@@ -396,7 +402,7 @@ async fn registering_needs_an_admin_and_a_readable_card(app: &TestApp) {
                 {"url": "http://a", "protocolBinding": "GRPC"}]})
                 .to_string(),
             ),
-            "no JSON-RPC interface",
+            "no A2A 1.0 JSON-RPC interface",
         ),
     ] {
         receiver.script([answer]);

@@ -163,7 +163,10 @@ impl RemoteAgentService {
         };
         let mut metadata = serde_json::Map::new();
         metadata.insert("source".into(), "a2a".into());
-        metadata.insert("cardUrl".into(), new.card_url.as_str().into());
+        // Without its query: a key in it is not for everyone who may read agents.
+        let shown = new.card_url.as_str();
+        let shown = shown.split(['?', '#']).next().unwrap_or(shown);
+        metadata.insert("cardUrl".into(), shown.into());
         metadata.insert("endpoint".into(), endpoint.as_str().into());
         let (agent, capabilities, event) = self.agents.new_agent(
             actor,
@@ -278,7 +281,9 @@ fn default_handle(name: &str, id: uuid::Uuid) -> Result<AgentHandle, ValidationE
         }
     }
     let slug = slug.trim_end_matches('-');
-    let short = &id.simple().to_string()[..8];
+    // The last hex digits: random in a UUID v7 (the first ones are its timestamp).
+    let simple = id.simple().to_string();
+    let short = &simple[simple.len() - 8..];
     let handle = if slug.is_empty() {
         format!("a2a-{short}")
     } else {
@@ -342,7 +347,7 @@ mod tests {
 
     #[test]
     fn handles_are_made_from_the_name() {
-        let id = uuid::Uuid::from_u128(0xabcdef12_0000_0000_0000_000000000000);
+        let id = uuid::Uuid::from_u128(0x0000_0000_0000_0000_0000_0000_abcd_ef12);
         assert_eq!(
             default_handle("Research Bot (v2)!", id).unwrap().as_str(),
             "a2a-research-bot-v2-abcdef12"

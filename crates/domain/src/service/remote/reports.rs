@@ -4,6 +4,7 @@
 //! every rule of the task API holds and the audit log names it.
 
 use super::RemoteAgentService;
+use crate::ValidationError;
 use crate::model::{Actor, ActorKind, AgentId, AgentStatus, Reason, TaskId, TaskResult, Webhook};
 use crate::ports::transact;
 use crate::rules::constant_time;
@@ -22,23 +23,30 @@ pub struct RemoteReport {
 }
 
 impl RemoteAgentService {
-    /// Applies `report` from the remote agent `agent` about `task`, when `token` is the
-    /// one it was given with the task. A closed task stays as it is; a task no longer
-    /// assigned to the agent is refused (409), as is a report from an agent that is not
-    /// active. Answers what the move came to (`None` for `submitted`).
+    /// Applies `report` from the remote agent `agent` about `task`, once `token` is
+    /// found to be the one it was given with the task: before that, nothing is said
+    /// about the agent, the task or the report (an unknown agent is a wrong token). Then
+    /// a report that could not be read is 400 and one without a state (`Ok(None)`) is
+    /// taken as it is. A closed task stays as it is; a task no longer assigned to the
+    /// agent is refused (409), as is a report from an agent that is not active; while
+    /// the task waits in review, only a final state moves it. Answers what the move
+    /// came to (`None` for `submitted` and stateless reports).
     pub async fn report(
         &self,
         agent: AgentId,
         task: TaskId,
         token: &str,
-        report: RemoteReport,
+        report: Result<Option<RemoteReport>, String>,
     ) -> Result<Option<IntegrationMove>, ServiceError> {
         let channel = self
             .hooks
             .remote_channel(agent)
             .await?
-            .ok_or(NotFound::new(Entity::Agent, agent))?;
+            .ok_or(Unauthorized::InvalidPushToken)?;
         self.check_token(&channel, agent, task, token)?;
+        let Some(report) = report.map_err(ValidationError::new)? else {
+            return Ok(None);
+        };
         let org = channel.org_id;
         let remote = self
             .agent_repo
@@ -73,6 +81,7 @@ impl RemoteAgentService {
             result,
             outcome: target.outcome,
             assignee: Some(agent),
+            review_holds: true,
         };
         let moved = transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {

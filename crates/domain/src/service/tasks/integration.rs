@@ -10,13 +10,15 @@ use crate::rules::integration_moves::path_to;
 use crate::service::{Conflict, ServiceError};
 
 /// What else an integration's move does: the result and outcome given with its last
-/// step (the outcome only toward `cancelled`), and the assignee the task must still have
-/// (checked under the task's lock).
+/// step (the outcome only toward `cancelled`), the assignee the task must still have
+/// (checked under the task's lock), and whether a task in review (waiting for approval,
+/// or for whoever reviews it) is moved only toward `done` or `cancelled`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Closing {
     pub(crate) result: Option<TaskResult>,
     pub(crate) outcome: Option<TaskOutcome>,
     pub(crate) assignee: Option<AgentId>,
+    pub(crate) review_holds: bool,
 }
 
 /// What an integration's move of a task came to.
@@ -79,6 +81,7 @@ impl TaskService {
             result,
             outcome,
             assignee,
+            review_holds,
         } = closing;
         let outcome = outcome.filter(|_| target == TaskStatus::Cancelled);
         let mut current = locked_task(tx, actor.org_id, id).await?;
@@ -96,6 +99,12 @@ impl TaskService {
         };
         if current.status.is_terminal() {
             return hold(current, "the task is already closed");
+        }
+        if review_holds && current.status == TaskStatus::Review && !target.is_terminal() {
+            return hold(
+                current,
+                "the task is in review: only a final state moves it",
+            );
         }
         let path = path_to(current.status, target, current.approval_required);
         let waits_for_approval = target == TaskStatus::Done

@@ -15,7 +15,7 @@ use crate::model::{
     WebhookDisabled, WebhookId,
 };
 use crate::ports::{
-    CallResult, Clock, DeliveryQueue, HookCaller, IdGenerator, Lock, MessageSigner,
+    CallResult, Clock, DeliveryQueue, HandoverTarget, HookCaller, IdGenerator, Lock, MessageSigner,
     PendingDelivery, PushRenderer, SecretVault, UnitOfWork, WebhookRepository, transact,
 };
 use crate::rules::delivery::{
@@ -30,6 +30,10 @@ const LEASE_MARGIN: Duration = Duration::seconds(10);
 /// How much longer than the next call a lease is extended, so that a run of fast calls
 /// does not extend it before each one.
 const LEASE_RENEWAL: Duration = Duration::seconds(30);
+
+/// What the log says of a hand-over that was not sent.
+const NOT_HANDED_OVER: &str =
+    "not sent: the task is closed or no longer assigned to the remote agent";
 
 /// How many due deliveries of one hook are read, called and recorded at a time.
 const BATCH: u32 = 50;
@@ -226,32 +230,46 @@ impl DeliveryService {
         // A push whose body cannot be written is a failed attempt: recorded, retried on
         // the schedule, counted toward switching the config off.
         let body = self.body(hook, &event).await;
+        let skipped = matches!(body, Ok(None));
         let call = hook_call(
             self.vault.as_ref(),
             hook,
             &event.event_type,
             delivery_id(hook.id, event.id.as_uuid()),
-            body.as_ref().unwrap_or(&serde_json::Value::Null),
+            body.as_ref()
+                .ok()
+                .and_then(Option::as_ref)
+                .unwrap_or(&serde_json::Value::Null),
         )?;
         let mut result = match body {
-            Ok(_) => self.caller.call(&call).await,
+            Ok(Some(_)) => self.caller.call(&call).await,
+            // Nothing to send: logged as such, never counted as a failure.
+            Ok(None) => CallResult::default(),
             Err(error) => CallResult {
                 error: Some(error),
                 ..CallResult::default()
             },
         };
-        if hook.remote.is_some() {
+        if hook.remote.is_some() && !skipped {
             check_handover(&mut result);
         }
         let number = pending.attempts.saturating_add(1);
         let now = self.clock.now();
+        let logged = if skipped {
+            CallResult {
+                error: Some(NOT_HANDED_OVER.to_owned()),
+                ..CallResult::default()
+            }
+        } else {
+            result.clone()
+        };
         let record = Attempted {
             id: DeliveryAttemptId::from_uuid(self.ids.new_id()),
             hook,
             call: &call,
             event_id: Some(event.id),
             attempt: number,
-            result: &result,
+            result: &logged,
             at: now,
         }
         .record();
@@ -259,16 +277,22 @@ impl DeliveryService {
             next_at: self.schedule.next_attempt(number, now),
             record,
             result,
+            skipped,
         })
     }
 
-    /// The body of a delivery of `event` to `hook`: the contract's, or an A2A push's.
-    async fn body(&self, hook: &Webhook, event: &Event) -> Result<serde_json::Value, String> {
+    /// The body of a delivery of `event` to `hook`: the contract's, an A2A push's, or a
+    /// hand-over to a remote agent (`None` when that is no longer to be sent).
+    async fn body(
+        &self,
+        hook: &Webhook,
+        event: &Event,
+    ) -> Result<Option<serde_json::Value>, String> {
         if hook.remote.is_some() {
             return self.handover(hook, event).await;
         }
         let Some(push) = &hook.push else {
-            return Ok(delivery_body(event, self.clock.now()));
+            return Ok(Some(delivery_body(event, self.clock.now())));
         };
         let renderer = self
             .push
@@ -277,12 +301,18 @@ impl DeliveryService {
         renderer
             .render(hook.org_id, push.task_id, event)
             .await
+            .map(Some)
             .map_err(|err| format!("cannot write the push: {err}"))
     }
 
     /// The `SendMessage` that hands the task of `event` to the remote agent of `hook`,
-    /// with the push config (URL and token) its updates come back through.
-    async fn handover(&self, hook: &Webhook, event: &Event) -> Result<serde_json::Value, String> {
+    /// with the push config (URL and token) its updates come back through; `None` when
+    /// the task, read now, is closed or no longer the agent's (a retry hours later).
+    async fn handover(
+        &self,
+        hook: &Webhook,
+        event: &Event,
+    ) -> Result<Option<serde_json::Value>, String> {
         let (Some(remote), Some(renderer), Some(signer)) = (&hook.remote, &self.push, &self.signer)
         else {
             return Err("this instance cannot hand tasks to remote agents".to_owned());
@@ -299,14 +329,14 @@ impl DeliveryService {
         let task = TaskId::from_uuid(event.entity_id);
         let token = push_token(signer.as_ref(), &secret, remote.agent_id, task);
         let request_id = delivery_id(hook.id, event.id.as_uuid());
+        let target = HandoverTarget {
+            agent: remote.agent_id,
+            request_id,
+            push_url: remote.push_url(task),
+            token,
+        };
         renderer
-            .render_handover(
-                hook.org_id,
-                task,
-                request_id,
-                &remote.push_url(task),
-                &token,
-            )
+            .render_handover(hook.org_id, task, &target)
             .await
             .map_err(|err| format!("cannot write the hand-over: {err}"))
     }
@@ -350,7 +380,7 @@ impl DeliveryService {
                 let Some(mut hook) = tx.webhook(org, id, Lock::Update).await? else {
                     return Ok(recorded);
                 };
-                for attempt in &attempts {
+                for attempt in attempts.iter().filter(|a| !a.skipped) {
                     recorded.disabled |= count(&mut hook, &attempt.result, now);
                 }
                 tx.update_webhook_health(&hook).await?;
@@ -371,13 +401,15 @@ impl DeliveryService {
 struct Attempt {
     record: DeliveryAttempt,
     result: CallResult,
+    /// Nothing was sent: the hand-over was no longer due.
+    skipped: bool,
     /// When to try again if it failed; `None` when it was the last attempt.
     next_at: Option<OffsetDateTime>,
 }
 
 impl Attempt {
     fn delivered(&self) -> bool {
-        succeeded(&self.result)
+        self.skipped || succeeded(&self.result)
     }
 }
 
@@ -413,7 +445,10 @@ fn count(hook: &mut Webhook, result: &CallResult, now: OffsetDateTime) -> bool {
             .unwrap_or_else(|| "delivery failed".to_owned()),
     );
     hook.updated_at = now;
-    let switched_off = disable && hook.enabled;
+    // A remote agent's channel is never switched off: it is not one of the webhooks an
+    // admin can switch back on, and its agent would take tasks it never hears of. Each
+    // hand-over still gives up after its last attempt.
+    let switched_off = disable && hook.enabled && hook.remote.is_none();
     if switched_off {
         hook.enabled = false;
     }
