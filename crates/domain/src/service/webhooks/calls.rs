@@ -81,13 +81,8 @@ fn open_remote_auth(
     id: WebhookId,
     remote: &RemoteAgentLink,
 ) -> Result<Option<PushAuth>, ServiceError> {
-    let Some(sealed) = remote.sealed_auth.as_deref() else {
-        return Ok(None);
-    };
-    let plain = vault
-        .open(RemoteAgentLink::AUTH_PURPOSE, id.as_uuid(), sealed)
-        .map_err(ServiceError::internal)?;
-    decode_auth(&plain)
+    let sealed = remote.sealed_auth.as_deref();
+    open_auth_for(vault, RemoteAgentLink::AUTH_PURPOSE, id, sealed)
 }
 
 /// A JSON-RPC answer of a remote agent to a hand-over: an `error` member (or no
@@ -122,18 +117,29 @@ pub(super) fn open_auth(
     id: WebhookId,
     push: &TaskPush,
 ) -> Result<Option<PushAuth>, ServiceError> {
-    let Some(sealed) = push.sealed_auth.as_deref() else {
+    open_auth_for(
+        vault,
+        TaskPush::AUTH_PURPOSE,
+        id,
+        push.sealed_auth.as_deref(),
+    )
+}
+
+/// A scheme and credentials sealed for the hook `id` under `purpose`, opened.
+fn open_auth_for(
+    vault: &dyn SecretVault,
+    purpose: &str,
+    id: WebhookId,
+    sealed: Option<&[u8]>,
+) -> Result<Option<PushAuth>, ServiceError> {
+    let Some(sealed) = sealed else {
         return Ok(None);
     };
     let plain = vault
-        .open(TaskPush::AUTH_PURPOSE, id.as_uuid(), sealed)
+        .open(purpose, id.as_uuid(), sealed)
         .map_err(ServiceError::internal)?;
-    decode_auth(&plain)
-}
-
-fn decode_auth(plain: &str) -> Result<Option<PushAuth>, ServiceError> {
     let (scheme, credentials): (String, Option<String>) =
-        serde_json::from_str(plain).map_err(ServiceError::internal)?;
+        serde_json::from_str(&plain).map_err(ServiceError::internal)?;
     PushAuth::new(&scheme, credentials.as_deref())
         .map(Some)
         .map_err(ServiceError::internal)
