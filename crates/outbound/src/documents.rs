@@ -39,16 +39,11 @@ impl DocumentFetcher {
             )
             .body(Full::new(Bytes::new()))
             .map_err(|_| "the URL is not valid HTTP".to_owned())?;
-        let response = self.client.send(request).await.map_err(|err| {
-            let mut text = err.to_string();
-            let mut source = std::error::Error::source(&err);
-            while let Some(cause) = source {
-                text.push_str(": ");
-                text.push_str(&cause.to_string());
-                source = cause.source();
-            }
-            text
-        })?;
+        let response = self
+            .client
+            .send(request)
+            .await
+            .map_err(|err| crate::hooks::describe(&err))?;
         if !response.status.is_success() {
             return Err(format!("the server answered {}", response.status.as_u16()));
         }

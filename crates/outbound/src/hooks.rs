@@ -130,7 +130,7 @@ fn elapsed_ms(started: Instant) -> u32 {
 }
 
 /// A failure in words that name no URL, header or secret: the error and its causes.
-fn describe(err: &HttpError) -> String {
+pub(crate) fn describe(err: &HttpError) -> String {
     let mut text = err.to_string();
     let mut source = std::error::Error::source(err);
     while let Some(cause) = source {

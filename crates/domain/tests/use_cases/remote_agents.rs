@@ -155,6 +155,14 @@ impl Rig {
     }
 }
 
+/// A remote agent that takes every hand-over.
+fn accepting() -> Arc<RecordingHookCaller> {
+    Arc::new(RecordingHookCaller::new(
+        200,
+        br#"{"jsonrpc":"2.0","id":"1","result":{}}"#.to_vec(),
+    ))
+}
+
 fn body(call: &HookCall) -> Value {
     serde_json::from_slice(&call.body).unwrap()
 }
@@ -239,10 +247,7 @@ fn an_assignment_is_handed_over_once_with_a_token_that_moves_only_its_task() {
     let unrelated = rig.world.task("Not theirs");
     let task = rig.assigned_task(agent);
     let other = rig.assigned_task(agent);
-    let caller = Arc::new(RecordingHookCaller::new(
-        200,
-        br#"{"jsonrpc":"2.0","id":"1","result":{}}"#.to_vec(),
-    ));
+    let caller = accepting();
     let calls = rig.deliver(&caller);
     assert_eq!(calls.len(), 2, "one hand-over per assigned task");
     let call = calls
@@ -303,10 +308,7 @@ fn a_failure_cancels_with_its_outcome_and_a_reassigned_task_refuses_reports() {
     let agent = rig.register();
     let task = rig.assigned_task(agent);
     let other = rig.assigned_task(agent);
-    let caller = Arc::new(RecordingHookCaller::new(
-        200,
-        br#"{"jsonrpc":"2.0","id":"1","result":{}}"#.to_vec(),
-    ));
+    let caller = accepting();
     let calls = rig.deliver(&caller);
     let token_of = |id: TaskId| {
         calls
@@ -380,10 +382,7 @@ fn a_hand_over_no_longer_due_is_not_sent_and_escalations_hand_over_too() {
     // Reassigned before the worker ran: the hand-over is dropped, not sent.
     let hr = rig.world.hr.agent_id().unwrap();
     block_on(rig.world.tasks.assign(&rig.world.admin, task, hr)).unwrap();
-    let caller = Arc::new(RecordingHookCaller::new(
-        200,
-        br#"{"jsonrpc":"2.0","id":"1","result":{}}"#.to_vec(),
-    ));
+    let caller = accepting();
     assert!(rig.deliver(&caller).is_empty(), "nothing sent");
     // An escalation to the remote agent hands the task over.
     let escalated = rig.world.task("Escalate me");
@@ -420,10 +419,7 @@ fn in_review_only_a_final_state_moves_the_task() {
         metadata: muster_domain::model::Metadata::new(json!({})).unwrap(),
     };
     let task = block_on(rig.world.tasks.create(&rig.world.admin, new)).unwrap();
-    let caller = Arc::new(RecordingHookCaller::new(
-        200,
-        br#"{"jsonrpc":"2.0","id":"1","result":{}}"#.to_vec(),
-    ));
+    let caller = accepting();
     let token = body(&rig.deliver(&caller)[0])["token"]
         .as_str()
         .unwrap()

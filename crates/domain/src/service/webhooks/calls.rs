@@ -19,31 +19,21 @@ pub(super) fn hook_call(
     delivery_id: Uuid,
     body: &serde_json::Value,
 ) -> Result<HookCall, ServiceError> {
+    // A remote agent's channel secret keys the push tokens: it is never sent.
     let secret = hook
         .sealed_secret
         .as_deref()
+        .filter(|_| hook.remote.is_none())
         .map(|sealed| vault.open(Webhook::SECRET_PURPOSE, hook.id.as_uuid(), sealed))
         .transpose()
         .map_err(ServiceError::internal)?;
     let mut headers = Vec::new();
     let mut content_type = HookCall::JSON;
     if let Some(remote) = &hook.remote {
-        // The channel's secret keys the push tokens; the remote agent never sees it.
         headers.push((A2A_VERSION_HEADER, A2A_VERSION.to_owned()));
         if let Some(auth) = open_remote_auth(vault, hook.id, remote)?.and_then(|a| a.header()) {
             headers.push(("authorization", auth));
         }
-        return Ok(HookCall {
-            url: hook.url.as_str().to_owned(),
-            secret: None,
-            timeout_ms: hook.timeout.ms(),
-            hook_type: hook.hook_type,
-            event_type: event_type.to_owned(),
-            delivery_id,
-            body: serde_json::to_vec(body).map_err(ServiceError::internal)?,
-            content_type,
-            headers,
-        });
     }
     if let Some(push) = &hook.push {
         content_type = HookCall::A2A_JSON;
