@@ -132,6 +132,7 @@ impl TotpService {
         Ok(NewTotpSecret {
             sealed,
             qr_code: qr::png_data_url(&uri)?,
+            manual_key: BearerSecret::new(data_encoding::BASE32_NOPAD.encode(&secret)),
         })
     }
 

@@ -62,10 +62,22 @@ pub fn serve(
     state: AppState,
     options: ServerOptions,
 ) -> std::io::Result<Server> {
+    serve_with(listener, state, options, |_| {})
+}
+
+/// [`serve`], with more routes mounted beside the API's (the dashboard's): `mount` is
+/// called once per worker, before the API's routes.
+pub fn serve_with(
+    listener: TcpListener,
+    state: AppState,
+    options: ServerOptions,
+    mount: impl Fn(&mut actix_web::web::ServiceConfig) + Clone + Send + 'static,
+) -> std::io::Result<Server> {
     let state = Data::new(state);
     let request_id_header = HeaderName::from_static("x-request-id");
     let mut server = HttpServer::new(move || {
         let request_id_header = request_id_header.clone();
+        let mount = mount.clone();
         App::new()
             .app_data(state.clone())
             // Innermost: sees the response of the handler, before the request id.
@@ -85,6 +97,7 @@ pub fn serve(
                 }
             })
             .wrap(TracingLogger::<request_span::RequestSpan>::new())
+            .configure(mount)
             .configure(routes::configure)
     })
     .shutdown_timeout(options.shutdown_timeout.as_secs())

@@ -341,7 +341,10 @@ impl Application {
         options: ServerOptions,
     ) -> std::io::Result<Self> {
         let port = listener.local_addr()?.port();
-        let server = muster_http::serve(listener, state, options)?;
+        let dashboard = muster_dashboard::Dashboard::new();
+        let server = muster_http::serve_with(listener, state, options, move |cfg| {
+            dashboard.configure(cfg);
+        })?;
         Ok(Self { port, server })
     }
 

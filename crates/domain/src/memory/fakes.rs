@@ -201,6 +201,7 @@ impl TotpAuthority for FakeTotp {
         Ok(NewTotpSecret {
             sealed: format!("totp:{}:{}", user.as_uuid(), email.as_str()).into_bytes(),
             qr_code: "data:image/png;base64,".to_owned(),
+            manual_key: BearerSecret::new("MANUALKEY".to_owned()),
         })
     }
 

@@ -55,6 +55,8 @@ pub struct NewTotpSecret {
     pub sealed: Vec<u8>,
     /// A `data:image/png;base64,` QR code of the `otpauth://` URI.
     pub qr_code: String,
+    /// The secret in base32, for typing into an app that cannot scan the code.
+    pub manual_key: BearerSecret,
 }
 
 impl std::fmt::Debug for NewTotpSecret {

@@ -112,6 +112,7 @@ fn setup_stores_a_pending_secret_and_replaces_the_recovery_codes_by_their_hashes
             Ok(muster_domain::ports::NewTotpSecret {
                 sealed: PENDING.to_vec(),
                 qr_code: QR_CODE.into(),
+                manual_key: muster_domain::model::BearerSecret::new("MANUALKEY".to_owned()),
             })
         });
     totp.expect_recovery_codes()

@@ -263,6 +263,7 @@ fn requests_carrying_a_secret_show_everything_but_the_secret() {
     let totp = NewTotpSecret {
         sealed: b"sealed-seed".to_vec(),
         qr_code: "data:image/png;base64,QRQRQR".into(),
+        manual_key: muster_domain::model::BearerSecret::new("SEED".to_owned()),
     };
     assert_eq!(format!("{totp:?}"), "NewTotpSecret(***)");
 }

@@ -14,6 +14,9 @@ pub struct TotpSetup {
     pub qr_code: String,
     /// Ten single-use recovery codes.
     pub recovery_codes: Vec<BearerSecret>,
+    /// The secret in base32, for typing into an app that cannot scan the code (the
+    /// dashboard shows it; the API's answer keeps to the QR code).
+    pub manual_key: BearerSecret,
 }
 
 impl AccountService {
@@ -62,6 +65,7 @@ impl AccountService {
         Ok(TotpSetup {
             qr_code: secret.qr_code,
             recovery_codes: codes,
+            manual_key: secret.manual_key,
         })
     }
 

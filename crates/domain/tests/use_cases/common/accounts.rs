@@ -119,6 +119,7 @@ pub fn fake_totp() -> MockTotpAuthority {
         Ok(NewTotpSecret {
             sealed: PENDING.to_vec(),
             qr_code: QR_CODE.into(),
+            manual_key: muster_domain::model::BearerSecret::new("MANUALKEY".to_owned()),
         })
     });
     totp.expect_recovery_codes()

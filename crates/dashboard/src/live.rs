@@ -1,0 +1,44 @@
+//! `GET /ui/live`: the organization's task events as Server-Sent Events, for the
+//! board's script (a browser's `EventSource` cannot send the API's Authorization
+//! header; it sends the session cookie). Each event tells the board to read its
+//! columns again.
+
+use actix_web::HttpResponse;
+use actix_web::web::Data;
+use muster_domain::ports::EventFilter;
+use muster_http::AppState;
+
+use crate::session::Viewer;
+
+pub(crate) async fn stream(state: Data<AppState>, viewer: Viewer) -> HttpResponse {
+    let text = |status: actix_web::http::StatusCode, message: String| {
+        HttpResponse::build(status)
+            .content_type("text/plain; charset=utf-8")
+            .body(message)
+    };
+    let Ok(slot) = state.streams.reserve() else {
+        return text(
+            actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+            "too many open event streams; retry later".to_owned(),
+        );
+    };
+    let filter = EventFilter {
+        entity_type: Some("task".to_owned()),
+        ..EventFilter::default()
+    };
+    let from = match state.events.stream_from(&viewer.actor, &filter, None).await {
+        Ok(from) => from,
+        Err(err) => {
+            let refusal = crate::refusal::Refusal::from(err);
+            return text(refusal.status, refusal.message);
+        }
+    };
+    let body = state
+        .streams
+        .open(state.events.clone(), viewer.actor, filter, from, slot);
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("cache-control", "no-cache"))
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(body)
+}

@@ -1,0 +1,260 @@
+//! One agent: its fields, budget and utilization, credit history, capabilities,
+//! children, and suspend / unsuspend / revoke / activate / reject for those allowed.
+
+use actix_web::HttpResponse;
+use actix_web::web::{Data, Path};
+use maud::{Markup, html};
+use muster_domain::model::{AgentId, AgentStatus, LedgerEntry};
+use muster_domain::policy;
+use muster_domain::service::AgentView;
+use muster_domain::service::BudgetStatus;
+use muster_domain::service::PageRequest;
+use muster_http::AppState;
+
+use super::agents::agent_line;
+use super::{agent_name, agents_of, uuid_of};
+use crate::csrf::{Nothing, Posted};
+use crate::layout::{Section, action_button, page, respond_page, see_other, when};
+use crate::refusal::Refusal;
+use crate::session::Viewer;
+
+/// Ledger lines shown.
+const LEDGER_SHOWN: u32 = 50;
+
+fn agent_id(raw: &str) -> Result<AgentId, Refusal> {
+    uuid_of("agent id", raw).map(AgentId::from_uuid)
+}
+
+fn budget(status: &BudgetStatus) -> Markup {
+    html! {
+        dl.fields {
+            dt { "Balance" } dd { (status.current_balance) " credits" }
+            dt { "Period limit" } dd { @match status.budget_period_limit { Some(l) => (l), None => "none" } }
+            dt { "Spent this period" } dd { (status.budget_period_spent) }
+            dt { "Remaining" } dd { @match status.budget_remaining { Some(r) => (r), None => "unlimited" } }
+            dt { "Utilization" } dd {
+                @match status.utilization_percent {
+                    Some(p) => { meter min="0" max="100" value=(p) aria-label="Budget utilization" {} " " (p) " %" },
+                    None => "—",
+                }
+            }
+            dt { "Period started" } dd { (when(status.budget_period_start)) }
+        }
+    }
+}
+
+fn ledger(entries: &[LedgerEntry], names: &[muster_domain::model::Agent]) -> Markup {
+    html! {
+        @if entries.is_empty() { p { "No credit movement yet." } }
+        @else {
+            div.table-wrap { table {
+                thead { tr { th { "When" } th { "Kind" } th { "Amount" } th { "Balance after" } th { "Counterparty" } th { "Reason" } } }
+                tbody {
+                    @for e in entries {
+                        tr {
+                            td { (when(e.created_at)) }
+                            td { (e.kind.as_str()) }
+                            td { (e.amount) }
+                            td { (e.balance_after) }
+                            td { @if let Some(other) = e.counterparty_id { (agent_name(names, other)) } }
+                            td {
+                                @if let Some(reason) = &e.reason { (reason) }
+                                @if let Some(task) = e.task_id { " " a href={"/ui/tasks/" (task)} { "task" } }
+                            }
+                        }
+                    }
+                }
+            } }
+        }
+    }
+}
+
+fn controls(viewer: &Viewer, view: &AgentView) -> Markup {
+    let agent = &view.agent;
+    let base = format!("/ui/agents/{}", agent.id);
+    let admin = policy::may_administer_agents(&viewer.actor).is_ok();
+    let writable = policy::may_write(&viewer.actor).is_ok();
+    html! {
+        div.actions {
+            @if agent.status == AgentStatus::Pending && writable {
+                (action_button(viewer, &format!("{base}/activate"), "Activate"))
+                (action_button(viewer, &format!("{base}/reject"), "Reject"))
+            }
+            @if admin && agent.status == AgentStatus::Active {
+                (action_button(viewer, &format!("{base}/suspend"), "Suspend"))
+            }
+            @if admin && agent.status == AgentStatus::Suspended {
+                (action_button(viewer, &format!("{base}/unsuspend"), "Unsuspend"))
+            }
+            @if admin && agent.status != AgentStatus::Revoked && agent.status != AgentStatus::Pending {
+                form.inline method="post" action={(base) "/revoke"} data-confirm="Revoke this agent for good? It can never sign a request again." {
+                    (crate::layout::csrf_field(viewer))
+                    button.danger type="submit" { "Revoke" }
+                }
+            }
+        }
+    }
+}
+
+async fn agent_page(
+    state: &AppState,
+    viewer: &Viewer,
+    id: AgentId,
+    notice: Option<&Refusal>,
+) -> HttpResponse {
+    let actor = &viewer.actor;
+    let loaded = async {
+        let view = state.agents.get(actor, id).await?;
+        let status = state.agents.budget(actor, id).await?;
+        let entries = state
+            .agents
+            .history(
+                actor,
+                id,
+                PageRequest {
+                    cursor: None,
+                    limit: LEDGER_SHOWN,
+                },
+            )
+            .await?
+            .items;
+        let agents = agents_of(state, actor).await?;
+        Ok::<_, Refusal>((view, status, entries, agents))
+    };
+    let (view, status, entries, agents) = match loaded.await {
+        Ok(loaded) => loaded,
+        Err(refusal) => {
+            let content = html! { p { a href="/ui/agents" { "Back to the agents" } } };
+            return respond_page(
+                Some(&refusal),
+                page(
+                    Some(viewer),
+                    "Agent",
+                    Section::Agents,
+                    Some(&refusal),
+                    &content,
+                ),
+            );
+        }
+    };
+    let agent = &view.agent;
+    let children: Vec<_> = agents
+        .iter()
+        .filter(|a| a.parent_id == Some(agent.id))
+        .collect();
+    let content = html! {
+        p { a href="/ui/agents" { "← Agents" } }
+        p.summary { (agent_line(agent)) }
+        (controls(viewer, &view))
+        dl.fields {
+            dt { "Agent id" } dd { code { (agent.handle.as_str()) } }
+            dt { "Role" } dd { (agent.role.as_str()) }
+            dt { "Mode" } dd { (agent.mode.as_str()) }
+            dt { "Level" } dd { (agent.level.get()) }
+            dt { "Reputation" } dd { (agent.reputation_score) }
+            dt { "Parent" } dd {
+                @match agent.parent_id {
+                    Some(p) => a href={"/ui/agents/" (p)} { (agent_name(&agents, p)) },
+                    None => "none",
+                }
+            }
+            @if let Some(model) = &agent.model { dt { "Model" } dd { (model) } }
+            dt { "Registered" } dd { (when(agent.created_at)) }
+        }
+        section aria-labelledby="budget-h" { h2 #budget-h { "Budget" } (budget(&status)) }
+        section aria-labelledby="caps-h" {
+            h2 #caps-h { "Capabilities" }
+            @if view.capabilities.is_empty() { p { "None declared." } }
+            ul { @for c in &view.capabilities { li { (c.name.as_str()) " — " (c.proficiency.as_str()) } } }
+        }
+        @if !children.is_empty() {
+            section aria-labelledby="children-h" {
+                h2 #children-h { "Children" }
+                ul { @for child in children { li { (agent_line(child)) } } }
+            }
+        }
+        section aria-labelledby="ledger-h" { h2 #ledger-h { "Credit history" } (ledger(&entries, &agents)) }
+    };
+    respond_page(
+        notice,
+        page(Some(viewer), &agent.name, Section::Agents, notice, &content),
+    )
+}
+
+/// `GET /ui/agents/{id}`.
+pub(crate) async fn show(state: Data<AppState>, viewer: Viewer, raw: Path<String>) -> HttpResponse {
+    match agent_id(&raw) {
+        Ok(id) => agent_page(&state, &viewer, id, None).await,
+        Err(refusal) => {
+            let content = html! { p { a href="/ui/agents" { "Back to the agents" } } };
+            respond_page(
+                Some(&refusal),
+                page(
+                    Some(&viewer),
+                    "Agent",
+                    Section::Agents,
+                    Some(&refusal),
+                    &content,
+                ),
+            )
+        }
+    }
+}
+
+/// What the agent buttons do.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Change {
+    Suspend,
+    Unsuspend,
+    Revoke,
+    Activate,
+    Reject,
+}
+
+async fn change(state: &AppState, viewer: &Viewer, raw: &str, change: Change) -> HttpResponse {
+    let id = match agent_id(raw) {
+        Ok(id) => id,
+        Err(refusal) => {
+            return agent_page(
+                state,
+                viewer,
+                AgentId::from_uuid(uuid::Uuid::nil()),
+                Some(&refusal),
+            )
+            .await;
+        }
+    };
+    let actor = &viewer.actor;
+    let done = match change {
+        Change::Suspend => state.agents.suspend(actor, id).await.map(drop),
+        Change::Unsuspend => state.agents.unsuspend(actor, id).await.map(drop),
+        Change::Revoke => state.agents.revoke(actor, id).await.map(drop),
+        Change::Activate => state.agents.activate(actor, id).await.map(drop),
+        Change::Reject => state.agents.reject(actor, id, None).await.map(drop),
+    };
+    match (done, change) {
+        // A rejected spawn is deleted: back to the list.
+        (Ok(()), Change::Reject) => see_other("/ui/agents"),
+        (Ok(()), _) => see_other(&format!("/ui/agents/{id}")),
+        (Err(err), _) => agent_page(state, viewer, id, Some(&Refusal::from(err))).await,
+    }
+}
+
+macro_rules! change_route {
+    ($name:ident, $change:expr) => {
+        pub(crate) async fn $name(
+            state: Data<AppState>,
+            viewer: Viewer,
+            raw: Path<String>,
+            _: Posted<Nothing>,
+        ) -> HttpResponse {
+            change(&state, &viewer, &raw, $change).await
+        }
+    };
+}
+
+change_route!(suspend, Change::Suspend);
+change_route!(unsuspend, Change::Unsuspend);
+change_route!(revoke, Change::Revoke);
+change_route!(activate, Change::Activate);
+change_route!(reject, Change::Reject);

@@ -1,0 +1,420 @@
+//! The board: tasks by status in columns, filtered by assignee, priority, tag and text.
+//! Moving a card is a transition; the table's refusal is shown and the card returns.
+//! The columns refresh themselves when the event stream says a task changed.
+
+use actix_web::http::StatusCode;
+use actix_web::web::{Data, Path, Query};
+use actix_web::{HttpRequest, HttpResponse};
+use maud::{Markup, html};
+use muster_domain::model::{Agent, Task, TaskId, TaskPriority, TaskStatus};
+use muster_domain::model::{Metadata, Tags, Title};
+use muster_domain::policy;
+use muster_domain::ports::TaskFilter;
+use muster_domain::service::NewTask;
+use muster_http::AppState;
+use serde::Deserialize;
+
+use super::{agent_name, agents_of, uuid_of};
+use crate::csrf::Posted;
+use crate::layout::{Section, csrf_field, page, respond, respond_page, see_other};
+use crate::refusal::Refusal;
+use crate::session::{Viewer, from_script};
+
+/// The priorities, most urgent first, as forms offer them.
+pub(crate) const PRIORITIES: [&str; 4] = [
+    TaskPriority::Urgent.as_str(),
+    TaskPriority::High.as_str(),
+    TaskPriority::Normal.as_str(),
+    TaskPriority::Low.as_str(),
+];
+
+/// Cards read per column.
+const CARDS_PER_COLUMN: u32 = 200;
+
+/// The board's filters, as the query string carries them.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Filters {
+    #[serde(default)]
+    assignee: String,
+    #[serde(default)]
+    priority: String,
+    #[serde(default)]
+    tag: String,
+    #[serde(default)]
+    q: String,
+}
+
+impl Filters {
+    fn keeps(&self, task: &Task) -> bool {
+        let priority = self.priority.trim();
+        let tag = self.tag.trim();
+        let text = self.q.trim().to_lowercase();
+        (priority.is_empty() || task.priority.as_str() == priority)
+            && (tag.is_empty()
+                || task
+                    .tags
+                    .as_slice()
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case(tag)))
+            && (text.is_empty()
+                || task.title.as_str().to_lowercase().contains(&text)
+                || task
+                    .description
+                    .as_ref()
+                    .is_some_and(|d| d.as_str().to_lowercase().contains(&text)))
+    }
+}
+
+/// One column's cards, and whether more tasks are in it than were read.
+struct Column {
+    status: TaskStatus,
+    cards: Vec<Task>,
+    truncated: bool,
+}
+
+async fn load(
+    state: &AppState,
+    viewer: &Viewer,
+    filters: &Filters,
+) -> Result<Vec<Column>, Refusal> {
+    let assignee = match filters.assignee.trim() {
+        "" => None,
+        id => Some(uuid_of("assignee", id)?.into()),
+    };
+    if !filters.priority.trim().is_empty() && TaskPriority::parse(filters.priority.trim()).is_none()
+    {
+        return Err(Refusal::bad_request(
+            "priority must be one of urgent, high, normal, low",
+        ));
+    }
+    let mut columns = Vec::with_capacity(TaskStatus::ALL.len());
+    for status in TaskStatus::ALL {
+        let filter = TaskFilter {
+            status: Some(status),
+            assignee_id: assignee,
+            ..TaskFilter::default()
+        };
+        let page = state
+            .tasks
+            .list(&viewer.actor, &filter, None, CARDS_PER_COLUMN)
+            .await?;
+        columns.push(Column {
+            status,
+            truncated: page.next_cursor.is_some(),
+            cards: page
+                .items
+                .into_iter()
+                .filter(|t| filters.keeps(t))
+                .collect(),
+        });
+    }
+    Ok(columns)
+}
+
+fn card(viewer: &Viewer, agents: &[Agent], task: &Task, movable: bool) -> Markup {
+    let id = task.id.to_string();
+    html! {
+        li.card draggable=[movable.then_some("true")] data-task=(id) data-status=(task.status.as_str()) {
+            a.title href={"/ui/tasks/" (id)} { (task.title.as_str()) }
+            p.meta {
+                span class={"priority " (task.priority.as_str())} { (task.priority.as_str()) }
+                @if let Some(assignee) = task.assignee_id {
+                    " · " span.assignee { (agent_name(agents, assignee)) }
+                }
+                @if task.awaits_approval() { " · " span.badge { "awaiting approval" } }
+            }
+            @if !task.tags.as_slice().is_empty() {
+                p.tags { @for tag in task.tags.as_slice() { span.tag { (tag) } " " } }
+            }
+            @if movable {
+                form.move method="post" action={"/ui/tasks/" (id) "/move"} {
+                    (csrf_field(viewer))
+                    label.visually-hidden for={"move-" (id)} { "Move " (task.title.as_str()) " to" }
+                    select id={"move-" (id)} name="status" {
+                        @for status in TaskStatus::ALL {
+                            option value=(status.as_str()) selected[status == task.status] { (label(status)) }
+                        }
+                    }
+                    button type="submit" { "Move" }
+                }
+            }
+        }
+    }
+}
+
+/// A status as a column heading.
+pub(crate) const fn label(status: TaskStatus) -> &'static str {
+    match status {
+        TaskStatus::Backlog => "Backlog",
+        TaskStatus::Todo => "To do",
+        TaskStatus::InProgress => "In progress",
+        TaskStatus::Review => "Review",
+        TaskStatus::Done => "Done",
+        TaskStatus::Blocked => "Blocked",
+        TaskStatus::Cancelled => "Cancelled",
+    }
+}
+
+fn columns_markup(viewer: &Viewer, agents: &[Agent], columns: &[Column]) -> Markup {
+    let movable = policy::may_write(&viewer.actor).is_ok();
+    html! {
+        @for column in columns {
+            section.column data-status=(column.status.as_str()) aria-labelledby={"col-" (column.status.as_str())} {
+                h2 id={"col-" (column.status.as_str())} {
+                    (label(column.status)) " " span.count { (column.cards.len()) @if column.truncated { "+" } }
+                }
+                ul.cards {
+                    @for task in &column.cards { (card(viewer, agents, task, movable)) }
+                }
+                @if column.truncated {
+                    p.more { "Only the " (CARDS_PER_COLUMN) " newest tasks of this column are read; filter to see others." }
+                }
+            }
+        }
+    }
+}
+
+fn filters_form(agents: &[Agent], filters: &Filters) -> Markup {
+    html! {
+        form.filters method="get" action="/ui/board" hx-get="/ui/board/columns" hx-target="#columns" hx-trigger="change, input delay:300ms from:#q" hx-push-url="false" role="search" {
+            label for="assignee" { "Assignee" }
+            select #assignee name="assignee" {
+                option value="" { "anyone" }
+                @for agent in agents {
+                    @let id = agent.id.to_string();
+                    option value=(id) selected[filters.assignee == id] { (agent.name) }
+                }
+            }
+            label for="priority" { "Priority" }
+            select #priority name="priority" {
+                option value="" { "any" }
+                @for p in PRIORITIES {
+                    option value=(p) selected[filters.priority == p] { (p) }
+                }
+            }
+            label for="tag" { "Tag" }
+            input #tag type="text" name="tag" value=(filters.tag) size="10";
+            label for="q" { "Text" }
+            input #q type="search" name="q" value=(filters.q) placeholder="title or description";
+            button type="submit" { "Filter" }
+        }
+    }
+}
+
+fn create_form(viewer: &Viewer) -> Markup {
+    html! {
+        details.create {
+            summary { "New task" }
+            form method="post" action="/ui/tasks" {
+                (csrf_field(viewer))
+                label for="new-title" { "Title" }
+                input #new-title type="text" name="title" required maxlength="255";
+                label for="new-priority" { "Priority" }
+                select #new-priority name="priority" {
+                    @for p in PRIORITIES {
+                        option value=(p) selected[p == "normal"] { (p) }
+                    }
+                }
+                label for="new-tags" { "Tags (comma-separated)" }
+                input #new-tags type="text" name="tags";
+                label for="new-description" { "Description" }
+                textarea #new-description name="description" rows="3" {}
+                label.check { input type="checkbox" name="approval" value="on"; " Needs approval" }
+                button type="submit" { "Create" }
+            }
+        }
+    }
+}
+
+async fn board_page(
+    state: &AppState,
+    viewer: &Viewer,
+    filters: &Filters,
+    notice: Option<&Refusal>,
+) -> HttpResponse {
+    let loaded = async {
+        let agents = agents_of(state, &viewer.actor).await?;
+        let columns = load(state, viewer, filters).await?;
+        Ok::<_, Refusal>((agents, columns))
+    };
+    let (agents, columns, notice) = match loaded.await {
+        Ok((agents, columns)) => (agents, columns, notice.cloned()),
+        Err(refusal) => (Vec::new(), Vec::new(), Some(refusal)),
+    };
+    let content = html! {
+        @if policy::may_write(&viewer.actor).is_ok() { (create_form(viewer)) }
+        (filters_form(&agents, filters))
+        div #columns.board data-live="/ui/board/columns" {
+            (columns_markup(viewer, &agents, &columns))
+        }
+    };
+    respond_page(
+        notice.as_ref(),
+        page(
+            Some(viewer),
+            "Board",
+            Section::Board,
+            notice.as_ref(),
+            &content,
+        ),
+    )
+}
+
+/// `GET /ui/board`.
+pub(crate) async fn show(
+    state: Data<AppState>,
+    viewer: Viewer,
+    filters: Query<Filters>,
+) -> HttpResponse {
+    board_page(&state, &viewer, &filters, None).await
+}
+
+/// `GET /ui/board/columns`: the columns alone, for htmx and live updates.
+pub(crate) async fn columns(
+    state: Data<AppState>,
+    viewer: Viewer,
+    filters: Query<Filters>,
+) -> HttpResponse {
+    let loaded = async {
+        let agents = agents_of(&state, &viewer.actor).await?;
+        let columns = load(&state, &viewer, &filters).await?;
+        Ok::<_, Refusal>(columns_markup(&viewer, &agents, &columns))
+    };
+    match loaded.await {
+        Ok(markup) => respond(StatusCode::OK, markup),
+        Err(refusal) => HttpResponse::build(refusal.status)
+            .content_type("text/plain; charset=utf-8")
+            .body(refusal.message),
+    }
+}
+
+/// The new-task form.
+#[derive(Debug, Deserialize)]
+pub(crate) struct Create {
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    priority: String,
+    #[serde(default)]
+    tags: String,
+    #[serde(default)]
+    description: String,
+    #[serde(default)]
+    approval: Option<String>,
+}
+
+/// Comma-separated tags as the API takes them.
+pub(crate) fn tags_of(typed: &str) -> Result<Tags, Refusal> {
+    let tags = typed
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+        .collect();
+    Ok(Tags::new(tags)?)
+}
+
+/// A priority from a form.
+pub(crate) fn priority_of(typed: &str) -> Result<TaskPriority, Refusal> {
+    TaskPriority::parse(typed.trim())
+        .ok_or_else(|| Refusal::bad_request("priority must be one of urgent, high, normal, low"))
+}
+
+fn new_task(form: &Create) -> Result<NewTask, Refusal> {
+    let description = match form.description.trim() {
+        "" => None,
+        text => Some(muster_domain::model::Description::new(text.to_owned())?),
+    };
+    Ok(NewTask {
+        title: Title::new(form.title.trim())?,
+        description,
+        priority: priority_of(&form.priority)?,
+        assignee_id: None,
+        parent_task_id: None,
+        approval_required: form.approval.is_some(),
+        due_at: None,
+        tags: tags_of(&form.tags)?,
+        metadata: Metadata::default(),
+    })
+}
+
+/// `POST /ui/tasks`: creates a task, then shows it.
+pub(crate) async fn create(
+    state: Data<AppState>,
+    viewer: Viewer,
+    Posted(form): Posted<Create>,
+) -> HttpResponse {
+    let created = match new_task(&form) {
+        Ok(new) => state
+            .tasks
+            .create(&viewer.actor, new)
+            .await
+            .map_err(Refusal::from),
+        Err(refusal) => Err(refusal),
+    };
+    match created {
+        Ok(task) => see_other(&format!("/ui/tasks/{}", task.id)),
+        Err(refusal) => board_page(&state, &viewer, &Filters::default(), Some(&refusal)).await,
+    }
+}
+
+/// The move form (and the board script's drop).
+#[derive(Debug, Deserialize)]
+pub(crate) struct Move {
+    #[serde(default)]
+    status: String,
+    #[serde(default)]
+    reason: String,
+    /// `task` when the form is the task page's: the answer goes back there.
+    #[serde(default)]
+    back: String,
+}
+
+/// `POST /ui/tasks/{id}/move`: a transition. The script gets the API's message and
+/// status; a form post comes back to the board, with the refusal shown.
+pub(crate) async fn move_task(
+    req: HttpRequest,
+    state: Data<AppState>,
+    viewer: Viewer,
+    id: Path<String>,
+    Posted(form): Posted<Move>,
+) -> HttpResponse {
+    let task = uuid_of("task id", &id).map(TaskId::from_uuid);
+    let moved = async {
+        let id = task.clone()?;
+        let to = TaskStatus::parse(form.status.trim()).ok_or_else(|| {
+            Refusal::bad_request(
+                "status must be one of backlog, todo, in_progress, review, done, blocked, cancelled",
+            )
+        })?;
+        let reason = match form.reason.trim() {
+            "" => None,
+            text => Some(muster_domain::model::Reason::new(text.to_owned())?),
+        };
+        Ok::<_, Refusal>(
+            state
+                .tasks
+                .transition(&viewer.actor, id, to, reason)
+                .await?,
+        )
+    };
+    let outcome = moved.await;
+    if from_script(&req) {
+        return match outcome {
+            Ok(task) => HttpResponse::Ok()
+                .content_type("text/plain; charset=utf-8")
+                .body(task.status.as_str()),
+            Err(refusal) => HttpResponse::build(refusal.status)
+                .content_type("text/plain; charset=utf-8")
+                .body(refusal.message),
+        };
+    }
+    match (outcome, task) {
+        (Ok(moved), _) if form.back == "task" => see_other(&format!("/ui/tasks/{}", moved.id)),
+        (Ok(_), _) => see_other("/ui/board"),
+        (Err(refusal), Ok(id)) if form.back == "task" => {
+            super::task::task_page(&state, &viewer, id, Some(&refusal)).await
+        }
+        (Err(refusal), _) => board_page(&state, &viewer, &Filters::default(), Some(&refusal)).await,
+    }
+}

@@ -1,0 +1,44 @@
+//! What a refused request shows: the API's status and sentence, so a person sees the
+//! same reason an agent would get.
+
+use actix_web::http::StatusCode;
+use muster_domain::service::ServiceError;
+use muster_http::ApiError;
+
+/// A refusal to show on the page it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Refusal {
+    pub status: StatusCode,
+    pub message: String,
+}
+
+impl Refusal {
+    /// A refusal with a message of the dashboard's own (a form field it could not read).
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::BAD_REQUEST,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<ServiceError> for Refusal {
+    fn from(err: ServiceError) -> Self {
+        ApiError::from(err).into()
+    }
+}
+
+impl From<ApiError> for Refusal {
+    fn from(err: ApiError) -> Self {
+        Self {
+            status: actix_web::ResponseError::status_code(&err),
+            message: err.message().to_owned(),
+        }
+    }
+}
+
+impl From<muster_domain::ValidationError> for Refusal {
+    fn from(err: muster_domain::ValidationError) -> Self {
+        ApiError::from(err).into()
+    }
+}
