@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use actix_web::HttpResponse;
 use actix_web::web::Data;
 use maud::{Markup, html};
-use muster_domain::model::{Agent, AgentId};
+use muster_domain::model::{Agent, AgentId, Proficiency};
 use muster_domain::policy;
 use muster_http::AppState;
 use muster_http::dto::agents::{CapabilityInput, RegisterRequest};
@@ -182,11 +182,11 @@ fn capabilities_of(typed: &str) -> Result<Vec<CapabilityInput>, Refusal> {
             let (name, level) = entry.split_once(':').unwrap_or((entry, ""));
             let proficiency = match level.trim() {
                 "" => None,
-                level => Some(serde_json::from_value(serde_json::Value::from(level)).map_err(
-                    |_| Refusal::bad_request(format!(
-                        "proficiency `{level}` must be one of beginner, intermediate, advanced, expert"
-                    )),
-                )?),
+                level => Some(Proficiency::parse(level).ok_or_else(|| {
+                    Refusal::bad_request(format!(
+                        "proficiency `{level}` must be one of basic, standard, expert"
+                    ))
+                })?),
             };
             Ok(CapabilityInput {
                 capability: name.trim().to_owned(),

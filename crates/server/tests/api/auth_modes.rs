@@ -9,7 +9,7 @@ use crate::helpers::{
     str_of,
 };
 
-const LOCAL_PASSWORD: &str = "the deployment password";
+pub(crate) const LOCAL_PASSWORD: &str = "the deployment password";
 
 pub fn none_settings() -> AuthSettings {
     AuthSettings {

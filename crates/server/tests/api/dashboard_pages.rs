@@ -357,6 +357,24 @@ async fn agents_are_registered_and_suspended(app: &TestApp) {
         )
         .await;
     assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text);
+    let guru = browser
+        .post(
+            "/ui/agents",
+            &[
+                ("agentId", "y"),
+                ("name", "Y"),
+                ("mode", "worker"),
+                ("role", "worker"),
+                ("capabilities", "writing:guru"),
+            ],
+        )
+        .await;
+    assert_eq!(guru.status, StatusCode::BAD_REQUEST, "{}", guru.text);
+    assert!(
+        guru.text.contains("must be one of basic, standard, expert"),
+        "{}",
+        guru.text
+    );
     let list = app.get(&app.org.hr, "/agents?limit=100").await;
     let agent = list
         .list()

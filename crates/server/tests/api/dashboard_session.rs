@@ -186,3 +186,67 @@ async fn sign_out_ends_the_login(app: &TestApp) {
         .await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{}", answer.text);
 }
+
+/// Auth mode `none`: the dashboard is the owner's, with no sign-in and no sign-out.
+mod none_mode {
+    use reqwest::StatusCode;
+
+    use crate::dashboard_support::Browser;
+    use crate::helpers::TestApp;
+
+    api_tests!(with crate::auth_modes::none_settings(); the_owner_needs_no_sign_in);
+
+    async fn the_owner_needs_no_sign_in(app: &TestApp) {
+        let browser = Browser::new(app);
+        let board = browser.get("/ui/board").await;
+        assert_eq!(board.status, StatusCode::OK, "{}", board.text);
+        assert!(board.text.contains("New task"), "the owner is an admin");
+        assert!(!board.text.contains("Sign out"));
+        let login = browser.get("/ui/login").await;
+        assert_eq!(login.status, StatusCode::SEE_OTHER);
+        // Forms are still protected from other sites.
+        let forged = browser
+            .send(
+                reqwest::Method::POST,
+                "/ui/tasks",
+                Some(&[("title", "x"), ("priority", "low")]),
+                &[],
+            )
+            .await;
+        assert_eq!(forged.status, StatusCode::FORBIDDEN);
+        let done = browser
+            .post(
+                "/ui/tasks",
+                &[("title", "Owner's task"), ("priority", "low")],
+            )
+            .await;
+        assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.text);
+    }
+}
+
+/// Auth mode `local`: the deployment's password alone signs the owner in.
+mod local_mode {
+    use reqwest::StatusCode;
+
+    use crate::auth_modes::LOCAL_PASSWORD;
+    use crate::dashboard_support::Browser;
+    use crate::helpers::TestApp;
+
+    api_tests!(with crate::auth_modes::local_settings(); the_deployment_password_signs_in);
+
+    async fn the_deployment_password_signs_in(app: &TestApp) {
+        let browser = Browser::new(app);
+        assert_eq!(browser.get("/ui/board").await.status, StatusCode::SEE_OTHER);
+        let form = browser.get("/ui/login").await;
+        assert!(!form.text.contains("name=\"email\""), "{}", form.text);
+        let wrong = browser.post("/ui/login", &[("password", "guess")]).await;
+        assert_eq!(wrong.status, StatusCode::UNAUTHORIZED, "{}", wrong.text);
+        let done = browser
+            .post("/ui/login", &[("password", LOCAL_PASSWORD)])
+            .await;
+        assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.text);
+        let board = browser.get("/ui/board").await;
+        assert_eq!(board.status, StatusCode::OK, "{}", board.text);
+        assert!(board.text.contains("New task"));
+    }
+}
