@@ -2,7 +2,8 @@
 //! whose database tests run on BOTH engines (SQLite and PostgreSQL), and schemathesis
 //! against a live server on both (`cargo xtask fuzz-api`), and the official MCP Python
 //! and TypeScript SDKs against one on both (`cargo xtask mcp-clients`), and the official
-//! A2A Python SDK likewise (`cargo xtask a2a-clients`). `CI` is set for the test run so
+//! A2A Python SDK likewise (`cargo xtask a2a-clients`), and the dashboard in headless
+//! Chromium likewise (`cargo xtask dashboard-e2e`). `CI` is set for the test run so
 //! that an unreachable PostgreSQL fails the run instead of skipping tests.
 
 use std::net::{SocketAddr, TcpStream};
@@ -51,6 +52,8 @@ pub fn ci() -> Result<(), String> {
     cargo(&["xtask", "mcp-clients", "--engine", "both"])?;
     // The official A2A Python SDK over JSON-RPC and HTTP+JSON, on both engines.
     cargo(&["xtask", "a2a-clients", "--engine", "both"])?;
+    // The dashboard end to end in Debian's Chromium (playwright-core), on both engines.
+    cargo(&["xtask", "dashboard-e2e", "--engine", "both"])?;
     eprintln!("xtask: ci passed in {} s", started.elapsed().as_secs());
     Ok(())
 }
@@ -100,9 +103,9 @@ pub fn ensure_postgres() -> Result<(), String> {
     Err("PostgreSQL did not come up on 127.0.0.1:5432".to_owned())
 }
 
-/// The `/docs` page is tested in Debian's Chromium; installs it (apt-get, as root or
+/// The `/docs` page and the dashboard are tested in Debian's Chromium; installs it (apt-get, as root or
 /// through sudo) when it is missing.
-fn ensure_chromium() -> Result<(), String> {
+pub fn ensure_chromium() -> Result<(), String> {
     let path = std::env::var("MUSTER_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".to_owned());
     if std::path::Path::new(&path).exists() {
         return Ok(());

@@ -6,12 +6,15 @@
 //! - `cargo xtask fuzz-api`: schemathesis against a live server (see `fuzz_api/`).
 //! - `cargo xtask mcp-clients`, `cargo xtask a2a-clients`: the official MCP and A2A SDKs
 //!   against a live server (see `mcp_clients.rs`, `a2a_clients.rs`).
+//! - `cargo xtask dashboard-e2e`: the dashboard in headless Chromium against a live
+//!   server (see `dashboard_e2e.rs`).
 //! - `cargo xtask domain`: docs, examples and the API check of `muster-domain` (see `domain.rs`).
 //! - `cargo xtask mutants`: mutation testing of the domain and auth crates (see `mutants.rs`).
 
 mod a2a_clients;
 mod bench;
 mod ci;
+mod dashboard_e2e;
 mod domain;
 mod fuzz_api;
 mod mcp_clients;
@@ -47,6 +50,8 @@ enum Task {
     McpClients(mcp_clients::McpArgs),
     /// Drive a live server with the official A2A Python SDK, over both bindings.
     A2aClients(a2a_clients::A2aArgs),
+    /// Drive the dashboard in Debian's Chromium against a live server on each engine.
+    DashboardE2e(dashboard_e2e::E2eArgs),
     /// Mutation-test muster-domain and muster-auth with their own tests; print the score.
     Mutants(mutants::MutantsArgs),
     /// Check muster-domain as a library: docs, examples, API against the last release.
@@ -62,6 +67,7 @@ fn main() -> ExitCode {
         Task::Mutants(args) => mutants::run(&args).map_err(|e| format!("{e:#}")),
         Task::McpClients(args) => mcp_clients::run(&args).map_err(|e| format!("{e:#}")),
         Task::A2aClients(args) => a2a_clients::run(&args).map_err(|e| format!("{e:#}")),
+        Task::DashboardE2e(args) => dashboard_e2e::run(&args).map_err(|e| format!("{e:#}")),
         Task::Domain => domain::check().map(|()| true),
     };
     match result {

@@ -27,7 +27,7 @@ pub struct McpArgs {
 pub fn run(args: &McpArgs) -> anyhow::Result<bool> {
     let root = crate::bench::workspace_root();
     let venv = crate::fuzz_api::python_venv(&root, "mcp")?;
-    let node = node_packages(&root)?;
+    let node = node_packages(&root, "xtask/mcp/node", "the MCP TypeScript SDK")?;
     let binary = build_server_release(&root)?;
     let engines = args.engine.engines();
     if engines.contains(&Engine::Postgres) {
@@ -55,16 +55,17 @@ struct Sdks {
     node_script: PathBuf,
 }
 
-/// `xtask/mcp/node` with its locked packages installed (`npm ci`, once per lock file).
-fn node_packages(root: &Path) -> anyhow::Result<PathBuf> {
-    let dir = root.join("xtask/mcp/node");
+/// `dir` (under the workspace root) with its locked npm packages installed (`npm ci`,
+/// once per lock file); `what` names them in the log.
+pub(crate) fn node_packages(root: &Path, dir: &str, what: &str) -> anyhow::Result<PathBuf> {
+    let dir = root.join(dir);
     let lock = dir.join("package-lock.json");
     let stamp = dir.join("node_modules/.muster-lock");
     let wanted = std::fs::read(&lock).with_context(|| format!("cannot read {}", lock.display()))?;
     if std::fs::read(&stamp).ok().as_deref() == Some(wanted.as_slice()) {
         return Ok(dir);
     }
-    eprintln!("xtask: installing the MCP TypeScript SDK (npm ci)");
+    eprintln!("xtask: installing {what} (npm ci)");
     let status = Command::new("npm")
         // No install scripts: nothing of the packages runs but the SDK itself.
         .args([
