@@ -20,9 +20,16 @@
     }
   };
 
+  // Read the columns again; not while a card is held or a card's control has focus
+  // (the swap would drop the card or the user's choice): then a moment later.
+  let dragged = null;
   const refreshBoard = () => {
     const board = document.getElementById("columns");
     if (!board || !window.htmx) return;
+    if (dragged || board.contains(document.activeElement)) {
+      setTimeout(refreshBoard, 1000);
+      return;
+    }
     const form = document.querySelector("form.filters");
     const query = form ? new URLSearchParams(new FormData(form)).toString() : "";
     window.htmx.ajax("GET", board.dataset.live + (query ? "?" + query : ""), {
@@ -33,7 +40,6 @@
 
   // Drag a card onto a column: a transition. A refusal shows the API's message and the
   // board is read again, so the card is back where the server says it is.
-  let dragged = null;
   document.addEventListener("dragstart", (e) => {
     const card = e.target.closest && e.target.closest("li.card[draggable]");
     if (!card) return;
@@ -78,7 +84,16 @@
     } else {
       notice(await answer.text());
     }
+    dragged = null;
     refreshBoard();
+  });
+
+  // htmx leaves the page as it was when an answer is an error: say why.
+  document.addEventListener("htmx:responseError", (e) => {
+    notice(e.detail.xhr.responseText || "The server refused: " + e.detail.xhr.status);
+  });
+  document.addEventListener("htmx:sendError", () => {
+    notice("The server cannot be reached; the board is not up to date.");
   });
 
   // Live: every task event reads the board again (at most once per half second).
@@ -94,8 +109,20 @@
       }, 500);
     };
     document.body.dataset.live = "connecting";
+    let opened = false;
     source.onopen = () => {
+      // After a reconnection, what changed during the gap is read at once.
+      if (opened) refreshBoard();
+      opened = true;
       document.body.dataset.live = "open";
+    };
+    source.onerror = () => {
+      if (source.readyState === EventSource.CLOSED) {
+        document.body.dataset.live = "closed";
+        notice("Live updates stopped (the session may have ended): reload the page.");
+      } else {
+        document.body.dataset.live = "connecting";
+      }
     };
   }
 

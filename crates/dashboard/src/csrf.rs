@@ -32,6 +32,12 @@ pub(crate) fn token_of(req: &HttpRequest) -> String {
     if let Some(existing) = req.cookie(CSRF_COOKIE).filter(|c| well_formed(c.value())) {
         return existing.value().to_owned();
     }
+    renew(req)
+}
+
+/// A new token, set on the response (at sign-in and sign-out, so that a token known
+/// before never outlives the session change).
+pub(crate) fn renew(req: &HttpRequest) -> String {
     let mut bytes = [0_u8; TOKEN_BYTES];
     // The system's generator does not fail on Linux; an all-zero token would still be
     // refused by `well_formed`'s length check only if it failed, so fail closed there.
@@ -60,9 +66,14 @@ fn cross_site(req: &HttpRequest) -> bool {
     if header("sec-fetch-site").is_some_and(|site| site != "same-origin" && site != "none") {
         return true;
     }
+    // The origin's host must be the one the request was sent to; its scheme is not
+    // compared, since a TLS-terminating proxy may not say the page was https.
     header("origin").is_some_and(|origin| {
-        let info = req.connection_info();
-        origin != format!("{}://{}", info.scheme(), info.host())
+        let host = header("host").unwrap_or_default();
+        let authority = origin
+            .strip_prefix("https://")
+            .or_else(|| origin.strip_prefix("http://"));
+        authority.is_none_or(|authority| host.is_empty() || authority != host)
     })
 }
 
@@ -147,9 +158,10 @@ impl<T: DeserializeOwned + 'static> FromRequest for Posted<T> {
                 .await
                 .map_err(|e| Refused::bad_request(format!("cannot read the form: {e}")))?;
             if body.len() > MAX_FORM_BYTES {
-                return Err(Refused::bad_request(format!(
-                    "the form is larger than {MAX_FORM_BYTES} bytes"
-                )));
+                return Err(Refused {
+                    status: StatusCode::PAYLOAD_TOO_LARGE,
+                    message: format!("the form is larger than {MAX_FORM_BYTES} bytes"),
+                });
             }
             let pairs: Vec<(String, String)> = serde_urlencoded::from_bytes(&body)
                 .map_err(|e| Refused::bad_request(format!("cannot read the form: {e}")))?;

@@ -112,6 +112,16 @@ pub(crate) fn action_button(viewer: &Viewer, action: &str, label: &str) -> Marku
     }
 }
 
+/// [`action_button`] for one item of a list: screen readers hear which (`Delete ci`).
+pub(crate) fn item_button(viewer: &Viewer, action: &str, label: &str, item: &str) -> Markup {
+    html! {
+        form.inline method="post" action=(action) {
+            (csrf_field(viewer))
+            button type="submit" aria-label={(label) " " (item)} { (label) }
+        }
+    }
+}
+
 /// An HTML response.
 pub(crate) fn respond(status: StatusCode, markup: Markup) -> HttpResponse {
     HttpResponse::build(status)

@@ -38,7 +38,8 @@ pub(crate) async fn stream(state: Data<AppState>, viewer: Viewer) -> HttpRespons
         .open(state.events.clone(), viewer.actor, filter, from, slot);
     HttpResponse::Ok()
         .content_type("text/event-stream")
-        .insert_header(("cache-control", "no-cache"))
+        // A renewed session's cookies may ride on this answer: never kept by a cache.
+        .insert_header(("cache-control", "no-store"))
         .insert_header(("x-accel-buffering", "no"))
         .streaming(body)
 }

@@ -27,8 +27,10 @@ pub const REFRESH_COOKIE: &str = "muster_refresh";
 /// The CSRF token forms and scripts send back.
 pub const CSRF_COOKIE: &str = "muster_csrf";
 
-/// How long a renewed pair is handed to other requests that show the same refresh token.
-const RENEWAL_SHARED_FOR: Duration = Duration::from_secs(60);
+/// How long a renewed pair is handed to other requests that show the same refresh token:
+/// long enough for the requests a page load starts together, short enough that the
+/// retired token is not a second key for long.
+const RENEWAL_SHARED_FOR: Duration = Duration::from_secs(10);
 
 /// The person a page is for.
 #[derive(Debug, Clone)]
@@ -88,7 +90,7 @@ pub(crate) fn session_cookies(req: &HttpRequest, pair: &TokenPair) -> [Cookie<'s
     ]
 }
 
-/// Renewals of the last minute, by refresh token digest.
+/// Renewals of the last seconds, by refresh token digest.
 #[derive(Debug, Default)]
 pub(crate) struct Refreshes {
     recent: Mutex<HashMap<Vec<u8>, (TokenPair, Instant)>>,
@@ -102,9 +104,7 @@ impl Refreshes {
         accounts: &AccountService,
         refresh: &str,
     ) -> Result<TokenPair, ServiceError> {
-        let key = ring::digest::digest(&ring::digest::SHA256, refresh.as_bytes())
-            .as_ref()
-            .to_vec();
+        let key = digest(refresh);
         let mut recent = self.recent.lock().await;
         recent.retain(|_, (_, at)| at.elapsed() < RENEWAL_SHARED_FOR);
         if let Some((pair, _)) = recent.get(&key) {
@@ -114,6 +114,22 @@ impl Refreshes {
         recent.insert(key, (pair.clone(), Instant::now()));
         Ok(pair)
     }
+
+    /// Forgets every renewal that involves `refresh` (as the token shown or the one
+    /// handed out): after sign-out, no request gets a pair of that login any more.
+    pub(crate) async fn forget(&self, refresh: &str) {
+        let key = digest(refresh);
+        self.recent
+            .lock()
+            .await
+            .retain(|shown, (pair, _)| *shown != key && pair.refresh_token.expose() != refresh);
+    }
+}
+
+fn digest(token: &str) -> Vec<u8> {
+    ring::digest::digest(&ring::digest::SHA256, token.as_bytes())
+        .as_ref()
+        .to_vec()
 }
 
 /// No session: pages send the browser to the sign-in page; scripts get a 401.

@@ -13,7 +13,7 @@ use serde::Deserialize;
 
 use super::uuid_of;
 use crate::csrf::{Nothing, Posted};
-use crate::layout::{Section, action_button, csrf_field, page, respond_page, see_other, when};
+use crate::layout::{Section, csrf_field, item_button, page, respond_page, see_other, when};
 use crate::refusal::Refusal;
 use crate::session::Viewer;
 
@@ -103,7 +103,7 @@ async fn account_page(
             @if keys.is_empty() { p { "No keys." } }
             @else {
                 div.table-wrap { table {
-                    thead { tr { th { "Name" } th { "Prefix" } th { "Scope" } th { "Last used" } th { "Expires" } th {} } }
+                    thead { tr { th { "Name" } th { "Prefix" } th { "Scope" } th { "Last used" } th { "Expires" } th { span.visually-hidden { "Actions" } } } }
                     tbody {
                         @for key in &keys {
                             tr {
@@ -112,7 +112,7 @@ async fn account_page(
                                 td { (key.strongest_scope().as_str()) }
                                 td { @match key.last_used_at { Some(at) => (when(at)), None => "never" } }
                                 td { @match key.expires_at { Some(at) => (when(at)), None => "never" } }
-                                td { (action_button(viewer, &format!("/ui/account/api-keys/{}/delete", key.id), "Delete")) }
+                                td { (item_button(viewer, &format!("/ui/account/api-keys/{}/delete", key.id), "Delete", key.name.as_str())) }
                             }
                         }
                     }

@@ -123,19 +123,8 @@ async fn agent_page(
     };
     let (view, status, entries, agents) = match loaded.await {
         Ok(loaded) => loaded,
-        Err(refusal) => {
-            let content = html! { p { a href="/ui/agents" { "Back to the agents" } } };
-            return respond_page(
-                Some(&refusal),
-                page(
-                    Some(viewer),
-                    "Agent",
-                    Section::Agents,
-                    Some(&refusal),
-                    &content,
-                ),
-            );
-        }
+        // The action's refusal, when there was one, says more than the reload's.
+        Err(refusal) => return missing(viewer, notice.unwrap_or(&refusal)),
     };
     let agent = &view.agent;
     let children: Vec<_> = agents
@@ -181,23 +170,26 @@ async fn agent_page(
     )
 }
 
+/// The page for an agent that cannot be shown (a malformed id, or none of the org's).
+fn missing(viewer: &Viewer, refusal: &Refusal) -> HttpResponse {
+    let content = html! { p { a href="/ui/agents" { "Back to the agents" } } };
+    respond_page(
+        Some(refusal),
+        page(
+            Some(viewer),
+            "Agent",
+            Section::Agents,
+            Some(refusal),
+            &content,
+        ),
+    )
+}
+
 /// `GET /ui/agents/{id}`.
 pub(crate) async fn show(state: Data<AppState>, viewer: Viewer, raw: Path<String>) -> HttpResponse {
     match agent_id(&raw) {
         Ok(id) => agent_page(&state, &viewer, id, None).await,
-        Err(refusal) => {
-            let content = html! { p { a href="/ui/agents" { "Back to the agents" } } };
-            respond_page(
-                Some(&refusal),
-                page(
-                    Some(&viewer),
-                    "Agent",
-                    Section::Agents,
-                    Some(&refusal),
-                    &content,
-                ),
-            )
-        }
+        Err(refusal) => missing(&viewer, &refusal),
     }
 }
 
@@ -214,15 +206,7 @@ pub(crate) enum Change {
 async fn change(state: &AppState, viewer: &Viewer, raw: &str, change: Change) -> HttpResponse {
     let id = match agent_id(raw) {
         Ok(id) => id,
-        Err(refusal) => {
-            return agent_page(
-                state,
-                viewer,
-                AgentId::from_uuid(uuid::Uuid::nil()),
-                Some(&refusal),
-            )
-            .await;
-        }
+        Err(refusal) => return missing(viewer, &refusal),
     };
     let actor = &viewer.actor;
     let done = match change {

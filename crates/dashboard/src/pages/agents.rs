@@ -14,7 +14,7 @@ use serde::Deserialize;
 
 use super::agents_of;
 use crate::csrf::Posted;
-use crate::layout::{Section, action_button, csrf_field, page, respond_page};
+use crate::layout::{Section, csrf_field, item_button, page, respond_page};
 use crate::refusal::Refusal;
 use crate::session::Viewer;
 
@@ -126,8 +126,8 @@ async fn agents_page(
                     li.pending {
                         (agent_line(agent))
                         @if writable {
-                            " " (action_button(viewer, &format!("/ui/agents/{}/activate", agent.id), "Activate"))
-                            " " (action_button(viewer, &format!("/ui/agents/{}/reject", agent.id), "Reject"))
+                            " " (item_button(viewer, &format!("/ui/agents/{}/activate", agent.id), "Activate", &agent.name))
+                            " " (item_button(viewer, &format!("/ui/agents/{}/reject", agent.id), "Reject", &agent.name))
                         }
                     }
                 }

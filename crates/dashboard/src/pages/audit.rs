@@ -83,7 +83,7 @@ pub(crate) struct Filters {
     #[serde(default)]
     end_date: String,
     #[serde(default)]
-    page: Option<u32>,
+    page: String,
 }
 
 fn date_of(field: &str, typed: &str) -> Result<Option<OffsetDateTime>, Refusal> {
@@ -122,8 +122,15 @@ impl Filters {
         })
     }
 
-    fn page(&self) -> u32 {
-        self.page.unwrap_or(1).max(1)
+    fn page(&self) -> Result<u32, Refusal> {
+        match self.page.trim() {
+            "" => Ok(1),
+            typed => typed
+                .parse::<u32>()
+                .ok()
+                .filter(|p| *p >= 1)
+                .ok_or_else(|| Refusal::bad_request("page must be a whole number from 1")),
+        }
     }
 
     fn query_for(&self, page: u32) -> String {
@@ -183,8 +190,8 @@ pub(crate) async fn show(
     viewer: Viewer,
     filters: Query<Filters>,
 ) -> HttpResponse {
-    let current = filters.page();
     let loaded = async {
+        let current = filters.page()?;
         let filter = filters.filter()?;
         let agents = agents_of(&state, &viewer.actor).await?;
         let query = EventQuery {
@@ -192,10 +199,10 @@ pub(crate) async fn show(
             limit: PAGE_SIZE,
         };
         let page = state.events.list(&viewer.actor, &filter, query).await?;
-        Ok::<_, Refusal>((agents, page))
+        Ok::<_, Refusal>((current, agents, page))
     };
     let (content, notice) = match loaded.await {
-        Ok((agents, found)) => {
+        Ok((current, agents, found)) => {
             let pages = found.total.div_ceil(u64::from(PAGE_SIZE)).max(1);
             let content = html! {
                 (filters_form(&filters))

@@ -10,6 +10,7 @@ use muster_domain::service::accounts::LoginRequest;
 use muster_http::{AppState, AuthMode};
 use serde::Deserialize;
 
+use crate::Dashboard;
 use crate::csrf::{self, Nothing, Posted};
 use crate::layout::{Section, page, respond, see_other};
 use crate::refusal::Refusal;
@@ -131,6 +132,7 @@ pub(crate) async fn sign_in(
     match outcome {
         Ok(LoginOutcome::SignedIn { tokens, .. }) => {
             set_cookies(&req, session_cookies(&req, &tokens));
+            csrf::renew(&req);
             see_other("/ui/board")
         }
         Ok(LoginOutcome::TwoFactorRequired) => again(
@@ -158,15 +160,18 @@ fn org_of(typed: &str) -> Result<Option<OrgId>, Refusal> {
 pub(crate) async fn sign_out(
     req: HttpRequest,
     state: Data<AppState>,
+    dashboard: Data<Dashboard>,
     viewer: Viewer,
     _: Posted<Nothing>,
 ) -> HttpResponse {
     if let Some(refresh) = req.cookie(REFRESH_COOKIE) {
+        dashboard.sessions.forget(refresh.value()).await;
         // The cookies go whatever the answer: a login that cannot be found is over.
         if let Err(err) = state.accounts.logout(&viewer.actor, refresh.value()).await {
             tracing::warn!(error = %err, "dashboard sign-out could not revoke the login");
         }
     }
     set_cookies(&req, cleared(&req));
+    csrf::renew(&req);
     see_other("/ui/login")
 }

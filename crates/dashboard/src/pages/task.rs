@@ -17,7 +17,7 @@ use muster_http::AppState;
 use super::audit::events_table;
 use super::board::{PRIORITIES, label};
 use super::{agent_name, agents_of, uuid_of};
-use crate::layout::{Section, action_button, csrf_field, page, respond_page, when};
+use crate::layout::{Section, action_button, csrf_field, item_button, page, respond_page, when};
 use crate::refusal::Refusal;
 use crate::session::Viewer;
 
@@ -293,7 +293,7 @@ fn dependencies(viewer: &Viewer, loaded: &Loaded) -> Markup {
                         @if dependency.blocking && !done { " " span.badge { "blocking" } }
                         @else if dependency.blocking { " (blocking, satisfied)" }
                         @if writable {
-                            " " (action_button(viewer, &format!("{base}/dependencies/{}/remove", dependency.id), "Remove"))
+                            " " (item_button(viewer, &format!("{base}/dependencies/{}/remove", dependency.id), "Remove", &on.as_ref().map_or_else(|| dependency.depends_on_id.to_string(), |t| t.title.as_str().to_owned())))
                         }
                     }
                 }
@@ -348,7 +348,8 @@ pub(crate) async fn task_page(
 ) -> HttpResponse {
     let loaded = match load(state, viewer, id).await {
         Ok(loaded) => loaded,
-        Err(refusal) => return missing(viewer, &refusal),
+        // The action's refusal, when there was one, says more than the reload's.
+        Err(refusal) => return missing(viewer, notice.unwrap_or(&refusal)),
     };
     let writable = policy::may_write(&viewer.actor).is_ok();
     let content = html! {

@@ -398,6 +398,18 @@ async fn agents_are_registered_and_suspended(app: &TestApp) {
     let twice = browser.post(&format!("/ui/agents/{id}/suspend"), &[]).await;
     assert_eq!(twice.status, StatusCode::CONFLICT, "{}", twice.text);
     let theirs = app.other.hr.uuid;
+    let malformed = browser.post("/ui/agents/not-an-id/suspend", &[]).await;
+    assert_eq!(
+        malformed.status,
+        StatusCode::BAD_REQUEST,
+        "{}",
+        malformed.text
+    );
+    assert!(
+        malformed.text.contains("agent id must be a UUID"),
+        "{}",
+        malformed.text
+    );
     let cross = browser
         .post(&format!("/ui/agents/{theirs}/suspend"), &[])
         .await;
@@ -417,6 +429,15 @@ async fn the_audit_log_filters_like_the_api(app: &TestApp) {
     assert!(bad.text.contains("startDate must be an RFC 3339 date-time"));
     let severity = browser.get("/ui/audit?severity=loud").await;
     assert_eq!(severity.status, StatusCode::BAD_REQUEST);
+    for page in ["abc", "0", "-1"] {
+        let bad = browser.get(&format!("/ui/audit?page={page}")).await;
+        assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{page}");
+        assert!(
+            bad.text.contains("page must be a whole number"),
+            "{}",
+            bad.text
+        );
+    }
 }
 
 async fn api_keys_and_two_factor_from_the_account_page(app: &TestApp) {

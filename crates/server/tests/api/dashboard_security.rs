@@ -50,6 +50,15 @@ async fn a_post_without_the_right_csrf_token_changes_nothing(app: &TestApp) {
         );
         assert!(answer.text.contains("CSRF"), "{case}: {}", answer.text);
     }
+    // A form too large to be one of the dashboard's.
+    let long = "x".repeat(70 * 1024);
+    let answer = browser.post("/ui/tasks", &[("title", &long)]).await;
+    assert_eq!(
+        answer.status,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "{}",
+        answer.text
+    );
     // A script's header must match as well.
     let answer = browser
         .send(
@@ -101,6 +110,18 @@ async fn a_post_from_another_site_changes_nothing(app: &TestApp) {
         assert!(answer.text.contains("another site"), "{}", answer.text);
     }
     assert_eq!(task_count(app).await, before);
+    // Behind a TLS-terminating proxy the page's origin is https while the request is
+    // not: the host is what must match.
+    let https = app.base.replace("http://", "https://");
+    let answer = browser
+        .send(
+            Method::POST,
+            "/ui/tasks",
+            Some(&form),
+            &[("origin", &https)],
+        )
+        .await;
+    assert_eq!(answer.status, StatusCode::SEE_OTHER, "{}", answer.text);
     let same = app.base.clone();
     let answer = browser
         .send(Method::POST, "/ui/tasks", Some(&form), &[("origin", &same)])

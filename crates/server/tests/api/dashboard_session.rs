@@ -43,9 +43,14 @@ async fn root_and_pages_lead_to_sign_in(app: &TestApp) {
 
 async fn sign_in_sets_strict_http_only_cookies(app: &TestApp) {
     let browser = Browser::new(app);
+    browser.get("/ui/login").await;
+    let before = browser.cookie("muster_csrf").unwrap();
     let done = browser
         .sign_in(&app.org.admin_email, ADMIN_PASSWORD, &app.org)
         .await;
+    // A CSRF token known before the sign-in is not the session's.
+    let after = browser.cookie("muster_csrf").unwrap();
+    assert_ne!(before, after, "the CSRF token is renewed at sign-in");
     assert_eq!(done.status, StatusCode::SEE_OTHER, "{}", done.text);
     assert_eq!(done.location(), "/ui/board");
     for name in ["muster_session", "muster_refresh"] {
@@ -168,6 +173,10 @@ async fn an_expired_access_token_is_renewed_once_by_parallel_requests(app: &Test
 
 async fn sign_out_ends_the_login(app: &TestApp) {
     let browser = Browser::admin(app, &app.org).await;
+    // A renewal just before: the retired token must not get the new pair after sign-out.
+    let retired = browser.cookie("muster_refresh").unwrap();
+    browser.set("muster_session", "expired");
+    assert_eq!(browser.get("/ui/board").await.status, StatusCode::OK);
     let refresh = browser.cookie("muster_refresh").unwrap();
     let out = browser.post("/ui/logout", &[]).await;
     assert_eq!(out.status, StatusCode::SEE_OTHER, "{}", out.text);
@@ -185,6 +194,11 @@ async fn sign_out_ends_the_login(app: &TestApp) {
         )
         .await;
     assert_eq!(answer.status, StatusCode::UNAUTHORIZED, "{}", answer.text);
+    let thief = Browser::new(app);
+    thief.set("muster_session", "expired");
+    thief.set("muster_refresh", &retired);
+    let stolen = thief.get("/ui/board").await;
+    assert_eq!(stolen.status, StatusCode::SEE_OTHER, "{}", stolen.text);
 }
 
 /// Auth mode `none`: the dashboard is the owner's, with no sign-in and no sign-out.
