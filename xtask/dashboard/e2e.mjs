@@ -1,9 +1,9 @@
 // End-to-end check of the Muster dashboard in Debian's Chromium (playwright-core, no
 // browser download). Run by `cargo xtask dashboard-e2e`, which starts a release server
 // on a fresh database, bootstraps an organization and passes:
-//   MUSTER_SERVER, MUSTER_ADMIN_EMAIL, MUSTER_ADMIN_PASSWORD, MUSTER_AGENT_ID,
-//   MUSTER_AGENT_SECRET, MUSTER_BINARY (for `muster sign`), MUSTER_SCREENSHOTS (a
-//   folder), MUSTER_CHROMIUM (default /usr/bin/chromium).
+//   E2E_SERVER, E2E_ADMIN_EMAIL, E2E_ADMIN_PASSWORD, E2E_AGENT_ID, E2E_AGENT_SECRET,
+//   E2E_BINARY (the `muster` binary, for `muster sign`), E2E_SCREENSHOTS (a folder);
+//   MUSTER_CHROMIUM (default /usr/bin/chromium) says which Chromium to drive.
 // It signs in, turns on two-factor sign-in and signs in again with a code, creates a
 // task, drags it across the board (a legal and an illegal move), comments and
 // replies, approves, sees an agent's change arrive live, registers and suspends an
@@ -19,13 +19,13 @@ const env = (name, fallback) => {
   if (value === undefined) throw new Error(`${name} is not set`);
   return value;
 };
-const base = env("MUSTER_SERVER");
-const email = env("MUSTER_ADMIN_EMAIL");
-const password = env("MUSTER_ADMIN_PASSWORD");
-const agentId = env("MUSTER_AGENT_ID");
-const agentSecret = env("MUSTER_AGENT_SECRET");
-const binary = env("MUSTER_BINARY");
-const shots = env("MUSTER_SCREENSHOTS");
+const base = env("E2E_SERVER");
+const email = env("E2E_ADMIN_EMAIL");
+const password = env("E2E_ADMIN_PASSWORD");
+const agentId = env("E2E_AGENT_ID");
+const agentSecret = env("E2E_AGENT_SECRET");
+const binary = env("E2E_BINARY");
+const shots = env("E2E_SCREENSHOTS");
 const executablePath = env("MUSTER_CHROMIUM", "/usr/bin/chromium");
 mkdirSync(shots, { recursive: true });
 

@@ -55,13 +55,13 @@ async fn check(engine: Engine, script: &Path, binary: &Path, shots: &Path) -> an
     server.wait_ready().await?;
     let status = Command::new("node")
         .arg(script)
-        .env("MUSTER_SERVER", format!("http://{}", server.addr))
-        .env("MUSTER_ADMIN_EMAIL", ADMIN_EMAIL)
-        .env("MUSTER_ADMIN_PASSWORD", ADMIN_PASSWORD)
-        .env("MUSTER_AGENT_ID", &org.hr_agent.agent_id)
-        .env("MUSTER_AGENT_SECRET", &org.hr_agent.secret)
-        .env("MUSTER_BINARY", binary)
-        .env("MUSTER_SCREENSHOTS", shots)
+        .env("E2E_SERVER", format!("http://{}", server.addr))
+        .env("E2E_ADMIN_EMAIL", ADMIN_EMAIL)
+        .env("E2E_ADMIN_PASSWORD", ADMIN_PASSWORD)
+        .env("E2E_AGENT_ID", &org.hr_agent.agent_id)
+        .env("E2E_AGENT_SECRET", &org.hr_agent.secret)
+        .env("E2E_BINARY", binary)
+        .env("E2E_SCREENSHOTS", shots)
         .status()
         .context("cannot run node: install Node.js 18 or newer")?;
     if !status.success() {
