@@ -31,3 +31,22 @@ pub async fn api_key(admin: &Client, name: &str, scopes: &[ApiKeyScope]) -> anyh
         .with_context(|| format!("cannot create the {name} API key"))?;
     key.secret.context("a new API key without its secret")
 }
+
+/// A fresh access token of the bench admin (the dashboard's session cookie holds one).
+pub async fn access_token(server: SocketAddr) -> anyhow::Result<String> {
+    let body = serde_json::to_string(&login_body(ADMIN_EMAIL, ADMIN_PASSWORD))?;
+    let call = super::client::Call::public_post("/auth/login", body);
+    let nobody = super::sign::Credentials {
+        agent_id: String::new(),
+        secret: String::new(),
+    };
+    let answer = super::client::Client::new(server)
+        .send(&call, &nobody)
+        .await
+        .context("the bench admin cannot sign in")?;
+    let reply: serde_json::Value = serde_json::from_slice(&answer.body)?;
+    reply["accessToken"]
+        .as_str()
+        .map(str::to_owned)
+        .with_context(|| format!("no access token in the login answer ({})", answer.status))
+}

@@ -43,6 +43,8 @@ pub struct LoadPlan {
     pub own_tasks: Vec<OwnTask>,
     /// The code-host connection, when the scenario sends its events.
     pub host: Option<Arc<HostEvents>>,
+    /// The admin's access token, when the scenario browses the dashboard.
+    pub session: Option<Arc<String>>,
 }
 
 /// What one scenario measured.
@@ -82,7 +84,8 @@ pub async fn run(plan: LoadPlan) -> anyhow::Result<LoadOutcome> {
         let own_task = plan.own_tasks.get(worker).cloned();
         let state = WorkerState::new(worker, Arc::clone(&plan.task_ids), own_task)
             .with_agents(Arc::clone(&plan.agent_ids))
-            .with_host(plan.host.clone());
+            .with_host(plan.host.clone())
+            .with_session(plan.session.clone());
         let credentials = plan.agents[worker % plan.agents.len()].clone();
         workers.push(tokio::spawn(worker_loop(
             plan.addr,

@@ -191,6 +191,11 @@ async fn bench_engine(
         } else {
             None
         };
+        let session = if scenario == Scenario::DashboardBoard {
+            Some(Arc::new(admin::access_token(server.addr).await?))
+        } else {
+            None
+        };
         let hooked = if scenario == Scenario::CreateTaskHooked {
             Some(hooks::Hooked::start(server.addr).await?)
         } else {
@@ -210,6 +215,7 @@ async fn bench_engine(
             task_ids: Arc::clone(&task_ids),
             own_tasks,
             host,
+            session,
         })
         .await?;
         report_errors(engine, scenario, &outcome, &server);

@@ -60,6 +60,9 @@ pub enum Scenario {
     /// `POST /a2a/remote/{agent}/tasks/{task}/push`: a remote A2A agent's status
     /// updates, each worker on its own task handed to it, each push a move.
     RemotePush,
+    /// `GET /ui/board` with the admin's session cookie: the dashboard's board page
+    /// (seven columns of up to 200 tasks each, the agents for names and filters).
+    DashboardBoard,
 }
 
 /// Scenarios asked for that the API cannot serve yet, with the reason shown.
@@ -68,7 +71,7 @@ pub const PLANNED: [(&str, &str); 0] = [];
 impl Scenario {
     /// Every scenario, in the order they run; `health` is first because every other one
     /// is compared with it.
-    pub const ALL: [Self; 19] = [
+    pub const ALL: [Self; 20] = [
         Self::Health,
         Self::GetTask,
         Self::ListTasks,
@@ -86,6 +89,7 @@ impl Scenario {
         Self::McpGetTask,
         Self::A2aGetTask,
         Self::RemotePush,
+        Self::DashboardBoard,
         // Last but login: it uses up the seeded tasks.
         Self::Claim,
         Self::Login,
@@ -113,6 +117,7 @@ impl Scenario {
             Self::McpGetTask => "mcp-get-task",
             Self::A2aGetTask => "a2a-get-task",
             Self::RemotePush => "remote-push",
+            Self::DashboardBoard => "dashboard-board",
         }
     }
 
@@ -156,6 +161,7 @@ impl Scenario {
             Self::McpGetTask => Op::McpGetTask,
             Self::A2aGetTask => Op::A2aGetTask,
             Self::RemotePush => Op::RemotePush,
+            Self::DashboardBoard => Op::DashboardBoard,
             // Reads split evenly over 70 %, writes over 30 %.
             Self::Mixed => match rng.below(100) {
                 0..=23 => Op::GetTask,
@@ -194,6 +200,7 @@ pub enum Op {
     McpGetTask,
     A2aGetTask,
     RemotePush,
+    DashboardBoard,
 }
 
 impl Op {
@@ -240,6 +247,8 @@ pub struct WorkerState {
     agent_ids: std::sync::Arc<Vec<String>>,
     own_task: Option<OwnTask>,
     host: Option<std::sync::Arc<HostEvents>>,
+    /// The admin's access token, sent as the dashboard's session cookie.
+    session: Option<std::sync::Arc<String>>,
     created: u64,
     worker: usize,
 }
@@ -257,6 +266,7 @@ impl WorkerState {
             agent_ids: std::sync::Arc::default(),
             own_task,
             host: None,
+            session: None,
             created: 0,
             worker,
         }
@@ -266,6 +276,13 @@ impl WorkerState {
     #[must_use]
     pub fn with_host(mut self, host: Option<std::sync::Arc<HostEvents>>) -> Self {
         self.host = host;
+        self
+    }
+
+    /// Gives the worker the dashboard session to browse with.
+    #[must_use]
+    pub fn with_session(mut self, session: Option<std::sync::Arc<String>>) -> Self {
+        self.session = session;
         self
     }
 
@@ -392,6 +409,13 @@ impl WorkerState {
                 Call::post("/tasks".to_owned(), create_body(self.worker, self.created))
             }
             Op::RemotePush => self.remote_push(),
+            Op::DashboardBoard => {
+                let mut call = Call::public_get("/ui/board");
+                let token = self.session.as_deref().map_or("", String::as_str);
+                call.headers
+                    .push(("cookie", format!("muster_session={token}")));
+                call
+            }
             Op::Transition => {
                 let (id, blocked) = self
                     .own_task
