@@ -66,28 +66,35 @@ fn tree(agents: &[Agent]) -> Markup {
     }
 }
 
-fn register_form(viewer: &Viewer) -> Markup {
+/// The register form; after a refusal, open and filled with what was typed.
+fn register_form(viewer: &Viewer, draft: Option<&Register>) -> Markup {
+    let typed = |f: fn(&Register) -> &str| draft.map_or("", f);
+    let level = draft.map_or("1", |d| d.level.as_str());
     html! {
-        details.panel {
+        details.panel open[draft.is_some()] {
             summary { "Register an agent" }
             form method="post" action="/ui/agents" {
                 (csrf_field(viewer))
                 label for="reg-handle" { "Agent id" }
-                input #reg-handle type="text" name="agentId" required maxlength="100" placeholder="planner-1";
+                input #reg-handle type="text" name="agentId" required maxlength="100" placeholder="planner-1" value=(typed(|d| &d.agent_id));
                 label for="reg-name" { "Name" }
-                input #reg-name type="text" name="name" required maxlength="255";
+                input #reg-name type="text" name="name" required maxlength="255" value=(typed(|d| &d.name));
                 label for="reg-level" { "Level (1-10)" }
-                input #reg-level type="number" name="level" min="1" max="10" value="1";
+                input #reg-level type="number" name="level" min="1" max="10" value=(level);
                 label for="reg-mode" { "Mode" }
                 select #reg-mode name="mode" {
-                    @for mode in ["worker", "orchestrator", "observer"] { option value=(mode) { (mode) } }
+                    @for mode in ["worker", "orchestrator", "observer"] {
+                        option value=(mode) selected[typed(|d| &d.mode) == mode] { (mode) }
+                    }
                 }
                 label for="reg-role" { "Role" }
                 select #reg-role name="role" {
-                    @for role in ["worker", "hr", "founder", "admin"] { option value=(role) { (role) } }
+                    @for role in ["worker", "hr", "founder", "admin"] {
+                        option value=(role) selected[typed(|d| &d.role) == role] { (role) }
+                    }
                 }
                 label for="reg-caps" { "Capabilities (comma-separated, name:proficiency)" }
-                input #reg-caps type="text" name="capabilities" placeholder="rust:expert, sql";
+                input #reg-caps type="text" name="capabilities" placeholder="rust:expert, sql" value=(typed(|d| &d.capabilities));
                 button type="submit" { "Register" }
             }
         }
@@ -99,6 +106,7 @@ async fn agents_page(
     viewer: &Viewer,
     notice: Option<&Refusal>,
     registered: Option<(&Agent, &str)>,
+    draft: Option<&Register>,
 ) -> HttpResponse {
     let loaded = async {
         let agents = agents_of(state, &viewer.actor).await?;
@@ -117,7 +125,7 @@ async fn agents_page(
                 p.secret { (secret) }
             }
         }
-        @if policy::may_administer_agents(&viewer.actor).is_ok() { (register_form(viewer)) }
+        @if policy::may_administer_agents(&viewer.actor).is_ok() { (register_form(viewer, draft)) }
         section aria-labelledby="pending-h" {
             h2 #pending-h { "Waiting for activation (" (pending.len()) ")" }
             @if pending.is_empty() { p { "No spawn is waiting." } }
@@ -152,7 +160,7 @@ async fn agents_page(
 
 /// `GET /ui/agents`.
 pub(crate) async fn show(state: Data<AppState>, viewer: Viewer) -> HttpResponse {
-    agents_page(&state, &viewer, None, None).await
+    agents_page(&state, &viewer, None, None, None).await
 }
 
 /// The register form.
@@ -240,8 +248,8 @@ pub(crate) async fn register(
         // The page carries the secret; like every dashboard page it is sent `no-store`.
         Ok(done) => {
             let shown = Some((&done.view.agent, done.secret.expose()));
-            agents_page(&state, &viewer, None, shown).await
+            agents_page(&state, &viewer, None, shown, None).await
         }
-        Err(refusal) => agents_page(&state, &viewer, Some(&refusal), None).await,
+        Err(refusal) => agents_page(&state, &viewer, Some(&refusal), None, Some(&form)).await,
     }
 }

@@ -201,25 +201,31 @@ fn filters_form(agents: &[Agent], filters: &Filters) -> Markup {
     }
 }
 
-fn create_form(viewer: &Viewer) -> Markup {
+/// The new-task form; after a refusal, open and filled with what was typed.
+fn create_form(viewer: &Viewer, draft: Option<&Create>) -> Markup {
+    let typed = |f: fn(&Create) -> &str| draft.map_or("", f);
+    let priority = draft.map_or("normal", |d| d.priority.as_str());
     html! {
-        details.create {
+        details.create open[draft.is_some()] {
             summary { "New task" }
             form method="post" action="/ui/tasks" {
                 (csrf_field(viewer))
                 label for="new-title" { "Title" }
-                input #new-title type="text" name="title" required maxlength="255";
+                input #new-title type="text" name="title" required maxlength="255" value=(typed(|d| &d.title));
                 label for="new-priority" { "Priority" }
                 select #new-priority name="priority" {
                     @for p in PRIORITIES {
-                        option value=(p) selected[p == "normal"] { (p) }
+                        option value=(p) selected[p == priority] { (p) }
                     }
                 }
                 label for="new-tags" { "Tags (comma-separated)" }
-                input #new-tags type="text" name="tags";
+                input #new-tags type="text" name="tags" value=(typed(|d| &d.tags));
                 label for="new-description" { "Description" }
-                textarea #new-description name="description" rows="3" {}
-                label.check { input type="checkbox" name="approval" value="on"; " Needs approval" }
+                textarea #new-description name="description" rows="3" { (typed(|d| &d.description)) }
+                label.check {
+                    input type="checkbox" name="approval" value="on" checked[draft.is_some_and(|d| d.approval.is_some())];
+                    " Needs approval"
+                }
                 button type="submit" { "Create" }
             }
         }
@@ -231,6 +237,7 @@ async fn board_page(
     viewer: &Viewer,
     filters: &Filters,
     notice: Option<&Refusal>,
+    draft: Option<&Create>,
 ) -> HttpResponse {
     let loaded = async {
         let agents = agents_of(state, &viewer.actor).await?;
@@ -242,7 +249,7 @@ async fn board_page(
         Err(refusal) => (Vec::new(), Vec::new(), Some(refusal)),
     };
     let content = html! {
-        @if policy::may_write(&viewer.actor).is_ok() { (create_form(viewer)) }
+        @if policy::may_write(&viewer.actor).is_ok() { (create_form(viewer, draft)) }
         (filters_form(&agents, filters))
         div #columns.board data-live="/ui/board/columns" {
             (columns_markup(viewer, &agents, &columns))
@@ -266,7 +273,7 @@ pub(crate) async fn show(
     viewer: Viewer,
     filters: Query<Filters>,
 ) -> HttpResponse {
-    board_page(&state, &viewer, &filters, None).await
+    board_page(&state, &viewer, &filters, None, None).await
 }
 
 /// `GET /ui/board/columns`: the columns alone, for htmx and live updates.
@@ -354,7 +361,16 @@ pub(crate) async fn create(
     };
     match created {
         Ok(task) => see_other(&format!("/ui/tasks/{}", task.id)),
-        Err(refusal) => board_page(&state, &viewer, &Filters::default(), Some(&refusal)).await,
+        Err(refusal) => {
+            board_page(
+                &state,
+                &viewer,
+                &Filters::default(),
+                Some(&refusal),
+                Some(&form),
+            )
+            .await
+        }
     }
 }
 
@@ -415,6 +431,8 @@ pub(crate) async fn move_task(
         (Err(refusal), Ok(id)) if form.back == "task" => {
             super::task::task_page(&state, &viewer, id, Some(&refusal)).await
         }
-        (Err(refusal), _) => board_page(&state, &viewer, &Filters::default(), Some(&refusal)).await,
+        (Err(refusal), _) => {
+            board_page(&state, &viewer, &Filters::default(), Some(&refusal), None).await
+        }
     }
 }

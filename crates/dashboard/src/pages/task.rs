@@ -30,6 +30,26 @@ struct Loaded {
     escalations: Vec<Escalation>,
     candidates: Vec<Candidate>,
     trail: Vec<muster_domain::model::Event>,
+    /// A refused comment, shown again in its form so that nothing typed is lost.
+    draft: Option<CommentDraft>,
+}
+
+/// A comment as typed: its text, and the comment it replies to (empty for none).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CommentDraft {
+    pub parent: String,
+    pub body: String,
+}
+
+impl CommentDraft {
+    /// What was typed in the form answering `parent` (`None`: the new-comment form).
+    fn body_for(&self, parent: Option<CommentId>) -> Option<&str> {
+        let matches = match parent {
+            Some(id) => self.parent.trim() == id.to_string(),
+            None => self.parent.trim().is_empty(),
+        };
+        matches.then_some(self.body.as_str())
+    }
 }
 
 async fn load(state: &AppState, viewer: &Viewer, id: TaskId) -> Result<Loaded, Refusal> {
@@ -97,6 +117,7 @@ async fn load(state: &AppState, viewer: &Viewer, id: TaskId) -> Result<Loaded, R
         escalations,
         candidates,
         trail,
+        draft: None,
     })
 }
 
@@ -239,13 +260,14 @@ fn comment_tree(
                 p.meta { strong { (author(&loaded.agents, comment.author.as_ref())) } ", " (when(comment.created_at)) }
                 p { (comment.body.as_str()) }
                 @if writable {
-                    details {
+                    @let draft = loaded.draft.as_ref().and_then(|d| d.body_for(Some(comment.id)));
+                    details open[draft.is_some()] {
                         summary { "Reply" }
                         form method="post" action={(base) "/comments"} {
                             (csrf_field(viewer))
                             input type="hidden" name="parent" value=(comment.id);
                             label for={"reply-" (comment.id)} { "Reply" }
-                            textarea id={"reply-" (comment.id)} name="body" rows="2" required {}
+                            textarea id={"reply-" (comment.id)} name="body" rows="2" required { (draft.unwrap_or_default()) }
                             button type="submit" { "Reply" }
                         }
                     }
@@ -267,7 +289,9 @@ fn conversation(viewer: &Viewer, loaded: &Loaded) -> Markup {
                 form method="post" action={(base) "/comments"} {
                     (csrf_field(viewer))
                     label for="comment-body" { "New comment" }
-                    textarea #comment-body name="body" rows="3" required {}
+                    textarea #comment-body name="body" rows="3" required {
+                        (loaded.draft.as_ref().and_then(|d| d.body_for(None)).unwrap_or_default())
+                    }
                     button type="submit" { "Comment" }
                 }
             }
@@ -346,11 +370,23 @@ pub(crate) async fn task_page(
     id: TaskId,
     notice: Option<&Refusal>,
 ) -> HttpResponse {
-    let loaded = match load(state, viewer, id).await {
+    task_page_with(state, viewer, id, notice, None).await
+}
+
+/// [`task_page`] after a refused comment, with what was typed back in its form.
+pub(crate) async fn task_page_with(
+    state: &AppState,
+    viewer: &Viewer,
+    id: TaskId,
+    notice: Option<&Refusal>,
+    draft: Option<CommentDraft>,
+) -> HttpResponse {
+    let mut loaded = match load(state, viewer, id).await {
         Ok(loaded) => loaded,
         // The action's refusal, when there was one, says more than the reload's.
         Err(refusal) => return missing(viewer, notice.unwrap_or(&refusal)),
     };
+    loaded.draft = draft;
     let writable = policy::may_write(&viewer.actor).is_ok();
     let content = html! {
         p { a href="/ui/board" { "← Board" } }

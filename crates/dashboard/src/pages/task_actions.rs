@@ -11,7 +11,7 @@ use muster_http::AppState;
 use serde::Deserialize;
 
 use super::board::{priority_of, tags_of};
-use super::task::{missing, task_id, task_page};
+use super::task::{CommentDraft, missing, task_id, task_page, task_page_with};
 use super::uuid_of;
 use crate::csrf::{Nothing, Posted};
 use crate::layout::see_other;
@@ -152,15 +152,30 @@ pub(crate) async fn comment(
     raw: Path<String>,
     Posted(form): Posted<NewComment>,
 ) -> HttpResponse {
-    on_task!(state, viewer, raw, |id| {
+    let id = match task_id(&raw) {
+        Ok(id) => id,
+        Err(refusal) => return missing(&viewer, &refusal),
+    };
+    let said = async {
         let parent = match form.parent.trim() {
             "" => None,
             parent => Some(CommentId::from_uuid(uuid_of("parent", parent)?)),
         };
         let body = CommentBody::new(form.body.trim().to_owned())?;
         state.tasks.comment(&viewer.actor, id, body, parent).await?;
-        Ok(())
-    })
+        Ok::<_, Refusal>(())
+    };
+    match said.await {
+        Ok(()) => see_other(&format!("/ui/tasks/{id}")),
+        // What was typed goes back into its form.
+        Err(refusal) => {
+            let draft = CommentDraft {
+                parent: form.parent,
+                body: form.body,
+            };
+            task_page_with(&state, &viewer, id, Some(&refusal), Some(draft)).await
+        }
+    }
 }
 
 /// The add-dependency form.

@@ -76,6 +76,24 @@ async fn the_board_shows_the_org_tasks_by_status_with_filters(app: &TestApp) {
         assert!(columns.text.contains(shown), "{query}");
         assert!(!columns.text.contains(hidden), "{query}");
     }
+    // A refused new task comes back in its form, open.
+    let refused = browser
+        .post(
+            "/ui/tasks",
+            &[
+                ("title", "Keep me"),
+                ("priority", "someday"),
+                ("description", "A long thought"),
+            ],
+        )
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(
+        refused.text.contains("<details class=\"create\" open>"),
+        "{}",
+        refused.text
+    );
+    assert!(refused.text.contains("value=\"Keep me\"") && refused.text.contains("A long thought"));
     // The new-task form's own default priority is one the API takes.
     let board = browser.get("/ui/board").await;
     assert!(
@@ -184,6 +202,13 @@ async fn the_task_page_comments_replies_and_links(app: &TestApp) {
         .post(&format!("{base}/comments"), &[("body", "  ")])
         .await;
     assert_eq!(empty.status, StatusCode::BAD_REQUEST, "{}", empty.text);
+    // A refused comment stays in its form: nothing typed is lost.
+    let long = "y".repeat(20_001);
+    let refused = browser
+        .post(&format!("{base}/comments"), &[("body", &long)])
+        .await;
+    assert_eq!(refused.status, StatusCode::BAD_REQUEST);
+    assert!(refused.text.contains(&long), "the typed comment is kept");
     let linked = browser
         .post(
             &format!("{base}/dependencies"),
@@ -344,6 +369,10 @@ async fn agents_are_registered_and_suspended(app: &TestApp) {
     assert_eq!(secret.len(), 64, "the secret is shown once");
     let again = browser.post("/ui/agents", &form).await;
     assert_eq!(again.status, StatusCode::CONFLICT, "{}", again.text);
+    assert!(
+        again.text.contains("value=\"writer-1\""),
+        "the typed form is kept"
+    );
     let bad = browser
         .post(
             "/ui/agents",
