@@ -44,24 +44,34 @@ pub(crate) struct Filters {
     q: String,
 }
 
+/// The longest tag or text a filter takes (a tag's own limit).
+const MAX_FILTER_CHARS: usize = 100;
+
 impl Filters {
-    fn keeps(&self, task: &Task) -> bool {
-        let priority = self.priority.trim();
-        let tag = self.tag.trim();
-        let text = self.q.trim().to_lowercase();
-        (priority.is_empty() || task.priority.as_str() == priority)
-            && (tag.is_empty()
-                || task
-                    .tags
-                    .as_slice()
-                    .iter()
-                    .any(|t| t.eq_ignore_ascii_case(tag)))
-            && (text.is_empty()
-                || task.title.as_str().to_lowercase().contains(&text)
-                || task
-                    .description
-                    .as_ref()
-                    .is_some_and(|d| d.as_str().to_lowercase().contains(&text)))
+    /// The filter of one column: the database does all of it.
+    fn task_filter(&self) -> Result<TaskFilter, Refusal> {
+        let assignee = match self.assignee.trim() {
+            "" => None,
+            id => Some(uuid_of("assignee", id)?.into()),
+        };
+        let priority = match self.priority.trim() {
+            "" => None,
+            typed => Some(priority_of(typed)?),
+        };
+        let text = |field: &str, typed: &str| match typed.trim() {
+            "" => Ok(None),
+            typed if typed.chars().count() > MAX_FILTER_CHARS => Err(Refusal::bad_request(
+                format!("{field} must be at most {MAX_FILTER_CHARS} characters"),
+            )),
+            typed => Ok(Some(typed.to_owned())),
+        };
+        Ok(TaskFilter {
+            assignee_id: assignee,
+            priority,
+            tag: text("tag", &self.tag)?,
+            text: text("q", &self.q)?,
+            ..TaskFilter::default()
+        })
     }
 }
 
@@ -77,22 +87,12 @@ async fn load(
     viewer: &Viewer,
     filters: &Filters,
 ) -> Result<Vec<Column>, Refusal> {
-    let assignee = match filters.assignee.trim() {
-        "" => None,
-        id => Some(uuid_of("assignee", id)?.into()),
-    };
-    if !filters.priority.trim().is_empty() && TaskPriority::parse(filters.priority.trim()).is_none()
-    {
-        return Err(Refusal::bad_request(
-            "priority must be one of urgent, high, normal, low",
-        ));
-    }
+    let filter = filters.task_filter()?;
     let mut columns = Vec::with_capacity(TaskStatus::ALL.len());
     for status in TaskStatus::ALL {
         let filter = TaskFilter {
             status: Some(status),
-            assignee_id: assignee,
-            ..TaskFilter::default()
+            ..filter.clone()
         };
         let page = state
             .tasks
@@ -101,11 +101,7 @@ async fn load(
         columns.push(Column {
             status,
             truncated: page.next_cursor.is_some(),
-            cards: page
-                .items
-                .into_iter()
-                .filter(|t| filters.keeps(t))
-                .collect(),
+            cards: page.items,
         });
     }
     Ok(columns)
@@ -167,7 +163,7 @@ fn columns_markup(viewer: &Viewer, agents: &[Agent], columns: &[Column]) -> Mark
                     @for task in &column.cards { (card(viewer, agents, task, movable)) }
                 }
                 @if column.truncated {
-                    p.more { "Only the " (CARDS_PER_COLUMN) " newest tasks of this column are read; filter to see others." }
+                    p.more { "Only the " (CARDS_PER_COLUMN) " newest matching tasks of this column are shown; filter to see others." }
                 }
             }
         }

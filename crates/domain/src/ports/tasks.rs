@@ -32,6 +32,13 @@ pub struct TaskFilter {
     pub context_id: Option<TaskId>,
     /// Only tasks with this outcome, or with none.
     pub outcome: Option<OutcomeFilter>,
+    /// Only tasks of this priority.
+    pub priority: Option<TaskPriority>,
+    /// Only tasks carrying this tag (ASCII letters compared without regard to case).
+    pub tag: Option<String>,
+    /// Only tasks whose title or description contains this text (ASCII letters
+    /// compared without regard to case).
+    pub text: Option<String>,
 }
 
 /// Which outcome a [`TaskFilter`] keeps.
@@ -78,7 +85,28 @@ impl TaskFilter {
                 task.parent_task_id == Some(context)
                     || (task.id == context && task.parent_task_id.is_none())
             })
+            && self.priority.is_none_or(|p| task.priority == p)
+            && self.tag.as_deref().is_none_or(|tag| {
+                task.tags
+                    .as_slice()
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case(tag))
+            })
+            && self.text.as_deref().is_none_or(|text| {
+                contains_ignoring_case(task.title.as_str(), text)
+                    || task
+                        .description
+                        .as_ref()
+                        .is_some_and(|d| contains_ignoring_case(d.as_str(), text))
+            })
     }
+}
+
+/// Whether `haystack` contains `needle`, ASCII letters compared without regard to case.
+fn contains_ignoring_case(haystack: &str, needle: &str) -> bool {
+    haystack
+        .to_ascii_lowercase()
+        .contains(&needle.to_ascii_lowercase())
 }
 
 /// Which tasks the escalation sweep looks for (decision D-37). Each query leaves out

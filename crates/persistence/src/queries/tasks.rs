@@ -33,6 +33,36 @@ pub(crate) async fn find(
     )
 }
 
+/// How each engine asks whether a task's tags (a JSON array of strings) hold one, ASCII
+/// case ignored: the fragment is followed by the lowercased tag and `)`.
+trait TagSql {
+    const HAS_TAG: &'static str;
+}
+
+impl TagSql for diesel::pg::Pg {
+    const HAS_TAG: &'static str = "EXISTS (SELECT 1 FROM jsonb_array_elements_text(tasks.tags) \
+         AS tag(value) WHERE lower(tag.value) = ";
+}
+
+impl TagSql for diesel::sqlite::Sqlite {
+    const HAS_TAG: &'static str =
+        "EXISTS (SELECT 1 FROM json_each(tasks.tags) WHERE lower(json_each.value) = ";
+}
+
+/// A `LIKE` pattern (escape character `\`) finding `text` anywhere, lowercased.
+fn containing(text: &str) -> String {
+    let mut pattern = String::with_capacity(text.len() + 2);
+    pattern.push('%');
+    for c in text.to_ascii_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
+}
+
 /// The boxed query of `org`'s tasks matching `filter`, for backend `$db`.
 macro_rules! filtered {
     ($db:ty, $org:expr, $filter:expr) => {{
@@ -81,6 +111,26 @@ macro_rules! filtered {
                 tasks::parent_task_id
                     .eq(context)
                     .or(tasks::id.eq(context).and(tasks::parent_task_id.is_null())),
+            );
+        }
+        if let Some(priority) = filter.priority {
+            query = query.filter(tasks::priority.eq(priority.as_str()));
+        }
+        if let Some(tag) = &filter.tag {
+            query = query.filter(
+                diesel::dsl::sql::<Bool>(<$db as TagSql>::HAS_TAG)
+                    .bind::<diesel::sql_types::Text, _>(tag.to_ascii_lowercase())
+                    .sql(")"),
+            );
+        }
+        if let Some(text) = &filter.text {
+            let pattern = containing(text);
+            query = query.filter(
+                diesel::dsl::sql::<Bool>("(lower(tasks.title) LIKE ")
+                    .bind::<diesel::sql_types::Text, _>(pattern.clone())
+                    .sql(" ESCAPE '\\' OR lower(coalesce(tasks.description, '')) LIKE ")
+                    .bind::<diesel::sql_types::Text, _>(pattern)
+                    .sql(" ESCAPE '\\')"),
             );
         }
         if let Some(since) = filter.status_changed_since {

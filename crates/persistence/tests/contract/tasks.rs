@@ -6,7 +6,8 @@ mod updates;
 
 use crate::writes::Writes;
 use muster_domain::model::{
-    AgentId, Author, Event, OrgId, Task, TaskId, TaskOutcome, TaskStatus, Title,
+    AgentId, Author, Description, Event, OrgId, Tags, Task, TaskId, TaskOutcome, TaskPriority,
+    TaskStatus, Title,
 };
 use muster_domain::ports::{EventLog, OutcomeFilter, TaskFilter, TaskRepository};
 use muster_domain::service::{Conflict, ServiceError};
@@ -21,6 +22,7 @@ contract_tests!(
     list_is_newest_first,
     list_filters_alone_and_combined,
     list_filters_by_status_change_and_context,
+    list_filters_by_priority_tag_and_text,
     list_pages_with_keyset_cursor,
     list_pages_within_a_filter,
     list_never_returns_another_organizations_tasks,
@@ -199,6 +201,115 @@ fn matches(task: &Task, filter: &TaskFilter) -> bool {
                 || (task.id == context && task.parent_task_id.is_none())
         })
         && filter.outcome.is_none_or(|kept| kept.keeps(task.outcome))
+        && filter.priority.is_none_or(|p| task.priority == p)
+        && filter.tag.as_deref().is_none_or(|tag| {
+            task.tags
+                .as_slice()
+                .iter()
+                .any(|t| t.eq_ignore_ascii_case(tag))
+        })
+        && filter.text.as_deref().is_none_or(|text| {
+            let text = text.to_ascii_lowercase();
+            task.title.as_str().to_ascii_lowercase().contains(&text)
+                || task
+                    .description
+                    .as_ref()
+                    .is_some_and(|d| d.as_str().to_ascii_lowercase().contains(&text))
+        })
+}
+
+async fn list_filters_by_priority_tag_and_text(db: &impl Store) {
+    let seed = seed_org(db).await;
+    let specs: [(&str, Option<&str>, TaskPriority, &[&str]); 4] = [
+        (
+            "Ship the release",
+            Some("Notes on 100% of it"),
+            TaskPriority::High,
+            &["Q4", "release"],
+        ),
+        ("Water the plants", None, TaskPriority::Low, &["home"]),
+        (
+            "ship_it later",
+            Some("under_score"),
+            TaskPriority::Normal,
+            &[],
+        ),
+        (
+            "Plain",
+            Some("a \\ backslash"),
+            TaskPriority::Urgent,
+            &["q4x"],
+        ),
+    ];
+    let mut all = Vec::new();
+    for (title, description, priority, tags) in specs {
+        let new = Task {
+            title: Title::new(title).unwrap(),
+            description: description.map(|d| Description::new(d.to_owned()).unwrap()),
+            priority,
+            tags: Tags::new(tags.iter().map(|t| (*t).to_owned()).collect()).unwrap(),
+            ..task(seed.org)
+        };
+        db.insert(&new, &[]).await.unwrap();
+        all.push(new);
+    }
+    all.sort_by_key(|t| std::cmp::Reverse(t.id));
+    let text = |t: &str| TaskFilter {
+        text: Some(t.to_owned()),
+        ..TaskFilter::default()
+    };
+    let tag = |t: &str| TaskFilter {
+        tag: Some(t.to_owned()),
+        ..TaskFilter::default()
+    };
+    let cases = [
+        (
+            TaskFilter {
+                priority: Some(TaskPriority::High),
+                ..TaskFilter::default()
+            },
+            1,
+        ),
+        // A whole tag, case ignored: `q4` is not `q4x`.
+        (tag("q4"), 1),
+        (tag("RELEASE"), 1),
+        (tag("plants"), 0),
+        // In the title or the description, case ignored.
+        (text("SHIP"), 2),
+        (text("notes"), 1),
+        // LIKE's wildcards and its escape character are plain text here.
+        (text("100%"), 1),
+        (text("e_s"), 0),
+        (text("p_i"), 1),
+        (text("a \\ b"), 1),
+        (text("%"), 1),
+        (
+            TaskFilter {
+                priority: Some(TaskPriority::High),
+                tag: Some("q4".to_owned()),
+                text: Some("release".to_owned()),
+                ..TaskFilter::default()
+            },
+            1,
+        ),
+        (
+            TaskFilter {
+                tag: Some("home".to_owned()),
+                text: Some("ship".to_owned()),
+                ..TaskFilter::default()
+            },
+            0,
+        ),
+    ];
+    for (filter, want) in cases {
+        let found = lists_as_the_reference(db, seed.org, &all, &filter).await;
+        assert_eq!(found, want, "{filter:?}");
+        assert_eq!(
+            all.iter().filter(|t| filter.matches(t)).count(),
+            want,
+            "the domain's {filter:?}"
+        );
+    }
 }
 
 async fn list_filters_alone_and_combined(db: &impl Store) {

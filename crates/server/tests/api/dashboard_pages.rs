@@ -112,7 +112,8 @@ async fn the_board_shows_the_org_tasks_by_status_with_filters(app: &TestApp) {
         .get(&format!("/ui/board/columns?assignee={}", app.org.hr.uuid))
         .await;
     assert!(!by_assignee.text.contains("Water the plants"));
-    for bad in ["?priority=critical", "?assignee=nobody"] {
+    let long_tag = format!("?tag={}", "t".repeat(101));
+    for bad in ["?priority=critical", "?assignee=nobody", long_tag.as_str()] {
         let refused = browser.get(&format!("/ui/board/columns{bad}")).await;
         assert_eq!(
             refused.status,
