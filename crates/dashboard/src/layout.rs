@@ -122,6 +122,23 @@ pub(crate) fn item_button(viewer: &Viewer, action: &str, label: &str, item: &str
     }
 }
 
+/// The page of something that cannot be shown (a malformed id, or none of the
+/// organization's): the refusal, and the way back to its list.
+pub(crate) fn not_shown(
+    viewer: &Viewer,
+    title: &str,
+    section: Section,
+    back: (&str, &str),
+    refusal: &Refusal,
+) -> HttpResponse {
+    let (href, label) = back;
+    let content = html! { p { a href=(href) { (label) } } };
+    respond_page(
+        Some(refusal),
+        page(Some(viewer), title, section, Some(refusal), &content),
+    )
+}
+
 /// An HTML response.
 pub(crate) fn respond(status: StatusCode, markup: Markup) -> HttpResponse {
     HttpResponse::build(status)

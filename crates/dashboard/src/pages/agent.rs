@@ -14,7 +14,7 @@ use muster_http::AppState;
 use super::agents::agent_line;
 use super::{agent_name, agents_of, uuid_of};
 use crate::csrf::{Nothing, Posted};
-use crate::layout::{Section, action_button, page, respond_page, see_other, when};
+use crate::layout::{Section, action_button, not_shown, page, respond_page, see_other, when};
 use crate::refusal::Refusal;
 use crate::session::Viewer;
 
@@ -172,17 +172,8 @@ async fn agent_page(
 
 /// The page for an agent that cannot be shown (a malformed id, or none of the org's).
 fn missing(viewer: &Viewer, refusal: &Refusal) -> HttpResponse {
-    let content = html! { p { a href="/ui/agents" { "Back to the agents" } } };
-    respond_page(
-        Some(refusal),
-        page(
-            Some(viewer),
-            "Agent",
-            Section::Agents,
-            Some(refusal),
-            &content,
-        ),
-    )
+    let back = ("/ui/agents", "Back to the agents");
+    not_shown(viewer, "Agent", Section::Agents, back, refusal)
 }
 
 /// `GET /ui/agents/{id}`.

@@ -17,7 +17,9 @@ use muster_http::AppState;
 use super::audit::events_table;
 use super::board::{PRIORITIES, label};
 use super::{agent_name, agents_of, uuid_of};
-use crate::layout::{Section, action_button, csrf_field, item_button, page, respond_page, when};
+use crate::layout::{
+    Section, action_button, csrf_field, item_button, not_shown, page, respond_page, when,
+};
 use crate::refusal::Refusal;
 use crate::session::Viewer;
 
@@ -419,17 +421,8 @@ pub(crate) fn task_id(raw: &str) -> Result<TaskId, Refusal> {
 
 /// The page for a task that cannot be shown (a malformed id, or none of the org's).
 pub(crate) fn missing(viewer: &Viewer, refusal: &Refusal) -> HttpResponse {
-    let content = html! { p { a href="/ui/board" { "Back to the board" } } };
-    respond_page(
-        Some(refusal),
-        page(
-            Some(viewer),
-            "Task",
-            Section::Board,
-            Some(refusal),
-            &content,
-        ),
-    )
+    let back = ("/ui/board", "Back to the board");
+    not_shown(viewer, "Task", Section::Board, back, refusal)
 }
 
 /// `GET /ui/tasks/{id}`.

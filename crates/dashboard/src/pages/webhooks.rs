@@ -11,7 +11,7 @@ use muster_http::AppState;
 
 use super::uuid_of;
 use crate::csrf::{Nothing, Posted};
-use crate::layout::{Section, action_button, page, respond_page, when};
+use crate::layout::{Section, action_button, not_shown, page, respond_page, when};
 use crate::refusal::Refusal;
 use crate::session::Viewer;
 
@@ -133,19 +133,8 @@ async fn hook_page(
     };
     let (hook, attempts, total) = match loaded.await {
         Ok(loaded) => loaded,
-        Err(refusal) => {
-            let content = html! { p { a href="/ui/webhooks" { "Back to the webhooks" } } };
-            return respond_page(
-                Some(&refusal),
-                page(
-                    Some(viewer),
-                    "Webhook",
-                    Section::Webhooks,
-                    Some(&refusal),
-                    &content,
-                ),
-            );
-        }
+        // The action's refusal, when there was one, says more than the reload's.
+        Err(refusal) => return missing(viewer, notice.unwrap_or(&refusal)),
     };
     let content = html! {
         p { a href="/ui/webhooks" { "← Webhooks" } }
@@ -176,6 +165,12 @@ async fn hook_page(
     )
 }
 
+/// The page for a hook that cannot be shown (a malformed id, or none of the org's).
+fn missing(viewer: &Viewer, refusal: &Refusal) -> HttpResponse {
+    let back = ("/ui/webhooks", "Back to the webhooks");
+    not_shown(viewer, "Webhook", Section::Webhooks, back, refusal)
+}
+
 fn hook_id(raw: &str) -> Result<WebhookId, Refusal> {
     uuid_of("webhook id", raw).map(WebhookId::from_uuid)
 }
@@ -184,16 +179,7 @@ fn hook_id(raw: &str) -> Result<WebhookId, Refusal> {
 pub(crate) async fn hook(state: Data<AppState>, viewer: Viewer, raw: Path<String>) -> HttpResponse {
     match hook_id(&raw) {
         Ok(id) => hook_page(&state, &viewer, id, None, None).await,
-        Err(refusal) => respond_page(
-            Some(&refusal),
-            page(
-                Some(&viewer),
-                "Webhook",
-                Section::Webhooks,
-                Some(&refusal),
-                &html! {},
-            ),
-        ),
+        Err(refusal) => missing(&viewer, &refusal),
     }
 }
 
@@ -206,18 +192,7 @@ pub(crate) async fn test(
 ) -> HttpResponse {
     let id = match hook_id(&raw) {
         Ok(id) => id,
-        Err(refusal) => {
-            return respond_page(
-                Some(&refusal),
-                page(
-                    Some(&viewer),
-                    "Webhook",
-                    Section::Webhooks,
-                    Some(&refusal),
-                    &html! {},
-                ),
-            );
-        }
+        Err(refusal) => return missing(&viewer, &refusal),
     };
     match state.webhooks.test(&viewer.actor, id).await {
         Ok(outcome) if outcome.delivered => {

@@ -535,4 +535,12 @@ async fn the_webhook_page_tests_a_hook(app: &TestApp) {
     assert_eq!(receiver.received().len(), 1);
     let page = browser.get(&format!("/ui/webhooks/{id}")).await;
     assert!(page.text.contains("Delivery log"));
+    let bad = browser.get("/ui/webhooks/nope").await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST);
+    assert!(
+        bad.text.contains("webhook id must be a UUID"),
+        "{}",
+        bad.text
+    );
+    assert!(bad.text.contains("Back to the webhooks"));
 }
