@@ -39,8 +39,8 @@ pub(crate) fn token_of(req: &HttpRequest) -> String {
 /// before never outlives the session change).
 pub(crate) fn renew(req: &HttpRequest) -> String {
     let mut bytes = [0_u8; TOKEN_BYTES];
-    // The system's generator does not fail on Linux; an all-zero token would still be
-    // refused by `well_formed`'s length check only if it failed, so fail closed there.
+    // The system's generator does not fail on Linux; if it ever did, no token is set and
+    // the empty one answered never matches a cookie: every post is refused (fail closed).
     if SystemRandom::new().fill(&mut bytes).is_err() {
         return String::new();
     }

@@ -97,8 +97,8 @@ pub(crate) struct Refreshes {
 }
 
 impl Refreshes {
-    /// Trades `refresh` for a new pair once; a request showing the same token within a
-    /// minute gets the same pair instead of spending the token a second time.
+    /// Trades `refresh` for a new pair once; a request showing the same token within
+    /// [`RENEWAL_SHARED_FOR`] gets the same pair instead of spending the token again.
     async fn renew(
         &self,
         accounts: &AccountService,
