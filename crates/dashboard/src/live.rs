@@ -8,19 +8,16 @@ use actix_web::web::Data;
 use muster_domain::ports::EventFilter;
 use muster_http::AppState;
 
+use crate::refusal::Refusal;
 use crate::session::Viewer;
 
 pub(crate) async fn stream(state: Data<AppState>, viewer: Viewer) -> HttpResponse {
-    let text = |status: actix_web::http::StatusCode, message: String| {
-        HttpResponse::build(status)
-            .content_type("text/plain; charset=utf-8")
-            .body(message)
-    };
     let Ok(slot) = state.streams.reserve() else {
-        return text(
-            actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
-            "too many open event streams; retry later".to_owned(),
-        );
+        return Refusal {
+            status: actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+            message: "too many open event streams; retry later".to_owned(),
+        }
+        .into_text();
     };
     let filter = EventFilter {
         entity_type: Some("task".to_owned()),
@@ -28,10 +25,7 @@ pub(crate) async fn stream(state: Data<AppState>, viewer: Viewer) -> HttpRespons
     };
     let from = match state.events.stream_from(&viewer.actor, &filter, None).await {
         Ok(from) => from,
-        Err(err) => {
-            let refusal = crate::refusal::Refusal::from(err);
-            return text(refusal.status, refusal.message);
-        }
+        Err(err) => return Refusal::from(err).into_text(),
     };
     let body = state
         .streams

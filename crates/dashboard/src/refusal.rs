@@ -22,6 +22,15 @@ impl Refusal {
     }
 }
 
+impl Refusal {
+    /// The refusal as a script sees it: its status, and its sentence as plain text.
+    pub fn into_text(self) -> actix_web::HttpResponse {
+        actix_web::HttpResponse::build(self.status)
+            .content_type("text/plain; charset=utf-8")
+            .body(self.message)
+    }
+}
+
 impl From<ServiceError> for Refusal {
     fn from(err: ServiceError) -> Self {
         ApiError::from(err).into()

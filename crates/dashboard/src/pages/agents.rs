@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use actix_web::HttpResponse;
 use actix_web::web::Data;
 use maud::{Markup, html};
-use muster_domain::model::{Agent, AgentId, Proficiency};
+use muster_domain::model::{Agent, AgentId, AgentMode, AgentRole, Proficiency};
 use muster_domain::policy;
 use muster_http::AppState;
 use muster_http::dto::agents::{CapabilityInput, RegisterRequest};
@@ -204,9 +204,9 @@ fn capabilities_of(typed: &str) -> Result<Vec<CapabilityInput>, Refusal> {
         .collect()
 }
 
-/// A choice of the API's (`worker`, `observer`, ...) from a form.
-fn wire<T: serde::de::DeserializeOwned>(field: &str, typed: &str) -> Result<T, Refusal> {
-    serde_json::from_value(serde_json::Value::from(typed.trim())).map_err(|_| {
+/// A choice of the API's (`worker`, `observer`, ...) from a form, by its domain parser.
+fn choice<T>(field: &str, typed: &str, parse: fn(&str) -> Option<T>) -> Result<T, Refusal> {
+    parse(typed.trim()).ok_or_else(|| {
         Refusal::bad_request(format!(
             "{field} `{}` is not one of the choices",
             typed.trim()
@@ -227,8 +227,8 @@ fn request_of(form: &Register) -> Result<RegisterRequest, Refusal> {
         agent_id: form.agent_id.trim().to_owned(),
         name: form.name.trim().to_owned(),
         level,
-        role: Some(wire("role", &form.role)?),
-        mode: Some(wire("mode", &form.mode)?),
+        role: Some(choice("role", &form.role, AgentRole::parse)?),
+        mode: Some(choice("mode", &form.mode, AgentMode::parse)?),
         capabilities: Some(capabilities_of(&form.capabilities)?),
         ..RegisterRequest::default()
     })

@@ -7,7 +7,7 @@ use actix_web::web::{Data, Path, Query};
 use actix_web::{HttpRequest, HttpResponse};
 use maud::{Markup, html};
 use muster_domain::model::{Agent, Task, TaskId, TaskPriority, TaskStatus};
-use muster_domain::model::{Metadata, Tags, Title};
+use muster_domain::model::{Description, Metadata, Tags, Title};
 use muster_domain::policy;
 use muster_domain::ports::TaskFilter;
 use muster_domain::service::NewTask;
@@ -73,6 +73,17 @@ impl Filters {
             ..TaskFilter::default()
         })
     }
+}
+
+/// The agents (names, the assignee filter) and the columns of a board.
+async fn load_board(
+    state: &AppState,
+    viewer: &Viewer,
+    filters: &Filters,
+) -> Result<(Vec<Agent>, Vec<Column>), Refusal> {
+    let agents = agents_of(state, &viewer.actor).await?;
+    let columns = load(state, viewer, filters).await?;
+    Ok((agents, columns))
 }
 
 /// One column's cards, and whether more tasks are in it than were read.
@@ -235,12 +246,7 @@ async fn board_page(
     notice: Option<&Refusal>,
     draft: Option<&Create>,
 ) -> HttpResponse {
-    let loaded = async {
-        let agents = agents_of(state, &viewer.actor).await?;
-        let columns = load(state, viewer, filters).await?;
-        Ok::<_, Refusal>((agents, columns))
-    };
-    let (agents, columns, notice) = match loaded.await {
+    let (agents, columns, notice) = match load_board(state, viewer, filters).await {
         Ok((agents, columns)) => (agents, columns, notice.cloned()),
         Err(refusal) => (Vec::new(), Vec::new(), Some(refusal)),
     };
@@ -278,16 +284,11 @@ pub(crate) async fn columns(
     viewer: Viewer,
     filters: Query<Filters>,
 ) -> HttpResponse {
-    let loaded = async {
-        let agents = agents_of(&state, &viewer.actor).await?;
-        let columns = load(&state, &viewer, &filters).await?;
-        Ok::<_, Refusal>(columns_markup(&viewer, &agents, &columns))
-    };
-    match loaded.await {
-        Ok(markup) => respond(StatusCode::OK, markup),
-        Err(refusal) => HttpResponse::build(refusal.status)
-            .content_type("text/plain; charset=utf-8")
-            .body(refusal.message),
+    match load_board(&state, &viewer, &filters).await {
+        Ok((agents, columns)) => {
+            respond(StatusCode::OK, columns_markup(&viewer, &agents, &columns))
+        }
+        Err(refusal) => refusal.into_text(),
     }
 }
 
@@ -323,11 +324,16 @@ pub(crate) fn priority_of(typed: &str) -> Result<TaskPriority, Refusal> {
         .ok_or_else(|| Refusal::bad_request("priority must be one of urgent, high, normal, low"))
 }
 
+/// A description from a form; empty is none.
+pub(crate) fn description_of(typed: &str) -> Result<Option<Description>, Refusal> {
+    match typed.trim() {
+        "" => Ok(None),
+        text => Ok(Some(Description::new(text.to_owned())?)),
+    }
+}
+
 fn new_task(form: &Create) -> Result<NewTask, Refusal> {
-    let description = match form.description.trim() {
-        "" => None,
-        text => Some(muster_domain::model::Description::new(text.to_owned())?),
-    };
+    let description = description_of(&form.description)?;
     Ok(NewTask {
         title: Title::new(form.title.trim())?,
         description,
@@ -416,9 +422,7 @@ pub(crate) async fn move_task(
             Ok(task) => HttpResponse::Ok()
                 .content_type("text/plain; charset=utf-8")
                 .body(task.status.as_str()),
-            Err(refusal) => HttpResponse::build(refusal.status)
-                .content_type("text/plain; charset=utf-8")
-                .body(refusal.message),
+            Err(refusal) => refusal.into_text(),
         };
     }
     match (outcome, task) {

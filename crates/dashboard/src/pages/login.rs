@@ -151,9 +151,10 @@ fn org_of(typed: &str) -> Result<Option<OrgId>, Refusal> {
     if typed.is_empty() {
         return Ok(None);
     }
-    uuid::Uuid::parse_str(typed)
-        .map(|id| Some(OrgId::from_uuid(id)))
-        .map_err(|_| Refusal::bad_request("the organization id must be a UUID"))
+    Ok(Some(OrgId::from_uuid(super::uuid_of(
+        "organization id",
+        typed,
+    )?)))
 }
 
 /// `POST /ui/logout`: ends the login (its refresh token) and clears the cookies.

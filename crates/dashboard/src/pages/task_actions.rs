@@ -4,13 +4,13 @@
 use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
 use muster_domain::model::{
-    CommentBody, CommentId, DependencyId, Description, EscalationReason, Reason, TaskId, Title,
+    CommentBody, CommentId, DependencyId, EscalationReason, Reason, TaskId, Title,
 };
 use muster_domain::service::{AutoAssign, NewEscalation, TaskPatch};
 use muster_http::AppState;
 use serde::Deserialize;
 
-use super::board::{priority_of, tags_of};
+use super::board::{description_of, priority_of, tags_of};
 use super::task::{CommentDraft, missing, task_id, task_page, task_page_with};
 use super::uuid_of;
 use crate::csrf::{Nothing, Posted};
@@ -107,13 +107,9 @@ pub(crate) struct Edit {
 }
 
 fn patch_of(form: &Edit) -> Result<TaskPatch, Refusal> {
-    let description = match form.description.trim() {
-        "" => None,
-        text => Some(Description::new(text.to_owned())?),
-    };
     Ok(TaskPatch {
         title: Some(Title::new(form.title.trim())?),
-        description: Some(description),
+        description: Some(description_of(&form.description)?),
         priority: Some(priority_of(&form.priority)?),
         tags: Some(tags_of(&form.tags)?),
         ..TaskPatch::default()

@@ -17,9 +17,22 @@ api_tests!(
     approving_assigning_and_escalating,
     a_viewer_sees_no_controls_and_is_refused_anyway,
     agents_are_registered_and_suspended,
+    agent_registration_refuses_bad_input,
     the_audit_log_filters_like_the_api,
     api_keys_and_two_factor_from_the_account_page,
 );
+
+/// The live stream, bounded to one per instance.
+mod live {
+    use super::the_live_stream_carries_task_events_and_is_bounded;
+
+    api_tests!(with muster_http::StreamOptions {
+        max_streams: 1,
+        ..crate::events_stream::quick()
+    };
+        the_live_stream_carries_task_events_and_is_bounded,
+    );
+}
 
 /// The webhook page needs hooks that may call a loopback receiver.
 mod with_hooks {
@@ -374,37 +387,6 @@ async fn agents_are_registered_and_suspended(app: &TestApp) {
         again.text.contains("value=\"writer-1\""),
         "the typed form is kept"
     );
-    let bad = browser
-        .post(
-            "/ui/agents",
-            &[
-                ("agentId", "x"),
-                ("name", "X"),
-                ("level", "11"),
-                ("mode", "worker"),
-                ("role", "worker"),
-            ],
-        )
-        .await;
-    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text);
-    let guru = browser
-        .post(
-            "/ui/agents",
-            &[
-                ("agentId", "y"),
-                ("name", "Y"),
-                ("mode", "worker"),
-                ("role", "worker"),
-                ("capabilities", "writing:guru"),
-            ],
-        )
-        .await;
-    assert_eq!(guru.status, StatusCode::BAD_REQUEST, "{}", guru.text);
-    assert!(
-        guru.text.contains("must be one of basic, standard, expert"),
-        "{}",
-        guru.text
-    );
     let list = app.get(&app.org.hr, "/agents?limit=100").await;
     let agent = list
         .list()
@@ -543,4 +525,103 @@ async fn the_webhook_page_tests_a_hook(app: &TestApp) {
         bad.text
     );
     assert!(bad.text.contains("Back to the webhooks"));
+}
+
+async fn the_live_stream_carries_task_events_and_is_bounded(app: &TestApp) {
+    let browser = Browser::admin(app, &app.org).await;
+    let cookie = format!(
+        "muster_session={}",
+        browser.cookie("muster_session").unwrap()
+    );
+    let open = || {
+        app.client
+            .get(app.url("/ui/live"))
+            .header("cookie", &cookie)
+            .send()
+    };
+    let mut stream = open().await.unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    // The bound holds for the dashboard's streams too: a clear 503, not a hang.
+    let second = open().await.unwrap();
+    assert_eq!(second.status(), StatusCode::SERVICE_UNAVAILABLE);
+    assert!(
+        second
+            .text()
+            .await
+            .unwrap()
+            .contains("too many open event streams")
+    );
+    let id = app.task_titled(&app.org.hr, "Arrives live").await;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut seen = String::new();
+    while !seen.contains(&id) {
+        let chunk = tokio::time::timeout_at(deadline, stream.chunk())
+            .await
+            .expect("the task's event within 10 s")
+            .unwrap()
+            .expect("the stream stays open");
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    assert!(seen.contains("task.created"), "{seen}");
+}
+
+async fn agent_registration_refuses_bad_input(app: &TestApp) {
+    let browser = Browser::admin(app, &app.org).await;
+    let bad = browser
+        .post(
+            "/ui/agents",
+            &[
+                ("agentId", "x"),
+                ("name", "X"),
+                ("level", "11"),
+                ("mode", "worker"),
+                ("role", "worker"),
+            ],
+        )
+        .await;
+    assert_eq!(bad.status, StatusCode::BAD_REQUEST, "{}", bad.text);
+    let guru = browser
+        .post(
+            "/ui/agents",
+            &[
+                ("agentId", "y"),
+                ("name", "Y"),
+                ("mode", "worker"),
+                ("role", "worker"),
+                ("capabilities", "writing:guru"),
+            ],
+        )
+        .await;
+    assert_eq!(guru.status, StatusCode::BAD_REQUEST, "{}", guru.text);
+    let emperor = browser
+        .post(
+            "/ui/agents",
+            &[
+                ("agentId", "z"),
+                ("name", "Z"),
+                ("mode", "worker"),
+                ("role", "emperor"),
+            ],
+        )
+        .await;
+    assert_eq!(emperor.status, StatusCode::BAD_REQUEST, "{}", emperor.text);
+    assert!(
+        emperor
+            .text
+            .contains("role `emperor` is not one of the choices")
+    );
+    assert!(
+        guru.text.contains("must be one of basic, standard, expert"),
+        "{}",
+        guru.text
+    );
+    let list = app.get(&app.org.hr, "/agents?limit=100").await;
+    assert!(
+        !list
+            .list()
+            .iter()
+            .any(|a| ["x", "y", "z"].contains(&a["agentId"].as_str().unwrap_or_default())),
+        "a refused registration registers nothing"
+    );
 }
