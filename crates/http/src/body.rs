@@ -85,7 +85,7 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
 
 /// `body` parsed again with every float that has no fractional part (and fits an `i64`)
 /// turned into an integer; `None` when there was none or `T` still does not fit.
-fn with_whole_numbers<T: DeserializeOwned>(body: &[u8]) -> Option<T> {
+pub(crate) fn with_whole_numbers<T: DeserializeOwned>(body: &[u8]) -> Option<T> {
     fn whole(value: &mut serde_json::Value) -> bool {
         match value {
             serde_json::Value::Number(n) if n.is_f64() => {

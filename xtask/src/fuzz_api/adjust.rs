@@ -55,13 +55,8 @@ pub fn body(method: &str, path: &str, body: &[u8]) -> Option<Vec<u8>> {
     let object = value.as_object_mut()?;
     let mut changed = false;
     // A webhook URL must name a host that resolves.
-    if is_webhook(path)
-        && let Some(Value::String(url)) = object.get("url")
-        && url.len() <= 2048
-        && (url.starts_with("http://") || url.starts_with("https://"))
-    {
-        object.insert("url".to_owned(), Value::from(HOOK_URL));
-        changed = true;
+    if is_webhook(path) {
+        changed |= callable_url(object);
     }
     // Only a pre-hook can block.
     if is_webhook(path) && object.get("canBlock") == Some(&Value::Bool(true)) {
@@ -126,10 +121,89 @@ pub fn body(method: &str, path: &str, body: &[u8]) -> Option<Vec<u8>> {
         object.remove("outcome");
         changed = true;
     }
+    changed |= a2a_body(method, path, object);
     if changed {
         serde_json::to_vec(&value).ok()
     } else {
         None
+    }
+}
+
+/// The rules of A2A's HTTP+JSON bodies that depend on the server's state: a message's
+/// `taskId` and `contextId` must name tasks of the organization (made-up ones are
+/// dropped: the message then creates a task), a push config's `taskId` must be its
+/// task's (blanked), its `url` must be callable (pointed at loopback), and a task holds
+/// at most ten configs (every config gets the same id, so a new one replaces the last);
+/// a cancel's `id` must be the path's (blanked). Answers whether anything changed.
+fn a2a_body(method: &str, path: &str, object: &mut serde_json::Map<String, Value>) -> bool {
+    if method != "POST" {
+        return false;
+    }
+    let mut changed = false;
+    match path {
+        "/a2a/rest/message:send" | "/a2a/rest/message:stream" => {
+            if let Some(Value::Object(message)) = object.get_mut("message") {
+                changed |= blank(message, "taskId") | blank(message, "contextId");
+            }
+            if let Some(Value::Object(config)) = object
+                .get_mut("configuration")
+                .and_then(|c| c.get_mut("taskPushNotificationConfig"))
+            {
+                changed |= blank(config, "taskId") | callable_url(config);
+            }
+        }
+        _ if path.starts_with("/a2a/rest/tasks/") && path.ends_with("/pushNotificationConfigs") => {
+            changed |= blank(object, "taskId") | callable_url(object);
+            let id_is_valid = match object.get("id") {
+                None | Some(Value::Null) => true,
+                Some(Value::String(id)) => id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || ".~_:-".contains(c)),
+                Some(_) => false,
+            };
+            if id_is_valid && object.get("id") != Some(&Value::from(FUZZ_CONFIG_ID)) {
+                object.insert("id".to_owned(), Value::from(FUZZ_CONFIG_ID));
+                changed = true;
+            }
+        }
+        _ if path.starts_with("/a2a/rest/tasks/")
+            && [":cancel", "%3Acancel", "%3acancel"]
+                .iter()
+                .any(|verb| path.ends_with(verb)) =>
+        {
+            changed |= blank(object, "id");
+        }
+        _ => {}
+    }
+    changed
+}
+
+/// Empties a non-empty string `field`; answers whether it did.
+fn blank(object: &mut serde_json::Map<String, Value>, field: &str) -> bool {
+    let filled = object
+        .get(field)
+        .and_then(Value::as_str)
+        .is_some_and(|value| !value.is_empty());
+    if filled {
+        object.insert(field.to_owned(), Value::from(""));
+    }
+    filled
+}
+
+/// The id every fuzzed push config is given (see [`a2a_body`]).
+const FUZZ_CONFIG_ID: &str = "fuzz-config";
+
+/// Points a valid `url` of an object at [`HOOK_URL`]; answers whether it did.
+fn callable_url(object: &mut serde_json::Map<String, Value>) -> bool {
+    match object.get("url") {
+        Some(Value::String(url))
+            if url.chars().count() <= 2048
+                && (url.starts_with("http://") || url.starts_with("https://")) =>
+        {
+            object.insert("url".to_owned(), Value::from(HOOK_URL));
+            true
+        }
+        _ => false,
     }
 }
 
@@ -243,5 +317,42 @@ mod tests {
         let fixed: Value =
             serde_json::from_slice(&body("POST", "/agents/register", sent).unwrap()).unwrap();
         assert_eq!(fixed["capabilities"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn fits_a2a_bodies_to_the_servers_state() {
+        let adjusted = |path: &str, sent: &str| {
+            body("POST", path, sent.as_bytes())
+                .map(|b| serde_json::from_slice::<Value>(&b).unwrap())
+        };
+        let sent = r#"{"message":{"messageId":"m","role":"ROLE_USER","parts":[{"text":"x"}],"taskId":"made-up","contextId":""},
+            "configuration":{"taskPushNotificationConfig":{"taskId":"t","url":"https://example.com/hook"}}}"#;
+        let fixed = adjusted("/a2a/rest/message:send", sent).unwrap();
+        assert_eq!(fixed["message"]["taskId"], "");
+        assert_eq!(fixed["message"]["contextId"], "");
+        let config = &fixed["configuration"]["taskPushNotificationConfig"];
+        assert_eq!(config["taskId"], "");
+        assert_eq!(config["url"], HOOK_URL);
+
+        let fixed = adjusted(
+            "/a2a/rest/tasks/t/pushNotificationConfigs",
+            r#"{"url":"ftp://x","taskId":"t"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            fixed["url"], "ftp://x",
+            "an invalid url is left for the server to refuse"
+        );
+        assert_eq!(fixed["taskId"], "");
+        assert_eq!(fixed["id"], FUZZ_CONFIG_ID);
+        let kept = adjusted(
+            "/a2a/rest/tasks/t/pushNotificationConfigs",
+            r#"{"url":"","id":"a/b"}"#,
+        );
+        assert!(kept.is_none(), "an invalid id is left: {kept:?}");
+
+        let fixed = adjusted("/a2a/rest/tasks/t%3Acancel", r#"{"id":"other"}"#).unwrap();
+        assert_eq!(fixed["id"], "");
+        assert!(adjusted("/a2a/rest/tasks/t:cancel", r#"{"id":5}"#).is_none());
     }
 }

@@ -87,10 +87,18 @@ impl Seeded {
         let bind = |dictionary: &str| {
             format!("{{ dictionary = \"{dictionary}\", probability = {SEEDED_SHARE} }}")
         };
+        // `POST /a2a/rest/tasks/{target}` takes a task id with its verb.
+        let verbs: Vec<String> = self
+            .tasks
+            .iter()
+            .flat_map(|task| [format!("{task}:cancel"), format!("{task}:subscribe")])
+            .collect();
         format!(
             r#"
 [dictionaries.tasks]
 values = {tasks}
+[dictionaries.task_verbs]
+values = {task_verbs}
 [dictionaries.agents]
 values = {agents}
 [dictionaries.templates]
@@ -111,7 +119,11 @@ parameters = {{ "path.id" = {task}, "path.dep_id" = {task}, "body.dependsOnId" =
 include-path-regex = '^/a2a/jsonrpc$'
 parameters = {{ "body.method" = {a2a_method} }}
 [[operations]]
+include-operation-id = "a2aCancelOrSubscribe"
+parameters = {{ "path.target" = {task_verb} }}
+[[operations]]
 include-path-regex = '^/a2a/rest/tasks/\{{target\}}'
+exclude-operation-id = "a2aCancelOrSubscribe"
 parameters = {{ "path.target" = {task} }}
 [[operations]]
 include-path-regex = '^/agents/(credits|capabilities)/'
@@ -127,10 +139,12 @@ include-path-regex = '^/events/\{{id\}}'
 parameters = {{ "path.id" = {event} }}
 "#,
             tasks = list(&self.tasks),
+            task_verbs = list(&verbs),
             agents = list(&self.agents),
             templates = list(&self.templates),
             events = list(&self.events),
             task = bind("tasks"),
+            task_verb = bind("task_verbs"),
             agent = bind("agents"),
             template = bind("templates"),
             event = bind("events"),

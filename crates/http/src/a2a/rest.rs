@@ -42,14 +42,22 @@ fn answer(result: Result<HttpResponse, A2aError>) -> HttpResponse {
     result.unwrap_or_else(|error| refused(&error))
 }
 
-fn body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, A2aError> {
-    serde_json::from_slice(bytes).map_err(|e| {
-        if e.is_data() {
-            A2aError::invalid_params(format!("the body does not fit: {e}"))
-        } else {
-            A2aError::new(ErrorKind::Parse, format!("the body is not JSON: {e}"))
-        }
-    })
+/// A JSON object body as `T`. A whole float is read as an integer where one goes (JSON
+/// has one number type), as the API's bodies are; any other top-level value is refused
+/// (serde would fill a struct from an array of its fields).
+pub(crate) fn body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, A2aError> {
+    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    match serde_json::from_slice(bytes) {
+        Ok(_) if !is_object => Err(A2aError::invalid_params("the body must be a JSON object")),
+        Ok(value) => Ok(value),
+        Err(e) if e.is_data() => crate::body::with_whole_numbers(bytes)
+            .filter(|_| is_object)
+            .ok_or_else(|| A2aError::invalid_params(format!("the body does not fit: {e}"))),
+        Err(e) => Err(A2aError::new(
+            ErrorKind::Parse,
+            format!("the body is not JSON: {e}"),
+        )),
+    }
 }
 
 fn query<T: DeserializeOwned>(req: &HttpRequest) -> Result<T, A2aError> {

@@ -4,6 +4,7 @@
 //! [`document`] builds it; `GET /openapi.json` serves it; `muster openapi` prints it and
 //! `cargo xtask openapi` writes it to `docs/openapi.json`, which a test holds equal.
 
+mod a2a;
 mod errors;
 mod rules;
 mod schemas;
@@ -22,7 +23,9 @@ pub fn document() -> serde_json::Value {
     security::add_schemes(&mut doc);
     errors::add_common_responses(&mut doc);
     let mut doc = serde_json::to_value(&doc).unwrap_or_default();
-    for pointer in rules::add_rules(&mut doc) {
+    let mut missing = rules::add_rules(&mut doc);
+    missing.extend(a2a::add_bodies(&mut doc));
+    for pointer in missing {
         tracing::error!(%pointer, "an OpenAPI rule names a schema property that is not there");
     }
     doc

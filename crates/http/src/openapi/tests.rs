@@ -205,7 +205,8 @@ fn credentials_follow_the_route_family() {
 #[test]
 fn every_added_rule_finds_its_schema() {
     let mut raw = serde_json::to_value(crate::routes::paths()).expect("serializable");
-    let missing = super::rules::add_rules(&mut raw);
+    let mut missing = super::rules::add_rules(&mut raw);
+    missing.extend(super::a2a::add_bodies(&mut raw));
     assert!(
         missing.is_empty(),
         "rules for missing properties: {missing:?}"

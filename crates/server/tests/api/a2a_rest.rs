@@ -10,6 +10,7 @@ use crate::helpers::{Reply, TestApp, send, str_of};
 api_tests!(
     the_rest_binding_answers_as_json_rpc_does,
     rest_errors_carry_the_http_status_and_reason,
+    bodies_are_read_as_the_openapi_document_describes_them,
 );
 
 async fn send_over_rest(app: &TestApp, key: &str, text: &str) -> String {
@@ -106,4 +107,58 @@ async fn rest_errors_carry_the_http_status_and_reason(app: &TestApp) {
     let body = json!({"message": message("Not allowed")});
     let forbidden = send(rest(app, &reader, Method::POST, path).json(&body)).await;
     assert_rest_error(&forbidden, 403, "PERMISSION_DENIED");
+}
+
+/// What the OpenAPI document's A2A schemas say, held by the server: a body is a JSON
+/// object (serde alone would fill a request from an array), a whole float is an
+/// integer, a part holds exactly one non-null content, `null` fields hold nothing, and
+/// a `tenant` must be empty.
+async fn bodies_are_read_as_the_openapi_document_describes_them(app: &TestApp) {
+    let key = writer_key(app).await;
+    let before = crate::a2a::task_count(app).await;
+    let post = |path: &str, body: String| {
+        send(
+            rest(app, &key, Method::POST, path)
+                .header("content-type", "application/json")
+                .body(body),
+        )
+    };
+    let id = send_over_rest(app, &key, "Read by the schema").await;
+    let cancel = format!("/a2a/rest/tasks/{id}:cancel");
+    for not_an_object in ["[]", "[\"\", \"\"]", "null", "5", "\"x\""] {
+        let reply = post(&cancel, not_an_object.to_owned()).await;
+        assert_rest_error(&reply, 400, "INVALID_PARAMS");
+    }
+    let path = "/a2a/rest/message:send";
+    let refused = [
+        json!([{"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x"}]}]),
+        json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": "x", "data": 1}]}}),
+        json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"text": null}]}}),
+        json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": null}]}}),
+        json!({"message": {"messageId": "m", "role": "ROLE_UNSPECIFIED", "parts": [{"text": "x"}]}}),
+        json!({"message": {"messageId": " ", "role": "ROLE_USER", "parts": [{"text": "x"}]}}),
+        json!({"message": {"messageId": "m".repeat(256), "role": "ROLE_USER", "parts": [{"text": "x"}]}}),
+        json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": []}}),
+        json!({"message": message("x"), "tenant": "t"}),
+        json!({"message": message("x"), "configuration": {"historyLength": 1.5}}),
+    ];
+    for body in refused {
+        let reply = post(path, body.to_string()).await;
+        assert_rest_error(&reply, 400, "INVALID_PARAMS");
+    }
+    assert_eq!(
+        crate::a2a::task_count(app).await,
+        before + 1,
+        "refused bodies created nothing"
+    );
+    let accepted = [
+        json!({"message": {"messageId": "m", "role": "ROLE_AGENT", "parts": [{"text": "x", "data": null, "raw": null}]}}),
+        json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"url": "https://example.com/a", "filename": null}]}}),
+        json!({"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": {"k": [1, null]}}]}}),
+        json!({"message": message("x"), "tenant": "", "configuration": {"historyLength": 2.0}, "metadata": null}),
+    ];
+    for body in accepted {
+        let reply = post(path, body.to_string()).await;
+        assert_eq!(reply.status, StatusCode::OK, "{body}: {}", reply.text);
+    }
 }
