@@ -63,6 +63,9 @@ impl Filters {
             typed if typed.chars().count() > MAX_FILTER_CHARS => Err(Refusal::bad_request(
                 format!("{field} must be at most {MAX_FILTER_CHARS} characters"),
             )),
+            typed if typed.contains('\0') => Err(Refusal::bad_request(format!(
+                "{field} must not contain a NUL character"
+            ))),
             typed => Ok(Some(typed.to_owned())),
         };
         Ok(TaskFilter {

@@ -116,14 +116,23 @@ macro_rules! filtered {
         if let Some(priority) = filter.priority {
             query = query.filter(tasks::priority.eq(priority.as_str()));
         }
-        if let Some(tag) = &filter.tag {
+        // No stored text holds a NUL, and PostgreSQL cannot bind one: such a filter
+        // matches nothing, without asking the database.
+        let holds_nul = |value: &Option<String>| value.as_deref().is_some_and(|v| v.contains('\0'));
+        let (tag, text) = if holds_nul(&filter.tag) || holds_nul(&filter.text) {
+            query = query.filter(diesel::dsl::sql::<Bool>("1 = 0"));
+            (None, None)
+        } else {
+            (filter.tag.as_ref(), filter.text.as_ref())
+        };
+        if let Some(tag) = tag {
             query = query.filter(
                 diesel::dsl::sql::<Bool>(<$db as TagSql>::HAS_TAG)
                     .bind::<diesel::sql_types::Text, _>(tag.to_ascii_lowercase())
                     .sql(")"),
             );
         }
-        if let Some(text) = &filter.text {
+        if let Some(text) = text {
             let pattern = containing(text);
             query = query.filter(
                 diesel::dsl::sql::<Bool>("(lower(tasks.title) LIKE ")

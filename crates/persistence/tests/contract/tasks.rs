@@ -283,6 +283,9 @@ async fn list_filters_by_priority_tag_and_text(db: &impl Store) {
         (text("p_i"), 1),
         (text("a \\ b"), 1),
         (text("%"), 1),
+        // No stored text holds a NUL (PostgreSQL could not bind one): nothing matches.
+        (text("a\0b"), 0),
+        (tag("q4\0"), 0),
         (
             TaskFilter {
                 priority: Some(TaskPriority::High),

@@ -118,6 +118,23 @@ impl<'a> Browser<'a> {
                 .header("content-type", "application/x-www-form-urlencoded")
                 .body(body);
         }
+        self.answer(request).await
+    }
+
+    /// Posts `body` as a form's bytes, whatever they are, with the CSRF `token` in its
+    /// header.
+    pub async fn send_raw(&self, path: &str, body: Vec<u8>, token: &str) -> Page {
+        let request = self
+            .client
+            .post(self.app.url(path))
+            .header(COOKIE, self.cookie_header())
+            .header("x-csrf-token", token)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .body(body);
+        self.answer(request).await
+    }
+
+    async fn answer(&self, request: reqwest::RequestBuilder) -> Page {
         let answer = request.send().await.unwrap();
         let status = answer.status();
         let headers = answer.headers().clone();

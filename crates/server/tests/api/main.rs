@@ -70,6 +70,7 @@ mod client;
 mod codehost_connections;
 mod codehost_events;
 mod codehost_support;
+mod dashboard_hostile;
 mod dashboard_pages;
 mod dashboard_security;
 mod dashboard_session;
