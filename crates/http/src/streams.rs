@@ -53,12 +53,14 @@ impl Default for StreamOptions {
     }
 }
 
-/// The process's open streams: their bound, and the signal that the log may have grown.
+/// The process's open streams: their bound, the signal that the log may have grown, and
+/// the switch that ends them all when the server shuts down.
 #[derive(Debug, Clone)]
 pub struct EventStreams {
     options: StreamOptions,
     slots: Arc<Semaphore>,
     grown: watch::Receiver<EventPosition>,
+    closing: Arc<watch::Sender<bool>>,
 }
 
 /// Why a stream was refused.
@@ -70,15 +72,26 @@ pub struct TooManyStreams {
 
 impl EventStreams {
     /// Starts the watcher on the current Tokio runtime. It polls the log's head only while
-    /// a stream is open, and stops when every clone of the returned value is dropped.
+    /// a stream is open, and stops when every clone of the returned value is dropped or
+    /// [`close`](Self::close) is called.
     pub fn start(events: EventService, options: StreamOptions) -> Self {
         let (tx, grown) = watch::channel(EventPosition::default());
-        tokio::spawn(watch_head(events, tx, options.poll));
+        let (closing, closed) = watch::channel(false);
+        tokio::spawn(watch_head(events, tx, closed, options.poll));
         Self {
             options,
             slots: Arc::new(Semaphore::new(options.max_streams)),
             grown,
+            closing: Arc::new(closing),
         }
+    }
+
+    /// Ends every open stream (and any opened later) at once: an event stream's client
+    /// is told the server is shutting down and to reconnect with `Last-Event-ID`. A
+    /// server's graceful shutdown waits for open responses, and a stream never ends by
+    /// itself; call this when the shutdown begins.
+    pub fn close(&self) {
+        self.closing.send_replace(true);
     }
 
     /// The signal that the log may have grown, for streams of another shape (A2A's).
@@ -138,12 +151,22 @@ impl EventStreams {
     }
 }
 
-/// Polls the log's head while anyone listens, and tells the streams when it moved.
-async fn watch_head(events: EventService, tx: watch::Sender<EventPosition>, every: Duration) {
+/// Polls the log's head while anyone listens, and tells the streams when it moved. When
+/// it returns (closed, or nobody left), `tx` is dropped: every stream then ends.
+async fn watch_head(
+    events: EventService,
+    tx: watch::Sender<EventPosition>,
+    mut closed: watch::Receiver<bool>,
+    every: Duration,
+) {
     let mut tick = tokio::time::interval(every);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        tick.tick().await;
+        tokio::select! {
+            _ = tick.tick() => {}
+            // Closed, or every `EventStreams` is gone.
+            _ = closed.wait_for(|closed| *closed) => return,
+        }
         // The value in `EventStreams` is one receiver; streams hold the others.
         match tx.receiver_count() {
             0 => return,

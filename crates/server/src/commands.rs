@@ -23,6 +23,32 @@ use crate::key::load_server_key;
 use crate::task_settings::{expire_leases, roll_budgets, sweep_escalations};
 use crate::webhook_settings::deliver_webhooks;
 
+/// Ends the open event streams when SIGTERM or SIGINT arrives. The same signal starts
+/// the server's graceful shutdown, which waits for open responses: a stream never ends
+/// by itself, and would hold the process for the whole shutdown timeout.
+async fn close_streams_on_signal(streams: muster_http::EventStreams) {
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                terminate.recv().await;
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, "cannot listen for SIGTERM; streams end by themselves");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = terminate => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    tracing::info!("shutting down: ending the open event streams");
+    streams.close();
+}
+
 /// How often expired nonces and sign-ins are deleted.
 const PURGE_EVERY: Duration = Duration::from_secs(60);
 
@@ -102,6 +128,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             metrics.clone(),
         ))
     });
+    let closer = tokio::spawn(close_streams_on_signal(state.streams.clone()));
     let listener =
         TcpListener::bind(&args.bind).with_context(|| format!("cannot listen on {}", args.bind))?;
     let options = ServerOptions {
@@ -112,6 +139,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(bind = %args.bind, port = app.port(), database = %db.url().redacted(), "muster is listening");
 
     let result = app.run_until_stopped().await;
+    closer.abort();
     purger.abort();
     if let Some(roller) = roller {
         roller.abort();

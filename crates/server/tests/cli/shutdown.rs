@@ -210,3 +210,35 @@ fn auth_mode_none_warns_that_the_service_is_open() {
         "{logs}"
     );
 }
+
+/// An open event stream ends when the signal comes (its client told why, and to
+/// reconnect), so the graceful shutdown does not wait for it for its whole timeout.
+#[test]
+fn sigterm_ends_open_event_streams_and_exits() {
+    let scratch = Scratch::new();
+    let env = [("MUSTER_AUTH_MODE", "none")];
+    let mut server = start_with(&scratch, &env, Stdio::null());
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
+    stream
+        .write_all(b"GET /events/stream HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut reader = BufReader::new(stream);
+    let mut seen = String::new();
+    while !seen.contains(": connected") {
+        let read = reader.read_line(&mut seen).unwrap();
+        assert!(read > 0, "the stream ended before it began: {seen}");
+    }
+    assert!(seen.starts_with("HTTP/1.1 200"), "{seen}");
+
+    sigterm(&server);
+    let mut rest = String::new();
+    reader.read_to_string(&mut rest).unwrap();
+    assert!(
+        rest.contains("event: dropped") && rest.contains("shutting down"),
+        "{rest}"
+    );
+    assert!(wait_exit(&mut server).success());
+}
