@@ -1,15 +1,16 @@
 //! Every JSON request body, as the handlers read it: `parse_json` into the body's type,
-//! then its validation into the domain's types. Arbitrary bytes must never panic, and
-//! every refusal must be a client error (4xx), never a server error.
+//! then its validation into the domain's types; and the A2A HTTP+JSON bodies through
+//! the binding's own reader and checks. Arbitrary bytes must never panic, and every
+//! refusal must be a client error (4xx), never a server error.
 #![no_main]
 
 use actix_web::ResponseError;
 use libfuzzer_sys::fuzz_target;
 use muster_http::dto::{
-    agent_money, agent_skills, agents, auth, claims, guard, inbound_webhooks, integrations,
-    routing, task_links, tasks, webhooks,
+    agent_money, agent_skills, agents, auth, chat, claims, guard, inbound_webhooks,
+    integrations, remote_agents, routing, task_links, tasks, webhooks,
 };
-use muster_http::{ApiError, parse_json};
+use muster_http::{ApiError, fuzzing, parse_json};
 
 fn client_error(err: &ApiError) {
     assert!(
@@ -20,17 +21,30 @@ fn client_error(err: &ApiError) {
 }
 
 /// Parses `body` as `T`, then validates it with `convert`; both may refuse, as 4xx.
-fn check<T, U>(body: &[u8], convert: impl FnOnce(T) -> Result<U, ApiError>)
+fn check<T, U, E>(body: &[u8], convert: impl FnOnce(T) -> Result<U, E>)
 where
     T: serde::de::DeserializeOwned,
+    E: Into<ApiError>,
 {
     match parse_json::<T>(body) {
         Ok(value) => {
             if let Err(err) = convert(value) {
-                client_error(&err);
+                client_error(&err.into());
             }
         }
         Err(err) => client_error(&err),
+    }
+}
+
+/// Parses `body` as `T`, whose checks are the route's own.
+fn parse<T: serde::de::DeserializeOwned>(body: &[u8]) {
+    check(body, |_: T| Ok::<_, ApiError>(()));
+}
+
+/// An A2A refusal's HTTP status must be a client error's.
+fn a2a(result: Result<(), u16>) {
+    if let Err(status) = result {
+        assert!((400..500).contains(&status), "A2A refusal with {status}");
     }
 }
 
@@ -38,10 +52,10 @@ fuzz_target!(|data: &[u8]| {
     let Some((&which, body)) = data.split_first() else {
         return;
     };
-    match which % 24 {
+    match which % 32 {
         0 => check(body, tasks::CreateTaskRequest::into_new_task),
         1 => check(body, tasks::PatchTaskRequest::into_patch),
-        2 => check(body, |t: tasks::TransitionRequest| t.reason()),
+        2 => check(body, tasks::TransitionRequest::into_move),
         3 => check(body, agents::RegisterRequest::into_new_agent),
         4 => check(body, agents::SpawnRequest::into_new_child),
         5 => check(body, agents::PatchAgentRequest::into_patch),
@@ -62,11 +76,34 @@ fuzz_target!(|data: &[u8]| {
         20 => check(body, routing::InstantiateRequest::into_overrides),
         21 => check(body, task_links::CommentRequest::into_parts),
         22 => check(body, task_links::EscalateRequest::into_escalation),
-        _ => {
+        23 => check(body, |r: remote_agents::RegisterRemoteRequest| {
+            r.into_new("https://muster.example".to_owned())
+        }),
+        24 => check(body, inbound_webhooks::InboundTaskBody::into_task),
+        25 => check(body, |b: claims::HeartbeatBody| b.lease()),
+        26 => check(body, |r: routing::CreateTemplateRequest| r.name()),
+        27 => a2a(fuzzing::a2a_send_message(body)),
+        28 => a2a(fuzzing::a2a_push_config(body)),
+        29 => a2a(fuzzing::a2a_cancel(body)),
+        30 => {
             check(body, webhooks::CreateWebhookBody::into_new);
             check(body, webhooks::UpdateWebhookBody::into_patch);
-            check(body, |b: auth::LoginBody| Ok::<_, ApiError>(b));
-            check(body, |b: auth::RegisterBody| Ok::<_, ApiError>(b));
+        }
+        _ => {
+            parse::<auth::LoginBody>(body);
+            parse::<auth::RegisterBody>(body);
+            parse::<auth::RefreshBody>(body);
+            parse::<auth::ProfileBody>(body);
+            parse::<auth::PasswordBody>(body);
+            parse::<auth::TotpSetupBody>(body);
+            parse::<auth::TotpCodeBody>(body);
+            parse::<auth::TotpDisableBody>(body);
+            parse::<auth::CreateApiKeyBody>(body);
+            parse::<agent_skills::ProficiencyRequest>(body);
+            parse::<integrations::UpdateConnectionBody>(body);
+            parse::<task_links::AssignRequest>(body);
+            parse::<task_links::DependencyRequest>(body);
+            parse::<chat::ChatMessageBody>(body);
         }
     }
 });

@@ -8,6 +8,8 @@ mod a2a;
 mod body;
 mod error;
 mod extract;
+#[doc(hidden)]
+pub mod fuzzing;
 mod idempotency;
 mod mcp;
 mod metrics;

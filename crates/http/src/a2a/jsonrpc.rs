@@ -42,7 +42,7 @@ pub(crate) struct RequestDoc {
 const METHOD_MAX: usize = 100;
 
 /// A request as read: its id, method and params.
-struct Call {
+pub(crate) struct Call {
     id: Value,
     method: String,
     params: Value,
@@ -184,7 +184,7 @@ async fn dispatch(
 }
 
 /// Reads the request; an unreadable one is answered with the id it carries, if any.
-fn read(body: &[u8]) -> Result<Call, (Value, A2aError)> {
+pub(crate) fn read(body: &[u8]) -> Result<Call, (Value, A2aError)> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
         let error = A2aError::new(ErrorKind::Parse, format!("the body is not JSON: {e}"));
         (Value::Null, error)

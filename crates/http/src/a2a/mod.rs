@@ -15,7 +15,7 @@
 pub(crate) mod card;
 pub(crate) mod jsonrpc;
 mod ops;
-mod push;
+pub(crate) mod push;
 pub(crate) mod remote;
 pub(crate) mod rest;
 mod stream;

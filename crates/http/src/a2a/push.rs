@@ -14,7 +14,7 @@ use super::ops::{find, no_tenant, refusal};
 use crate::state::AppState;
 
 /// The config to set, checked field by field.
-pub(super) fn new_push(config: &TaskPushNotificationConfig) -> Result<NewPush, A2aError> {
+pub(crate) fn new_push(config: &TaskPushNotificationConfig) -> Result<NewPush, A2aError> {
     no_tenant(config.tenant.as_ref())?;
     let invalid =
         |field: &str, e: &dyn std::fmt::Display| A2aError::invalid_params(format!("{field}: {e}"));

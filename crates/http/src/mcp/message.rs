@@ -36,7 +36,7 @@ const METHOD_MAX: usize = 100;
 /// Why a body is not answered as a message: the JSON-RPC error, and the request's id
 /// when it could be read.
 #[derive(Debug)]
-pub(super) struct Refused {
+pub(crate) struct Refused {
     pub error: ErrorData,
     pub id: Option<RequestId>,
 }
@@ -54,7 +54,7 @@ impl Refused {
 }
 
 /// Reads `body` as one message, refusing what the document does not allow.
-pub(super) fn read(body: &[u8]) -> Result<ClientJsonRpcMessage, Refused> {
+pub(crate) fn read(body: &[u8]) -> Result<ClientJsonRpcMessage, Refused> {
     let unreadable = |err: serde_json::Error| Refused {
         error: ErrorData::parse_error(format!("not a JSON-RPC 2.0 message: {err}"), None),
         id: None,

@@ -29,6 +29,7 @@ use serde_json::json;
 use crate::ApiError;
 use crate::extract::Authenticated;
 use crate::state::AppState;
+pub(crate) use message::read as read_message;
 
 /// The protocol revisions this endpoint speaks (all answer the same way).
 const VERSIONS: [ProtocolVersion; 3] = [
