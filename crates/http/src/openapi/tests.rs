@@ -329,3 +329,57 @@ fn schemathesis_findings_stay_fixed() {
         }
     }
 }
+
+/// The A2A HTTP+JSON binding's bodies and query values, which schemathesis found
+/// described too loosely (any object, any string), written out with the server's rules.
+#[test]
+fn a2a_bodies_and_queries_say_what_the_server_reads() {
+    let doc = doc();
+    let body = |path: &str| {
+        at(
+            &doc,
+            &format!("/paths/{path}/post/requestBody/content/application~1json/schema/$ref"),
+        )
+    };
+    assert_eq!(
+        body("~1a2a~1rest~1message:send"),
+        "#/components/schemas/A2aSendMessageRequest"
+    );
+    assert_eq!(
+        body("~1a2a~1rest~1tasks~1{target}"),
+        "#/components/schemas/A2aCancelTaskRequest"
+    );
+    let message = at(&doc, "/components/schemas/A2aMessage");
+    assert_eq!(
+        message["properties"]["messageId"]["maxLength"],
+        muster_a2a::mapping::MAX_MESSAGE_ID_CHARS
+    );
+    assert_eq!(
+        message["properties"]["role"]["enum"],
+        serde_json::json!(["ROLE_USER", "ROLE_AGENT"])
+    );
+    // Exactly one content per part; `raw` never.
+    let part = at(&doc, "/components/schemas/A2aPart");
+    assert_eq!(part["oneOf"].as_array().map(Vec::len), Some(3));
+    let query = |path: &str, name: &str| {
+        at(&doc, &format!("/paths/{path}/get/parameters"))
+            .as_array()
+            .expect("parameters")
+            .iter()
+            .find(|p| p["name"] == name)
+            .map(|p| p["schema"].clone())
+            .expect("the parameter")
+    };
+    let states = query("~1a2a~1rest~1tasks", "status");
+    assert!(
+        states["enum"].as_array().is_some_and(
+            |all| all.contains(&"TASK_STATE_WORKING".into()) && all.contains(&"".into())
+        ),
+        "{states}"
+    );
+    let token = query(
+        "~1a2a~1rest~1tasks~1{target}~1pushNotificationConfigs",
+        "pageToken",
+    );
+    assert_eq!(token["maxLength"], 0);
+}
