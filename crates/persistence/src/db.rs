@@ -1,5 +1,6 @@
 //! The connection pool for either engine.
 
+use crate::group_commit::GroupCommit;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -153,6 +154,8 @@ pub struct Database {
     timeouts: Arc<AtomicU64>,
     /// What `GET /events` need not count again (all clones).
     event_counts: Arc<EventCounts>,
+    /// SQLite: the queue of units of work to the writer (all clones).
+    group_commit: Option<Arc<GroupCommit>>,
 }
 
 impl std::fmt::Debug for Database {
@@ -271,17 +274,32 @@ impl Database {
                 }
             }
         };
+        let timeouts = Arc::new(AtomicU64::new(0));
+        let group_commit = match &pool {
+            Pool::Sqlite { writer, .. } => Some(Arc::new(GroupCommit::new(
+                writer.clone(),
+                Arc::clone(&timeouts),
+                options.timeout,
+            ))),
+            Pool::Postgres(_) => None,
+        };
         let db = Self {
             pool,
             url: url.clone(),
-            timeouts: Arc::new(AtomicU64::new(0)),
+            timeouts,
             event_counts: Arc::default(),
+            group_commit,
         };
         db.ping().await.map_err(|e| ConnectError::Unreachable {
             url: shown,
             reason: with_sources(&e),
         })?;
         Ok(db)
+    }
+
+    /// SQLite's group committer; `None` on PostgreSQL.
+    pub(crate) fn group_commit(&self) -> Option<&GroupCommit> {
+        self.group_commit.as_deref()
     }
 
     /// The settled event counts of this instance.

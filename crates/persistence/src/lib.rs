@@ -10,6 +10,7 @@ mod conn;
 mod db;
 mod error;
 mod event_counts;
+mod group_commit;
 mod migrate;
 mod nonce_batch;
 mod pg_tls;

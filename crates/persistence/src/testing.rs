@@ -82,12 +82,10 @@ impl TestDatabase {
                 Ok(mut conn) => conn.batch_execute(sql).await,
                 Err(err) => panic!("cannot connect to the test database: {err}"),
             },
-            DatabaseUrl::Sqlite(path) => {
-                match crate::db::SqliteConn::establish(&path.to_string_lossy()).await {
-                    Ok(mut conn) => conn.batch_execute(sql).await,
-                    Err(err) => panic!("cannot open the test database: {err}"),
-                }
-            }
+            DatabaseUrl::Sqlite(path) => match raw_sqlite(path).await {
+                Ok(mut conn) => conn.batch_execute(sql).await,
+                Err(err) => panic!("cannot open the test database: {err}"),
+            },
         };
         if let Err(err) = result {
             panic!("test SQL failed: {err}\n{sql}");
@@ -112,12 +110,10 @@ impl TestDatabase {
                 Ok(mut conn) => diesel_async::RunQueryDsl::load(query, &mut conn).await,
                 Err(err) => panic!("cannot connect to the test database: {err}"),
             },
-            DatabaseUrl::Sqlite(path) => {
-                match crate::db::SqliteConn::establish(&path.to_string_lossy()).await {
-                    Ok(mut conn) => diesel_async::RunQueryDsl::load(query, &mut conn).await,
-                    Err(err) => panic!("cannot open the test database: {err}"),
-                }
-            }
+            DatabaseUrl::Sqlite(path) => match raw_sqlite(path).await {
+                Ok(mut conn) => diesel_async::RunQueryDsl::load(query, &mut conn).await,
+                Err(err) => panic!("cannot open the test database: {err}"),
+            },
         };
         match rows {
             Ok(rows) => match rows.into_iter().next() {
@@ -311,6 +307,18 @@ impl Database {
                 .unwrap_or_else(|e| panic!("cannot take a connection: {e}")),
         )
     }
+}
+
+/// A connection of its own to the SQLite file, waiting (as the server's do) rather than
+/// failing when the server's writer holds the write lock at that moment.
+async fn raw_sqlite(
+    path: &std::path::Path,
+) -> Result<crate::db::SqliteConn, diesel::ConnectionError> {
+    let mut conn = crate::db::SqliteConn::establish(&path.to_string_lossy()).await?;
+    conn.batch_execute("PRAGMA busy_timeout = 5000")
+        .await
+        .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))?;
+    Ok(conn)
 }
 
 #[cfg(test)]

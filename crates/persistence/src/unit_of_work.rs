@@ -6,9 +6,7 @@ use std::future::Future;
 use std::pin::Pin;
 
 use async_trait::async_trait;
-use diesel::connection::AnsiTransactionManager;
-use diesel_async::sync_connection_wrapper::SyncTransactionManagerWrapper;
-use diesel_async::{AsyncConnection, AsyncPgConnection, TransactionManager};
+use diesel_async::{AsyncConnection, AsyncPgConnection};
 use muster_domain::model::{
     Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId,
     CodeHostConnection, CodeHostConnectionId, CodeHostLink, Comment, CommentId, DeliveryAttempt,
@@ -24,7 +22,6 @@ use tracing::Instrument;
 
 use crate::Database;
 use crate::conn::{Conn, PooledConn};
-use crate::db::SqliteConn;
 use crate::error::from_diesel;
 use crate::queries::{
     agents, api_keys, capabilities, codehost, comments, deliveries, dependencies, escalations,
@@ -54,11 +51,15 @@ impl From<diesel::result::Error> for Abort {
 impl UnitOfWork for Database {
     /// Runs `work` in one transaction on its own task, so that a caller that goes away
     /// (a client disconnecting) never leaves a transaction half-driven on a pooled
-    /// connection. On SQLite, units of work wait in order for the one writer connection,
-    /// then start with `BEGIN IMMEDIATE`, taking the file's write lock up front so that
-    /// a read-then-write never fails on lock upgrade.
+    /// connection. On SQLite, units of work queue for the one writer connection and run
+    /// in groups (see [`crate::group_commit`]): each in its own savepoint of a
+    /// transaction begun with `BEGIN IMMEDIATE` (the file's write lock taken up front,
+    /// so that a read-then-write never fails on lock upgrade), committed together.
     #[tracing::instrument(level = "debug", name = "db.transaction", skip_all, fields(otel.kind = "client"))]
     async fn run(&self, work: Work) -> Result<WorkOutput, ServiceError> {
+        if let Some(group) = self.group_commit() {
+            return group.run(work).await;
+        }
         let db = self.clone();
         // The task carries this span, so the statements' spans nest under it in traces.
         let task = tokio::spawn(
@@ -66,7 +67,9 @@ impl UnitOfWork for Database {
                 let mut pooled = db.pooled_for_write().await?;
                 let outcome = match &mut pooled {
                     PooledConn::Pg(conn) => on_postgres(conn, work).await,
-                    PooledConn::Sqlite(conn) => on_sqlite(conn, work).await,
+                    PooledConn::Sqlite(_) => Err(Abort::Work(ServiceError::internal(
+                        "SQLite units of work run in groups",
+                    ))),
                 };
                 outcome.map_err(|abort| match abort {
                     Abort::Store(err) => ServiceError::from(from_diesel(err)),
@@ -92,36 +95,16 @@ fn on_postgres(conn: &mut AsyncPgConnection, work: Work) -> Running<'_> {
     }))
 }
 
-/// `BEGIN IMMEDIATE`, the work, then commit or roll back: what diesel-async's
-/// `immediate_transaction` does, which it only offers for its default (blocking-pool)
-/// SQLite connection.
-fn on_sqlite(conn: &mut SqliteConn, work: Work) -> Running<'_> {
-    type Manager = SyncTransactionManagerWrapper<AnsiTransactionManager>;
-    Box::pin(async move {
-        conn.spawn_blocking(|sync| {
-            AnsiTransactionManager::begin_transaction_sql(sync, "BEGIN IMMEDIATE")
-        })
-        .await?;
-        let outcome = {
-            let mut tx = DbTransaction(Conn::Sqlite(&mut *conn), Vec::new());
-            work(&mut tx).await
-        };
-        match outcome {
-            Ok(output) => {
-                Manager::commit_transaction(conn).await?;
-                Ok(output)
-            }
-            Err(err) => {
-                Manager::rollback_transaction(conn).await?;
-                Err(Abort::Work(err))
-            }
-        }
-    })
-}
-
 /// One open transaction: each method is one query piece on its connection. The second
 /// field keeps the events appended so far, for the pre-hooks asked before the commit.
-struct DbTransaction<'c>(Conn<'c>, Vec<Event>);
+pub(crate) struct DbTransaction<'c>(Conn<'c>, Vec<Event>);
+
+impl<'c> DbTransaction<'c> {
+    /// A transaction (or a savepoint in one) already begun on `conn`.
+    pub(crate) fn new(conn: Conn<'c>) -> Self {
+        Self(conn, Vec::new())
+    }
+}
 
 #[async_trait]
 impl Transaction for DbTransaction<'_> {

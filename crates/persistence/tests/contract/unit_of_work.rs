@@ -18,6 +18,7 @@ contract_tests!(
     a_failed_last_write_leaves_nothing_behind,
     a_refusal_after_writes_leaves_nothing_behind,
     parallel_read_check_writes_respect_the_limit_and_lose_no_update,
+    parallel_units_stand_or_fall_alone,
 );
 
 /// Events of `org` about `task`.
@@ -199,5 +200,105 @@ async fn parallel_read_check_writes_respect_the_limit_and_lose_no_update(db: &im
         events.total,
         u64::from(LIMIT),
         "one event per success, none for refusals"
+    );
+}
+
+/// What a unit does to the others running beside it (SQLite commits them in groups,
+/// each in a savepoint of one transaction).
+#[derive(Clone, Copy, Debug)]
+enum Fate {
+    Succeeds,
+    Refuses,
+    BreaksAKey,
+    Panics,
+}
+
+/// Units of work started at once, each writing a task and its event, then succeeding,
+/// refusing, breaking a unique key or panicking: exactly the succeeding ones stand, with
+/// their events; nothing of the others does; and the store still works afterwards.
+async fn parallel_units_stand_or_fall_alone(db: &impl Store) {
+    let seed = seed_org(db).await;
+    let taken = task(seed.org);
+    transact(db, {
+        let taken = taken.clone();
+        move |tx| Box::pin(async move { Ok(tx.insert_task(&taken).await?) })
+    })
+    .await
+    .unwrap();
+    let fates = [
+        Fate::Succeeds,
+        Fate::Refuses,
+        Fate::BreaksAKey,
+        Fate::Succeeds,
+        Fate::Panics,
+    ];
+    let units: Vec<(Fate, Task)> = (0..40)
+        .map(|i| (fates[i % fates.len()], task(seed.org)))
+        .collect();
+    let runs: Vec<_> = units
+        .iter()
+        .cloned()
+        .map(|(fate, written)| {
+            let (db, taken) = (db.clone(), taken.clone());
+            tokio::spawn(async move {
+                let created = muster_domain::model::Event {
+                    entity_id: written.id.as_uuid(),
+                    ..event(written.org_id, "task.created", now_ms())
+                };
+                transact(&db, move |tx| {
+                    Box::pin(async move {
+                        tx.insert_task(&written).await?;
+                        tx.append_events(&[created]).await?;
+                        match fate {
+                            Fate::Succeeds => Ok(()),
+                            Fate::Refuses => {
+                                Err(ServiceError::from(Conflict::ChangedConcurrently {
+                                    entity: Entity::Task,
+                                }))
+                            }
+                            Fate::BreaksAKey => Ok(tx.insert_task(&taken).await?),
+                            Fate::Panics => panic!("a unit of work that panics"),
+                        }
+                    })
+                })
+                .await
+            })
+        })
+        .collect();
+    for ((fate, _), run) in units.iter().zip(runs) {
+        match (fate, run.await) {
+            (Fate::Succeeds, Ok(answer)) => assert!(answer.is_ok(), "{answer:?}"),
+            // The database answers a panic as an internal error; the in-memory store
+            // lets it reach the caller's task.
+            (Fate::Panics, Ok(answer)) => assert!(
+                matches!(answer, Err(ServiceError::Internal(_))),
+                "{answer:?}"
+            ),
+            (Fate::Panics, Err(joined)) => assert!(joined.is_panic()),
+            (fate, answer) => assert!(matches!(answer, Ok(Err(_))), "{fate:?}: {answer:?}"),
+        }
+    }
+    for (fate, written) in &units {
+        let stored = TaskRepository::get(db, seed.org, written.id).await.unwrap();
+        let stands = matches!(fate, Fate::Succeeds);
+        assert_eq!(stored.is_some(), stands, "{fate:?}");
+        assert_eq!(
+            events_of(db, seed.org, written).await,
+            u64::from(stands),
+            "{fate:?}"
+        );
+    }
+    let after = task(seed.org);
+    transact(db, {
+        let after = after.clone();
+        move |tx| Box::pin(async move { Ok(tx.insert_task(&after).await?) })
+    })
+    .await
+    .unwrap();
+    assert!(
+        TaskRepository::get(db, seed.org, after.id)
+            .await
+            .unwrap()
+            .is_some()
     );
 }
