@@ -59,9 +59,11 @@ impl SpawnBlocking for Inline {
 pub(crate) enum Pool {
     Postgres(DeadPool<AsyncPgConnection>),
     /// SQLite runs one write transaction at a time, so writes get a pool of their own
-    /// with ONE connection: writers queue for it in order (the pool's wait queue is
-    /// fair) instead of polling the file lock in `busy_timeout` sleeps, which grow to
-    /// 100 ms each and made the tail latency; and readers never hold up a writer.
+    /// with ONE connection: units of work queue for it through the group committer
+    /// (`group_commit.rs`), the nonce batches and the few other writes through the
+    /// pool's fair wait queue, instead of polling the file lock in `busy_timeout`
+    /// sleeps, which grow to 100 ms each and made the tail latency; and readers never
+    /// hold up a writer.
     Sqlite {
         readers: DeadPool<SqliteConn>,
         writer: DeadPool<SqliteConn>,

@@ -8,13 +8,17 @@
 //! transaction, each inside its own savepoint, and committed together: a page that
 //! several of them dirty is written once.
 //!
-//! What a unit sees and does is unchanged: it runs alone on the writer connection, its
-//! refusal (or panic) rolls back its own savepoint only, and its caller hears of its
-//! success only once the commit that made it durable has returned. If that commit
-//! fails, every unit of the group is answered the failure, and none of them is applied.
+//! A unit still runs alone on the writer connection; its refusal (or panic) rolls back
+//! its own savepoint only; its caller hears of its success only once the commit that
+//! made it durable has returned; if that commit fails, every unit of the group is
+//! answered the failure and none of them is applied. A unit sees what the units before
+//! it in its group wrote, as it would have after their commits. What it costs: the
+//! answers of a group's units wait for its last unit, so a unit held up inside (a
+//! pre-hook asked before the commit, up to that hook's timeout) holds up the answers of
+//! the units grouped before it; groups take in more units for at most 50 ms.
 
 use std::panic::AssertUnwindSafe;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -36,14 +40,21 @@ use crate::unit_of_work::DbTransaction;
 type Manager = SyncTransactionManagerWrapper<AnsiTransactionManager>;
 type Answer = Result<WorkOutput, ServiceError>;
 
-/// Most units of work in one group: a bound on how long the first of them waits for
-/// the commit.
+/// Most units of work in one group, and longest a group takes in more units: bounds on
+/// how long the first of them waits for the commit.
 const MAX_GROUP: usize = 64;
+const MAX_GROUP_TIME: Duration = Duration::from_millis(50);
+
+/// Where a job is: waiting, taken by the committer (it will run and be answered), or
+/// given up by its caller (it will not run).
+const QUEUED: u8 = 0;
+const TAKEN: u8 = 1;
+const ABANDONED: u8 = 2;
 
 /// One unit of work waiting for the writer.
 struct Job {
     work: Work,
-    queued: Instant,
+    state: Arc<AtomicU8>,
     reply: oneshot::Sender<Answer>,
     /// The caller's span, so that the unit's statements nest under its request.
     span: tracing::Span,
@@ -74,12 +85,16 @@ impl GroupCommit {
         }
     }
 
-    /// Runs `work` in the next group and answers once that group's commit has.
+    /// Runs `work` in the next group and answers once that group's commit has. A unit
+    /// the writer has not taken within the pool's timeout is given up and refused as
+    /// unavailable (503), as a wait for the pool's connection is; once taken, it runs
+    /// and its caller waits for the outcome.
     pub(crate) async fn run(&self, work: Work) -> Answer {
-        let (reply, answer) = oneshot::channel();
+        let (reply, mut answer) = oneshot::channel();
+        let state = Arc::new(AtomicU8::new(QUEUED));
         let mut job = Job {
             work,
-            queued: Instant::now(),
+            state: Arc::clone(&state),
             reply,
             span: tracing::Span::current(),
         };
@@ -88,9 +103,18 @@ impl GroupCommit {
         for _ in 0..2 {
             match self.sender().send(job) {
                 Ok(()) => {
-                    return answer.await.unwrap_or_else(|_| {
-                        Err(ServiceError::internal("the SQLite writer stopped"))
-                    });
+                    let stopped = || Err(ServiceError::internal("the SQLite writer stopped"));
+                    return match tokio::time::timeout(self.patience, &mut answer).await {
+                        Ok(answered) => answered.unwrap_or_else(|_| stopped()),
+                        Err(_) if give_up(&state) => {
+                            self.timeouts.fetch_add(1, Ordering::Relaxed);
+                            Err(RepositoryError::unavailable(
+                                "timed out waiting for the SQLite writer",
+                            )
+                            .into())
+                        }
+                        Err(_) => answer.await.unwrap_or_else(|_| stopped()),
+                    };
                 }
                 Err(mpsc::error::SendError(back)) => {
                     self.queue
@@ -114,7 +138,6 @@ impl GroupCommit {
                 let committer = Committer {
                     writer: self.writer.clone(),
                     timeouts: Arc::clone(&self.timeouts),
-                    patience: self.patience,
                 };
                 tokio::spawn(committer.run(jobs));
                 *queue = Some(sender.clone());
@@ -129,7 +152,20 @@ impl GroupCommit {
 struct Committer {
     writer: DeadPool<SqliteConn>,
     timeouts: Arc<AtomicU64>,
-    patience: Duration,
+}
+
+/// Whether the caller gave the job up before the committer took it.
+fn give_up(state: &AtomicU8) -> bool {
+    state
+        .compare_exchange(QUEUED, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok()
+}
+
+/// Whether the committer took the job before its caller gave it up.
+fn take(state: &AtomicU8) -> bool {
+    state
+        .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok()
 }
 
 impl Committer {
@@ -149,8 +185,8 @@ impl Committer {
         }
     }
 
-    /// `BEGIN IMMEDIATE`, `first` and every unit queued behind it (up to [`MAX_GROUP`]),
-    /// each in a savepoint, then one commit.
+    /// `BEGIN IMMEDIATE`, `first` and every unit queued behind it (up to [`MAX_GROUP`]
+    /// units, or [`MAX_GROUP_TIME`]), each in a savepoint, then one commit.
     async fn group(
         &self,
         conn: &mut SqliteConn,
@@ -166,6 +202,7 @@ impl Committer {
             let _ = first.reply.send(Err(store(err)));
             return;
         }
+        let opened = Instant::now();
         let mut applied: Vec<(oneshot::Sender<Answer>, WorkOutput)> = Vec::new();
         let mut next = Some(first);
         let mut taken = 0;
@@ -177,7 +214,7 @@ impl Committer {
                 answer_all(applied, &broken);
                 return;
             }
-            if taken < MAX_GROUP {
+            if taken < MAX_GROUP && opened.elapsed() < MAX_GROUP_TIME {
                 next = jobs.try_recv().ok();
             }
         }
@@ -203,10 +240,8 @@ impl Committer {
         job: Job,
         applied: &mut Vec<(oneshot::Sender<Answer>, WorkOutput)>,
     ) -> Result<(), String> {
-        if job.queued.elapsed() > self.patience {
-            self.timeouts.fetch_add(1, Ordering::Relaxed);
-            let waited = RepositoryError::unavailable("timed out waiting for the SQLite writer");
-            let _ = job.reply.send(Err(waited.into()));
+        if !take(&job.state) {
+            // Its caller gave up waiting and was answered 503: it must not run.
             return Ok(());
         }
         if let Err(err) = Manager::begin_transaction(conn).await {
@@ -216,7 +251,10 @@ impl Committer {
         }
         let outcome = {
             let mut tx = DbTransaction::new(Conn::Sqlite(&mut *conn));
-            AssertUnwindSafe((job.work)(&mut tx))
+            let work = job.work;
+            // The call itself inside the caught future: a closure that panics before it
+            // returns its future is caught too.
+            AssertUnwindSafe(async move { work(&mut tx).await })
                 .catch_unwind()
                 .instrument(job.span)
                 .await

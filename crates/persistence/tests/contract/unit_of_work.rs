@@ -302,3 +302,64 @@ async fn parallel_units_stand_or_fall_alone(db: &impl Store) {
             .is_some()
     );
 }
+
+/// SQLite: a unit of work that the writer cannot take within the pool's timeout (busy
+/// with a unit that does not finish until this one is answered) is refused as
+/// unavailable, and never runs afterwards; the busy unit then commits as usual.
+#[tokio::test]
+async fn sqlite_gives_up_a_unit_that_waits_too_long_for_the_writer() {
+    use muster_persistence::testing::TestDatabase;
+    use muster_persistence::{Engine, PoolOptions};
+    use std::time::Duration;
+    use tokio::sync::oneshot;
+
+    let Some(test) = TestDatabase::new(Engine::Sqlite).await else {
+        return;
+    };
+    let options = PoolOptions {
+        timeout: Duration::from_millis(300),
+        ..PoolOptions::default()
+    };
+    let db = TestDatabase::adopt(test.url.clone(), options).await;
+    let seed = seed_org(&db.db).await;
+    let (slow, late) = (task(seed.org), task(seed.org));
+    let (started, running) = oneshot::channel::<()>();
+    let (release, released) = oneshot::channel::<()>();
+    let busy = tokio::spawn({
+        let (db, slow) = (db.db.clone(), slow.clone());
+        async move {
+            transact(&db, move |tx| {
+                Box::pin(async move {
+                    tx.insert_task(&slow).await?;
+                    let _ = started.send(());
+                    let _ = released.await;
+                    Ok(())
+                })
+            })
+            .await
+        }
+    });
+    running.await.unwrap();
+    let err = transact(&db.db, {
+        let late = late.clone();
+        move |tx| Box::pin(async move { Ok(tx.insert_task(&late).await?) })
+    })
+    .await
+    .expect_err("the writer is busy");
+    assert!(matches!(err, ServiceError::Unavailable(_)), "{err:?}");
+    release.send(()).unwrap();
+    busy.await.unwrap().unwrap();
+    assert!(
+        TaskRepository::get(&db.db, seed.org, slow.id)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(
+        TaskRepository::get(&db.db, seed.org, late.id)
+            .await
+            .unwrap(),
+        None,
+        "the unit given up never ran"
+    );
+}
