@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::agent_support::{active_child, agent_with};
-use crate::helpers::{Agent, Reply, TestApp, send, str_of};
+use crate::helpers::{Agent, Reply, Rng, TestApp, send, str_of};
 use crate::task_support::{count, is_postgres, sql_int, sql_text};
 
 api_tests!(credits_race);
@@ -71,22 +71,8 @@ enum Outcome {
     OverLimit,
 }
 
-/// xorshift64*: the same "random" operations on every run.
-struct Rng(u64);
-
+/// The same "random" operations on every run.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// `0..n`.
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % u64::try_from(n).unwrap()).unwrap()
-    }
-
     /// `1..=max`.
     fn amount(&mut self, max: i64) -> i64 {
         1 + i64::try_from(self.next() % u64::try_from(max).unwrap()).unwrap()

@@ -10,7 +10,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::json;
 
 use crate::dashboard_support::{Browser, Page};
-use crate::helpers::{TestApp, str_of};
+use crate::helpers::{Rng, TestApp, str_of};
 
 api_tests!(
     every_dashboard_form_survives_hostile_values,
@@ -38,22 +38,8 @@ const SHARPEST: [&str; 6] = [
     "\u{202e}🙂",
 ];
 
-/// A small deterministic picker (xorshift64*): enough to vary the forms, with no
-/// dependency to pin.
-struct Picker(u64);
-
-impl Picker {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % n as u64).unwrap_or(0)
-    }
-
+/// What the hostile forms draw.
+impl Rng {
     fn chance(&mut self, percent: u64) -> bool {
         self.next() % 100 < percent
     }
@@ -219,7 +205,7 @@ const PAGES: &[(&str, &[&str])] = &[
 
 /// `template` with each `{}` replaced by an id the picker chooses (a real task most of
 /// the time, so the route's own logic runs).
-fn path(template: &str, picker: &mut Picker, ids: &Ids) -> String {
+fn path(template: &str, picker: &mut Rng, ids: &Ids) -> String {
     let mut path = String::new();
     let mut parts = template.split("{}").peekable();
     while let Some(part) = parts.next() {
@@ -242,7 +228,7 @@ fn path(template: &str, picker: &mut Picker, ids: &Ids) -> String {
 
 /// A form over `fields`: each field present or not, sometimes twice, sometimes with a
 /// field the route does not read.
-fn form(fields: &[&str], picker: &mut Picker, values: &[String]) -> Vec<(String, String)> {
+fn form(fields: &[&str], picker: &mut Rng, values: &[String]) -> Vec<(String, String)> {
     let mut form = Vec::new();
     for field in fields {
         if picker.chance(80) {
@@ -285,7 +271,7 @@ async fn every_dashboard_form_survives_hostile_values(app: &TestApp) {
     let ids = ids(app).await;
     let values = values(&ids);
     let before = other_task_state(app, &ids).await;
-    let mut picker = Picker(SEED);
+    let mut picker = Rng(SEED);
     let browser = Browser::admin(app, &app.org).await;
     // Sign-in attempts come from a browser of their own: the admin's stays signed in.
     let stranger = Browser::new(app);
@@ -345,7 +331,7 @@ async fn every_dashboard_page_survives_hostile_queries_and_ids(app: &TestApp) {
         .into_iter()
         .filter(|v| v.len() <= 1_000)
         .collect();
-    let mut picker = Picker(SEED ^ 0xff);
+    let mut picker = Rng(SEED ^ 0xff);
     let browser = Browser::admin(app, &app.org).await;
     for (template, fields) in PAGES {
         for n in 0..FORMS_PER_ROUTE {

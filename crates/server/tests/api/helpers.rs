@@ -24,6 +24,9 @@ use serde_json::Value;
 use uuid::Uuid;
 
 mod reply;
+mod rng;
+
+pub use rng::Rng;
 
 pub use reply::{
     Reply, assert_bad_queries, assert_error, assert_error_exact, assert_timestamp, keys_of, send,
