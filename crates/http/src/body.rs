@@ -62,7 +62,7 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     // Our bodies are JSON objects (decisions D-3, D-4). Serde would also fill a struct
     // from an array of its fields in order (`["<uuid>", true]`), so refuse any other
     // top-level value before it gets the chance.
-    if body.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+    if !is_an_object(body) {
         return Err(ApiError::bad_request("request body must be a JSON object"));
     }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
@@ -81,6 +81,11 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
             )))
         }
     }
+}
+
+/// Whether `body`'s first value starts as a JSON object (whitespace aside).
+pub(crate) fn is_an_object(body: &[u8]) -> bool {
+    body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{')
 }
 
 /// `body` parsed again with every float that has no fractional part (and fits an `i64`)

@@ -58,7 +58,8 @@ pub use lease::Lease;
 pub use ledger::{CreditKind, LedgerEntry, ReputationEvent, ReputationKind};
 pub use organization::{OrgName, Organization};
 pub use push::{
-    MAX_PUSH_CONFIGS_PER_TASK, PUSH_EVENT_TYPES, PushAuth, PushConfigId, TaskPush, check_push_token,
+    MAX_PUSH_CONFIGS_PER_TASK, MAX_PUSH_TOKEN_CHARS, PUSH_EVENT_TYPES, PushAuth, PushConfigId,
+    TaskPush, check_push_token,
 };
 pub use remote::{REMOTE_EVENT_TYPES, RemoteAgentLink, hands_over};
 pub use task::{Metadata, Tags, Task, TaskOutcome, TaskPriority, TaskResult, TaskStatus};

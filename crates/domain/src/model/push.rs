@@ -132,9 +132,15 @@ impl PushAuth {
     }
 }
 
+/// Longest push token accepted, in characters.
+pub const MAX_PUSH_TOKEN_CHARS: usize = 255;
+
 /// Checks a push token: 1..=255 printable ASCII characters (it travels in a header).
 pub fn check_push_token(token: &str) -> Result<(), ValidationError> {
-    if token.is_empty() || token.len() > 255 || !token.chars().all(|c| matches!(c, '!'..='~')) {
+    if token.is_empty()
+        || token.len() > MAX_PUSH_TOKEN_CHARS
+        || !token.chars().all(|c| matches!(c, '!'..='~'))
+    {
         return Err(ValidationError::new(
             "token must be 1 to 255 printable ASCII characters without spaces",
         ));

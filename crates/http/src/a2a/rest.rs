@@ -46,7 +46,7 @@ fn answer(result: Result<HttpResponse, A2aError>) -> HttpResponse {
 /// has one number type), as the API's bodies are; any other top-level value is refused
 /// (serde would fill a struct from an array of its fields).
 pub(crate) fn body<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, A2aError> {
-    let is_object = bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{');
+    let is_object = crate::body::is_an_object(bytes);
     match serde_json::from_slice(bytes) {
         Ok(_) if !is_object => Err(A2aError::invalid_params("the body must be a JSON object")),
         Ok(value) => Ok(value),

@@ -10,7 +10,7 @@
 
 use muster_a2a::mapping::MAX_MESSAGE_ID_CHARS;
 use muster_a2a::types::TaskState;
-use muster_domain::model::{Description, HookUrl, PushAuth, PushConfigId};
+use muster_domain::model::{Description, HookUrl, MAX_PUSH_TOKEN_CHARS, PushAuth, PushConfigId};
 use serde_json::{Value, json};
 
 use super::rules::{NO_NUL, NON_BLANK};
@@ -240,7 +240,8 @@ fn push_config() -> Value {
                 "description": "Where the updates go: https and a public address, as webhooks."
             },
             "token": {
-                "type": ["string", "null"], "pattern": "^[!-~]{0,255}$",
+                "type": ["string", "null"],
+                "pattern": format!("^[!-~]{{0,{MAX_PUSH_TOKEN_CHARS}}}$"),
                 "description": "Sent back in `X-A2A-Notification-Token` (and the key the \
                     body is signed with): printable ASCII without spaces; empty for none."
             },

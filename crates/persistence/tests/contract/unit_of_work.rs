@@ -12,7 +12,8 @@ use muster_domain::ports::{
 };
 use muster_domain::service::{Conflict, Entity, ServiceError};
 
-use crate::support::{event, now_ms, seed_org, task};
+use crate::support::{OpenWrite, event, now_ms, seed_org, task};
+use crate::writes::Writes;
 
 contract_tests!(
     a_failed_last_write_leaves_nothing_behind,
@@ -219,12 +220,7 @@ enum Fate {
 async fn parallel_units_stand_or_fall_alone(db: &impl Store) {
     let seed = seed_org(db).await;
     let taken = task(seed.org);
-    transact(db, {
-        let taken = taken.clone();
-        move |tx| Box::pin(async move { Ok(tx.insert_task(&taken).await?) })
-    })
-    .await
-    .unwrap();
+    db.insert(&taken, &[]).await.unwrap();
     let fates = [
         Fate::Succeeds,
         Fate::Refuses,
@@ -289,12 +285,7 @@ async fn parallel_units_stand_or_fall_alone(db: &impl Store) {
         );
     }
     let after = task(seed.org);
-    transact(db, {
-        let after = after.clone();
-        move |tx| Box::pin(async move { Ok(tx.insert_task(&after).await?) })
-    })
-    .await
-    .unwrap();
+    db.insert(&after, &[]).await.unwrap();
     assert!(
         TaskRepository::get(db, seed.org, after.id)
             .await
@@ -311,7 +302,6 @@ async fn sqlite_gives_up_a_unit_that_waits_too_long_for_the_writer() {
     use muster_persistence::testing::TestDatabase;
     use muster_persistence::{Engine, PoolOptions};
     use std::time::Duration;
-    use tokio::sync::oneshot;
 
     let Some(test) = TestDatabase::new(Engine::Sqlite).await else {
         return;
@@ -322,39 +312,24 @@ async fn sqlite_gives_up_a_unit_that_waits_too_long_for_the_writer() {
     };
     let db = TestDatabase::adopt(test.url.clone(), options).await;
     let seed = seed_org(&db.db).await;
-    let (slow, late) = (task(seed.org), task(seed.org));
-    let (started, running) = oneshot::channel::<()>();
-    let (release, released) = oneshot::channel::<()>();
-    let busy = tokio::spawn({
-        let (db, slow) = (db.db.clone(), slow.clone());
-        async move {
-            transact(&db, move |tx| {
-                Box::pin(async move {
-                    tx.insert_task(&slow).await?;
-                    let _ = started.send(());
-                    let _ = released.await;
-                    Ok(())
-                })
-            })
-            .await
-        }
-    });
-    running.await.unwrap();
-    let err = transact(&db.db, {
-        let late = late.clone();
-        move |tx| Box::pin(async move { Ok(tx.insert_task(&late).await?) })
-    })
-    .await
-    .expect_err("the writer is busy");
+    let late = task(seed.org);
+    let held = event(seed.org, "task.created", now_ms());
+    let busy = OpenWrite::start(&db.db, vec![held.clone()]).await;
+    let err = db
+        .db
+        .insert(&late, &[])
+        .await
+        .expect_err("the writer is busy");
     assert!(matches!(err, ServiceError::Unavailable(_)), "{err:?}");
-    release.send(()).unwrap();
-    busy.await.unwrap().unwrap();
-    assert!(
-        TaskRepository::get(&db.db, seed.org, slow.id)
-            .await
-            .unwrap()
-            .is_some()
-    );
+    busy.release().await;
+    let filter = EventFilter {
+        entity_id: Some(held.entity_id),
+        ..EventFilter::default()
+    };
+    let stored = EventLog::list(&db.db, seed.org, &filter, 0, 10)
+        .await
+        .unwrap();
+    assert_eq!(stored.total, 1, "the busy unit committed");
     assert_eq!(
         TaskRepository::get(&db.db, seed.org, late.id)
             .await
