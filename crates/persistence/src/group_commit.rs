@@ -215,6 +215,10 @@ impl Committer {
                 return;
             }
             if taken < MAX_GROUP && opened.elapsed() < MAX_GROUP_TIME {
+                // SQLite's calls run inline, so a group never waits on its own: without
+                // this, the other tasks of the committer's thread (the webhook delivery
+                // worker shares it) would wait for the whole group at every step.
+                tokio::task::yield_now().await;
                 next = jobs.try_recv().ok();
             }
         }
