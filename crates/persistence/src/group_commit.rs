@@ -106,7 +106,7 @@ impl GroupCommit {
                     let stopped = || Err(ServiceError::internal("the SQLite writer stopped"));
                     return match tokio::time::timeout(self.patience, &mut answer).await {
                         Ok(answered) => answered.unwrap_or_else(|_| stopped()),
-                        Err(_) if give_up(&state) => {
+                        Err(_) if leave_queue(&state, ABANDONED) => {
                             self.timeouts.fetch_add(1, Ordering::Relaxed);
                             Err(RepositoryError::unavailable(
                                 "timed out waiting for the SQLite writer",
@@ -154,17 +154,11 @@ struct Committer {
     timeouts: Arc<AtomicU64>,
 }
 
-/// Whether the caller gave the job up before the committer took it.
-fn give_up(state: &AtomicU8) -> bool {
+/// Moves a queued job to `to` (taken by the committer, or given up by its caller);
+/// whether this side won: exactly one of the two ever does.
+fn leave_queue(state: &AtomicU8, to: u8) -> bool {
     state
-        .compare_exchange(QUEUED, ABANDONED, Ordering::AcqRel, Ordering::Acquire)
-        .is_ok()
-}
-
-/// Whether the committer took the job before its caller gave it up.
-fn take(state: &AtomicU8) -> bool {
-    state
-        .compare_exchange(QUEUED, TAKEN, Ordering::AcqRel, Ordering::Acquire)
+        .compare_exchange(QUEUED, to, Ordering::AcqRel, Ordering::Acquire)
         .is_ok()
 }
 
@@ -244,7 +238,7 @@ impl Committer {
         job: Job,
         applied: &mut Vec<(oneshot::Sender<Answer>, WorkOutput)>,
     ) -> Result<(), String> {
-        if !take(&job.state) {
+        if !leave_queue(&job.state, TAKEN) {
             // Its caller gave up waiting and was answered 503: it must not run.
             return Ok(());
         }
