@@ -156,7 +156,8 @@ pub struct Database {
     timeouts: Arc<AtomicU64>,
     /// What `GET /events` need not count again (all clones).
     event_counts: Arc<EventCounts>,
-    /// SQLite: the queue of units of work to the writer (all clones).
+    /// SQLite: the queue of units of work to the writer, and the writer thread (all
+    /// clones).
     group_commit: Option<Arc<GroupCommit>>,
 }
 
@@ -280,11 +281,10 @@ impl Database {
         };
         let timeouts = Arc::new(AtomicU64::new(0));
         let group_commit = match &pool {
-            Pool::Sqlite { writer, .. } => Some(Arc::new(GroupCommit::new(
-                writer.clone(),
-                Arc::clone(&timeouts),
-                options.timeout,
-            ))),
+            Pool::Sqlite { writer, .. } => Some(Arc::new(
+                GroupCommit::start(writer.clone(), Arc::clone(&timeouts), options.timeout)
+                    .map_err(|e| pool_err(format!("cannot start the writer thread: {e}")))?,
+            )),
             Pool::Postgres(_) => None,
         };
         let db = Self {
@@ -304,6 +304,18 @@ impl Database {
     /// SQLite's group committer; `None` on PostgreSQL.
     pub(crate) fn group_commit(&self) -> Option<&GroupCommit> {
         self.group_commit.as_deref()
+    }
+
+    /// Runs a task that writes: on SQLite on the writer thread, beside the group
+    /// committer (see [`crate::writer_thread`]), on PostgreSQL on the current runtime.
+    pub(crate) fn spawn_writing<F>(&self, task: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        match &self.group_commit {
+            Some(group) => group.thread().spawn(task),
+            None => drop(tokio::spawn(task)),
+        }
     }
 
     /// The settled event counts of this instance.

@@ -18,8 +18,8 @@
 //! the units grouped before it; groups take in more units for at most 50 ms.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use diesel::connection::AnsiTransactionManager;
@@ -36,6 +36,7 @@ use crate::conn::Conn;
 use crate::db::SqliteConn;
 use crate::error::{from_diesel, from_pool};
 use crate::unit_of_work::DbTransaction;
+use crate::writer_thread::WriterThread;
 
 type Manager = SyncTransactionManagerWrapper<AnsiTransactionManager>;
 type Answer = Result<WorkOutput, ServiceError>;
@@ -60,29 +61,45 @@ struct Job {
     span: tracing::Span,
 }
 
-/// The queue of units of work to the task that runs and commits them.
+/// The queue of units of work to the task that runs and commits them, on the writer
+/// thread.
 pub(crate) struct GroupCommit {
-    queue: Mutex<Option<mpsc::UnboundedSender<Job>>>,
-    writer: DeadPool<SqliteConn>,
+    queue: mpsc::UnboundedSender<Job>,
     /// The database's count of requests that gave up waiting for a connection.
     timeouts: Arc<AtomicU64>,
     /// How long a unit may wait for the writer (the pool's timeout) before it is
     /// refused as unavailable rather than queued on.
     patience: Duration,
+    /// Runs the committer and the database's other writing tasks; stops with the last
+    /// clone of the database.
+    thread: WriterThread,
 }
 
 impl GroupCommit {
-    pub(crate) fn new(
+    /// Starts the committer on a writer thread of its own.
+    pub(crate) fn start(
         writer: DeadPool<SqliteConn>,
         timeouts: Arc<AtomicU64>,
         patience: Duration,
-    ) -> Self {
-        Self {
-            queue: Mutex::new(None),
+    ) -> std::io::Result<Self> {
+        let thread = WriterThread::start()?;
+        let (queue, jobs) = mpsc::unbounded_channel();
+        let committer = Committer {
             writer,
+            timeouts: Arc::clone(&timeouts),
+        };
+        thread.spawn(committer.run(jobs));
+        Ok(Self {
+            queue,
             timeouts,
             patience,
-        }
+            thread,
+        })
+    }
+
+    /// The thread the committer runs on, for the database's other writing tasks.
+    pub(crate) fn thread(&self) -> &WriterThread {
+        &self.thread
     }
 
     /// Runs `work` in the next group and answers once that group's commit has. A unit
@@ -92,63 +109,29 @@ impl GroupCommit {
     pub(crate) async fn run(&self, work: Work) -> Answer {
         let (reply, mut answer) = oneshot::channel();
         let state = Arc::new(AtomicU8::new(QUEUED));
-        let mut job = Job {
+        let job = Job {
             work,
             state: Arc::clone(&state),
             reply,
             span: tracing::Span::current(),
         };
-        // A committer started on a runtime that has since shut down (a test's) is gone:
-        // the job comes back, and a committer on this runtime takes it.
-        for _ in 0..2 {
-            match self.sender().send(job) {
-                Ok(()) => {
-                    let stopped = || Err(ServiceError::internal("the SQLite writer stopped"));
-                    return match tokio::time::timeout(self.patience, &mut answer).await {
-                        Ok(answered) => answered.unwrap_or_else(|_| stopped()),
-                        Err(_) if leave_queue(&state, ABANDONED) => {
-                            self.timeouts.fetch_add(1, Ordering::Relaxed);
-                            Err(RepositoryError::unavailable(
-                                "timed out waiting for the SQLite writer",
-                            )
-                            .into())
-                        }
-                        Err(_) => answer.await.unwrap_or_else(|_| stopped()),
-                    };
-                }
-                Err(mpsc::error::SendError(back)) => {
-                    self.queue
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .take();
-                    job = back;
-                }
-            }
+        let stopped = || Err(ServiceError::internal("the SQLite writer stopped"));
+        if self.queue.send(job).is_err() {
+            return stopped();
         }
-        Err(ServiceError::internal("the SQLite writer cannot start"))
-    }
-
-    /// The queue of the running committer, started on the current runtime if none runs.
-    fn sender(&self) -> mpsc::UnboundedSender<Job> {
-        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
-        match &*queue {
-            Some(sender) if !sender.is_closed() => sender.clone(),
-            _ => {
-                let (sender, jobs) = mpsc::unbounded_channel();
-                let committer = Committer {
-                    writer: self.writer.clone(),
-                    timeouts: Arc::clone(&self.timeouts),
-                };
-                tokio::spawn(committer.run(jobs));
-                *queue = Some(sender.clone());
-                sender
+        match tokio::time::timeout(self.patience, &mut answer).await {
+            Ok(answered) => answered.unwrap_or_else(|_| stopped()),
+            Err(_) if leave_queue(&state, ABANDONED) => {
+                self.timeouts.fetch_add(1, Ordering::Relaxed);
+                Err(RepositoryError::unavailable("timed out waiting for the SQLite writer").into())
             }
+            Err(_) => answer.await.unwrap_or_else(|_| stopped()),
         }
     }
 }
 
-/// The task that owns the writer while a group runs. It stops when its queue's sender
-/// is dropped with the database.
+/// The task that owns the writer while a group runs, on the writer thread. It stops when
+/// its queue's sender is dropped with the database.
 struct Committer {
     writer: DeadPool<SqliteConn>,
     timeouts: Arc<AtomicU64>,
@@ -209,10 +192,6 @@ impl Committer {
                 return;
             }
             if taken < MAX_GROUP && opened.elapsed() < MAX_GROUP_TIME {
-                // SQLite's calls run inline, so a group never waits on its own: without
-                // this, the other tasks of the committer's thread (the webhook delivery
-                // worker shares it) would wait for the whole group at every step.
-                tokio::task::yield_now().await;
                 next = jobs.try_recv().ok();
             }
         }

@@ -21,6 +21,7 @@ mod schema;
 mod types;
 mod unit_of_work;
 mod url;
+mod writer_thread;
 
 #[cfg(feature = "test-support")]
 pub mod testing;

@@ -39,11 +39,11 @@ pub struct NonceBatcher {
 }
 
 impl NonceBatcher {
-    /// Starts the writer on the current Tokio runtime; it stops when every clone of the
-    /// batcher is dropped.
+    /// Starts the writer (on SQLite on the database's writer thread, on PostgreSQL on
+    /// the current Tokio runtime); it stops when every clone of the batcher is dropped.
     pub fn spawn(db: Database) -> Self {
         let (queue, inbox) = mpsc::channel(QUEUE);
-        tokio::spawn(write_batches(db.clone(), inbox));
+        db.spawn_writing(write_batches(db.clone(), inbox));
         Self { db, queue }
     }
 }

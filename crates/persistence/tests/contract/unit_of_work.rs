@@ -338,3 +338,59 @@ async fn sqlite_gives_up_a_unit_that_waits_too_long_for_the_writer() {
         "the unit given up never ran"
     );
 }
+
+/// SQLite: the writer's tasks (the group committer and the nonce batches) run on the
+/// database's own thread, not on the runtime that opened it: units of work run there,
+/// and a database opened on a runtime that has since stopped still commits units and
+/// records nonces.
+#[test]
+fn sqlite_writes_on_its_own_thread_after_the_opening_runtime_stopped() {
+    use muster_domain::ports::{NonceOutcome, NonceStore};
+    use muster_persistence::testing::TestDatabase;
+    use muster_persistence::{Engine, NonceBatcher};
+
+    let runtime = || {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+    };
+    let opener = runtime();
+    let (test, seed, batcher) = opener.block_on(async {
+        let test = TestDatabase::new(Engine::Sqlite).await.unwrap();
+        let seed = seed_org(&test.db).await;
+        let batcher = NonceBatcher::spawn(test.db.clone());
+        (test, seed, batcher)
+    });
+    drop(opener);
+
+    runtime().block_on(async {
+        let caller = std::thread::current().id();
+        let (elsewhere, name) = transact(&test.db, move |_tx| {
+            Box::pin(async move {
+                let here = std::thread::current();
+                Ok((here.id() != caller, here.name().map(str::to_owned)))
+            })
+        })
+        .await
+        .unwrap();
+        assert!(elsewhere, "the unit ran on the caller's thread");
+        assert_eq!(name.as_deref(), Some("sqlite-writer"));
+
+        let written = task(seed.org);
+        test.db.insert(&written, &[]).await.unwrap();
+        assert!(
+            TaskRepository::get(&test.db, seed.org, written.id)
+                .await
+                .unwrap()
+                .is_some()
+        );
+        let now = now_ms();
+        let later = now + time::Duration::minutes(10);
+        let outcome = batcher
+            .remember(seed.hr, "after-the-opener", now, later)
+            .await
+            .unwrap();
+        assert_eq!(outcome, NonceOutcome::Fresh);
+    });
+}
