@@ -7,7 +7,9 @@ use clap::Parser;
 use muster_server::cli::{Cli, Command};
 use muster_server::{commands, logging, sign};
 
-/// mimalloc rather than glibc's malloc: see docs/benchmarks.md (memory under load).
+/// mimalloc rather than glibc's malloc: see docs/benchmarks.md (memory under load). Its
+/// `override` feature makes it the process's `malloc` too, so the bundled SQLite's C code
+/// allocates from it as well (docs/benchmarks.md, "SQLite's allocations").
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
