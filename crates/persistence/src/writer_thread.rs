@@ -8,11 +8,16 @@
 //! group, at every step. Here they get a current-thread runtime on a thread of their own,
 //! which the operating system schedules against the others.
 //!
-//! The thread lives as long as the database: it stops when the last clone of the
-//! [`Database`](crate::Database) (and so of its [`WriterThread`]) is dropped.
+//! The thread lives as long as the database: when the last clone of the
+//! [`Database`](crate::Database) (and so of its [`WriterThread`]) is dropped, its runtime
+//! stops, dropping the tasks and with them the writer connection, and the drop waits for
+//! that, so that the file is closed properly before the process exits.
 
 use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::thread::JoinHandle;
 
+use futures_util::FutureExt;
 use tokio::runtime::{Builder, Handle};
 use tokio::sync::oneshot;
 
@@ -21,33 +26,66 @@ use tokio::sync::oneshot;
 pub(crate) struct WriterThread {
     handle: Handle,
     /// Dropped with the last database clone: the thread's runtime then stops.
-    _stop: oneshot::Sender<()>,
+    stop: Option<oneshot::Sender<()>>,
+    thread: Option<JoinHandle<()>>,
 }
 
 impl WriterThread {
     /// Starts the thread and its runtime (timers for the pool's timeouts and the group
     /// window, I/O for the pre-hooks a unit of work may call).
     pub(crate) fn start() -> std::io::Result<Self> {
-        let runtime = Builder::new_current_thread().enable_all().build()?;
-        let handle = runtime.handle().clone();
         let (stop, stopped) = oneshot::channel::<()>();
-        std::thread::Builder::new()
+        let (started, handle) = std::sync::mpsc::sync_channel(1);
+        // The runtime is built on its own thread: one built here and dropped here (when
+        // the thread cannot start) would panic inside the caller's runtime.
+        let thread = std::thread::Builder::new()
             .name("sqlite-writer".into())
             .spawn(move || {
-                // Either way (sent or dropped) the database is gone.
-                let _ = runtime.block_on(stopped);
+                let runtime = match Builder::new_current_thread().enable_all().build() {
+                    Ok(runtime) => runtime,
+                    Err(err) => {
+                        let _ = started.send(Err(err));
+                        return;
+                    }
+                };
+                if started.send(Ok(runtime.handle().clone())).is_ok() {
+                    // Either way (sent or dropped) the database is gone.
+                    let _ = runtime.block_on(stopped);
+                }
             })?;
+        let handle = handle
+            .recv()
+            .map_err(|_| std::io::Error::other("the writer thread ended at start"))??;
         Ok(Self {
             handle,
-            _stop: stop,
+            stop: Some(stop),
+            thread: Some(thread),
         })
     }
 
-    /// Runs `task` on the writer thread.
+    /// Runs `task` on the writer thread. A panic there is logged: the database's writes
+    /// then fail as unavailable instead of hanging.
     pub(crate) fn spawn<F>(&self, task: F)
     where
         F: Future<Output = ()> + Send + 'static,
     {
-        drop(self.handle.spawn(task));
+        drop(self.handle.spawn(async move {
+            if AssertUnwindSafe(task).catch_unwind().await.is_err() {
+                tracing::error!("a task of the SQLite writer thread panicked");
+            }
+        }));
+    }
+}
+
+impl Drop for WriterThread {
+    fn drop(&mut self) {
+        drop(self.stop.take());
+        if let Some(thread) = self.thread.take() {
+            // The last clone may be dropped by a task of the thread itself, which must
+            // not wait for itself; it is finishing anyway.
+            if thread.thread().id() != std::thread::current().id() {
+                let _ = thread.join();
+            }
+        }
     }
 }

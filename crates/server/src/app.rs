@@ -61,7 +61,8 @@ impl Readiness for DatabaseReadiness {
 
 /// Builds the HTTP state from a database, the server key, the user-authentication
 /// settings, the task settings and the event streams' options. Starts the nonce writer
-/// and the event-stream watcher on the current Tokio runtime; in auth modes `none` and
+/// (on SQLite on the database's writer thread) and the event-stream watcher (on the
+/// current Tokio runtime); in auth modes `none` and
 /// `local` makes sure the synthetic owner exists.
 pub async fn app_state(
     db: &Database,
