@@ -63,8 +63,8 @@ impl WriterThread {
         })
     }
 
-    /// Runs `task` on the writer thread. A panic there is logged: the database's writes
-    /// then fail as unavailable instead of hanging.
+    /// Runs `task` on the writer thread. A panic there is logged: the writes that task
+    /// served then fail (their queue is closed) instead of hanging.
     pub(crate) fn spawn<F>(&self, task: F)
     where
         F: Future<Output = ()> + Send + 'static,
