@@ -95,7 +95,8 @@ macro_rules! first_locked {
 }
 
 /// Inserts the rows of the slice `$rows` into `$table`, in order, evaluating to
-/// `QueryResult<()>`: one multi-row INSERT on PostgreSQL (one round trip). Diesel builds
+/// `QueryResult<()>`: one multi-row INSERT on PostgreSQL (one round trip), kept
+/// prepared for up to [`KEPT_ROWS`] rows (see [`crate::reuse`]). Diesel builds
 /// multi-row INSERTs for SQLite only on its synchronous connection, so there the rows go
 /// one by one, inside the caller's transaction on one cached statement, with no round
 /// trip to pay.
@@ -104,6 +105,15 @@ macro_rules! insert_all {
         let rows = $rows;
         match $conn {
             _ if rows.is_empty() => Ok(()),
+            $crate::conn::Conn::Pg(c) if rows.len() <= $crate::conn::KEPT_ROWS => {
+                use $crate::reuse::Reuse;
+                diesel::insert_into($table)
+                    .values(rows)
+                    .reused()
+                    .execute(*c)
+                    .await
+                    .map(|_| ())
+            }
             $crate::conn::Conn::Pg(c) => diesel::insert_into($table)
                 .values(rows)
                 .execute(*c)
@@ -126,5 +136,10 @@ macro_rules! insert_all {
         }
     }};
 }
+
+/// The most rows of a multi-row INSERT kept prepared on PostgreSQL: a unit of work
+/// appends a few events (and queues a few deliveries) at a time; a larger batch is
+/// rare, and keeping one statement per row count would fill every connection's cache.
+pub(crate) const KEPT_ROWS: usize = 4;
 
 pub(crate) use {first_locked, insert_all, on_conn};

@@ -16,6 +16,7 @@ mod nonce_batch;
 mod pg_tls;
 mod queries;
 mod repos;
+mod reuse;
 mod rows;
 mod schema;
 mod types;

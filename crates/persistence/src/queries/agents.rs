@@ -7,6 +7,7 @@ use muster_domain::model::{AgentHandle, AgentId, AgentMode, AgentStatus, Level, 
 use muster_domain::ports::{AgentFilter, Lock};
 
 use crate::conn::{Conn, first_locked, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{AgentChanges, AgentRow, db_uuid};
 use crate::schema::agents;
 use crate::types::{DbTime, DbUuid};
@@ -60,7 +61,7 @@ pub(crate) async fn find_by_handle(
 
 /// Stores a new agent.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &AgentRow) -> QueryResult<()> {
-    let query = diesel::insert_into(agents::table).values(row);
+    let query = diesel::insert_into(agents::table).values(row).reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }
@@ -77,7 +78,8 @@ pub(crate) async fn update(
             .filter(agents::org_id.eq(db_uuid(org)))
             .filter(agents::id.eq(db_uuid(id))),
     )
-    .set(changes);
+    .set(changes)
+    .reused();
     let rows = on_conn!(conn, c => query.execute(c).await)?;
     Ok(rows == 1)
 }
@@ -279,7 +281,8 @@ pub(crate) async fn roll_budget_periods(
         .set((
             agents::budget_period_spent.eq(0_i64),
             agents::budget_period_start.eq(DbTime(start)),
-        ));
+        ))
+        .reused();
     on_conn!(conn, c => query.execute(c).await)
 }
 
@@ -325,7 +328,10 @@ pub(crate) async fn tally(
                 .otherwise(agents::guard_actions_since)),
     );
     if add.credits == 0 {
-        let query = diesel::update(target).set(count_actions).returning(TALLY);
+        let query = diesel::update(target)
+            .set(count_actions)
+            .returning(TALLY)
+            .reused();
         return on_conn!(conn, c => query.get_result(c).await.optional());
     }
     let credits_ended = agents::guard_credits_since
@@ -340,7 +346,8 @@ pub(crate) async fn tally(
     );
     let query = diesel::update(target)
         .set((count_actions, count_credits))
-        .returning(TALLY);
+        .returning(TALLY)
+        .reused();
     on_conn!(conn, c => query.get_result(c).await.optional())
 }
 
@@ -356,7 +363,8 @@ pub(crate) async fn reset_tally(conn: &mut Conn<'_>, org: OrgId, id: AgentId) ->
         agents::guard_actions_since.eq(None::<DbTime>),
         agents::guard_credits.eq(0_i64),
         agents::guard_credits_since.eq(None::<DbTime>),
-    ));
+    ))
+    .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }

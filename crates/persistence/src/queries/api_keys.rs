@@ -6,13 +6,14 @@ use muster_domain::ports::Lock;
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, first_locked, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{ApiKeyRow, UserRow, db_uuid};
 use crate::schema::{api_keys, users};
 use crate::types::DbTime;
 
 /// Stores a new API key.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &ApiKeyRow) -> QueryResult<()> {
-    let query = diesel::insert_into(api_keys::table).values(row);
+    let query = diesel::insert_into(api_keys::table).values(row).reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }
@@ -100,7 +101,8 @@ pub(crate) async fn touch(
                 .or(api_keys::last_used_at.lt(DbTime(unless_since))),
         ),
     )
-    .set(api_keys::last_used_at.eq(DbTime(at)));
+    .set(api_keys::last_used_at.eq(DbTime(at)))
+    .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }

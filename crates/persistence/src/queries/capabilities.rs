@@ -5,6 +5,7 @@ use muster_domain::model::{AgentId, CapabilityId, OrgId};
 use muster_domain::ports::Lock;
 
 use crate::conn::{Conn, first_locked, insert_all, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{CapabilityRow, db_uuid};
 use crate::schema::agent_capabilities;
 
@@ -84,7 +85,8 @@ pub(crate) async fn set_proficiency(
             .filter(agent_capabilities::org_id.eq(db_uuid(org)))
             .filter(agent_capabilities::id.eq(db_uuid(id))),
     )
-    .set(agent_capabilities::proficiency.eq(proficiency.to_owned()));
+    .set(agent_capabilities::proficiency.eq(proficiency.to_owned()))
+    .reused();
     let rows = on_conn!(conn, c => query.execute(c).await)?;
     Ok(rows == 1)
 }

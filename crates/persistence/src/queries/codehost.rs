@@ -6,13 +6,14 @@ use muster_domain::ports::Lock;
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, first_locked, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{ConnectionRow, HostDeliveryRow, LinkRow, db_uuid};
 use crate::schema::{codehost_connections as connections, codehost_deliveries, codehost_links};
 use crate::types::DbTime;
 
 /// Stores a new connection.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &ConnectionRow) -> QueryResult<()> {
-    let query = diesel::insert_into(connections::table).values(row);
+    let query = diesel::insert_into(connections::table).values(row).reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }
@@ -22,7 +23,7 @@ pub(crate) async fn update(conn: &mut Conn<'_>, row: &ConnectionRow) -> QueryRes
     let target = connections::table
         .filter(connections::org_id.eq(row.org_id))
         .filter(connections::id.eq(row.id));
-    let updated = on_conn!(conn, c => diesel::update(target).set(row).execute(c).await)?;
+    let updated = on_conn!(conn, c => diesel::update(target).set(row).reused().execute(c).await)?;
     Ok(updated > 0)
 }
 
@@ -108,7 +109,8 @@ pub(crate) async fn claim_delivery(
     };
     let query = diesel::insert_into(codehost_deliveries::table)
         .values(row)
-        .on_conflict_do_nothing();
+        .on_conflict_do_nothing()
+        .reused();
     let written = on_conn!(conn, c => query.execute(c).await)?;
     Ok(written == 1)
 }
@@ -145,7 +147,7 @@ pub(crate) async fn record_answer(
         codehost_deliveries::task_id.eq(answer.task_id.map(db_uuid)),
         codehost_deliveries::reason.eq(answer.reason.as_deref()),
     );
-    on_conn!(conn, c => diesel::update(target).set(values).execute(c).await)?;
+    on_conn!(conn, c => diesel::update(target).set(values).reused().execute(c).await)?;
     Ok(())
 }
 
@@ -193,7 +195,8 @@ pub(crate) async fn upsert_link(
         .set((
             codehost_links::task_id.eq(row.task_id),
             codehost_links::linked_at.eq(row.linked_at),
-        ));
+        ))
+        .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }

@@ -4,12 +4,15 @@ use diesel_async::RunQueryDsl;
 use muster_domain::model::{CommentId, OrgId, TaskId};
 
 use crate::conn::{Conn, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{CommentRow, db_uuid};
 use crate::schema::task_comments;
 
 /// Stores a new comment.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &CommentRow) -> QueryResult<()> {
-    let query = diesel::insert_into(task_comments::table).values(row);
+    let query = diesel::insert_into(task_comments::table)
+        .values(row)
+        .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }

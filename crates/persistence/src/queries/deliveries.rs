@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::conn::{Conn, insert_all, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{DeliveryRow, EventRow, db_uuid};
 use crate::schema::{events, tasks, webhook_deliveries, webhook_subscriptions, webhooks};
 use crate::types::{DbTime, DbUuid, PortableTimestamp, PortableUuid};
@@ -187,7 +188,7 @@ pub(crate) async fn reschedule(
         webhook_deliveries::attempts.eq(attempts),
         webhook_deliveries::next_attempt_at.eq(DbTime(next_at)),
     );
-    on_conn!(conn, c => diesel::update(target).set(changes).execute(c).await)?;
+    on_conn!(conn, c => diesel::update(target).set(changes).reused().execute(c).await)?;
     Ok(())
 }
 
@@ -290,6 +291,7 @@ pub(crate) async fn extend_lease(
     let changed = on_conn!(conn, c => {
         diesel::update(target)
             .set(webhooks::lease_until.eq(DbTime(until)))
+            .reused()
             .execute(c)
             .await
     })?;
@@ -307,6 +309,7 @@ pub(crate) async fn release(conn: &mut Conn<'_>, hook: WebhookId, holder: Uuid) 
                 webhooks::lease_holder.eq(None::<DbUuid>),
                 webhooks::lease_until.eq(None::<DbTime>),
             ))
+            .reused()
             .execute(c)
             .await
     })?;
@@ -322,6 +325,7 @@ pub(crate) async fn release_all(conn: &mut Conn<'_>, holder: Uuid) -> QueryResul
                 webhooks::lease_holder.eq(None::<DbUuid>),
                 webhooks::lease_until.eq(None::<DbTime>),
             ))
+            .reused()
             .execute(c)
             .await
     })?;

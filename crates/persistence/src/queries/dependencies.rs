@@ -5,13 +5,16 @@ use diesel_async::RunQueryDsl;
 use muster_domain::model::{DependencyId, OrgId, TaskId, TaskStatus};
 
 use crate::conn::{Conn, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{DependencyRow, db_uuid};
 use crate::schema::{task_dependencies, tasks};
 use crate::types::PortableUuid;
 
 /// Stores a new dependency.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &DependencyRow) -> QueryResult<()> {
-    let query = diesel::insert_into(task_dependencies::table).values(row);
+    let query = diesel::insert_into(task_dependencies::table)
+        .values(row)
+        .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }

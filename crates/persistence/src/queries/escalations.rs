@@ -4,6 +4,7 @@ use diesel_async::RunQueryDsl;
 use muster_domain::model::{EscalationId, OrgId, TaskId};
 
 use crate::conn::{Conn, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{EscalationRow, db_uuid};
 use crate::schema::escalations;
 
@@ -13,7 +14,8 @@ use crate::schema::escalations;
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &EscalationRow) -> QueryResult<bool> {
     let query = diesel::insert_into(escalations::table)
         .values(row)
-        .on_conflict_do_nothing();
+        .on_conflict_do_nothing()
+        .reused();
     let written = on_conn!(conn, c => query.execute(c).await)?;
     Ok(written == 1)
 }

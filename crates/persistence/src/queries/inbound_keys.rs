@@ -6,13 +6,14 @@ use muster_domain::ports::Lock;
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, first_locked, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{InboundKeyRow, db_uuid};
 use crate::schema::inbound_webhook_keys as keys;
 use crate::types::DbTime;
 
 /// Stores a new key.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &InboundKeyRow) -> QueryResult<()> {
-    let query = diesel::insert_into(keys::table).values(row);
+    let query = diesel::insert_into(keys::table).values(row).reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }
@@ -22,7 +23,7 @@ pub(crate) async fn update(conn: &mut Conn<'_>, row: &InboundKeyRow) -> QueryRes
     let target = keys::table
         .filter(keys::org_id.eq(row.org_id))
         .filter(keys::id.eq(row.id));
-    let updated = on_conn!(conn, c => diesel::update(target).set(row).execute(c).await)?;
+    let updated = on_conn!(conn, c => diesel::update(target).set(row).reused().execute(c).await)?;
     Ok(updated > 0)
 }
 
@@ -44,7 +45,7 @@ pub(crate) async fn touch(
     let target = keys::table.filter(keys::id.eq(db_uuid(id)));
     on_conn!(conn, c => {
         diesel::update(target)
-            .set(keys::last_used_at.eq(Some(DbTime(at))))
+            .set(keys::last_used_at.eq(Some(DbTime(at)))).reused()
             .execute(c)
             .await
     })?;

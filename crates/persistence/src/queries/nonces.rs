@@ -7,6 +7,7 @@ use muster_domain::model::AgentId;
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::db_uuid;
 use crate::schema::nonces;
 use crate::types::DbTime;
@@ -32,7 +33,7 @@ pub(crate) async fn remember(
         .do_update()
         .set(nonces::expires_at.eq(excluded(nonces::expires_at)));
     // `ON CONFLICT ... DO UPDATE ... WHERE`: only an expired record is overwritten.
-    let query = FilterDsl::filter(upsert, nonces::expires_at.lt(DbTime(now)));
+    let query = FilterDsl::filter(upsert, nonces::expires_at.lt(DbTime(now))).reused();
     let written = on_conn!(conn, c => query.execute(c).await)?;
     Ok(written == 1)
 }

@@ -5,12 +5,15 @@ use muster_domain::model::TokenHash;
 use muster_domain::ports::Lock;
 
 use crate::conn::{Conn, first_locked, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::OAuthStateRow;
 use crate::schema::oauth_states;
 
 /// Stores a started sign-in.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &OAuthStateRow) -> QueryResult<()> {
-    let query = diesel::insert_into(oauth_states::table).values(row);
+    let query = diesel::insert_into(oauth_states::table)
+        .values(row)
+        .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }

@@ -4,6 +4,7 @@ use diesel_async::RunQueryDsl;
 use muster_domain::model::OrgId;
 
 use crate::conn::{Conn, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{OrganizationRow, db_uuid};
 use crate::schema::organizations;
 use crate::types::DbUuid;
@@ -41,7 +42,9 @@ pub(crate) async fn any(conn: &mut Conn<'_>) -> QueryResult<bool> {
 
 /// Stores a new organization.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &OrganizationRow) -> QueryResult<()> {
-    let query = diesel::insert_into(organizations::table).values(row);
+    let query = diesel::insert_into(organizations::table)
+        .values(row)
+        .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }
@@ -72,11 +75,12 @@ pub(crate) async fn set_guard_settings(
     actions_per_minute: Option<i32>,
     credits_per_hour: Option<i64>,
 ) -> QueryResult<()> {
-    let query =
-        diesel::update(organizations::table.filter(organizations::id.eq(db_uuid(id)))).set((
+    let query = diesel::update(organizations::table.filter(organizations::id.eq(db_uuid(id))))
+        .set((
             organizations::guard_actions_per_minute.eq(actions_per_minute),
             organizations::guard_credits_per_hour.eq(credits_per_hour),
-        ));
+        ))
+        .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }

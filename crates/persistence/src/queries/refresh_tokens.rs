@@ -6,13 +6,16 @@ use muster_domain::ports::Lock;
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, first_locked, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{RefreshTokenRow, db_uuid};
 use crate::schema::refresh_tokens;
 use crate::types::DbTime;
 
 /// Stores a new refresh token.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &RefreshTokenRow) -> QueryResult<()> {
-    let query = diesel::insert_into(refresh_tokens::table).values(row);
+    let query = diesel::insert_into(refresh_tokens::table)
+        .values(row)
+        .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }
@@ -39,7 +42,8 @@ pub(crate) async fn mark_replaced(
     at: OffsetDateTime,
 ) -> QueryResult<()> {
     let query = diesel::update(refresh_tokens::table.filter(refresh_tokens::id.eq(db_uuid(id))))
-        .set(refresh_tokens::replaced_at.eq(DbTime(at)));
+        .set(refresh_tokens::replaced_at.eq(DbTime(at)))
+        .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }
@@ -55,7 +59,8 @@ pub(crate) async fn revoke_family(
             .filter(refresh_tokens::family_id.eq(db_uuid(family)))
             .filter(refresh_tokens::revoked_at.is_null()),
     )
-    .set(refresh_tokens::revoked_at.eq(DbTime(at)));
+    .set(refresh_tokens::revoked_at.eq(DbTime(at)))
+    .reused();
     on_conn!(conn, c => query.execute(c).await)
 }
 
@@ -70,6 +75,7 @@ pub(crate) async fn revoke_of_user(
             .filter(refresh_tokens::user_id.eq(db_uuid(user)))
             .filter(refresh_tokens::revoked_at.is_null()),
     )
-    .set(refresh_tokens::revoked_at.eq(DbTime(at)));
+    .set(refresh_tokens::revoked_at.eq(DbTime(at)))
+    .reused();
     on_conn!(conn, c => query.execute(c).await)
 }

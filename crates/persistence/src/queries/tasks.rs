@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 
 use crate::conn::{Conn, first_locked, on_conn};
 use crate::queries::fixed::fixed;
+use crate::reuse::Reuse;
 use crate::rows::{TaskRow, db_uuid};
 use crate::schema::{agents, escalations, tasks};
 use crate::types::{DbTime, DbUuid};
@@ -190,7 +191,7 @@ pub(crate) async fn count(
 
 /// Stores a new task.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &TaskRow) -> QueryResult<()> {
-    let query = diesel::insert_into(tasks::table).values(row);
+    let query = diesel::insert_into(tasks::table).values(row).reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }
@@ -207,7 +208,8 @@ pub(crate) async fn update(
             .filter(tasks::id.eq(row.id))
             .filter(tasks::version.eq(expected_version)),
     )
-    .set(row);
+    .set(row)
+    .reused();
     let changed = on_conn!(conn, c => query.execute(c).await)?;
     Ok(changed == 1)
 }
@@ -224,7 +226,8 @@ pub(crate) async fn touch(
             .filter(tasks::org_id.eq(db_uuid(org)))
             .filter(tasks::id.eq(db_uuid(id))),
     )
-    .set(tasks::last_activity_at.eq(Some(DbTime(at))));
+    .set(tasks::last_activity_at.eq(Some(DbTime(at))))
+    .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }

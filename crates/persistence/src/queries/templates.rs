@@ -4,12 +4,15 @@ use diesel_async::RunQueryDsl;
 use muster_domain::model::{OrgId, TemplateId};
 
 use crate::conn::{Conn, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{TemplateRow, db_uuid};
 use crate::schema::task_templates;
 
 /// Stores a new template.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &TemplateRow) -> QueryResult<()> {
-    let query = diesel::insert_into(task_templates::table).values(row);
+    let query = diesel::insert_into(task_templates::table)
+        .values(row)
+        .reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }

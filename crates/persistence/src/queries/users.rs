@@ -5,6 +5,7 @@ use muster_domain::model::{Email, OrgId, UserId};
 use muster_domain::ports::Lock;
 
 use crate::conn::{Conn, first_locked, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{UserChanges, UserRow, db_uuid};
 use crate::schema::users;
 
@@ -44,7 +45,7 @@ pub(crate) async fn find_by_email(
 
 /// Stores a new user.
 pub(crate) async fn insert(conn: &mut Conn<'_>, row: &UserRow) -> QueryResult<()> {
-    let query = diesel::insert_into(users::table).values(row);
+    let query = diesel::insert_into(users::table).values(row).reused();
     on_conn!(conn, c => query.execute(c).await)?;
     Ok(())
 }
@@ -61,7 +62,8 @@ pub(crate) async fn update(
             .filter(users::org_id.eq(db_uuid(org)))
             .filter(users::id.eq(db_uuid(id))),
     )
-    .set(changes);
+    .set(changes)
+    .reused();
     let rows = on_conn!(conn, c => query.execute(c).await)?;
     Ok(rows == 1)
 }

@@ -5,6 +5,7 @@ use muster_domain::model::{AgentId, OrgId, TaskId, WebhookId};
 use muster_domain::ports::Lock;
 
 use crate::conn::{Conn, first_locked, insert_all, on_conn};
+use crate::reuse::Reuse;
 use crate::rows::{AttemptRow, SubscriptionRow, WebhookRow, db_uuid};
 use crate::schema::{webhook_attempts, webhook_subscriptions, webhooks};
 
@@ -14,7 +15,7 @@ pub(crate) async fn insert(
     row: &WebhookRow,
     subscriptions: &[SubscriptionRow],
 ) -> QueryResult<()> {
-    let query = diesel::insert_into(webhooks::table).values(row);
+    let query = diesel::insert_into(webhooks::table).values(row).reused();
     on_conn!(conn, c => query.execute(c).await)?;
     insert_all!(conn, webhook_subscriptions::table, subscriptions)
 }
@@ -29,7 +30,7 @@ pub(crate) async fn update(
     let target = webhooks::table
         .filter(webhooks::org_id.eq(row.org_id))
         .filter(webhooks::id.eq(row.id));
-    let changed = on_conn!(conn, c => diesel::update(target).set(row).execute(c).await)?;
+    let changed = on_conn!(conn, c => diesel::update(target).set(row).reused().execute(c).await)?;
     if changed == 0 {
         return Ok(false);
     }
@@ -50,7 +51,8 @@ pub(crate) async fn update_health(conn: &mut Conn<'_>, row: &WebhookRow) -> Quer
         webhooks::last_error.eq(row.last_error.clone()),
         webhooks::updated_at.eq(row.updated_at),
     );
-    let updated = on_conn!(conn, c => diesel::update(target).set(changes).execute(c).await)?;
+    let updated =
+        on_conn!(conn, c => diesel::update(target).set(changes).reused().execute(c).await)?;
     Ok(updated > 0)
 }
 

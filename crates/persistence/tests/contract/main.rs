@@ -84,6 +84,8 @@ mod nonces;
 #[cfg(test)]
 mod organizations;
 #[cfg(test)]
+mod prepared;
+#[cfg(test)]
 mod schema;
 #[cfg(test)]
 mod support;

@@ -1,0 +1,67 @@
+//! PostgreSQL: the statements of a write stay prepared on their connection. Diesel
+//! would prepare each `INSERT` and `UPDATE` afresh on every run (a `Parse` round trip
+//! and a new plan each time); kept, a second write of the same shape reuses the first
+//! one's statements.
+
+use muster_domain::model::{Event, Task, TaskStatus};
+use muster_domain::ports::transact;
+use muster_persistence::testing::TestDatabase;
+use muster_persistence::{Database, Engine, PoolOptions};
+
+use crate::support::{event, now_ms, seed_org, task};
+
+/// Creates a task with its event, then moves it, in one unit of work.
+async fn create_and_move(db: &Database, created: Task) {
+    let event = Event {
+        entity_id: created.id.as_uuid(),
+        ..event(created.org_id, "task.created", now_ms())
+    };
+    let moved = Task {
+        status: TaskStatus::InProgress,
+        version: created.version + 1,
+        ..created.clone()
+    };
+    transact(db, move |tx| {
+        Box::pin(async move {
+            tx.insert_task(&created).await?;
+            tx.append_events(&[event]).await?;
+            assert!(tx.update_task(&moved, created.version).await?);
+            Ok(())
+        })
+    })
+    .await
+    .unwrap();
+}
+
+#[tokio::test]
+async fn postgres_keeps_the_statements_of_a_write_prepared() {
+    let Some(test) = TestDatabase::new(Engine::Postgres).await else {
+        return;
+    };
+    // One connection, so that the writes and the look at its statements share it.
+    let options = PoolOptions {
+        max_size: 1,
+        ..PoolOptions::default()
+    };
+    let db = TestDatabase::adopt(test.url.clone(), options).await;
+    let seed = seed_org(&db.db).await;
+    for _ in 0..3 {
+        create_and_move(&db.db, task(seed.org)).await;
+    }
+    // The first three words of each kept write statement on tasks and events, with how
+    // many of the kept statements have that text (a re-prepared one would be there twice).
+    let kept = db
+        .db
+        .text_of(
+            "SELECT coalesce(string_agg(head || ' x' || copies, '; ' ORDER BY head), '') AS v \
+             FROM (SELECT DISTINCT split_part(statement, ' ', 1) || ' ' \
+             || split_part(statement, ' ', 2) || ' ' || split_part(statement, ' ', 3) AS head, \
+             count(*) OVER (PARTITION BY statement) AS copies FROM pg_prepared_statements \
+             WHERE statement ~ '^(INSERT INTO|UPDATE) \"(tasks|events)\"') AS kept",
+        )
+        .await;
+    assert_eq!(
+        kept, r#"INSERT INTO "events" x1; INSERT INTO "tasks" x1; UPDATE "tasks" SET x1"#,
+        "each write statement prepared once and kept"
+    );
+}
