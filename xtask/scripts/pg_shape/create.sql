@@ -1,0 +1,6 @@
+-- What a `POST /tasks` sends, statement for statement (the nonce batch aside).
+BEGIN;
+INSERT INTO tasks (id, org_id, title, description, status, priority, assignee_id, creator_id, parent_task_id, approval_required, due_at, tags, metadata, created_at, updated_at, version, creator_user_id, approved_by, approved_at, status_changed_at, last_activity_at, lease_expires_at, result, outcome) VALUES (('00000000-0000-7000-8000-' || lpad(to_hex(nextval('pg_shape_ids')), 12, '0'))::uuid, :org, 'Bench task', DEFAULT, 'todo', 'normal', DEFAULT, :agent, DEFAULT, false, DEFAULT, '[]', '{}', now(), now(), 1, DEFAULT, DEFAULT, DEFAULT, now(), now(), DEFAULT, DEFAULT, DEFAULT);
+INSERT INTO events (id, org_id, type, actor_id, entity_type, entity_id, severity, payload, created_at) VALUES (('00000000-0000-7000-8000-' || lpad(to_hex(nextval('pg_shape_ids')), 12, '0'))::uuid, :org, 'task.created', :agent, 'task', gen_random_uuid(), 'info', '{"title":"Bench task"}', now());
+SELECT ws.org_id, ws.webhook_id, ws.event_type FROM webhook_subscriptions ws INNER JOIN webhooks ON ws.webhook_id = webhooks.id WHERE ws.org_id = ANY(ARRAY[:org::uuid]) AND ws.event_type = ANY(ARRAY['task.created', '*']) AND webhooks.enabled = true AND webhooks.hook_type = 'post';
+COMMIT;
