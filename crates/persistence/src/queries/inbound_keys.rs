@@ -45,7 +45,8 @@ pub(crate) async fn touch(
     let target = keys::table.filter(keys::id.eq(db_uuid(id)));
     on_conn!(conn, c => {
         diesel::update(target)
-            .set(keys::last_used_at.eq(Some(DbTime(at)))).reused()
+            .set(keys::last_used_at.eq(Some(DbTime(at))))
+            .reused()
             .execute(c)
             .await
     })?;
