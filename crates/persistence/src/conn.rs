@@ -105,20 +105,15 @@ macro_rules! insert_all {
         let rows = $rows;
         match $conn {
             _ if rows.is_empty() => Ok(()),
-            $crate::conn::Conn::Pg(c) if rows.len() <= $crate::conn::KEPT_ROWS => {
+            $crate::conn::Conn::Pg(c) => {
                 use $crate::reuse::Reuse;
                 diesel::insert_into($table)
                     .values(rows)
-                    .reused()
+                    .reused_if(rows.len() <= $crate::conn::KEPT_ROWS)
                     .execute(*c)
                     .await
                     .map(|_| ())
             }
-            $crate::conn::Conn::Pg(c) => diesel::insert_into($table)
-                .values(rows)
-                .execute(*c)
-                .await
-                .map(|_| ()),
             $crate::conn::Conn::Sqlite(c) => {
                 let mut done = Ok(());
                 for row in rows {

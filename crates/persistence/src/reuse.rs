@@ -18,15 +18,25 @@ use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::result::QueryResult;
 
-/// A statement kept prepared under its SQL text; see the module documentation.
+/// A statement kept prepared under its SQL text when `keep` holds (otherwise left to
+/// Diesel's own judgement); see the module documentation.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Reused<Q>(Q);
+pub(crate) struct Reused<Q> {
+    query: Q,
+    keep: bool,
+}
 
 /// Marks a statement as kept prepared (see [`Reused`]).
 pub(crate) trait Reuse: Sized {
     /// This statement, kept prepared under its SQL text.
     fn reused(self) -> Reused<Self> {
-        Reused(self)
+        self.reused_if(true)
+    }
+
+    /// This statement, kept prepared under its SQL text only when `keep` holds (its
+    /// text is one of a few forms this time: a short row list, say).
+    fn reused_if(self, keep: bool) -> Reused<Self> {
+        Reused { query: self, keep }
     }
 }
 
@@ -38,11 +48,15 @@ where
     Q: QueryFragment<DB>,
 {
     fn walk_ast<'b>(&'b self, pass: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        self.0.walk_ast(pass)
+        self.query.walk_ast(pass)
     }
 
-    fn is_safe_to_cache_prepared(&self, _backend: &DB) -> QueryResult<bool> {
-        Ok(true)
+    fn is_safe_to_cache_prepared(&self, backend: &DB) -> QueryResult<bool> {
+        if self.keep {
+            Ok(true)
+        } else {
+            self.query.is_safe_to_cache_prepared(backend)
+        }
     }
 }
 
