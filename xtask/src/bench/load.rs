@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::client::Client;
 use super::codehost::HostEvents;
 use super::scenario::{OwnTask, Scenario, WorkerState};
-use super::server::{cpu_ticks, rss_kib};
+use super::server::{cpu_ticks, peak_rss_kib as peak_rss_since_start_kib, reset_peak_rss, rss_kib};
 use super::sign::Credentials;
 
 /// How many failed answers are kept to show.
@@ -60,8 +60,13 @@ pub struct LoadOutcome {
     pub measured: Duration,
     /// Server CPU (user + system) during the measured time, in clock ticks.
     pub cpu_ticks: u64,
-    /// Largest server resident set seen during the measured time, KiB.
+    /// Largest server resident set during the measured time, KiB: the kernel's `VmHWM`
+    /// reset when measuring starts (where `/proc/<pid>/clear_refs` may be written), and
+    /// `VmRSS` sampled every 100 ms.
     pub peak_rss_kib: u64,
+    /// The kernel's peak resident set before measuring started (since the process
+    /// started or the previous scenario's reset), KiB.
+    pub earlier_peak_rss_kib: u64,
 }
 
 /// One worker's share.
@@ -99,15 +104,24 @@ pub async fn run(plan: LoadPlan) -> anyhow::Result<LoadOutcome> {
 
     tokio::time::sleep_until(measure_from.into()).await;
     let cpu_before = cpu_ticks(plan.pid)?;
+    // The peak so far (set-up, warm-up, the scenarios before) is kept for the run's
+    // overall figure before the reset starts this scenario's.
+    let earlier_peak_rss_kib = peak_rss_since_start_kib(plan.pid).unwrap_or(0);
+    let peak_known = reset_peak_rss(plan.pid);
     let sampler = tokio::spawn(sample_rss(plan.pid, until));
     tokio::time::sleep_until(until.into()).await;
     let cpu_after = cpu_ticks(plan.pid)?;
-    let peak_rss_kib = sampler.await?;
+    let mut peak_rss_kib = sampler.await?;
+    if peak_known {
+        // The kernel's own peak since the reset also sees spikes between two samples.
+        peak_rss_kib = peak_rss_kib.max(peak_rss_since_start_kib(plan.pid).unwrap_or(0));
+    }
 
     let mut outcome = LoadOutcome {
         measured: plan.duration,
         cpu_ticks: cpu_after.saturating_sub(cpu_before),
         peak_rss_kib,
+        earlier_peak_rss_kib,
         ..LoadOutcome::default()
     };
     for worker in workers {

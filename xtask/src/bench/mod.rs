@@ -171,6 +171,7 @@ async fn bench_engine(
     let scrape_token = metrics::token();
     let mut rows = Vec::new();
     let mut deliveries = None;
+    let mut peak_rss_kib = 0;
     for &scenario in scenarios {
         // Fresh tasks per scenario, one per worker, so that no two workers move the same
         // task and every scenario starts from the same state.
@@ -228,6 +229,9 @@ async fn bench_engine(
             eprintln!("xtask: {engine}: {}", figures.line());
             deliveries = Some(figures);
         }
+        peak_rss_kib = peak_rss_kib
+            .max(outcome.peak_rss_kib)
+            .max(outcome.earlier_peak_rss_kib);
         rows.push(ScenarioRow::new(scenario, &outcome, ticks_per_second));
     }
     Ok(EngineReport {
@@ -236,7 +240,7 @@ async fn bench_engine(
         seeded,
         agents: agents.len(),
         connections,
-        peak_rss_kib: server::peak_rss_kib(server.pid()).unwrap_or(0),
+        peak_rss_kib: peak_rss_kib.max(server::peak_rss_kib(server.pid()).unwrap_or(0)),
         rows,
         deliveries,
     })

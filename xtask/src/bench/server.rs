@@ -316,9 +316,15 @@ pub fn rss_kib(pid: u32) -> anyhow::Result<u64> {
     status_field(pid, "VmRSS:")
 }
 
-/// Peak resident set of `pid` over its life, KiB.
+/// Peak resident set of `pid` since it started or since [`reset_peak_rss`], KiB.
 pub fn peak_rss_kib(pid: u32) -> anyhow::Result<u64> {
     status_field(pid, "VmHWM:")
+}
+
+/// Resets the kernel's peak resident set of `pid` (`VmHWM`) to its current one; whether
+/// it could (writing `/proc/<pid>/clear_refs` needs the process's owner, Linux >= 4.0).
+pub fn reset_peak_rss(pid: u32) -> bool {
+    std::fs::write(format!("/proc/{pid}/clear_refs"), "5").is_ok()
 }
 
 fn status_field(pid: u32, name: &str) -> anyhow::Result<u64> {
@@ -342,6 +348,9 @@ mod tests {
         assert!(rss_kib(pid).unwrap() > 0);
         // Both are read, not compared: the kernel updates VmHWM lazily (per-thread RSS
         // counters are folded in now and then), so VmRSS may briefly exceed it.
+        assert!(peak_rss_kib(pid).unwrap() > 0);
+        // The owner may reset its peak; it then starts again from about the current one.
+        assert!(reset_peak_rss(pid));
         assert!(peak_rss_kib(pid).unwrap() > 0);
         cpu_ticks(pid).unwrap();
         assert!(clock_ticks_per_second() > 0);
