@@ -98,34 +98,36 @@ pub(crate) struct NonceEntry {
 /// [`remember`] for many distinct nonces in ONE PostgreSQL statement; the indexes (into
 /// `entries`) of those that were recorded. `now` is the earliest request time of the
 /// batch, so no record is taken for expired before it is.
+///
+/// The rows travel as three arrays that `unnest` turns back into rows, so the text is
+/// the same whatever the batch's size and the statement stays prepared on each
+/// connection: a `VALUES` list of the batch's length was parsed and planned afresh for
+/// every batch (about one in five signed requests under load).
 pub(crate) async fn remember_all_pg(
     conn: &mut diesel_async::AsyncPgConnection,
     entries: &[NonceEntry],
     now: OffsetDateTime,
 ) -> QueryResult<Vec<usize>> {
-    let values: Vec<_> = entries
-        .iter()
-        .map(|e| {
-            (
-                nonces::agent_id.eq(db_uuid(e.agent)),
-                nonces::nonce.eq(e.nonce.as_str()),
-                nonces::expires_at.eq(DbTime(e.expires_at)),
-            )
-        })
-        .collect();
-    let upsert = diesel::insert_into(nonces::table)
-        .values(values)
-        .on_conflict((nonces::agent_id, nonces::nonce))
-        .do_update()
-        .set(nonces::expires_at.eq(excluded(nonces::expires_at)));
-    let written: Vec<(crate::types::DbUuid, String)> =
-        FilterDsl::filter(upsert, nonces::expires_at.lt(DbTime(now)))
-            .returning((nonces::agent_id, nonces::nonce))
-            .get_results(conn)
-            .await?;
+    use diesel::sql_types::{Array, Text, Timestamptz, Uuid};
+    const REMEMBER_ALL: &str = "INSERT INTO nonces (agent_id, nonce, expires_at) \
+        SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) \
+        ON CONFLICT (agent_id, nonce) DO UPDATE SET expires_at = excluded.expires_at \
+        WHERE nonces.expires_at < $4 \
+        RETURNING agent_id, nonce";
+    let agents: Vec<uuid::Uuid> = entries.iter().map(|e| e.agent.as_uuid()).collect();
+    let values: Vec<&str> = entries.iter().map(|e| e.nonce.as_str()).collect();
+    let expiries: Vec<OffsetDateTime> = entries.iter().map(|e| e.expires_at).collect();
+    let written: Vec<Written> = diesel::sql_query(REMEMBER_ALL)
+        .bind::<Array<Uuid>, _>(agents)
+        .bind::<Array<Text>, _>(values)
+        .bind::<Array<Timestamptz>, _>(expiries)
+        .bind::<Timestamptz, _>(now)
+        .reused()
+        .load(conn)
+        .await?;
     let written: std::collections::HashSet<(uuid::Uuid, String)> = written
         .into_iter()
-        .map(|(agent, nonce)| (agent.0, nonce))
+        .map(|row| (row.agent_id, row.nonce))
         .collect();
     Ok(entries
         .iter()
@@ -133,4 +135,13 @@ pub(crate) async fn remember_all_pg(
         .filter(|(_, e)| written.contains(&(e.agent.as_uuid(), e.nonce.clone())))
         .map(|(i, _)| i)
         .collect())
+}
+
+/// A nonce [`remember_all_pg`] recorded.
+#[derive(QueryableByName)]
+struct Written {
+    #[diesel(sql_type = diesel::sql_types::Uuid)]
+    agent_id: uuid::Uuid,
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    nonce: String,
 }

@@ -4,11 +4,12 @@
 //! one's statements.
 
 use muster_domain::model::{Event, Task, TaskStatus};
-use muster_domain::ports::transact;
+use muster_domain::ports::{NonceOutcome, NonceStore, transact};
 use muster_persistence::testing::TestDatabase;
-use muster_persistence::{Database, Engine, PoolOptions};
+use muster_persistence::{Database, Engine, NonceBatcher, PoolOptions};
+use time::Duration;
 
-use crate::support::{event, now_ms, seed_org, task};
+use crate::support::{event, new_id, now_ms, seed_org, task};
 
 /// Creates a task with its event, then moves it, in one unit of work.
 async fn create_and_move(db: &Database, created: Task) {
@@ -64,4 +65,41 @@ async fn postgres_keeps_the_statements_of_a_write_prepared() {
         kept, r#"INSERT INTO "events" x1; INSERT INTO "tasks" x1; UPDATE "tasks" SET x1"#,
         "each write statement prepared once and kept"
     );
+}
+
+#[tokio::test]
+async fn postgres_keeps_the_nonce_batch_prepared_whatever_its_size() {
+    let Some(test) = TestDatabase::new(Engine::Postgres).await else {
+        return;
+    };
+    let options = PoolOptions {
+        max_size: 1,
+        ..PoolOptions::default()
+    };
+    let db = TestDatabase::adopt(test.url.clone(), options).await;
+    let seed = seed_org(&db.db).await;
+    let batcher = NonceBatcher::spawn(db.db.clone());
+    // Rounds of 1, 7 and 3 concurrent nonces: batches of several sizes.
+    for round in [1, 7, 3] {
+        let now = now_ms();
+        let records = (0..round).map(|_| {
+            let (batcher, nonce) = (batcher.clone(), new_id().simple().to_string());
+            async move {
+                batcher
+                    .remember(seed.hr, &nonce, now, now + Duration::minutes(10))
+                    .await
+            }
+        });
+        for outcome in futures_util::future::join_all(records).await {
+            assert_eq!(outcome.unwrap(), NonceOutcome::Fresh);
+        }
+    }
+    let kept = db
+        .db
+        .text_of(
+            "SELECT count(*)::text AS v FROM pg_prepared_statements \
+             WHERE statement LIKE 'INSERT INTO nonces%'",
+        )
+        .await;
+    assert_eq!(kept, "1", "one kept statement serves every batch size");
 }
