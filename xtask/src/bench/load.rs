@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::client::Client;
 use super::codehost::HostEvents;
 use super::scenario::{OwnTask, Scenario, WorkerState};
-use super::server::{cpu_ticks, peak_rss_kib as peak_rss_since_start_kib, reset_peak_rss, rss_kib};
+use super::server::{cpu_ticks, peak_rss_kib as kernel_peak_rss_kib, reset_peak_rss, rss_kib};
 use super::sign::Credentials;
 
 /// How many failed answers are kept to show.
@@ -106,7 +106,7 @@ pub async fn run(plan: LoadPlan) -> anyhow::Result<LoadOutcome> {
     let cpu_before = cpu_ticks(plan.pid)?;
     // The peak so far (set-up, warm-up, the scenarios before) is kept for the run's
     // overall figure before the reset starts this scenario's.
-    let earlier_peak_rss_kib = peak_rss_since_start_kib(plan.pid).unwrap_or(0);
+    let earlier_peak_rss_kib = kernel_peak_rss_kib(plan.pid).unwrap_or(0);
     let peak_known = reset_peak_rss(plan.pid);
     let sampler = tokio::spawn(sample_rss(plan.pid, until));
     tokio::time::sleep_until(until.into()).await;
@@ -114,7 +114,7 @@ pub async fn run(plan: LoadPlan) -> anyhow::Result<LoadOutcome> {
     let mut peak_rss_kib = sampler.await?;
     if peak_known {
         // The kernel's own peak since the reset also sees spikes between two samples.
-        peak_rss_kib = peak_rss_kib.max(peak_rss_since_start_kib(plan.pid).unwrap_or(0));
+        peak_rss_kib = peak_rss_kib.max(kernel_peak_rss_kib(plan.pid).unwrap_or(0));
     }
 
     let mut outcome = LoadOutcome {

@@ -349,9 +349,10 @@ mod tests {
         // Both are read, not compared: the kernel updates VmHWM lazily (per-thread RSS
         // counters are folded in now and then), so VmRSS may briefly exceed it.
         assert!(peak_rss_kib(pid).unwrap() > 0);
-        // The owner may reset its peak; it then starts again from about the current one.
-        assert!(reset_peak_rss(pid));
-        assert!(peak_rss_kib(pid).unwrap() > 0);
+        // Where the kernel lets the owner reset its peak, the peak is still readable after.
+        if reset_peak_rss(pid) {
+            assert!(peak_rss_kib(pid).unwrap() > 0);
+        }
         cpu_ticks(pid).unwrap();
         assert!(clock_ticks_per_second() > 0);
     }

@@ -108,20 +108,23 @@ pub(crate) async fn remember_all_pg(
     entries: &[NonceEntry],
     now: OffsetDateTime,
 ) -> QueryResult<Vec<usize>> {
-    use diesel::sql_types::{Array, Text, Timestamptz, Uuid};
+    use diesel::sql_types::{Array, Text};
+
+    use crate::types::{DbUuid, PortableTimestamp, PortableUuid};
     const REMEMBER_ALL: &str = "INSERT INTO nonces (agent_id, nonce, expires_at) \
         SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[]) \
         ON CONFLICT (agent_id, nonce) DO UPDATE SET expires_at = excluded.expires_at \
         WHERE nonces.expires_at < $4 \
         RETURNING agent_id, nonce";
-    let agents: Vec<uuid::Uuid> = entries.iter().map(|e| e.agent.as_uuid()).collect();
+    // Bound as the other statements bind them (times to the millisecond).
+    let agents: Vec<DbUuid> = entries.iter().map(|e| db_uuid(e.agent)).collect();
     let values: Vec<&str> = entries.iter().map(|e| e.nonce.as_str()).collect();
-    let expiries: Vec<OffsetDateTime> = entries.iter().map(|e| e.expires_at).collect();
+    let expiries: Vec<DbTime> = entries.iter().map(|e| DbTime(e.expires_at)).collect();
     let written: Vec<Written> = diesel::sql_query(REMEMBER_ALL)
-        .bind::<Array<Uuid>, _>(agents)
+        .bind::<Array<PortableUuid>, _>(agents)
         .bind::<Array<Text>, _>(values)
-        .bind::<Array<Timestamptz>, _>(expiries)
-        .bind::<Timestamptz, _>(now)
+        .bind::<Array<PortableTimestamp>, _>(expiries)
+        .bind::<PortableTimestamp, _>(DbTime(now))
         .reused()
         .load(conn)
         .await?;

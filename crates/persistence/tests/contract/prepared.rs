@@ -1,7 +1,7 @@
 //! PostgreSQL: the statements of a write stay prepared on their connection. Diesel
 //! would prepare each `INSERT` and `UPDATE` afresh on every run (a `Parse` round trip
 //! and a new plan each time); kept, a second write of the same shape reuses the first
-//! one's statements.
+//! one's statements; the nonce batch is one statement whatever the batch's size.
 
 use muster_domain::model::{Event, Task, TaskStatus};
 use muster_domain::ports::{NonceOutcome, NonceStore, transact};
@@ -34,17 +34,24 @@ async fn create_and_move(db: &Database, created: Task) {
     .unwrap();
 }
 
-#[tokio::test]
-async fn postgres_keeps_the_statements_of_a_write_prepared() {
-    let Some(test) = TestDatabase::new(Engine::Postgres).await else {
-        return;
-    };
-    // One connection, so that the writes and the look at its statements share it.
+/// A PostgreSQL test database, and a second handle on it with a pool of ONE connection,
+/// so that the writes and the look at its statements share it (`None` where PostgreSQL
+/// may be absent and is).
+async fn on_one_connection() -> Option<(TestDatabase, TestDatabase)> {
+    let test = TestDatabase::new(Engine::Postgres).await?;
     let options = PoolOptions {
         max_size: 1,
         ..PoolOptions::default()
     };
     let db = TestDatabase::adopt(test.url.clone(), options).await;
+    Some((test, db))
+}
+
+#[tokio::test]
+async fn postgres_keeps_the_statements_of_a_write_prepared() {
+    let Some((_test, db)) = on_one_connection().await else {
+        return;
+    };
     let seed = seed_org(&db.db).await;
     for _ in 0..3 {
         create_and_move(&db.db, task(seed.org)).await;
@@ -69,14 +76,9 @@ async fn postgres_keeps_the_statements_of_a_write_prepared() {
 
 #[tokio::test]
 async fn postgres_keeps_the_nonce_batch_prepared_whatever_its_size() {
-    let Some(test) = TestDatabase::new(Engine::Postgres).await else {
+    let Some((_test, db)) = on_one_connection().await else {
         return;
     };
-    let options = PoolOptions {
-        max_size: 1,
-        ..PoolOptions::default()
-    };
-    let db = TestDatabase::adopt(test.url.clone(), options).await;
     let seed = seed_org(&db.db).await;
     let batcher = NonceBatcher::spawn(db.db.clone());
     // Rounds of 1, 7 and 3 concurrent nonces: batches of several sizes.
