@@ -60,9 +60,9 @@ pub struct LoadOutcome {
     pub measured: Duration,
     /// Server CPU (user + system) during the measured time, in clock ticks.
     pub cpu_ticks: u64,
-    /// Largest server resident set during the measured time, KiB: the kernel's `VmHWM`
-    /// reset when measuring starts (where `/proc/<pid>/clear_refs` may be written), and
-    /// `VmRSS` sampled every 100 ms.
+    /// Largest server resident set during the measured time, KiB: the larger of the
+    /// kernel's `VmHWM` reset when measuring starts (where `/proc/<pid>/clear_refs` may be
+    /// written) and `VmRSS` sampled every 100 ms.
     pub peak_rss_kib: u64,
     /// The kernel's peak resident set before measuring started (since the process
     /// started or the previous scenario's reset), KiB.

@@ -257,8 +257,10 @@ pub fn record(path: &Path, info: &RunInfo, reports: &[EngineReport]) -> anyhow::
          answer. The load generator runs on the same machine and competes for its cores. \
          `vs health` compares throughput with unsigned `GET /health` of the same run; CPU is \
          the `muster` process's user + system time (PostgreSQL's own processes are not \
-         counted); peak RSS is the larger of the kernel's peak resident set (`VmHWM`, reset when each scenario's measured time starts; left out where `/proc/<pid>/clear_refs` cannot be written) and the largest `VmRSS` sampled every 100 ms; errors count non-2xx answers and transport errors, \
-         warm-up included.\n\n",
+         counted); peak RSS is the larger of the kernel's peak resident set (`VmHWM`, reset \
+         when each scenario's measured time starts; left out where `/proc/<pid>/clear_refs` \
+         cannot be written) and the largest `VmRSS` sampled every 100 ms; errors count \
+         non-2xx answers and transport errors, warm-up included.\n\n",
     );
     for report in reports {
         let _ = write!(out, "## {}\n\n{}\n", report.engine, report.markdown());

@@ -81,7 +81,8 @@ async fn postgres_keeps_the_nonce_batch_prepared_whatever_its_size() {
     };
     let seed = seed_org(&db.db).await;
     let batcher = NonceBatcher::spawn(db.db.clone());
-    // Rounds of 1, 7 and 3 concurrent nonces: batches of several sizes.
+    // Rounds of 1, 7 and 3 concurrent nonces: batches of several sizes, as the writer
+    // takes them: a statement not kept leaves none, one whose text varies several.
     for round in [1, 7, 3] {
         let now = now_ms();
         let records = (0..round).map(|_| {
