@@ -9,6 +9,7 @@ pub mod cli;
 pub mod commands;
 pub mod key;
 pub mod logging;
+pub mod memory;
 pub mod metrics_settings;
 pub mod serve_lock;
 pub mod sign;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use muster_server::cli::{Cli, Command};
-use muster_server::{commands, logging, sign};
+use muster_server::{commands, logging, memory, sign};
 
 /// mimalloc rather than glibc's malloc: see docs/benchmarks.md (memory under load). Its
 /// `override` feature makes it the process's `malloc` too, so the bundled SQLite's C code
@@ -13,8 +13,13 @@ use muster_server::{commands, logging, sign};
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[actix_web::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
+    // First, before the runtime's threads and buffers exist.
+    let small_pages = memory::use_small_pages();
+    actix_web::rt::System::new().block_on(run(small_pages))
+}
+
+async fn run(small_pages: Result<(), String>) -> ExitCode {
     let cli = Cli::parse();
     // reqwest's TLS in this build has no built-in crypto provider (muster-client turns
     // on `rustls-no-provider`), and every reqwest client (the OTLP exporter's too)
@@ -27,6 +32,9 @@ async fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Err(reason) = small_pages {
+        tracing::debug!(%reason, "transparent huge pages stay on");
+    }
     let result = match cli.command {
         Command::Serve(args) => commands::serve(args).await,
         Command::Migrate(args) => commands::migrate(args).await,

@@ -10,6 +10,7 @@ mod config_errors;
 mod crashes;
 mod documented_settings;
 mod logs;
+mod memory;
 mod metrics_jobs;
 mod one_server;
 mod secrets;
