@@ -9,8 +9,8 @@
 /// (docs/benchmarks.md, "Transparent huge pages"). mimalloc is built not to ask for
 /// them (its `no_thp` feature), which is enough where the kernel gives them only when
 /// asked (`madvise` mode, Debian's default); this also keeps the kernel from handing
-/// them out unasked (`always` mode) from here on. Returns the kernel's refusal, if any, for the caller
-/// to log once logging is set up: the server runs the same without.
+/// them out unasked (`always` mode) from here on. Returns the kernel's refusal, if any,
+/// for the caller to log once logging is set up: the server runs the same without.
 pub fn use_small_pages() -> Result<(), String> {
     #[cfg(target_os = "linux")]
     {

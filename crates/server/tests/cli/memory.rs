@@ -1,10 +1,8 @@
 //! How the server asks the kernel for memory (Linux only: it reads `/proc`).
 #![cfg(target_os = "linux")]
 
-use std::process::Stdio;
-
 use crate::Scratch;
-use crate::shutdown::start_with;
+use crate::shutdown::start;
 
 /// Backed by 2 MiB pages, the heap would be resident in 2 MiB steps, mostly empty at
 /// rest. The server turns transparent huge pages off for itself (`THP_enabled: 0`), and
@@ -14,7 +12,7 @@ use crate::shutdown::start_with;
 #[test]
 fn the_server_keeps_its_heap_in_small_pages() {
     let scratch = Scratch::new();
-    let server = start_with(&scratch, &[], Stdio::null());
+    let server = start(&scratch);
     let proc_file = |name: &str| {
         std::fs::read_to_string(format!("/proc/{}/{name}", server.child.id())).unwrap()
     };

@@ -18,7 +18,7 @@ impl Drop for Server {
 }
 
 /// Starts `muster serve` on a free port and waits until it answers.
-fn start(scratch: &Scratch) -> Server {
+pub(crate) fn start(scratch: &Scratch) -> Server {
     start_with(scratch, &[], Stdio::null())
 }
 
