@@ -88,6 +88,8 @@ mod prepared;
 #[cfg(test)]
 mod schema;
 #[cfg(test)]
+mod sqlite_build;
+#[cfg(test)]
 mod support;
 #[cfg(test)]
 mod tasks;
