@@ -63,7 +63,8 @@ macro_rules! on_conn {
 /// Loads the one row of `$query` (a lookup by a unique key; an expression, built once
 /// per arm) on `$conn`, holding it with `$lock` (an `Option<Lock>`) on PostgreSQL:
 /// `FOR SHARE` or `FOR NO KEY UPDATE`. SQLite has no row locks; its write transactions
-/// run one at a time.
+/// run one at a time. On SQLite the row is read on the synchronous connection itself
+/// (see [`load_rows!`]), so what `$query` uses must be owned.
 ///
 /// Lookups by key read the row without `LIMIT` (`get_result`, not `first`): SQLite
 /// re-plans a statement whose `LIMIT` is a bound parameter on every run (it marks the
@@ -89,7 +90,39 @@ macro_rules! first_locked {
                     $query.for_no_key_update().get_result(*c).await.optional()
                 }
             },
-            $crate::conn::Conn::Sqlite(c) => $query.get_result(*c).await.optional(),
+            $crate::conn::Conn::Sqlite(c) => {
+                c.spawn_blocking(move |sync| {
+                    diesel::RunQueryDsl::get_result($query, sync).optional()
+                })
+                .await
+            }
+        }
+    };
+}
+
+/// Loads the rows of the query `$query` builds on `$conn`, with `$backend` naming the
+/// engine's backend type inside it (for `into_boxed::<$backend>()`). On SQLite the
+/// query is built and run on the synchronous connection itself, as
+/// [`first_locked!`]'s lookups are: diesel-async's `load` copies every value of every
+/// row into an owned one first, a `sqlite3_value_dup` per column (an allocation, a copy
+/// and a memory barrier). What `$query` uses moves into that call: clone borrowed
+/// arguments first.
+macro_rules! load_rows {
+    ($conn:expr, $backend:ident => $query:expr) => {
+        match $conn {
+            $crate::conn::Conn::Pg(c) => {
+                #[allow(dead_code)]
+                type $backend = diesel::pg::Pg;
+                diesel_async::RunQueryDsl::load($query, *c).await
+            }
+            $crate::conn::Conn::Sqlite(c) => {
+                c.spawn_blocking(move |sync| {
+                    #[allow(dead_code)]
+                    type $backend = diesel::sqlite::Sqlite;
+                    diesel::RunQueryDsl::load($query, sync)
+                })
+                .await
+            }
         }
     };
 }
@@ -137,4 +170,4 @@ macro_rules! insert_all {
 /// rare, and keeping one statement per row count would fill every connection's cache.
 pub(crate) const KEPT_ROWS: usize = 4;
 
-pub(crate) use {first_locked, insert_all, on_conn};
+pub(crate) use {first_locked, insert_all, load_rows, on_conn};

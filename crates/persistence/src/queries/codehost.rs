@@ -157,14 +157,15 @@ pub(crate) async fn find_link(
     connection: CodeHostConnectionId,
     item: &ItemRef,
 ) -> QueryResult<Option<LinkRow>> {
+    let (repository, kind, number) = (item.repository.clone(), item.kind.as_str(), item.number);
     first_locked!(
         conn,
         Some(Lock::Update),
         codehost_links::table
             .filter(codehost_links::connection_id.eq(db_uuid(connection)))
-            .filter(codehost_links::repository.eq(&item.repository))
-            .filter(codehost_links::kind.eq(item.kind.as_str()))
-            .filter(codehost_links::number.eq(item.number))
+            .filter(codehost_links::repository.eq(&repository))
+            .filter(codehost_links::kind.eq(kind))
+            .filter(codehost_links::number.eq(number))
             .select(LinkRow::as_select())
     )
 }

@@ -4,7 +4,7 @@ use diesel_async::RunQueryDsl;
 use muster_domain::model::{EventId, EventPosition, OrgId, StreamStart};
 use muster_domain::ports::EventFilter;
 
-use crate::conn::{Conn, insert_all, on_conn};
+use crate::conn::{Conn, insert_all, load_rows, on_conn};
 use crate::rows::{EventRow, db_uuid};
 use crate::schema::events;
 use crate::types::{DbTime, DbUuid, PortableUuid};
@@ -70,14 +70,13 @@ pub(crate) async fn page(
     offset: i64,
     limit: u32,
 ) -> QueryResult<Vec<EventRow>> {
-    on_conn!(conn, c, Db => {
-        filtered!(events::table.into_boxed::<Db>(), org, filter)
+    let filter = filter.clone();
+    load_rows!(conn, Db => {
+        filtered!(events::table.into_boxed::<Db>(), org, &filter)
             .select(EventRow::as_select())
             .order((events::created_at.desc(), events::id.desc()))
             .offset(offset)
             .limit(i64::from(limit))
-            .load(c)
-            .await
     })
 }
 

@@ -37,10 +37,13 @@ pub(crate) async fn take(
     hash: &TokenHash,
 ) -> QueryResult<Option<OAuthStateRow>> {
     let by_hash = || oauth_states::table.filter(oauth_states::state_hash.eq(hash.0.as_slice()));
+    let bytes = hash.0;
     let found = first_locked!(
         conn,
         Some(Lock::Update),
-        by_hash().select(OAuthStateRow::as_select())
+        oauth_states::table
+            .filter(oauth_states::state_hash.eq(bytes.as_slice()))
+            .select(OAuthStateRow::as_select())
     )?;
     let Some(row) = found else {
         return Ok(None);

@@ -26,11 +26,12 @@ pub(crate) async fn find_by_hash(
     hash: &TokenHash,
     lock: Option<Lock>,
 ) -> QueryResult<Option<RefreshTokenRow>> {
+    let bytes = hash.0;
     first_locked!(
         conn,
         lock,
         refresh_tokens::table
-            .filter(refresh_tokens::token_hash.eq(hash.0.as_slice()))
+            .filter(refresh_tokens::token_hash.eq(bytes.as_slice()))
             .select(RefreshTokenRow::as_select())
     )
 }

@@ -6,7 +6,7 @@ use muster_domain::model::{AgentStatus, OrgId, TaskId, TaskStatus};
 use muster_domain::ports::{Lock, OutcomeFilter, Overdue, TaskFilter};
 use time::OffsetDateTime;
 
-use crate::conn::{Conn, first_locked, on_conn};
+use crate::conn::{Conn, first_locked, load_rows, on_conn};
 use crate::queries::fixed::fixed;
 use crate::reuse::Reuse;
 use crate::rows::{TaskRow, db_uuid};
@@ -165,16 +165,13 @@ pub(crate) async fn list(
     before: Option<TaskId>,
     limit: u32,
 ) -> QueryResult<Vec<TaskRow>> {
-    on_conn!(conn, c, Db => {
-        let mut query = filtered!(Db, org, filter).select(TaskRow::as_select());
+    let filter = filter.clone();
+    load_rows!(conn, Db => {
+        let mut query = filtered!(Db, org, &filter).select(TaskRow::as_select());
         if let Some(cursor) = before {
             query = query.filter(tasks::id.lt(db_uuid(cursor)));
         }
-        query
-            .order(tasks::id.desc())
-            .limit(i64::from(limit))
-            .load(c)
-            .await
+        query.order(tasks::id.desc()).limit(i64::from(limit))
     })
 }
 

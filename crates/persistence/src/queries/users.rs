@@ -33,12 +33,13 @@ pub(crate) async fn find_by_email(
     email: &Email,
     lock: Option<Lock>,
 ) -> QueryResult<Option<UserRow>> {
+    let email = email.as_str().to_owned();
     first_locked!(
         conn,
         lock,
         users::table
             .filter(users::org_id.eq(db_uuid(org)))
-            .filter(users::email.eq(email.as_str()))
+            .filter(users::email.eq(&email))
             .select(UserRow::as_select())
     )
 }
