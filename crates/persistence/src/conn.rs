@@ -66,10 +66,11 @@ macro_rules! on_conn {
 /// run one at a time. On SQLite the row is read on the synchronous connection itself
 /// (see [`load_rows!`]), so what `$query` uses must be owned.
 ///
-/// Lookups by key read the row without `LIMIT` (`get_result`, not `first`): SQLite
-/// re-plans a statement whose `LIMIT` is a bound parameter on every run (it marks the
-/// parameter as one the plan depends on), which cost a full re-parse of the query per
-/// request, a quarter of a signed read's CPU.
+/// Lookups by key read the row without `LIMIT` (`get_result`, not `first`): SQLite,
+/// unless built with stable plans (as `.cargo/config.toml` builds it), re-plans a
+/// statement whose `LIMIT` is a bound parameter on every run (it marks the parameter as
+/// one the plan depends on), which cost a full re-parse of the query per request, a
+/// quarter of a signed read's CPU.
 ///
 /// `Lock::Update` is `FOR NO KEY UPDATE`, not `FOR UPDATE`: no use case changes a key,
 /// and `FOR UPDATE` also blocks the `FOR KEY SHARE` lock that PostgreSQL's foreign-key

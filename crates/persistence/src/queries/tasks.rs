@@ -50,6 +50,23 @@ impl TagSql for diesel::sqlite::Sqlite {
         "EXISTS (SELECT 1 FROM json_each(tasks.tags) WHERE lower(json_each.value) = ";
 }
 
+/// The order of the overdue sweep's batches: oldest task first. On SQLite the key is
+/// written `+tasks.id`, an expression no index provides: SQLite, which plans without
+/// the bound `LIMIT`'s value (it is built with stable plans, see `.cargo/config.toml`),
+/// would otherwise walk the whole table in key order to avoid sorting, rather than read
+/// the few matching rows from the sweep's own index (`tasks_due`, say) and sort those.
+trait OverdueOrder {
+    const OLDEST_FIRST: &'static str;
+}
+
+impl OverdueOrder for diesel::pg::Pg {
+    const OLDEST_FIRST: &'static str = "tasks.id";
+}
+
+impl OverdueOrder for diesel::sqlite::Sqlite {
+    const OLDEST_FIRST: &'static str = "+tasks.id";
+}
+
 /// A `LIKE` pattern (escape character `\`) finding `text` anywhere, lowercased.
 fn containing(text: &str) -> String {
     let mut pattern = String::with_capacity(text.len() + 2);
@@ -288,7 +305,10 @@ pub(crate) async fn overdue(
                         .select(agents::id.nullable()),
                 )),
         };
-        rows.order(tasks::id.asc()).limit(i64::from(limit)).load(c).await
+        rows.order(fixed::<diesel::sql_types::Text>(<Db as OverdueOrder>::OLDEST_FIRST).asc())
+            .limit(i64::from(limit))
+            .load(c)
+            .await
     })
 }
 

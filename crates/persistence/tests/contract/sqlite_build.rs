@@ -34,3 +34,76 @@ fn sqlite_is_built_multi_thread_without_memory_statistics_with_stable_plans() {
         "query planner stability guarantee"
     );
 }
+
+#[derive(diesel::QueryableByName, Debug)]
+struct PlanRow {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    detail: String,
+}
+
+/// The query plans SQLite's planner picks for `sqls` on the migrated schema.
+async fn plans(sqls: &[&str]) -> Vec<Vec<String>> {
+    use muster_persistence::testing::TestDatabase;
+    use muster_persistence::{DatabaseUrl, Engine};
+    let test = TestDatabase::new(Engine::Sqlite).await.unwrap();
+    let DatabaseUrl::Sqlite(path) = test.url.clone() else {
+        unreachable!()
+    };
+    let sqls: Vec<String> = sqls.iter().map(|s| (*s).to_owned()).collect();
+    tokio::task::spawn_blocking(move || {
+        let mut conn = diesel::SqliteConnection::establish(&path.to_string_lossy()).unwrap();
+        sqls.iter()
+            .map(|sql| {
+                let rows: Vec<PlanRow> = diesel::RunQueryDsl::load(
+                    diesel::sql_query(format!("EXPLAIN QUERY PLAN {sql}")),
+                    &mut conn,
+                )
+                .unwrap();
+                rows.into_iter().map(|r| r.detail).collect()
+            })
+            .collect()
+    })
+    .await
+    .unwrap()
+}
+
+/// With stable plans the planner does not know a bound `LIMIT`: the service's reads
+/// must still be served by their indexes, in order where they page.
+#[tokio::test]
+async fn sqlite_plans_use_the_indexes_without_the_limit_value() {
+    let overdue = "SELECT org_id, id FROM tasks WHERE NOT EXISTS (SELECT 1 FROM escalations \
+         WHERE escalations.task_id = tasks.id AND escalations.automatic = ? \
+         AND escalations.reason = ?) AND status NOT IN (?, ?) AND due_at < ?";
+    let sqls = [
+        // A page of tasks with a status, newest first.
+        "SELECT id FROM tasks WHERE org_id = ? AND status = ? ORDER BY id DESC LIMIT ?".to_owned(),
+        // A page of events, newest first.
+        "SELECT id FROM events WHERE org_id = ? \
+         ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
+            .to_owned(),
+        // The past-due sweep, ordered as `tasks::overdue` orders it on SQLite.
+        format!("{overdue} ORDER BY +tasks.id ASC LIMIT ?"),
+        // ... and ordered by the plain key: the whole table in key order.
+        format!("{overdue} ORDER BY tasks.id ASC LIMIT ?"),
+    ];
+    let refs: Vec<&str> = sqls.iter().map(String::as_str).collect();
+    let found = plans(&refs).await;
+    let uses = |plan: &[String], index: &str| plan.iter().any(|step| step.contains(index));
+    let sorts = |plan: &[String]| plan.iter().any(|step| step.contains("TEMP B-TREE"));
+    assert!(
+        uses(&found[0], "INDEX tasks_org_status") && !sorts(&found[0]),
+        "{:?}",
+        found[0]
+    );
+    assert!(
+        uses(&found[1], "INDEX events_org_newest") && !sorts(&found[1]),
+        "{:?}",
+        found[1]
+    );
+    assert!(uses(&found[2], "INDEX tasks_due"), "{:?}", found[2]);
+    assert!(
+        found[3].iter().any(|step| step.starts_with("SCAN tasks")),
+        "the plain key order no longer walks the table: {:?}",
+        found[3]
+    );
+}
