@@ -12,7 +12,7 @@ use crate::pg_tls::PgConnector;
 use crate::url::DatabaseUrl;
 
 const POSTGRES: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
-const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
+pub(crate) const SQLITE: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
 
 /// An arbitrary, fixed key: instances starting together take turns migrating.
 const MIGRATION_LOCK_KEY: i64 = 0x6d75_7374_6572; // "muster"

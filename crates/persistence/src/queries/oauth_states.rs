@@ -36,14 +36,13 @@ pub(crate) async fn take(
     conn: &mut Conn<'_>,
     hash: &TokenHash,
 ) -> QueryResult<Option<OAuthStateRow>> {
-    let by_hash = || oauth_states::table.filter(oauth_states::state_hash.eq(hash.0.as_slice()));
+    // Owns its bytes: the SQLite lookup moves it into its call.
     let bytes = hash.0;
+    let by_hash = move || oauth_states::table.filter(oauth_states::state_hash.eq(bytes.to_vec()));
     let found = first_locked!(
         conn,
         Some(Lock::Update),
-        oauth_states::table
-            .filter(oauth_states::state_hash.eq(bytes.as_slice()))
-            .select(OAuthStateRow::as_select())
+        by_hash().select(OAuthStateRow::as_select())
     )?;
     let Some(row) = found else {
         return Ok(None);

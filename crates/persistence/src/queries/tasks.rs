@@ -266,24 +266,19 @@ pub(crate) async fn open_counts(
     })
 }
 
-/// Tasks across organizations that `query` finds and that were not escalated
-/// automatically for its reason yet, oldest first.
-pub(crate) async fn overdue(
-    conn: &mut Conn<'_>,
-    query: Overdue,
-    limit: u32,
-) -> QueryResult<Vec<(DbUuid, DbUuid)>> {
-    let reason = query.reason().as_str();
-    on_conn!(conn, c, Db => {
+/// The query of [`overdue`] for the backend `$db` (also built by the plan test below).
+macro_rules! overdue_query {
+    ($db:ty, $query:expr, $limit:expr) => {{
+        let query: Overdue = $query;
         let escalated = escalations::table
             .filter(escalations::task_id.eq(tasks::id))
             .filter(escalations::automatic.eq(true))
-            .filter(escalations::reason.eq(reason));
-        let mut rows = tasks::table
+            .filter(escalations::reason.eq(query.reason().as_str()));
+        let rows = tasks::table
             .filter(diesel::dsl::not(diesel::dsl::exists(escalated)))
             .select((tasks::org_id, tasks::id))
-            .into_boxed::<Db>();
-        rows = match query {
+            .into_boxed::<$db>();
+        let rows = match query {
             Overdue::BlockedSince { priority, since } => rows
                 .filter(tasks::status.eq(TaskStatus::Blocked.as_str()))
                 .filter(tasks::priority.eq(priority.as_str()))
@@ -294,22 +289,30 @@ pub(crate) async fn overdue(
             Overdue::PastDue { now } => rows
                 .filter(tasks::status.ne_all(CLOSED))
                 .filter(tasks::due_at.lt(DbTime(now))),
-            Overdue::AssigneeInactive => rows
-                .filter(tasks::status.ne_all(CLOSED))
-                .filter(tasks::assignee_id.eq_any(
+            Overdue::AssigneeInactive => rows.filter(tasks::status.ne_all(CLOSED)).filter(
+                tasks::assignee_id.eq_any(
                     agents::table
                         .filter(agents::status.eq_any([
                             AgentStatus::Suspended.as_str(),
                             AgentStatus::Revoked.as_str(),
                         ]))
                         .select(agents::id.nullable()),
-                )),
+                ),
+            ),
         };
-        rows.order(fixed::<diesel::sql_types::Text>(<Db as OverdueOrder>::OLDEST_FIRST).asc())
-            .limit(i64::from(limit))
-            .load(c)
-            .await
-    })
+        rows.order(fixed::<diesel::sql_types::Text>(<$db as OverdueOrder>::OLDEST_FIRST).asc())
+            .limit(i64::from($limit))
+    }};
+}
+
+/// Tasks across organizations that `query` finds and that were not escalated
+/// automatically for its reason yet, oldest first.
+pub(crate) async fn overdue(
+    conn: &mut Conn<'_>,
+    query: Overdue,
+    limit: u32,
+) -> QueryResult<Vec<(DbUuid, DbUuid)>> {
+    on_conn!(conn, c, Db => overdue_query!(Db, query, limit).load(c).await)
 }
 
 /// The ids and titles of `org`'s open tasks, newest first, at most `limit`.
@@ -328,4 +331,42 @@ pub(crate) async fn open_titles(
             .load(c)
             .await
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::Connection as _;
+    use diesel::sqlite::{Sqlite, SqliteConnection};
+    use diesel_migrations::MigrationHarness as _;
+
+    use super::*;
+
+    #[derive(QueryableByName)]
+    struct Step {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        detail: String,
+    }
+
+    /// SQLite plans without the bound `LIMIT`'s value (stable plans): the past-due
+    /// sweep, as [`overdue`] writes it, must still read the past-due rows from
+    /// `tasks_due` rather than walk the whole table in key order.
+    #[test]
+    fn the_past_due_sweep_reads_its_index_on_sqlite() {
+        let mut conn = SqliteConnection::establish(":memory:").unwrap();
+        conn.run_pending_migrations(crate::migrate::SQLITE).unwrap();
+        let now = OffsetDateTime::UNIX_EPOCH;
+        let query = overdue_query!(Sqlite, Overdue::PastDue { now }, 200_u32);
+        let text = diesel::debug_query::<Sqlite, _>(&query).to_string();
+        let sql = text.split(" -- binds").next().unwrap();
+        let plan: Vec<Step> = diesel::RunQueryDsl::load(
+            diesel::sql_query(format!("EXPLAIN QUERY PLAN {sql}")),
+            &mut conn,
+        )
+        .unwrap();
+        let plan: Vec<String> = plan.into_iter().map(|step| step.detail).collect();
+        assert!(
+            plan.iter().any(|step| step.contains("INDEX tasks_due")),
+            "{sql}: {plan:?}"
+        );
+    }
 }

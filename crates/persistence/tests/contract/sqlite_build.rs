@@ -67,27 +67,20 @@ async fn plans(sqls: &[&str]) -> Vec<Vec<String>> {
     .unwrap()
 }
 
-/// With stable plans the planner does not know a bound `LIMIT`: the service's reads
-/// must still be served by their indexes, in order where they page.
+/// With stable plans the planner does not know a bound `LIMIT`: the pages of tasks
+/// and events must still be read from their indexes, in order. (The statements' shapes
+/// are written out here; the past-due sweep's own statement is checked in
+/// `queries/tasks.rs`.)
 #[tokio::test]
 async fn sqlite_plans_use_the_indexes_without_the_limit_value() {
-    let overdue = "SELECT org_id, id FROM tasks WHERE NOT EXISTS (SELECT 1 FROM escalations \
-         WHERE escalations.task_id = tasks.id AND escalations.automatic = ? \
-         AND escalations.reason = ?) AND status NOT IN (?, ?) AND due_at < ?";
     let sqls = [
         // A page of tasks with a status, newest first.
-        "SELECT id FROM tasks WHERE org_id = ? AND status = ? ORDER BY id DESC LIMIT ?".to_owned(),
+        "SELECT id FROM tasks WHERE org_id = ? AND status = ? ORDER BY id DESC LIMIT ?",
         // A page of events, newest first.
         "SELECT id FROM events WHERE org_id = ? \
-         ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?"
-            .to_owned(),
-        // The past-due sweep, ordered as `tasks::overdue` orders it on SQLite.
-        format!("{overdue} ORDER BY +tasks.id ASC LIMIT ?"),
-        // ... and ordered by the plain key: the whole table in key order.
-        format!("{overdue} ORDER BY tasks.id ASC LIMIT ?"),
+         ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
     ];
-    let refs: Vec<&str> = sqls.iter().map(String::as_str).collect();
-    let found = plans(&refs).await;
+    let found = plans(&sqls).await;
     let uses = |plan: &[String], index: &str| plan.iter().any(|step| step.contains(index));
     let sorts = |plan: &[String]| plan.iter().any(|step| step.contains("TEMP B-TREE"));
     assert!(
@@ -99,11 +92,5 @@ async fn sqlite_plans_use_the_indexes_without_the_limit_value() {
         uses(&found[1], "INDEX events_org_newest") && !sorts(&found[1]),
         "{:?}",
         found[1]
-    );
-    assert!(uses(&found[2], "INDEX tasks_due"), "{:?}", found[2]);
-    assert!(
-        found[3].iter().any(|step| step.starts_with("SCAN tasks")),
-        "the plain key order no longer walks the table: {:?}",
-        found[3]
     );
 }
