@@ -11,6 +11,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::conn::{Conn, insert_all, on_conn};
+use crate::queries::kept::{MAX_KEPT_LIST, kept_if};
 use crate::reuse::Reuse;
 use crate::rows::{DeliveryRow, EventRow, db_uuid};
 use crate::schema::{events, tasks, webhook_deliveries, webhook_subscriptions, webhooks};
@@ -28,20 +29,24 @@ pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResu
     types.push("*");
     types.sort_unstable();
     types.dedup();
+    let keep = orgs.len().max(types.len()) <= MAX_KEPT_LIST;
     let subscriptions: Vec<(DbUuid, DbUuid, String)> = on_conn!(conn, c => {
-        webhook_subscriptions::table
-            .inner_join(webhooks::table)
-            .filter(webhook_subscriptions::org_id.eq_any(&orgs))
-            .filter(webhook_subscriptions::event_type.eq_any(&types))
-            .filter(webhooks::enabled.eq(true))
-            .filter(webhooks::hook_type.eq("post"))
-            .select((
-                webhook_subscriptions::org_id,
-                webhook_subscriptions::webhook_id,
-                webhook_subscriptions::event_type,
-            ))
-            .load(c)
-            .await
+        kept_if(
+            webhook_subscriptions::table
+                .inner_join(webhooks::table)
+                .filter(webhook_subscriptions::org_id.eq_any(&orgs))
+                .filter(webhook_subscriptions::event_type.eq_any(&types))
+                .filter(webhooks::enabled.eq(true))
+                .filter(webhooks::hook_type.eq("post"))
+                .select((
+                    webhook_subscriptions::org_id,
+                    webhook_subscriptions::webhook_id,
+                    webhook_subscriptions::event_type,
+                )),
+            keep,
+        )
+        .load(c)
+        .await
     })?;
     let pushes = push_configs(conn, rows).await?;
     let handovers = remote_channels(conn, rows).await?;
@@ -107,13 +112,17 @@ async fn push_configs(
     }
     moved.sort_unstable_by_key(|task| task.0);
     moved.dedup();
+    let keep = moved.len() <= MAX_KEPT_LIST;
     let found: Vec<(DbUuid, DbUuid, Option<DbUuid>)> = on_conn!(conn, c => {
-        webhooks::table
-            .filter(webhooks::task_id.eq_any(&moved))
-            .filter(webhooks::enabled.eq(true))
-            .select((webhooks::org_id, webhooks::id, webhooks::task_id))
-            .load(c)
-            .await
+        kept_if(
+            webhooks::table
+                .filter(webhooks::task_id.eq_any(&moved))
+                .filter(webhooks::enabled.eq(true))
+                .select((webhooks::org_id, webhooks::id, webhooks::task_id)),
+            keep,
+        )
+        .load(c)
+        .await
     })?;
     Ok(found
         .into_iter()
@@ -139,17 +148,21 @@ async fn remote_channels(
     }
     handed.sort_unstable_by_key(|task| task.0);
     handed.dedup();
+    let keep = handed.len() <= MAX_KEPT_LIST;
     on_conn!(conn, c => {
-        tasks::table
-            .inner_join(
-                webhooks::table.on(webhooks::remote_agent_id.eq(tasks::assignee_id)),
-            )
-            .filter(tasks::id.eq_any(&handed))
-            .filter(tasks::assignee_id.is_not_null())
-            .filter(webhooks::enabled.eq(true))
-            .select((webhooks::org_id, webhooks::id, tasks::id))
-            .load(c)
-            .await
+        kept_if(
+            tasks::table
+                .inner_join(
+                    webhooks::table.on(webhooks::remote_agent_id.eq(tasks::assignee_id)),
+                )
+                .filter(tasks::id.eq_any(&handed))
+                .filter(tasks::assignee_id.is_not_null())
+                .filter(webhooks::enabled.eq(true))
+                .select((webhooks::org_id, webhooks::id, tasks::id)),
+            keep,
+        )
+        .load(c)
+        .await
     })
 }
 

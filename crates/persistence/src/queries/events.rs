@@ -5,6 +5,7 @@ use muster_domain::model::{EventId, EventPosition, OrgId, StreamStart};
 use muster_domain::ports::EventFilter;
 
 use crate::conn::{Conn, insert_all, load_rows, on_conn};
+use crate::queries::kept::kept;
 use crate::rows::{EventRow, db_uuid};
 use crate::schema::events;
 use crate::types::{DbTime, DbUuid, PortableUuid};
@@ -106,20 +107,20 @@ pub(crate) async fn count_above(
     use diesel::pg::Pg;
     use diesel::sql_types::{BigInt, Bool, Nullable};
     use diesel::sqlite::Sqlite;
+    // Kept prepared (the text is the program's, one per filter's shape).
     match conn {
         Conn::Pg(c) => {
-            let (matching, settled, horizon): (i64, i64, i64) =
+            let (matching, settled, horizon): (i64, i64, i64) = kept(
                 filtered!(events::table.into_boxed::<Pg>(), org, filter)
                     .filter(sql::<Bool>("events.tx_id >= ").bind::<BigInt, _>(bound))
                     .select((
                         count_star(),
-                        sql::<BigInt>(&format!(
-                            "count(*) FILTER (WHERE events.tx_id < {PG_HORIZON})"
-                        )),
+                        sql::<BigInt>(PG_SETTLED),
                         sql::<BigInt>(PG_HORIZON),
-                    ))
-                    .get_result(*c)
-                    .await?;
+                    )),
+            )
+            .get_result(*c)
+            .await?;
             Ok(CountAbove {
                 matching,
                 bound: horizon.max(bound),
@@ -127,12 +128,13 @@ pub(crate) async fn count_above(
             })
         }
         Conn::Sqlite(c) => {
-            let (matching, highest): (i64, Option<i64>) =
+            let (matching, highest): (i64, Option<i64>) = kept(
                 filtered!(events::table.into_boxed::<Sqlite>(), org, filter)
                     .filter(sql::<Bool>("events.rowid > ").bind::<BigInt, _>(bound))
-                    .select((count_star(), sql::<Nullable<BigInt>>("max(events.rowid)")))
-                    .get_result(*c)
-                    .await?;
+                    .select((count_star(), sql::<Nullable<BigInt>>("max(events.rowid)"))),
+            )
+            .get_result(*c)
+            .await?;
             Ok(CountAbove {
                 matching,
                 bound: highest.unwrap_or(bound),
@@ -148,7 +150,16 @@ pub(crate) async fn count_above(
 const PG_POSITION: &str = "events.tx_id, events.seq";
 /// The oldest transaction still running on PostgreSQL: events of older transactions are
 /// final, so a stream may hand them out.
-const PG_HORIZON: &str = "pg_snapshot_xmin(pg_current_snapshot())::text::bigint";
+macro_rules! pg_horizon {
+    () => {
+        "pg_snapshot_xmin(pg_current_snapshot())::text::bigint"
+    };
+}
+const PG_HORIZON: &str = pg_horizon!();
+/// An event below [`PG_HORIZON`].
+const PG_BEFORE_HORIZON: &str = concat!("events.tx_id < ", pg_horizon!());
+/// How many of the matching events lie below [`PG_HORIZON`].
+const PG_SETTLED: &str = concat!("count(*) FILTER (WHERE events.tx_id < ", pg_horizon!(), ")");
 
 /// See [`muster_domain::ports::EventLog::head`].
 pub(crate) async fn head(conn: &mut Conn<'_>) -> QueryResult<EventPosition> {
@@ -255,37 +266,41 @@ pub(crate) async fn after(
     use diesel::sqlite::Sqlite;
     match conn {
         Conn::Pg(c) => {
-            filtered!(events::table.into_boxed::<Pg>(), org, filter)
-                .filter(
-                    sql::<Bool>("(events.tx_id, events.seq) > (")
-                        .bind::<BigInt, _>(after.tx)
-                        .sql(", ")
-                        .bind::<BigInt, _>(after.seq)
-                        .sql(")"),
-                )
-                .filter(sql::<Bool>(&format!("events.tx_id < {PG_HORIZON}")))
-                .select((
-                    sql::<BigInt>("events.tx_id"),
-                    sql::<BigInt>("events.seq"),
-                    EventRow::as_select(),
-                ))
-                .order(sql::<BigInt>(PG_POSITION))
-                .limit(i64::from(limit))
-                .load(*c)
-                .await
+            kept(
+                filtered!(events::table.into_boxed::<Pg>(), org, filter)
+                    .filter(
+                        sql::<Bool>("(events.tx_id, events.seq) > (")
+                            .bind::<BigInt, _>(after.tx)
+                            .sql(", ")
+                            .bind::<BigInt, _>(after.seq)
+                            .sql(")"),
+                    )
+                    .filter(sql::<Bool>(PG_BEFORE_HORIZON))
+                    .select((
+                        sql::<BigInt>("events.tx_id"),
+                        sql::<BigInt>("events.seq"),
+                        EventRow::as_select(),
+                    ))
+                    .order(sql::<BigInt>(PG_POSITION))
+                    .limit(i64::from(limit)),
+            )
+            .load(*c)
+            .await
         }
         Conn::Sqlite(c) => {
-            filtered!(events::table.into_boxed::<Sqlite>(), org, filter)
-                .filter(sql::<Bool>("events.rowid > ").bind::<BigInt, _>(after.seq))
-                .select((
-                    sql::<BigInt>("0"),
-                    sql::<BigInt>("events.rowid"),
-                    EventRow::as_select(),
-                ))
-                .order(sql::<BigInt>("events.rowid"))
-                .limit(i64::from(limit))
-                .load(*c)
-                .await
+            kept(
+                filtered!(events::table.into_boxed::<Sqlite>(), org, filter)
+                    .filter(sql::<Bool>("events.rowid > ").bind::<BigInt, _>(after.seq))
+                    .select((
+                        sql::<BigInt>("0"),
+                        sql::<BigInt>("events.rowid"),
+                        EventRow::as_select(),
+                    ))
+                    .order(sql::<BigInt>("events.rowid"))
+                    .limit(i64::from(limit)),
+            )
+            .load(*c)
+            .await
         }
     }
 }
