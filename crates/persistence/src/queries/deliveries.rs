@@ -11,8 +11,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::conn::{Conn, insert_all, on_conn};
-use crate::queries::kept::{MAX_KEPT_LIST, kept_if};
-use crate::reuse::Reuse;
+use crate::reuse::{KEPT_LIST, Reuse};
 use crate::rows::{DeliveryRow, EventRow, db_uuid};
 use crate::schema::{events, tasks, webhook_deliveries, webhook_subscriptions, webhooks};
 use crate::types::{DbTime, DbUuid, PortableTimestamp, PortableUuid};
@@ -29,24 +28,23 @@ pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResu
     types.push("*");
     types.sort_unstable();
     types.dedup();
-    let keep = orgs.len().max(types.len()) <= MAX_KEPT_LIST;
+    // Kept prepared for a short list (the usual one org and two types).
+    let keep = orgs.len().max(types.len()) <= KEPT_LIST;
     let subscriptions: Vec<(DbUuid, DbUuid, String)> = on_conn!(conn, c => {
-        kept_if(
-            webhook_subscriptions::table
-                .inner_join(webhooks::table)
-                .filter(webhook_subscriptions::org_id.eq_any(&orgs))
-                .filter(webhook_subscriptions::event_type.eq_any(&types))
-                .filter(webhooks::enabled.eq(true))
-                .filter(webhooks::hook_type.eq("post"))
-                .select((
-                    webhook_subscriptions::org_id,
-                    webhook_subscriptions::webhook_id,
-                    webhook_subscriptions::event_type,
-                )),
-            keep,
-        )
-        .load(c)
-        .await
+        webhook_subscriptions::table
+            .inner_join(webhooks::table)
+            .filter(webhook_subscriptions::org_id.eq_any(&orgs))
+            .filter(webhook_subscriptions::event_type.eq_any(&types))
+            .filter(webhooks::enabled.eq(true))
+            .filter(webhooks::hook_type.eq("post"))
+            .select((
+                webhook_subscriptions::org_id,
+                webhook_subscriptions::webhook_id,
+                webhook_subscriptions::event_type,
+            ))
+            .reused_if(keep)
+            .load(c)
+            .await
     })?;
     let pushes = push_configs(conn, rows).await?;
     let handovers = remote_channels(conn, rows).await?;
@@ -112,17 +110,15 @@ async fn push_configs(
     }
     moved.sort_unstable_by_key(|task| task.0);
     moved.dedup();
-    let keep = moved.len() <= MAX_KEPT_LIST;
+    let keep = moved.len() <= KEPT_LIST;
     let found: Vec<(DbUuid, DbUuid, Option<DbUuid>)> = on_conn!(conn, c => {
-        kept_if(
-            webhooks::table
-                .filter(webhooks::task_id.eq_any(&moved))
-                .filter(webhooks::enabled.eq(true))
-                .select((webhooks::org_id, webhooks::id, webhooks::task_id)),
-            keep,
-        )
-        .load(c)
-        .await
+        webhooks::table
+            .filter(webhooks::task_id.eq_any(&moved))
+            .filter(webhooks::enabled.eq(true))
+            .select((webhooks::org_id, webhooks::id, webhooks::task_id))
+            .reused_if(keep)
+            .load(c)
+            .await
     })?;
     Ok(found
         .into_iter()
@@ -148,21 +144,19 @@ async fn remote_channels(
     }
     handed.sort_unstable_by_key(|task| task.0);
     handed.dedup();
-    let keep = handed.len() <= MAX_KEPT_LIST;
+    let keep = handed.len() <= KEPT_LIST;
     on_conn!(conn, c => {
-        kept_if(
-            tasks::table
-                .inner_join(
-                    webhooks::table.on(webhooks::remote_agent_id.eq(tasks::assignee_id)),
-                )
-                .filter(tasks::id.eq_any(&handed))
-                .filter(tasks::assignee_id.is_not_null())
-                .filter(webhooks::enabled.eq(true))
-                .select((webhooks::org_id, webhooks::id, tasks::id)),
-            keep,
-        )
-        .load(c)
-        .await
+        tasks::table
+            .inner_join(
+                webhooks::table.on(webhooks::remote_agent_id.eq(tasks::assignee_id)),
+            )
+            .filter(tasks::id.eq_any(&handed))
+            .filter(tasks::assignee_id.is_not_null())
+            .filter(webhooks::enabled.eq(true))
+            .select((webhooks::org_id, webhooks::id, tasks::id))
+            .reused_if(keep)
+            .load(c)
+            .await
     })
 }
 

@@ -5,7 +5,7 @@ use muster_domain::model::{EventId, EventPosition, OrgId, StreamStart};
 use muster_domain::ports::EventFilter;
 
 use crate::conn::{Conn, insert_all, load_rows, on_conn};
-use crate::queries::kept::kept;
+use crate::reuse::Reuse as _;
 use crate::rows::{EventRow, db_uuid};
 use crate::schema::events;
 use crate::types::{DbTime, DbUuid, PortableUuid};
@@ -110,17 +110,17 @@ pub(crate) async fn count_above(
     // Kept prepared (the text is the program's, one per filter's shape).
     match conn {
         Conn::Pg(c) => {
-            let (matching, settled, horizon): (i64, i64, i64) = kept(
+            let (matching, settled, horizon): (i64, i64, i64) =
                 filtered!(events::table.into_boxed::<Pg>(), org, filter)
                     .filter(sql::<Bool>("events.tx_id >= ").bind::<BigInt, _>(bound))
                     .select((
                         count_star(),
                         sql::<BigInt>(PG_SETTLED),
                         sql::<BigInt>(PG_HORIZON),
-                    )),
-            )
-            .get_result(*c)
-            .await?;
+                    ))
+                    .reused()
+                    .get_result(*c)
+                    .await?;
             Ok(CountAbove {
                 matching,
                 bound: horizon.max(bound),
@@ -128,13 +128,13 @@ pub(crate) async fn count_above(
             })
         }
         Conn::Sqlite(c) => {
-            let (matching, highest): (i64, Option<i64>) = kept(
+            let (matching, highest): (i64, Option<i64>) =
                 filtered!(events::table.into_boxed::<Sqlite>(), org, filter)
                     .filter(sql::<Bool>("events.rowid > ").bind::<BigInt, _>(bound))
-                    .select((count_star(), sql::<Nullable<BigInt>>("max(events.rowid)"))),
-            )
-            .get_result(*c)
-            .await?;
+                    .select((count_star(), sql::<Nullable<BigInt>>("max(events.rowid)")))
+                    .reused()
+                    .get_result(*c)
+                    .await?;
             Ok(CountAbove {
                 matching,
                 bound: highest.unwrap_or(bound),
@@ -266,41 +266,39 @@ pub(crate) async fn after(
     use diesel::sqlite::Sqlite;
     match conn {
         Conn::Pg(c) => {
-            kept(
-                filtered!(events::table.into_boxed::<Pg>(), org, filter)
-                    .filter(
-                        sql::<Bool>("(events.tx_id, events.seq) > (")
-                            .bind::<BigInt, _>(after.tx)
-                            .sql(", ")
-                            .bind::<BigInt, _>(after.seq)
-                            .sql(")"),
-                    )
-                    .filter(sql::<Bool>(PG_BEFORE_HORIZON))
-                    .select((
-                        sql::<BigInt>("events.tx_id"),
-                        sql::<BigInt>("events.seq"),
-                        EventRow::as_select(),
-                    ))
-                    .order(sql::<BigInt>(PG_POSITION))
-                    .limit(i64::from(limit)),
-            )
-            .load(*c)
-            .await
+            filtered!(events::table.into_boxed::<Pg>(), org, filter)
+                .filter(
+                    sql::<Bool>("(events.tx_id, events.seq) > (")
+                        .bind::<BigInt, _>(after.tx)
+                        .sql(", ")
+                        .bind::<BigInt, _>(after.seq)
+                        .sql(")"),
+                )
+                .filter(sql::<Bool>(PG_BEFORE_HORIZON))
+                .select((
+                    sql::<BigInt>("events.tx_id"),
+                    sql::<BigInt>("events.seq"),
+                    EventRow::as_select(),
+                ))
+                .order(sql::<BigInt>(PG_POSITION))
+                .limit(i64::from(limit))
+                .reused()
+                .load(*c)
+                .await
         }
         Conn::Sqlite(c) => {
-            kept(
-                filtered!(events::table.into_boxed::<Sqlite>(), org, filter)
-                    .filter(sql::<Bool>("events.rowid > ").bind::<BigInt, _>(after.seq))
-                    .select((
-                        sql::<BigInt>("0"),
-                        sql::<BigInt>("events.rowid"),
-                        EventRow::as_select(),
-                    ))
-                    .order(sql::<BigInt>("events.rowid"))
-                    .limit(i64::from(limit)),
-            )
-            .load(*c)
-            .await
+            filtered!(events::table.into_boxed::<Sqlite>(), org, filter)
+                .filter(sql::<Bool>("events.rowid > ").bind::<BigInt, _>(after.seq))
+                .select((
+                    sql::<BigInt>("0"),
+                    sql::<BigInt>("events.rowid"),
+                    EventRow::as_select(),
+                ))
+                .order(sql::<BigInt>("events.rowid"))
+                .limit(i64::from(limit))
+                .reused()
+                .load(*c)
+                .await
         }
     }
 }

@@ -14,7 +14,6 @@ pub(crate) mod escalations;
 pub(crate) mod events;
 pub(crate) mod fixed;
 pub(crate) mod inbound_keys;
-pub(crate) mod kept;
 pub(crate) mod ledger;
 pub(crate) mod nonces;
 pub(crate) mod oauth_states;
