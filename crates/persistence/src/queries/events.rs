@@ -63,6 +63,17 @@ macro_rules! filtered {
     }};
 }
 
+/// The query of [`page`] for the backend `$db` (also built by the plan test below).
+macro_rules! page_query {
+    ($db:ty, $org:expr, $filter:expr, $offset:expr, $limit:expr) => {
+        filtered!(events::table.into_boxed::<$db>(), $org, $filter)
+            .select(EventRow::as_select())
+            .order((events::created_at.desc(), events::id.desc()))
+            .offset($offset)
+            .limit(i64::from($limit))
+    };
+}
+
 /// One page of `org`'s events matching `filter`, newest first.
 pub(crate) async fn page(
     conn: &mut Conn<'_>,
@@ -72,13 +83,7 @@ pub(crate) async fn page(
     limit: u32,
 ) -> QueryResult<Vec<EventRow>> {
     let filter = filter.clone();
-    load_rows!(conn, Db => {
-        filtered!(events::table.into_boxed::<Db>(), org, &filter)
-            .select(EventRow::as_select())
-            .order((events::created_at.desc(), events::id.desc()))
-            .offset(offset)
-            .limit(i64::from(limit))
-    })
+    load_rows!(conn, Db => page_query!(Db, org, &filter, offset, limit))
 }
 
 /// What [`count_above`] found.
@@ -300,5 +305,26 @@ pub(crate) async fn after(
                 .load(*c)
                 .await
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use diesel::sqlite::Sqlite;
+
+    use super::*;
+    use crate::queries::plan::{reads_in_order, sqlite_plan};
+
+    /// A page of events, as [`page`] writes it, is read from `events_org_newest` newest
+    /// first, without sorting, although the planner does not know the bound `LIMIT`.
+    #[test]
+    fn a_page_of_events_reads_its_index_in_order_on_sqlite() {
+        let org = OrgId::from_uuid(uuid::Uuid::nil());
+        let filter = EventFilter::default();
+        let (sql, plan) = sqlite_plan(&page_query!(Sqlite, org, &filter, 0_i64, 50_u32));
+        assert!(
+            reads_in_order(&plan, "INDEX events_org_newest"),
+            "{sql}: {plan:?}"
+        );
     }
 }

@@ -18,6 +18,8 @@ pub(crate) mod ledger;
 pub(crate) mod nonces;
 pub(crate) mod oauth_states;
 pub(crate) mod organizations;
+#[cfg(test)]
+pub(crate) mod plan;
 pub(crate) mod recovery_codes;
 pub(crate) mod refresh_tokens;
 pub(crate) mod tasks;

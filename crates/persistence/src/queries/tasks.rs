@@ -174,6 +174,18 @@ macro_rules! filtered {
     }};
 }
 
+/// The query of [`list`] for the backend `$db` (also built by the plan test below).
+macro_rules! page_query {
+    ($db:ty, $org:expr, $filter:expr, $before:expr, $limit:expr) => {{
+        let before: Option<TaskId> = $before;
+        let mut query = filtered!($db, $org, $filter).select(TaskRow::as_select());
+        if let Some(cursor) = before {
+            query = query.filter(tasks::id.lt(db_uuid(cursor)));
+        }
+        query.order(tasks::id.desc()).limit(i64::from($limit))
+    }};
+}
+
 /// Tasks of `org` matching `filter`, newest first, strictly older than `before`.
 pub(crate) async fn list(
     conn: &mut Conn<'_>,
@@ -183,13 +195,7 @@ pub(crate) async fn list(
     limit: u32,
 ) -> QueryResult<Vec<TaskRow>> {
     let filter = filter.clone();
-    load_rows!(conn, Db => {
-        let mut query = filtered!(Db, org, &filter).select(TaskRow::as_select());
-        if let Some(cursor) = before {
-            query = query.filter(tasks::id.lt(db_uuid(cursor)));
-        }
-        query.order(tasks::id.desc()).limit(i64::from(limit))
-    })
+    load_rows!(conn, Db => page_query!(Db, org, &filter, before, limit))
 }
 
 /// How many tasks of `org` match `filter`.
@@ -335,38 +341,39 @@ pub(crate) async fn open_titles(
 
 #[cfg(test)]
 mod tests {
-    use diesel::Connection as _;
-    use diesel::sqlite::{Sqlite, SqliteConnection};
-    use diesel_migrations::MigrationHarness as _;
+    use diesel::sqlite::Sqlite;
 
     use super::*;
-
-    #[derive(QueryableByName)]
-    struct Step {
-        #[diesel(sql_type = diesel::sql_types::Text)]
-        detail: String,
-    }
+    use crate::queries::plan::{reads_in_order, sqlite_plan};
 
     /// SQLite plans without the bound `LIMIT`'s value (stable plans): the past-due
     /// sweep, as [`overdue`] writes it, must still read the past-due rows from
     /// `tasks_due` rather than walk the whole table in key order.
     #[test]
     fn the_past_due_sweep_reads_its_index_on_sqlite() {
-        let mut conn = SqliteConnection::establish(":memory:").unwrap();
-        conn.run_pending_migrations(crate::migrate::SQLITE).unwrap();
         let now = OffsetDateTime::UNIX_EPOCH;
-        let query = overdue_query!(Sqlite, Overdue::PastDue { now }, 200_u32);
-        let text = diesel::debug_query::<Sqlite, _>(&query).to_string();
-        let sql = text.split(" -- binds").next().unwrap();
-        let plan: Vec<Step> = diesel::RunQueryDsl::load(
-            diesel::sql_query(format!("EXPLAIN QUERY PLAN {sql}")),
-            &mut conn,
-        )
-        .unwrap();
-        let plan: Vec<String> = plan.into_iter().map(|step| step.detail).collect();
+        let (sql, plan) = sqlite_plan(&overdue_query!(Sqlite, Overdue::PastDue { now }, 200_u32));
         assert!(
             plan.iter().any(|step| step.contains("INDEX tasks_due")),
             "{sql}: {plan:?}"
         );
+    }
+
+    /// A page of tasks in one status, as [`list`] writes it, is read from
+    /// `tasks_org_status` newest first, without sorting.
+    #[test]
+    fn a_page_of_tasks_reads_its_index_in_order_on_sqlite() {
+        let filter = TaskFilter {
+            status: Some(TaskStatus::Todo),
+            ..TaskFilter::default()
+        };
+        let org = OrgId::from_uuid(uuid::Uuid::nil());
+        for before in [None, Some(TaskId::from_uuid(uuid::Uuid::max()))] {
+            let (sql, plan) = sqlite_plan(&page_query!(Sqlite, org, &filter, before, 50_u32));
+            assert!(
+                reads_in_order(&plan, "INDEX tasks_org_status"),
+                "{sql}: {plan:?}"
+            );
+        }
     }
 }
