@@ -115,7 +115,7 @@ fn register(cfg: &mut web::ServiceConfig, seen: &mut Vec<Operation>) {
                 .get(api_keys::get)
                 .delete(api_keys::delete),
         );
-    table.fallback(fallback::not_found);
+    table.finish(fallback::not_found);
 }
 
 /// The `/tasks` family.

@@ -1,8 +1,16 @@
 //! The route table: registers each resource with its methods and the `405` that names
 //! them, and records every (method, path) pair so a test can hold the OpenAPI document
 //! to exactly what the server serves.
+//!
+//! Resources are grouped by their path's first segment (`/tasks`, `/agents`, ...), each
+//! group one scope: actix's router tries its services in order and runs every dynamic
+//! pattern's regex until one matches, so without scopes `GET /events` paid for the
+//! sixty-odd `/tasks/...` and `/agents/...` patterns registered before it. A scope's
+//! prefix is a plain string comparison. Paths whose first segments differ never match
+//! the same request, so grouping keeps every path's meaning and, within a group, the
+//! order of registration (`/tasks/claim` before `/tasks/{id}`).
 
-use actix_web::{HttpRequest, Resource, web};
+use actix_web::{HttpRequest, Route, web};
 
 use super::fallback;
 
@@ -13,46 +21,64 @@ pub type Operation = (&'static str, &'static str);
 pub(super) struct Table<'a> {
     cfg: &'a mut web::ServiceConfig,
     seen: &'a mut Vec<Operation>,
+    /// The entries added so far, by first path segment, in order of first appearance.
+    groups: Vec<(&'static str, Vec<Entry>)>,
 }
 
 /// A resource being built: its path, the routes added so far and their methods.
 pub(super) struct Entry {
     path: &'static str,
-    resource: Resource,
+    routes: Vec<Route>,
     methods: Vec<&'static str>,
 }
 
 impl<'a> Table<'a> {
     pub(super) fn new(cfg: &'a mut web::ServiceConfig, seen: &'a mut Vec<Operation>) -> Self {
-        Self { cfg, seen }
+        Self {
+            cfg,
+            seen,
+            groups: Vec::new(),
+        }
     }
 
-    /// Registers `entry`; any other method on its path is `405` with an `Allow` header.
-    pub(super) fn add(&mut self, entry: Entry) -> &mut Self {
-        let mut methods = entry.methods;
-        methods.sort_unstable();
-        let allowed = methods.join(", ");
-        for method in &methods {
+    /// Adds `entry`; any other method on its path is `405` with an `Allow` header.
+    pub(super) fn add(&mut self, mut entry: Entry) -> &mut Self {
+        entry.methods.sort_unstable();
+        for method in &entry.methods {
             self.seen.push((method, entry.path));
         }
-        self.cfg.service(
-            entry
-                .resource
-                .default_service(web::to(move |req: HttpRequest| {
-                    let allowed = allowed.clone();
-                    async move { fallback::method_not_allowed(&req, &allowed) }
-                })),
-        );
+        let (prefix, _) = split(entry.path);
+        match self.groups.iter_mut().find(|(p, _)| *p == prefix) {
+            Some((_, entries)) => entries.push(entry),
+            None => self.groups.push((prefix, vec![entry])),
+        }
         self
     }
 
-    /// What answers a path no resource serves.
-    pub(super) fn fallback<F, Args>(&mut self, handler: F)
+    /// Registers every entry added, and `handler` for a path none of them serves.
+    pub(super) fn finish<F, Args>(self, handler: F)
     where
         F: actix_web::Handler<Args>,
         Args: actix_web::FromRequest + 'static,
         F::Output: actix_web::Responder + 'static,
     {
+        for (prefix, mut entries) in self.groups {
+            if let [entry] = entries.as_slice()
+                && entry.path == prefix
+                && let Some(entry) = entries.pop()
+            {
+                // A path alone in its group needs no scope: `/health`, `/mcp`.
+                self.cfg.service(entry.into_resource(prefix));
+            } else {
+                let scope = entries
+                    .into_iter()
+                    .fold(web::scope(prefix), |scope, entry| {
+                        let rest = split(entry.path).1;
+                        scope.service(entry.into_resource(rest))
+                    });
+                self.cfg.service(scope);
+            }
+        }
         self.cfg.default_service(web::to(handler));
     }
 
@@ -81,9 +107,20 @@ impl<'a> Table<'a> {
 pub(super) fn at(path: &'static str) -> Entry {
     Entry {
         path,
-        resource: web::resource(path),
+        routes: Vec::new(),
         methods: Vec::new(),
     }
+}
+
+/// `/tasks/{id}/transition` → (`/tasks`, `/{id}/transition`); `/health` → (`/health`, an
+/// empty rest).
+fn split(path: &'static str) -> (&'static str, &'static str) {
+    let end = path
+        .char_indices()
+        .skip(1)
+        .find(|&(_, c)| c == '/')
+        .map_or(path.len(), |(i, _)| i);
+    path.split_at(end)
 }
 
 macro_rules! method {
@@ -95,7 +132,7 @@ macro_rules! method {
             Args: actix_web::FromRequest + 'static,
             F::Output: actix_web::Responder + 'static,
         {
-            self.resource = self.resource.route($route().to(handler));
+            self.routes.push($route().to(handler));
             self.methods.push($method);
             self
         }
@@ -103,8 +140,56 @@ macro_rules! method {
 }
 
 impl Entry {
+    /// The resource at `path` (the entry's own, or what follows its scope's prefix).
+    fn into_resource(self, path: &str) -> actix_web::Resource {
+        let allowed = self.methods.join(", ");
+        let resource = self
+            .routes
+            .into_iter()
+            .fold(web::resource(path), actix_web::Resource::route);
+        resource.default_service(web::to(move |req: HttpRequest| {
+            let allowed = allowed.clone();
+            async move { fallback::method_not_allowed(&req, &allowed) }
+        }))
+    }
+
     method!(get, web::get, "GET");
     method!(post, web::post, "POST");
     method!(patch, web::patch, "PATCH");
     method!(delete, web::delete, "DELETE");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split;
+
+    #[test]
+    fn a_path_splits_after_its_first_segment() {
+        assert_eq!(
+            split("/tasks/{id}/transition"),
+            ("/tasks", "/{id}/transition")
+        );
+        assert_eq!(split("/tasks"), ("/tasks", ""));
+        assert_eq!(
+            split("/a2a/rest/message:send"),
+            ("/a2a", "/rest/message:send")
+        );
+        assert_eq!(
+            split("/.well-known/agent-card.json"),
+            ("/.well-known", "/agent-card.json")
+        );
+    }
+
+    /// Grouping keeps each path's meaning only while no group's prefix is a pattern that
+    /// could match another group's requests.
+    #[test]
+    fn every_first_segment_is_literal() {
+        for (method, path) in crate::routes::operations() {
+            let (prefix, _) = split(path);
+            assert!(
+                !prefix.contains('{'),
+                "{method} {path} starts with a pattern"
+            );
+        }
+    }
 }
