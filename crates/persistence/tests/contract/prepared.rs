@@ -1,10 +1,14 @@
 //! PostgreSQL: the statements of a write stay prepared on their connection. Diesel
 //! would prepare each `INSERT` and `UPDATE` afresh on every run (a `Parse` round trip
 //! and a new plan each time); kept, a second write of the same shape reuses the first
-//! one's statements; the nonce batch is one statement whatever the batch's size.
+//! one's statements; the nonce batch is one statement whatever the batch's size; and
+//! so do the reads every agent sends (a task, a page of tasks or of events, a stream's
+//! next events), which are built at run time and so not kept unless marked to be.
 
-use muster_domain::model::{Event, Task, TaskStatus};
-use muster_domain::ports::{NonceOutcome, NonceStore, transact};
+use muster_domain::model::{Event, EventPosition, Task, TaskStatus};
+use muster_domain::ports::{
+    EventFilter, EventLog, NonceOutcome, NonceStore, TaskFilter, TaskRepository, transact,
+};
 use muster_persistence::testing::TestDatabase;
 use muster_persistence::{Database, Engine, NonceBatcher, PoolOptions};
 use time::Duration;
@@ -105,4 +109,57 @@ async fn postgres_keeps_the_nonce_batch_prepared_whatever_its_size() {
         )
         .await;
     assert_eq!(kept, "1", "one kept statement serves every batch size");
+}
+
+/// How many statements the connection keeps prepared.
+async fn kept(db: &Database) -> u32 {
+    db.text_of("SELECT count(*)::text AS v FROM pg_prepared_statements")
+        .await
+        .parse()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn postgres_keeps_the_hot_reads_prepared() {
+    let Some((_test, db)) = on_one_connection().await else {
+        return;
+    };
+    let seed = seed_org(&db.db).await;
+    let first = task(seed.org);
+    create_and_move(&db.db, first.clone()).await;
+    let todo = TaskFilter {
+        status: Some(TaskStatus::Todo),
+        ..TaskFilter::default()
+    };
+    let all = EventFilter::default();
+    let db = &db.db;
+    // Each read, with how many statements its first run leaves kept: none of them may
+    // leave none (prepared afresh on every run) nor add any the second time.
+    for (read, statements) in [("task", 1), ("tasks", 1), ("events", 2), ("stream", 1)] {
+        let run = || async {
+            match read {
+                "task" => drop(TaskRepository::get(db, seed.org, first.id).await.unwrap()),
+                "tasks" => drop(
+                    TaskRepository::list(db, seed.org, &todo, None, 50)
+                        .await
+                        .unwrap(),
+                ),
+                "events" => drop(EventLog::list(db, seed.org, &all, 0, 50).await.unwrap()),
+                _ => drop(
+                    db.after(seed.org, &all, EventPosition::new(0, 0), 50)
+                        .await
+                        .unwrap(),
+                ),
+            }
+        };
+        let before = kept(db).await;
+        run().await;
+        let after_first = kept(db).await;
+        run().await;
+        assert_eq!(
+            (after_first - before, kept(db).await - after_first),
+            (statements, 0),
+            "{read}: statements kept by its first run, then by its second"
+        );
+    }
 }
