@@ -173,6 +173,7 @@ pub(crate) async fn head(conn: &mut Conn<'_>) -> QueryResult<EventPosition> {
     match conn {
         Conn::Pg(c) => {
             let horizon: i64 = diesel::select(sql::<BigInt>(PG_HORIZON))
+                .reused()
                 .get_result(*c)
                 .await?;
             Ok(EventPosition::new(horizon, 0))
@@ -181,6 +182,7 @@ pub(crate) async fn head(conn: &mut Conn<'_>) -> QueryResult<EventPosition> {
             let last: i64 = diesel::select(sql::<BigInt>(
                 "COALESCE((SELECT max(rowid) FROM events), 0)",
             ))
+            .reused()
             .get_result(*c)
             .await?;
             Ok(EventPosition::new(0, last))
@@ -209,6 +211,7 @@ pub(crate) async fn start(conn: &mut Conn<'_>, org: OrgId) -> QueryResult<Stream
         Conn::Pg(c) => {
             let rows: Vec<StartRow> = diesel::sql_query(PG_START)
                 .bind::<PortableUuid, _>(db_uuid(org))
+                .reused()
                 .load(*c)
                 .await?;
             let horizon = <[StartRow]>::first(&rows).map_or(0, |row| row.horizon);
@@ -241,6 +244,7 @@ pub(crate) async fn position(
             .filter(events::org_id.eq(db_uuid(org)))
             .filter(events::id.eq(db_uuid(id)))
             .select((sql::<BigInt>("events.tx_id"), sql::<BigInt>("events.seq")))
+            .reused()
             .get_result(*c)
             .await
             .optional()?,
@@ -248,6 +252,7 @@ pub(crate) async fn position(
             .filter(events::org_id.eq(db_uuid(org)))
             .filter(events::id.eq(db_uuid(id)))
             .select((sql::<BigInt>("0"), sql::<BigInt>("events.rowid")))
+            .reused()
             .get_result(*c)
             .await
             .optional()?,

@@ -5,7 +5,7 @@
 //! so do the reads every agent sends (a task, a page of tasks or of events, a stream's
 //! next events), which are built at run time and so not kept unless marked to be.
 
-use muster_domain::model::{Event, EventPosition, Task, TaskStatus};
+use muster_domain::model::{Event, EventId, EventPosition, Task, TaskStatus};
 use muster_domain::ports::{
     EventFilter, EventLog, NonceOutcome, NonceStore, TaskFilter, TaskRepository, transact,
 };
@@ -15,12 +15,13 @@ use time::Duration;
 
 use crate::support::{event, new_id, now_ms, seed_org, task};
 
-/// Creates a task with its event, then moves it, in one unit of work.
-async fn create_and_move(db: &Database, created: Task) {
+/// Creates a task with its event, then moves it, in one unit of work; the event's id.
+async fn create_and_move(db: &Database, created: Task) -> EventId {
     let event = Event {
         entity_id: created.id.as_uuid(),
         ..event(created.org_id, "task.created", now_ms())
     };
+    let id = event.id;
     let moved = Task {
         status: TaskStatus::InProgress,
         version: created.version + 1,
@@ -36,6 +37,7 @@ async fn create_and_move(db: &Database, created: Task) {
     })
     .await
     .unwrap();
+    id
 }
 
 /// A PostgreSQL test database, and a second handle on it with a pool of ONE connection,
@@ -126,7 +128,7 @@ async fn postgres_keeps_the_hot_reads_prepared() {
     };
     let seed = seed_org(&db.db).await;
     let first = task(seed.org);
-    create_and_move(&db.db, first.clone()).await;
+    let event_id = create_and_move(&db.db, first.clone()).await;
     let todo = TaskFilter {
         status: Some(TaskStatus::Todo),
         ..TaskFilter::default()
@@ -135,7 +137,16 @@ async fn postgres_keeps_the_hot_reads_prepared() {
     let db = &db.db;
     // Each read, with how many statements its first run leaves kept: none of them may
     // leave none (prepared afresh on every run) nor add any the second time.
-    for (read, statements) in [("task", 1), ("tasks", 1), ("events", 2), ("stream", 1)] {
+    let reads = [
+        ("task", 1),
+        ("tasks", 1),
+        ("events", 2),
+        ("stream", 1),
+        ("stream start", 1),
+        ("stream head", 1),
+        ("event position", 1),
+    ];
+    for (read, statements) in reads {
         let run = || async {
             match read {
                 "task" => drop(TaskRepository::get(db, seed.org, first.id).await.unwrap()),
@@ -145,11 +156,14 @@ async fn postgres_keeps_the_hot_reads_prepared() {
                         .unwrap(),
                 ),
                 "events" => drop(EventLog::list(db, seed.org, &all, 0, 50).await.unwrap()),
-                _ => drop(
+                "stream" => drop(
                     db.after(seed.org, &all, EventPosition::new(0, 0), 50)
                         .await
                         .unwrap(),
                 ),
+                "stream start" => drop(db.start(seed.org).await.unwrap()),
+                "stream head" => drop(db.head().await.unwrap()),
+                _ => drop(db.position(seed.org, event_id).await.unwrap()),
             }
         };
         let before = kept(db).await;
