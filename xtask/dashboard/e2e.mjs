@@ -141,7 +141,12 @@ try {
   const card = (status) => page.locator(`section.column[data-status="${status}"] li.card[data-task="${taskId}"]`);
   await card("todo").waitFor();
   await page.waitForFunction(() => document.body.dataset.live === "open");
+  // The board moves the card before the server answers: wait for the answer, or the
+  // reload below may cancel the move while it is still on its way.
+  const moved = page.waitForResponse((r) => r.url().endsWith(`/ui/tasks/${taskId}/move`));
   await card("todo").dragTo(page.locator('section.column[data-status="in_progress"]'));
+  const answer = await moved;
+  if (!answer.ok()) throw new Error(`the move was refused: ${answer.status()} ${await answer.text()}`);
   await card("in_progress").waitFor();
   await page.goto(base + "/ui/board");
   await card("in_progress").dragTo(page.locator('section.column[data-status="backlog"]'));

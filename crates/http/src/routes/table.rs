@@ -5,10 +5,10 @@
 //! Resources are grouped by their path's first segment (`/tasks`, `/agents`, ...), each
 //! group one scope: actix's router tries its services in order and runs every dynamic
 //! pattern's regex until one matches, so without scopes `GET /events` paid for the
-//! sixty-odd `/tasks/...` and `/agents/...` patterns registered before it. A scope's
-//! prefix is a plain string comparison. Paths whose first segments differ never match
-//! the same request, so grouping keeps every path's meaning and, within a group, the
-//! order of registration (`/tasks/claim` before `/tasks/{id}`).
+//! forty-odd `/tasks/...`, `/agents/...` and `/api/...` patterns registered before it.
+//! A scope's prefix is a plain string comparison. Paths whose first segments differ
+//! never match the same request, so grouping keeps every path's meaning and, within a
+//! group, the order of registration (`/tasks/claim` before `/tasks/{id}`).
 
 use actix_web::{HttpRequest, Route, web};
 
