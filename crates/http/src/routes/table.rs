@@ -73,7 +73,7 @@ impl<'a> Table<'a> {
                 let scope = entries
                     .into_iter()
                     .fold(web::scope(prefix), |scope, entry| {
-                        let rest = split(entry.path).1;
+                        let rest = entry.path.strip_prefix(prefix).unwrap_or(entry.path);
                         scope.service(entry.into_resource(rest))
                     });
                 self.cfg.service(scope);

@@ -121,6 +121,18 @@ async fn kept(db: &Database) -> u32 {
         .unwrap()
 }
 
+/// The reads every agent sends, one per statement shape.
+#[derive(Debug, Clone, Copy)]
+enum Read {
+    Task,
+    Tasks,
+    Events,
+    Stream,
+    StreamStart,
+    StreamHead,
+    EventPosition,
+}
+
 #[tokio::test]
 async fn postgres_keeps_the_hot_reads_prepared() {
     let Some((_test, db)) = on_one_connection().await else {
@@ -138,32 +150,32 @@ async fn postgres_keeps_the_hot_reads_prepared() {
     // Each read, with how many statements its first run leaves kept: none of them may
     // leave none (prepared afresh on every run) nor add any the second time.
     let reads = [
-        ("task", 1),
-        ("tasks", 1),
-        ("events", 2),
-        ("stream", 1),
-        ("stream start", 1),
-        ("stream head", 1),
-        ("event position", 1),
+        (Read::Task, 1),
+        (Read::Tasks, 1),
+        (Read::Events, 2),
+        (Read::Stream, 1),
+        (Read::StreamStart, 1),
+        (Read::StreamHead, 1),
+        (Read::EventPosition, 1),
     ];
     for (read, statements) in reads {
         let run = || async {
             match read {
-                "task" => drop(TaskRepository::get(db, seed.org, first.id).await.unwrap()),
-                "tasks" => drop(
+                Read::Task => drop(TaskRepository::get(db, seed.org, first.id).await.unwrap()),
+                Read::Tasks => drop(
                     TaskRepository::list(db, seed.org, &todo, None, 50)
                         .await
                         .unwrap(),
                 ),
-                "events" => drop(EventLog::list(db, seed.org, &all, 0, 50).await.unwrap()),
-                "stream" => drop(
+                Read::Events => drop(EventLog::list(db, seed.org, &all, 0, 50).await.unwrap()),
+                Read::Stream => drop(
                     db.after(seed.org, &all, EventPosition::new(0, 0), 50)
                         .await
                         .unwrap(),
                 ),
-                "stream start" => drop(db.start(seed.org).await.unwrap()),
-                "stream head" => drop(db.head().await.unwrap()),
-                _ => drop(db.position(seed.org, event_id).await.unwrap()),
+                Read::StreamStart => drop(db.start(seed.org).await.unwrap()),
+                Read::StreamHead => drop(db.head().await.unwrap()),
+                Read::EventPosition => drop(db.position(seed.org, event_id).await.unwrap()),
             }
         };
         let before = kept(db).await;
@@ -173,7 +185,7 @@ async fn postgres_keeps_the_hot_reads_prepared() {
         assert_eq!(
             (after_first - before, kept(db).await - after_first),
             (statements, 0),
-            "{read}: statements kept by its first run, then by its second"
+            "{read:?}: statements kept by its first run, then by its second"
         );
     }
 }
