@@ -22,6 +22,20 @@ async fn unknown_route_is_a_json_404(app: &TestApp) {
     assert_error(&reply, 404, "/tasks/1/nothing-here");
     let reply = send(app.anonymous(Method::POST, "/api/v2/tasks")).await;
     assert_error(&reply, 404, "Cannot POST /api/v2/tasks");
+
+    // Routes are grouped by their first segment: a group's bare prefix, a trailing
+    // slash or a longer first segment is no route of the group.
+    for path in [
+        "/tasks/",
+        "/health/",
+        "/tasksx",
+        "/eventsx/1",
+        "/agents/",
+        "/.well-known",
+    ] {
+        let reply = app.get(&app.org.hr, path).await;
+        assert_error(&reply, 404, path);
+    }
 }
 
 async fn wrong_method_is_a_json_405(app: &TestApp) {
