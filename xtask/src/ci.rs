@@ -1,6 +1,6 @@
 //! `cargo xtask ci`: formatting check, clippy with `-D warnings`, the whole test suite,
 //! whose database tests run on BOTH engines (SQLite and PostgreSQL), and schemathesis
-//! against a live server on both (`cargo xtask fuzz-api`), and the official MCP Python
+//! against a live server (the binary the tests built) on both (`cargo xtask fuzz-api`), and the official MCP Python
 //! and TypeScript SDKs against one on both (`cargo xtask mcp-clients`), and the official
 //! A2A Python SDK likewise (`cargo xtask a2a-clients`), and the dashboard in headless
 //! Chromium likewise (`cargo xtask dashboard-e2e`). `CI` is set for the test run so
@@ -31,7 +31,12 @@ pub fn ci() -> Result<(), String> {
         &["test", "--workspace", "--all-features"],
         &[("CI", "true")],
     )?;
-    // schemathesis against a live release server, on both engines. A fixed seed keeps
+    // The live-server checks below run the `muster` the test run has just built (the
+    // server's integration tests need it) rather than a release build of their own: that
+    // build took a fifth of the whole run, and none of these checks is about speed.
+    let binary = test_binary()?;
+    let binary = binary.as_str();
+    // schemathesis against a live server, on both engines at once. A fixed seed keeps
     // the gate deterministic for a given document; `cargo xtask fuzz-api` without one
     // explores new cases locally, and what it finds becomes a regression test. One
     // worker: with two, Hypothesis describes filter lambdas by parsing source in both
@@ -46,16 +51,55 @@ pub fn ci() -> Result<(), String> {
         "1",
         "--workers",
         "1",
+        "--concurrent",
+        "--binary",
+        binary,
     ])?;
     // The official MCP Python and TypeScript SDKs over stdio and Streamable HTTP, on
     // both engines.
-    cargo(&["xtask", "mcp-clients", "--engine", "both"])?;
+    cargo(&[
+        "xtask",
+        "mcp-clients",
+        "--engine",
+        "both",
+        "--binary",
+        binary,
+    ])?;
     // The official A2A Python SDK over JSON-RPC and HTTP+JSON, on both engines.
-    cargo(&["xtask", "a2a-clients", "--engine", "both"])?;
+    cargo(&[
+        "xtask",
+        "a2a-clients",
+        "--engine",
+        "both",
+        "--binary",
+        binary,
+    ])?;
     // The dashboard end to end in Debian's Chromium (playwright-core), on both engines.
-    cargo(&["xtask", "dashboard-e2e", "--engine", "both"])?;
+    cargo(&[
+        "xtask",
+        "dashboard-e2e",
+        "--engine",
+        "both",
+        "--binary",
+        binary,
+    ])?;
     eprintln!("xtask: ci passed in {} s", started.elapsed().as_secs());
     Ok(())
+}
+
+/// `target/debug/muster`, as `cargo test` left it: cargo builds a package's binaries
+/// for its integration tests, in the test run's profile and features.
+fn test_binary() -> Result<String, String> {
+    let root = crate::bench::workspace_root();
+    let target = crate::bench::server::target_dir(&root).map_err(|e| format!("{e:#}"))?;
+    let binary = target.join("debug").join("muster");
+    if !binary.is_file() {
+        return Err(format!("the test run left no {}", binary.display()));
+    }
+    binary
+        .into_os_string()
+        .into_string()
+        .map_err(|path| format!("the binary's path is not UTF-8: {}", path.display()))
 }
 
 fn cargo(args: &[&str]) -> Result<(), String> {

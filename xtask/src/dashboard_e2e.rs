@@ -14,7 +14,7 @@ use clap::Args;
 use crate::bench::EngineChoice;
 use crate::bench::database::{BenchDatabase, Engine};
 use crate::bench::server::{
-    ADMIN_EMAIL, ADMIN_PASSWORD, Server, bootstrap, build_server_release, generate_secret_key,
+    ADMIN_EMAIL, ADMIN_PASSWORD, Server, ServerBinary, bootstrap, generate_secret_key,
 };
 
 /// `cargo xtask dashboard-e2e` options.
@@ -23,13 +23,15 @@ pub struct E2eArgs {
     /// Which engine(s) to run against.
     #[arg(long, value_enum, default_value = "both")]
     engine: EngineChoice,
+    #[command(flatten)]
+    server: ServerBinary,
 }
 
 pub fn run(args: &E2eArgs) -> anyhow::Result<bool> {
     let root = crate::bench::workspace_root();
     crate::ci::ensure_chromium().map_err(anyhow::Error::msg)?;
     let node = crate::mcp_clients::node_packages(&root, "xtask/dashboard", "playwright-core")?;
-    let binary = build_server_release(&root)?;
+    let binary = args.server.resolve(&root)?;
     let engines = args.engine.engines();
     if engines.contains(&Engine::Postgres) {
         crate::ci::ensure_postgres().map_err(anyhow::Error::msg)?;

@@ -14,7 +14,7 @@ use muster_client::types::model::ApiKeyScope;
 use crate::bench::EngineChoice;
 use crate::bench::admin::{admin, api_key};
 use crate::bench::database::{BenchDatabase, Engine};
-use crate::bench::server::{Server, bootstrap, build_server_release, generate_secret_key};
+use crate::bench::server::{Server, ServerBinary, bootstrap, generate_secret_key};
 
 /// `cargo xtask mcp-clients` options.
 #[derive(Debug, Args)]
@@ -22,13 +22,15 @@ pub struct McpArgs {
     /// Which engine(s) to run against.
     #[arg(long, value_enum, default_value = "both")]
     engine: EngineChoice,
+    #[command(flatten)]
+    server: ServerBinary,
 }
 
 pub fn run(args: &McpArgs) -> anyhow::Result<bool> {
     let root = crate::bench::workspace_root();
     let venv = crate::fuzz_api::python_venv(&root, "mcp")?;
     let node = node_packages(&root, "xtask/mcp/node", "the MCP TypeScript SDK")?;
-    let binary = build_server_release(&root)?;
+    let binary = args.server.resolve(&root)?;
     let engines = args.engine.engines();
     if engines.contains(&Engine::Postgres) {
         crate::ci::ensure_postgres().map_err(anyhow::Error::msg)?;

@@ -29,6 +29,27 @@ pub fn build_release(root: &Path) -> anyhow::Result<PathBuf> {
     release_binary(root)
 }
 
+/// `--binary` of the tasks that drive a live server (fuzz-api, the MCP and A2A clients,
+/// dashboard-e2e): which `muster` they run.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ServerBinary {
+    /// Run this `muster` binary instead of building the release one (CI passes the one
+    /// its test run has just built).
+    #[arg(long = "binary", value_name = "PATH")]
+    path: Option<PathBuf>,
+}
+
+impl ServerBinary {
+    /// The binary given, or the release one built now.
+    pub fn resolve(&self, root: &Path) -> anyhow::Result<PathBuf> {
+        match &self.path {
+            Some(path) if path.is_file() => Ok(path.clone()),
+            Some(path) => bail!("no `muster` binary at {}", path.display()),
+            None => build_server_release(root),
+        }
+    }
+}
+
 /// Builds `muster` alone in release mode (no optimized xtask) and returns its path.
 pub fn build_server_release(root: &Path) -> anyhow::Result<PathBuf> {
     cargo(root, &["build", "--release", "-p", "muster-server"])?;

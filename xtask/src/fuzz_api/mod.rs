@@ -25,9 +25,7 @@ use crate::bench::admin::{admin, api_key};
 use crate::bench::client::Client;
 use crate::bench::database::{BenchDatabase, Engine};
 use crate::bench::hooks::admin_token;
-use crate::bench::server::{
-    Server, bootstrap, build_server_release, generate_secret_key, target_dir,
-};
+use crate::bench::server::{Server, ServerBinary, bootstrap, generate_secret_key, target_dir};
 use proxy::{AGENT_PLACEHOLDER, KEY_PLACEHOLDER, RealCredentials, USER_PLACEHOLDER};
 
 /// `cargo xtask fuzz-api` options.
@@ -47,9 +45,12 @@ pub struct FuzzArgs {
     /// mismatch"), reported as an error though every operation passed.
     #[arg(long, default_value_t = 1)]
     workers: u8,
-    /// Use this `muster` binary instead of building the release one.
+    /// Fuzz both engines at the same time (each engine's output is printed when it
+    /// ends): schemathesis keeps one core busy, so two runs take little longer than one.
     #[arg(long)]
-    binary: Option<PathBuf>,
+    concurrent: bool,
+    #[command(flatten)]
+    server: ServerBinary,
 }
 
 /// The metrics token the server under test is started with.
@@ -62,24 +63,51 @@ pub fn run(args: &FuzzArgs) -> anyhow::Result<bool> {
         crate::ci::ensure_postgres().map_err(anyhow::Error::msg)?;
     }
     let schemathesis = ensure_schemathesis(&root)?;
-    let binary = match &args.binary {
-        Some(path) => path.clone(),
-        None => build_server_release(&root)?,
-    };
+    let binary = args.server.resolve(&root)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    let output = if args.concurrent {
+        Output::Captured
+    } else {
+        Output::Live
+    };
+    let runs = engines.iter().map(|&engine| {
+        let (binary, schemathesis) = (&binary, &schemathesis);
+        async move {
+            eprintln!("xtask: fuzz-api on {engine}");
+            let passed = fuzz_engine(engine, args, binary, schemathesis, output).await;
+            if let Ok(passed) = passed {
+                eprintln!(
+                    "xtask: fuzz-api on {engine}: {}",
+                    if passed { "clean" } else { "FAILURES (above)" }
+                );
+            }
+            passed
+        }
+    });
+    let results = if args.concurrent {
+        runtime.block_on(futures_util::future::join_all(runs))
+    } else {
+        let mut results = Vec::new();
+        for run in runs {
+            results.push(runtime.block_on(run));
+        }
+        results
+    };
     let mut clean = true;
-    for engine in engines {
-        eprintln!("xtask: fuzz-api on {engine}");
-        let passed = runtime.block_on(fuzz_engine(engine, args, &binary, &schemathesis))?;
-        eprintln!(
-            "xtask: fuzz-api on {engine}: {}",
-            if passed { "clean" } else { "FAILURES (above)" }
-        );
-        clean &= passed;
+    for passed in results {
+        clean &= passed?;
     }
     Ok(clean)
+}
+
+/// Where schemathesis's report goes: to the terminal as it runs, or held and printed
+/// whole when the run ends (so that concurrent runs do not interleave).
+#[derive(Debug, Clone, Copy)]
+enum Output {
+    Live,
+    Captured,
 }
 
 async fn fuzz_engine(
@@ -87,6 +115,7 @@ async fn fuzz_engine(
     args: &FuzzArgs,
     binary: &Path,
     schemathesis: &Path,
+    output: Output,
 ) -> anyhow::Result<bool> {
     let db = BenchDatabase::create(engine)?;
     let key = generate_secret_key()?;
@@ -135,7 +164,18 @@ async fn fuzz_engine(
     if let Some(seed) = args.seed {
         command.args(["--seed", &seed.to_string()]);
     }
-    let status = command.status().await.context("cannot run schemathesis")?;
+    let status = match output {
+        Output::Live => command.status().await.context("cannot run schemathesis")?,
+        Output::Captured => {
+            let out = command.output().await.context("cannot run schemathesis")?;
+            eprintln!(
+                "xtask: schemathesis on {engine}:\n{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+            out.status
+        }
+    };
     server.ensure_running()?;
     if !status.success() {
         // The causes of any 5xx are in the server's log, never in its answers.
