@@ -42,8 +42,7 @@ pub fn ci() -> Result<(), String> {
     // worker: with two, Hypothesis describes filter lambdas by parsing source in both
     // threads at once, and CPython 3.11's `ast` is not safe for that ("AST constructor
     // recursion depth mismatch"), which failed a run with every operation passing.
-    cargo(&[
-        "xtask",
+    xtask(&[
         "fuzz-api",
         "--engine",
         "both",
@@ -57,32 +56,11 @@ pub fn ci() -> Result<(), String> {
     ])?;
     // The official MCP Python and TypeScript SDKs over stdio and Streamable HTTP, on
     // both engines.
-    cargo(&[
-        "xtask",
-        "mcp-clients",
-        "--engine",
-        "both",
-        "--binary",
-        binary,
-    ])?;
+    xtask(&["mcp-clients", "--engine", "both", "--binary", binary])?;
     // The official A2A Python SDK over JSON-RPC and HTTP+JSON, on both engines.
-    cargo(&[
-        "xtask",
-        "a2a-clients",
-        "--engine",
-        "both",
-        "--binary",
-        binary,
-    ])?;
+    xtask(&["a2a-clients", "--engine", "both", "--binary", binary])?;
     // The dashboard end to end in Debian's Chromium (playwright-core), on both engines.
-    cargo(&[
-        "xtask",
-        "dashboard-e2e",
-        "--engine",
-        "both",
-        "--binary",
-        binary,
-    ])?;
+    xtask(&["dashboard-e2e", "--engine", "both", "--binary", binary])?;
     eprintln!("xtask: ci passed in {} s", started.elapsed().as_secs());
     Ok(())
 }
@@ -100,6 +78,25 @@ fn test_binary() -> Result<String, String> {
         .into_os_string()
         .into_string()
         .map_err(|path| format!("the binary's path is not UTF-8: {}", path.display()))
+}
+
+/// Runs another task of this xtask: this very binary, not `cargo xtask`, which would
+/// build the xtask again when it was built with the workspace (as `.ci/run` does).
+fn xtask(args: &[&str]) -> Result<(), String> {
+    let program = std::env::current_exe().map_err(|e| format!("cannot find the xtask: {e}"))?;
+    eprintln!("xtask: {}", args.join(" "));
+    let status = Command::new(program)
+        .args(args)
+        .status()
+        .map_err(|e| format!("cannot run the xtask: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`cargo xtask {}` failed ({status})",
+            args.join(" ")
+        ))
+    }
 }
 
 fn cargo(args: &[&str]) -> Result<(), String> {
