@@ -1,9 +1,9 @@
 //! `cargo xtask ci`: formatting check, clippy with `-D warnings`, the whole test suite,
 //! whose database tests run on BOTH engines (SQLite and PostgreSQL), and schemathesis
-//! against a live server (the binary the tests built) on both (`cargo xtask fuzz-api`), and the official MCP Python
-//! and TypeScript SDKs against one on both (`cargo xtask mcp-clients`), and the official
-//! A2A Python SDK likewise (`cargo xtask a2a-clients`), and the dashboard in headless
-//! Chromium likewise (`cargo xtask dashboard-e2e`). `CI` is set for the test run so
+//! against a live server (the binary the tests built) on both (`cargo xtask fuzz-api`),
+//! and the official MCP Python and TypeScript SDKs against one on both (`cargo xtask
+//! mcp-clients`), and the official A2A Python SDK likewise (`cargo xtask a2a-clients`),
+//! and the dashboard in headless Chromium likewise (`cargo xtask dashboard-e2e`). `CI` is set for the test run so
 //! that an unreachable PostgreSQL fails the run instead of skipping tests.
 
 use std::net::{SocketAddr, TcpStream};

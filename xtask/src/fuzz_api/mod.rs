@@ -89,9 +89,15 @@ pub fn run(args: &FuzzArgs) -> anyhow::Result<bool> {
     let results = if args.concurrent {
         runtime.block_on(futures_util::future::join_all(runs))
     } else {
+        // One after the other, stopping at the first run that could not be made.
         let mut results = Vec::new();
         for run in runs {
-            results.push(runtime.block_on(run));
+            let result = runtime.block_on(run);
+            let broken = result.is_err();
+            results.push(result);
+            if broken {
+                break;
+            }
         }
         results
     };
