@@ -3,8 +3,9 @@
 //! against a live server (the binary the tests built) on both (`cargo xtask fuzz-api`),
 //! and the official MCP Python and TypeScript SDKs against one on both (`cargo xtask
 //! mcp-clients`), and the official A2A Python SDK likewise (`cargo xtask a2a-clients`),
-//! and the dashboard in headless Chromium likewise (`cargo xtask dashboard-e2e`). `CI` is set for the test run so
-//! that an unreachable PostgreSQL fails the run instead of skipping tests.
+//! and the dashboard in headless Chromium likewise (`cargo xtask dashboard-e2e`). `CI`
+//! is set for the test run so that an unreachable PostgreSQL fails the run instead of
+//! skipping tests.
 
 use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
@@ -84,19 +85,10 @@ fn test_binary() -> Result<String, String> {
 /// build the xtask again when it was built with the workspace (as `.ci/run` does).
 fn xtask(args: &[&str]) -> Result<(), String> {
     let program = std::env::current_exe().map_err(|e| format!("cannot find the xtask: {e}"))?;
-    eprintln!("xtask: {}", args.join(" "));
-    let status = Command::new(program)
-        .args(args)
-        .status()
-        .map_err(|e| format!("cannot run the xtask: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "`cargo xtask {}` failed ({status})",
-            args.join(" ")
-        ))
-    }
+    run(
+        Command::new(program).args(args),
+        &format!("cargo xtask {}", args.join(" ")),
+    )
 }
 
 fn cargo(args: &[&str]) -> Result<(), String> {
@@ -105,16 +97,22 @@ fn cargo(args: &[&str]) -> Result<(), String> {
 
 fn cargo_with_env(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    eprintln!("xtask: cargo {}", args.join(" "));
-    let status = Command::new(cargo)
-        .args(args)
-        .envs(env.iter().copied())
+    run(
+        Command::new(cargo).args(args).envs(env.iter().copied()),
+        &format!("cargo {}", args.join(" ")),
+    )
+}
+
+/// Runs `command`, announced and reported as `shown`.
+fn run(command: &mut Command, shown: &str) -> Result<(), String> {
+    eprintln!("xtask: {shown}");
+    let status = command
         .status()
-        .map_err(|e| format!("cannot run cargo: {e}"))?;
+        .map_err(|e| format!("cannot run `{shown}`: {e}"))?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+        Err(format!("`{shown}` failed ({status})"))
     }
 }
 

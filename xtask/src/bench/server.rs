@@ -51,7 +51,7 @@ impl ServerBinary {
 }
 
 /// Builds `muster` alone in release mode (no optimized xtask) and returns its path.
-pub fn build_server_release(root: &Path) -> anyhow::Result<PathBuf> {
+fn build_server_release(root: &Path) -> anyhow::Result<PathBuf> {
     cargo(root, &["build", "--release", "-p", "muster-server"])?;
     release_binary(root)
 }

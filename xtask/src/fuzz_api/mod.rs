@@ -67,53 +67,30 @@ pub fn run(args: &FuzzArgs) -> anyhow::Result<bool> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let output = if args.concurrent {
-        Output::Captured
-    } else {
-        Output::Live
-    };
     let runs = engines.iter().map(|&engine| {
         let (binary, schemathesis) = (&binary, &schemathesis);
         async move {
             eprintln!("xtask: fuzz-api on {engine}");
-            let passed = fuzz_engine(engine, args, binary, schemathesis, output).await;
-            if let Ok(passed) = passed {
-                eprintln!(
-                    "xtask: fuzz-api on {engine}: {}",
-                    if passed { "clean" } else { "FAILURES (above)" }
-                );
-            }
-            passed
+            let passed = fuzz_engine(engine, args, binary, schemathesis).await?;
+            eprintln!(
+                "xtask: fuzz-api on {engine}: {}",
+                if passed { "clean" } else { "FAILURES (above)" }
+            );
+            Ok::<_, anyhow::Error>(passed)
         }
     });
-    let results = if args.concurrent {
-        runtime.block_on(futures_util::future::join_all(runs))
+    let mut clean = true;
+    if args.concurrent {
+        for passed in runtime.block_on(futures_util::future::join_all(runs)) {
+            clean &= passed?;
+        }
     } else {
         // One after the other, stopping at the first run that could not be made.
-        let mut results = Vec::new();
         for run in runs {
-            let result = runtime.block_on(run);
-            let broken = result.is_err();
-            results.push(result);
-            if broken {
-                break;
-            }
+            clean &= runtime.block_on(run)?;
         }
-        results
-    };
-    let mut clean = true;
-    for passed in results {
-        clean &= passed?;
     }
     Ok(clean)
-}
-
-/// Where schemathesis's report goes: to the terminal as it runs, or held and printed
-/// whole when the run ends (so that concurrent runs do not interleave).
-#[derive(Debug, Clone, Copy)]
-enum Output {
-    Live,
-    Captured,
 }
 
 async fn fuzz_engine(
@@ -121,7 +98,6 @@ async fn fuzz_engine(
     args: &FuzzArgs,
     binary: &Path,
     schemathesis: &Path,
-    output: Output,
 ) -> anyhow::Result<bool> {
     let db = BenchDatabase::create(engine)?;
     let key = generate_secret_key()?;
@@ -170,17 +146,18 @@ async fn fuzz_engine(
     if let Some(seed) = args.seed {
         command.args(["--seed", &seed.to_string()]);
     }
-    let status = match output {
-        Output::Live => command.status().await.context("cannot run schemathesis")?,
-        Output::Captured => {
-            let out = command.output().await.context("cannot run schemathesis")?;
-            eprintln!(
-                "xtask: schemathesis on {engine}:\n{}{}",
-                String::from_utf8_lossy(&out.stdout),
-                String::from_utf8_lossy(&out.stderr)
-            );
-            out.status
-        }
+    // Concurrent runs hold their reports and print each whole when it ends, so that
+    // they do not interleave.
+    let status = if args.concurrent {
+        let out = command.output().await.context("cannot run schemathesis")?;
+        eprintln!(
+            "xtask: schemathesis on {engine}:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.status
+    } else {
+        command.status().await.context("cannot run schemathesis")?
     };
     server.ensure_running()?;
     if !status.success() {
