@@ -11,6 +11,8 @@ use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use crate::command::{run, run_cargo};
+
 pub fn ci() -> Result<(), String> {
     let started = Instant::now();
     cargo(&["fmt", "--all", "--", "--check"])?;
@@ -28,7 +30,7 @@ pub fn ci() -> Result<(), String> {
     crate::domain::check()?;
     ensure_postgres()?;
     ensure_chromium()?;
-    cargo_with_env(
+    run_cargo(
         &["test", "--workspace", "--all-features"],
         &[("CI", "true")],
     )?;
@@ -92,28 +94,7 @@ fn xtask(args: &[&str]) -> Result<(), String> {
 }
 
 fn cargo(args: &[&str]) -> Result<(), String> {
-    cargo_with_env(args, &[])
-}
-
-fn cargo_with_env(args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    run(
-        Command::new(cargo).args(args).envs(env.iter().copied()),
-        &format!("cargo {}", args.join(" ")),
-    )
-}
-
-/// Runs `command`, announced and reported as `shown`.
-fn run(command: &mut Command, shown: &str) -> Result<(), String> {
-    eprintln!("xtask: {shown}");
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run `{shown}`: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("`{shown}` failed ({status})"))
-    }
+    run_cargo(args, &[])
 }
 
 /// The PostgreSQL tests need a server on 127.0.0.1:5432 (or `MUSTER_TEST_DATABASE_URL`).

@@ -10,6 +10,8 @@
 
 use std::process::Command;
 
+use crate::command::{self, cargo};
+
 /// The cargo-semver-checks release this task was written against.
 const SEMVER_CHECKS_VERSION: &str = "0.51.0";
 
@@ -83,19 +85,8 @@ fn ensure_semver_checks() -> Result<(), String> {
     ]))
 }
 
+/// Runs `command`, announced as cargo would show it.
 fn run(command: &mut Command) -> Result<(), String> {
     let shown = format!("{command:?}");
-    eprintln!("xtask: {shown}");
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot run {shown}: {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{shown} failed ({status})"))
-    }
-}
-
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
+    command::run(command, &shown)
 }

@@ -14,6 +14,7 @@
 mod a2a_clients;
 mod bench;
 mod ci;
+mod command;
 mod dashboard_e2e;
 mod domain;
 mod fuzz_api;

@@ -12,6 +12,8 @@ use std::process::Command;
 use anyhow::{Context, bail};
 use clap::Args;
 
+use crate::command::cargo;
+
 /// The cargo-mutants release this task was written against.
 const CARGO_MUTANTS_VERSION: &str = "27.1.0";
 
@@ -186,10 +188,6 @@ pub fn run(args: &MutantsArgs) -> anyhow::Result<bool> {
         );
     }
     Ok(passed)
-}
-
-fn cargo() -> String {
-    std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned())
 }
 
 fn output_dir(root: &Path, package: &str) -> anyhow::Result<PathBuf> {

@@ -4,9 +4,10 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::command::cargo;
+
 pub fn openapi() -> Result<(), String> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = Command::new(cargo)
+    let output = Command::new(cargo())
         .args(["run", "--quiet", "-p", "muster-server", "--", "openapi"])
         .output()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
