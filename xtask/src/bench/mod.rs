@@ -183,9 +183,11 @@ async fn bench_engine(
         } else {
             args.duration
         };
+        // The pid lets a profiler attach for exactly this scenario (`health` runs first).
         eprintln!(
-            "xtask: {engine}: {scenario} ({} s warm-up + {seconds} s)",
-            args.warmup
+            "xtask: {engine}: {scenario} ({} s warm-up + {seconds} s; server pid {})",
+            args.warmup,
+            server.pid()
         );
         let host = if scenario == Scenario::CodeHostIssue {
             Some(Arc::new(codehost::connect(server.addr).await?))
