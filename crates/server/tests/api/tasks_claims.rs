@@ -321,7 +321,18 @@ async fn the_expiry_job_hands_back_run_out_leases(app: &TestApp) {
     claim(app, &worker, r#"{"leaseSeconds": 7200}"#).await;
     let clock = TestClock::at(time::OffsetDateTime::now_utc() + time::Duration::minutes(5));
     let tasks = task_service(&app.db().db, clock.clone());
-    let expired = tasks.expire_leases(None, 100).await.unwrap();
+    // A claim sweeps its own organization's leases: another organization's sweep
+    // hands back none of these.
+    let elsewhere = muster_domain::model::OrgId::from_uuid(uuid::Uuid::now_v7());
+    assert!(
+        tasks
+            .expire_leases(Some(elsewhere), 100)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let org = muster_domain::model::OrgId::from_uuid(app.org.id);
+    let expired = tasks.expire_leases(Some(org), 100).await.unwrap();
     let expired: Vec<String> = expired.iter().map(|t| t.as_uuid().to_string()).collect();
     assert_eq!(
         expired,
@@ -333,7 +344,8 @@ async fn the_expiry_job_hands_back_run_out_leases(app: &TestApp) {
     assert_eq!(back.data()["assigneeId"], Value::Null);
     let still = app.get(&app.org.hr, &format!("/tasks/{kept}")).await;
     assert_eq!(still.data()["status"], "in_progress");
-    // Running again (or on another instance) hands nothing back twice.
+    // Running again (or on another instance, or for every organization) hands nothing
+    // back twice.
     assert!(tasks.expire_leases(None, 100).await.unwrap().is_empty());
     let lease_events = app
         .events_of(&app.org.hr, &held)
