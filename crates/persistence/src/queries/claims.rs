@@ -56,6 +56,24 @@ pub(crate) async fn candidates(
     })
 }
 
+/// The query of [`expired`] on backend `$db`, with `$status` and `$org_id` standing for
+/// the two columns (as they are, or kept out of the choice of index on SQLite).
+macro_rules! expired_query {
+    ($db:ty, $status:expr, $org_id:expr, $org:expr, $now:expr, $limit:expr) => {{
+        let mut query = tasks::table
+            .select((tasks::org_id, tasks::id))
+            .filter(tasks::lease_expires_at.le(DbTime($now)))
+            .filter($status.eq(TaskStatus::InProgress.as_str()))
+            .into_boxed::<$db>();
+        if let Some(org) = $org {
+            query = query.filter($org_id.eq(db_uuid(org)));
+        }
+        query
+            .order((tasks::lease_expires_at.asc(), tasks::id.asc()))
+            .limit(i64::from($limit))
+    }};
+}
+
 /// Tasks in progress whose lease ran out before `now`, of `org` or of all, soonest
 /// expired first.
 pub(crate) async fn expired(
@@ -66,17 +84,7 @@ pub(crate) async fn expired(
 ) -> QueryResult<Vec<(DbUuid, DbUuid)>> {
     match conn {
         Conn::Pg(c) => {
-            let mut query = tasks::table
-                .filter(tasks::lease_expires_at.le(DbTime(now)))
-                .filter(tasks::status.eq(TaskStatus::InProgress.as_str()))
-                .select((tasks::org_id, tasks::id))
-                .into_boxed::<Pg>();
-            if let Some(org) = org {
-                query = query.filter(tasks::org_id.eq(db_uuid(org)));
-            }
-            query
-                .order((tasks::lease_expires_at.asc(), tasks::id.asc()))
-                .limit(i64::from(limit))
+            expired_query!(Pg, tasks::status, tasks::org_id, org, now, limit)
                 .load(*c)
                 .await
         }
@@ -96,17 +104,14 @@ fn expired_on_sqlite(
     now: OffsetDateTime,
     limit: u32,
 ) -> tasks::BoxedQuery<'static, Sqlite, (PortableUuid, PortableUuid)> {
-    let mut query = tasks::table
-        .select((tasks::org_id, tasks::id))
-        .filter(tasks::lease_expires_at.le(DbTime(now)))
-        .filter(fixed::<Text>("+tasks.status").eq(TaskStatus::InProgress.as_str()))
-        .into_boxed();
-    if let Some(org) = org {
-        query = query.filter(fixed::<PortableUuid>("+tasks.org_id").eq(db_uuid(org)));
-    }
-    query
-        .order((tasks::lease_expires_at.asc(), tasks::id.asc()))
-        .limit(i64::from(limit))
+    expired_query!(
+        Sqlite,
+        fixed::<Text>("+tasks.status"),
+        fixed::<PortableUuid>("+tasks.org_id"),
+        org,
+        now,
+        limit
+    )
 }
 
 /// Locks task `id` of `org` if it is still claimable and no other transaction holds it:
