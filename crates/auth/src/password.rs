@@ -55,13 +55,14 @@ pub fn verify_password(password: &str, phc: &str) -> bool {
 }
 
 /// The argon2id adapter of [`PasswordHasher`]: [`hash_password`] and
-/// [`verify_password`] on a few dedicated threads, one per core.
+/// [`verify_password`] on a few dedicated threads ([`default_threads`] unless told).
 ///
 /// Each hash holds 19 MiB for about 20 ms of a core. Login is a public route: on tokio's
 /// blocking pool a burst of logins ran on as many threads as there were requests, and
 /// the allocator kept each thread's 19 MiB afterwards (2 to 6 GiB after a 32-connection
 /// burst). On a fixed set of threads the excess waits in line instead, and the memory
-/// held is bounded by the number of threads; nothing runs faster with more of them.
+/// held is bounded by the number of threads; nothing runs faster with more threads than
+/// cores.
 ///
 /// `verify(password, None)`, asked when no user has the e-mail, verifies against a
 /// stand-in hash of a random password with the same parameters and answers `false`, so
@@ -70,6 +71,19 @@ pub fn verify_password(password: &str, phc: &str) -> bool {
 #[derive(Debug, Clone)]
 pub struct Argon2Hasher {
     jobs: mpsc::Sender<Job>,
+}
+
+/// How many threads [`Argon2Hasher::new`] hashes on: one per core but one, and at least
+/// one. Login is a public route that anyone can call: however many logins arrive at
+/// once, hashing then takes at most all cores but one, and signed requests keep the
+/// last; and on two cores the process holds one hash's 19 MiB at a time, not two.
+pub fn default_threads() -> usize {
+    threads_for(std::thread::available_parallelism().map_or(2, std::num::NonZero::get))
+}
+
+/// One thread per core but one, at least one.
+const fn threads_for(cores: usize) -> usize {
+    if cores > 1 { cores - 1 } else { 1 }
 }
 
 /// A piece of password work for one of the hasher's threads.
@@ -82,10 +96,9 @@ impl Default for Argon2Hasher {
 }
 
 impl Argon2Hasher {
-    /// A hasher with one thread per core.
+    /// A hasher with [`default_threads`] threads.
     pub fn new() -> Self {
-        let cores = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
-        Self::with_threads(cores)
+        Self::with_threads(default_threads())
     }
 
     /// A hasher with `threads` threads (at least one). They end when the last clone of
@@ -196,6 +209,36 @@ mod tests {
             .map(Result::unwrap)
             .collect();
         assert_eq!(answers, [true, false, true, false, true, false]);
+    }
+
+    #[tokio::test]
+    async fn no_more_hashes_run_at_once_than_the_hasher_has_threads() {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        let hasher = Argon2Hasher::with_threads(2);
+        let (running, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let jobs = (0..8).map(|_| {
+            let (running, most) = (Arc::clone(&running), Arc::clone(&most));
+            hasher.run(move || {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                // Long enough for the other thread to start its own job meanwhile.
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                running.fetch_sub(1, Ordering::SeqCst);
+                Ok(())
+            })
+        });
+        for done in futures_util::future::join_all(jobs).await {
+            done.unwrap();
+        }
+        assert_eq!(most.load(Ordering::SeqCst), 2);
+    }
+
+    #[test]
+    fn hashing_leaves_a_core_to_the_rest_of_the_server() {
+        assert_eq!(threads_for(0), 1);
+        assert_eq!(threads_for(1), 1);
+        assert_eq!(threads_for(2), 1);
+        assert_eq!(threads_for(8), 7);
     }
 
     #[tokio::test]

@@ -128,7 +128,10 @@ pub async fn app_state(
         uow: uow.clone(),
         users: db.clone(),
         orgs: db.clone(),
-        hasher: Arc::new(Argon2Hasher::new()),
+        hasher: Arc::new(
+            auth.password_hashers
+                .map_or_else(Argon2Hasher::new, Argon2Hasher::with_threads),
+        ),
         tokens: tokens.clone(),
         totp: Arc::new(TotpService::from_server_key(key)),
         clock: clock.clone(),

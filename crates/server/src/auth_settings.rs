@@ -57,6 +57,8 @@ pub struct AuthSettings {
     pub default_org: Option<Uuid>,
     /// The sign-in redirect flow; off when `None`.
     pub oauth: Option<OAuthSetting>,
+    /// Threads hashing passwords; `None`: one per core but one.
+    pub password_hashers: Option<usize>,
 }
 
 fn env(name: &str) -> Option<String> {
@@ -91,6 +93,7 @@ impl AuthSettings {
             local_password,
             default_org,
             oauth: oauth_from_env()?,
+            password_hashers: None,
         })
     }
 }

@@ -116,6 +116,10 @@ pub struct ServeArgs {
     /// HTTP worker threads (default: one per core).
     #[arg(long, env = "MUSTER_WORKERS")]
     pub workers: Option<usize>,
+    /// Threads that hash passwords for logins (default: one per core but one, at least
+    /// one). Each holds 19 MiB while it hashes.
+    #[arg(long, env = "MUSTER_PASSWORD_HASHERS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub password_hashers: Option<u16>,
     /// What a request without credentials gets: `full` (401), `local` (log in with the
     /// deployment's password) or `none` (acts as the owner; never expose it).
     #[arg(long, env = "MUSTER_AUTH_MODE", value_enum, default_value_t = AuthModeSetting::Full)]

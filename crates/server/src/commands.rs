@@ -84,7 +84,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // Everything that can take time or fail (the owner, hashing the local password)
     // happens before the port opens: once it accepts connections, the server serves and
     // shuts down gracefully.
-    let auth = AuthSettings::from_env(args.auth_mode)?;
+    let mut auth = AuthSettings::from_env(args.auth_mode)?;
+    auth.password_hashers = args.password_hashers.map(usize::from);
     args.webhooks.warn_if_relaxed();
     let access = args.metrics.access(&db)?;
     let metrics = access.as_ref().map(|a| Arc::clone(&a.metrics));

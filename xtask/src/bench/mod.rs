@@ -51,7 +51,7 @@ pub struct BenchArgs {
     /// Scenario to run, repeatable (default: all): health, get-task, list-tasks,
     /// create-task, create-task-hooked, create-task-keyed, codehost-issue, transition,
     /// list-events, mixed, comment, candidates, get-agent, transfer, mcp-get-task,
-    /// a2a-get-task, remote-push, claim, login.
+    /// a2a-get-task, remote-push, dashboard-board, claim, login, login-flood.
     /// `health` always runs first.
     #[arg(long = "scenario", value_name = "NAME", value_parser = Scenario::parse)]
     scenarios: Vec<Scenario>,

@@ -42,6 +42,10 @@ pub enum Scenario {
     Mixed,
     /// `POST /auth/login` of the admin user: argon2-bound by design, reported apart.
     Login,
+    /// Half the workers log in again and again while the other half read tasks
+    /// (`GET /tasks/:id`): what a flood of logins, a public route, leaves the agents.
+    /// Nearly every request counted is a read.
+    LoginFlood,
     /// `POST /tasks/:id/comments` on the seeded tasks.
     Comment,
     /// `GET /tasks/:id/candidates`: ranks the organization's agents for a task.
@@ -71,7 +75,7 @@ pub const PLANNED: [(&str, &str); 0] = [];
 impl Scenario {
     /// Every scenario, in the order they run; `health` is first because every other one
     /// is compared with it.
-    pub const ALL: [Self; 20] = [
+    pub const ALL: [Self; 21] = [
         Self::Health,
         Self::GetTask,
         Self::ListTasks,
@@ -93,6 +97,7 @@ impl Scenario {
         // Last but login: it uses up the seeded tasks.
         Self::Claim,
         Self::Login,
+        Self::LoginFlood,
     ];
 
     /// The name on the command line and in the tables.
@@ -110,6 +115,7 @@ impl Scenario {
             Self::ListEvents => "list-events",
             Self::Mixed => "mixed",
             Self::Login => "login",
+            Self::LoginFlood => "login-flood",
             Self::Comment => "comment",
             Self::Candidates => "candidates",
             Self::GetAgent => "get-agent",
@@ -141,11 +147,12 @@ impl Scenario {
         matches!(self, Self::Transition | Self::Mixed)
     }
 
-    /// The next operation of a worker running this scenario.
-    fn pick(self, rng: &mut Rng) -> Op {
+    /// The next operation of worker number `worker` running this scenario.
+    fn pick(self, worker: usize, rng: &mut Rng) -> Op {
         match self {
             Self::Health => Op::Health,
-            Self::GetTask => Op::GetTask,
+            Self::LoginFlood if worker.is_multiple_of(2) => Op::Login,
+            Self::GetTask | Self::LoginFlood => Op::GetTask,
             Self::ListTasks => Op::ListTasks,
             Self::CreateTask | Self::CreateTaskHooked => Op::CreateTask,
             Self::Transition => Op::Transition,
@@ -332,7 +339,7 @@ impl WorkerState {
 
     /// The next request of `scenario`, and which operation it is.
     pub fn next_call(&mut self, scenario: Scenario) -> (Op, Call) {
-        let mut op = scenario.pick(&mut self.rng);
+        let mut op = scenario.pick(self.worker, &mut self.rng);
         // Without a task of its own (not prepared) a worker cannot transition; it
         // creates instead so that the write share of the mix stays the same.
         if op == Op::Transition && self.own_task.is_none() {
@@ -518,10 +525,19 @@ mod tests {
     }
 
     #[test]
+    fn a_login_flood_is_half_logging_in_half_reading() {
+        let mut rng = Rng::new(7);
+        let ops: Vec<Op> = (0..4)
+            .map(|worker| Scenario::LoginFlood.pick(worker, &mut rng))
+            .collect();
+        assert_eq!(ops, [Op::Login, Op::GetTask, Op::Login, Op::GetTask]);
+    }
+
+    #[test]
     fn mixed_is_about_70_percent_reads() {
         let mut rng = Rng::new(7);
         let reads = (0..10_000)
-            .map(|_| Scenario::Mixed.pick(&mut rng))
+            .map(|n| Scenario::Mixed.pick(n, &mut rng))
             .filter(|op| matches!(op, Op::GetTask | Op::ListTasks | Op::ListEvents))
             .count();
         assert!((6_700..7_300).contains(&reads), "{reads}");

@@ -140,9 +140,11 @@ fn a_half_configured_identity_provider_is_refused() {
 }
 
 #[test]
-fn out_of_range_pool_and_stream_settings_are_refused() {
+fn out_of_range_pool_stream_and_hasher_settings_are_refused() {
     for (flag, value) in [
         ("--db-pool-size", "0"),
+        ("--password-hashers", "0"),
+        ("--password-hashers", "many"),
         ("--db-acquire-timeout-ms", "5"),
         ("--stream-max", "0"),
         ("--stream-max-secs", "0"),
