@@ -907,13 +907,13 @@ impl Transaction for DbTransaction<'_> {
         rows.into_iter().map(Task::try_from).collect()
     }
 
-    #[tracing::instrument(level = "debug", name = "db.tx.try_lock_claimable", skip_all, fields(otel.kind = "client"))]
-    async fn try_lock_claimable(
+    #[tracing::instrument(level = "debug", name = "db.tx.try_lock_first_claimable", skip_all, fields(otel.kind = "client"))]
+    async fn try_lock_first_claimable(
         &mut self,
         org: OrgId,
-        id: TaskId,
-    ) -> Result<bool, RepositoryError> {
-        crate::queries::claims::try_lock(&mut self.0, org, id)
+        ids: &[TaskId],
+    ) -> Result<Option<TaskId>, RepositoryError> {
+        crate::queries::claims::try_lock_first(&mut self.0, org, ids)
             .await
             .map_err(from_diesel)
     }

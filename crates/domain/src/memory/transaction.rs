@@ -1234,13 +1234,16 @@ impl Transaction for MemoryTransaction {
             .collect())
     }
 
-    async fn try_lock_claimable(
+    async fn try_lock_first_claimable(
         &mut self,
         org: OrgId,
-        id: TaskId,
-    ) -> Result<bool, RepositoryError> {
-        Ok(self.state.tasks.get(&id.as_uuid()).is_some_and(|t| {
-            t.org_id == org && t.status == TaskStatus::Todo && t.assignee_id.is_none()
+        ids: &[TaskId],
+    ) -> Result<Option<TaskId>, RepositoryError> {
+        // One transaction at a time: nothing is held by another.
+        Ok(ids.iter().copied().find(|id| {
+            self.state.tasks.get(&id.as_uuid()).is_some_and(|t| {
+                t.org_id == org && t.status == TaskStatus::Todo && t.assignee_id.is_none()
+            })
         }))
     }
 }

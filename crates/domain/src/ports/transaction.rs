@@ -579,10 +579,15 @@ pub trait Transaction: Send {
         limit: u32,
     ) -> Result<Vec<Task>, RepositoryError>;
 
-    /// Locks task `id` of `org` until the commit if it is still claimable and no other
-    /// transaction holds it, without waiting for one that does: whether it did.
-    async fn try_lock_claimable(&mut self, org: OrgId, id: TaskId)
-    -> Result<bool, RepositoryError>;
+    /// Locks, until the commit, the first task of `ids` (in their order) that is still
+    /// claimable in `org` and that no other transaction holds, without waiting for the
+    /// holders of the others: its id, or `None` when none is. One statement on
+    /// PostgreSQL, however many of them other claimers hold.
+    async fn try_lock_first_claimable(
+        &mut self,
+        org: OrgId,
+        ids: &[TaskId],
+    ) -> Result<Option<TaskId>, RepositoryError>;
 }
 
 #[cfg(any(test, feature = "mocks"))]

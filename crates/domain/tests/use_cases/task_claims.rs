@@ -255,8 +255,13 @@ fn a_candidate_held_by_another_claimer_is_passed_over_for_a_free_one() {
                 sample_task(free, TaskStatus::Todo),
             ])
         });
-    tx.expect_try_lock_claimable()
-        .returning(move |o, id| Ok(o == org() && id == free));
+    // Asked once, for both in claim order: the first is held, the second is free.
+    tx.expect_try_lock_first_claimable()
+        .times(1)
+        .returning(move |o, ids| {
+            assert_eq!(ids, [held, free]);
+            Ok((o == org()).then_some(free))
+        });
     tx.expect_open_blocking_dependencies()
         .returning(|_, _| Ok(Vec::new()));
     let taken = Arc::new(Mutex::new(Vec::new()));

@@ -1,10 +1,11 @@
 //! The queries of claims with leases: the claimable tasks of an organization in claim
 //! order, and the tasks whose lease ran out.
 
+use diesel::PgExpressionMethods as _;
 use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::result::QueryResult;
-use diesel::sql_types::{Bool, Integer, Text};
+use diesel::sql_types::{Array, Bool, Integer, Text};
 use diesel::sqlite::Sqlite;
 use diesel_async::RunQueryDsl;
 use muster_domain::model::{OrgId, TaskId, TaskStatus};
@@ -114,26 +115,65 @@ fn expired_on_sqlite(
     )
 }
 
-/// Locks task `id` of `org` if it is still claimable and no other transaction holds it:
-/// whether it did. On PostgreSQL a row another claimer holds is skipped at once
-/// (`SKIP LOCKED`) instead of waited for; on SQLite the one writer holds everything.
-pub(crate) async fn try_lock(conn: &mut Conn<'_>, org: OrgId, id: TaskId) -> QueryResult<bool> {
-    let query = tasks::table
-        .filter(tasks::org_id.eq(db_uuid(org)))
-        .filter(tasks::id.eq(db_uuid(id)))
-        .filter(tasks::status.eq(TaskStatus::Todo.as_str()))
-        .filter(tasks::assignee_id.is_null())
-        .select(tasks::id);
+diesel::define_sql_function! {
+    /// PostgreSQL's `array_position(array, element)`: where `element` is in `array`
+    /// (1-based), null when it is not.
+    fn array_position(array: Array<PortableUuid>, element: PortableUuid) -> Nullable<Integer>;
+}
+
+/// Locks the first task of `ids` (in their order) that is still claimable in `org` and
+/// that no other transaction holds: its id. On PostgreSQL one statement, whose rows
+/// another claimer holds are skipped at once (`SKIP LOCKED`) instead of waited for: a
+/// claimer that would otherwise pass over the rows the others are taking one by one,
+/// a round trip each, asks once. On SQLite the one writer holds everything: the first
+/// still claimable.
+pub(crate) async fn try_lock_first(
+    conn: &mut Conn<'_>,
+    org: OrgId,
+    ids: &[TaskId],
+) -> QueryResult<Option<TaskId>> {
+    if ids.is_empty() {
+        return Ok(None);
+    }
+    let ids: Vec<DbUuid> = ids.iter().map(|&id| db_uuid(id)).collect();
     let found: Option<DbUuid> = match conn {
-        Conn::Pg(c) => query
+        // Only the ids may choose the index: the organization and the status are
+        // compared with `IS NOT DISTINCT FROM`, which no index serves (both are non-null
+        // columns, so it means `=`). Offered `org_id = $1 AND status = $2` with a
+        // generic plan, PostgreSQL read every `todo` task of the organization from
+        // `tasks_org_status` to find the 25 asked (14 ms with 8,000 of them, against
+        // 0.1 ms through the primary key).
+        Conn::Pg(c) => tasks::table
+            .filter(tasks::id.eq_any(ids.clone()))
+            .filter(tasks::org_id.is_not_distinct_from(db_uuid(org)))
+            .filter(tasks::status.is_not_distinct_from(TaskStatus::Todo.as_str()))
+            .filter(tasks::assignee_id.is_null())
+            .select(tasks::id)
+            .order(array_position(ids, tasks::id))
+            .limit(1)
             .for_update()
             .skip_locked()
             .get_result(*c)
             .await
             .optional()?,
-        Conn::Sqlite(c) => query.get_result(*c).await.optional()?,
+        Conn::Sqlite(c) => {
+            let mut first = None;
+            for id in ids {
+                let query = tasks::table
+                    .filter(tasks::id.eq(id))
+                    .filter(tasks::org_id.eq(db_uuid(org)))
+                    .filter(tasks::status.eq(TaskStatus::Todo.as_str()))
+                    .filter(tasks::assignee_id.is_null())
+                    .select(tasks::id);
+                if let Some(found) = query.get_result(*c).await.optional()? {
+                    first = Some(found);
+                    break;
+                }
+            }
+            first
+        }
     };
-    Ok(found.is_some())
+    Ok(found.map(|id| TaskId::from_uuid(id.0)))
 }
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ contract_tests!(
     overdue_finds_each_reason_until_escalated,
     senior_agent_is_the_highest_then_earliest,
     ledger_and_reputation_rows_are_appended,
+    the_first_claimable_of_those_asked_is_locked,
 );
 
 async fn stored_task(db: &impl Store, org: OrgId) -> Task {
@@ -72,6 +73,44 @@ async fn open_of(db: &impl Store, org: OrgId, task: TaskId) -> Vec<TaskId> {
     })
     .await
     .unwrap()
+}
+
+/// Which of `ids` a claim locks, in a transaction of its own.
+async fn first_claimable(db: &impl Store, org: OrgId, ids: Vec<TaskId>) -> Option<TaskId> {
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.try_lock_first_claimable(org, &ids).await?) })
+    })
+    .await
+    .unwrap()
+}
+
+async fn the_first_claimable_of_those_asked_is_locked(db: &impl Store) {
+    let seed = seed_org(db).await;
+    let org = seed.org;
+    let mut assigned = task(org);
+    assigned.assignee_id = Some(seed.hr);
+    db.insert(&assigned, &[]).await.unwrap();
+    let mut started = task(org);
+    started.status = TaskStatus::InProgress;
+    db.insert(&started, &[]).await.unwrap();
+    let (b, c) = (stored_task(db, org).await, stored_task(db, org).await);
+    let foreign = stored_task(db, seed_org(db).await.org).await;
+
+    let asked = vec![assigned.id, started.id, b.id, c.id];
+    assert_eq!(first_claimable(db, org, asked).await, Some(b.id));
+    assert_eq!(
+        first_claimable(db, org, vec![c.id, b.id]).await,
+        Some(c.id),
+        "in the order asked"
+    );
+    let none = vec![
+        assigned.id,
+        started.id,
+        foreign.id,
+        TaskId::from_uuid(new_id()),
+    ];
+    assert_eq!(first_claimable(db, org, none).await, None);
+    assert_eq!(first_claimable(db, org, Vec::new()).await, None);
 }
 
 async fn dependencies_round_trip_and_reach(db: &impl Store) {

@@ -86,20 +86,26 @@ impl TaskService {
             // then, in order, those that were held, waiting for their holders: a task is
             // only skipped once its holder committed a change to it.
             let mut held = Vec::new();
-            for task in eligible {
-                if !tx.try_lock_claimable(actor.org_id, task.id).await? {
-                    held.push(task);
-                    continue;
-                }
+            let mut rest = eligible.as_slice();
+            while !rest.is_empty() {
+                let ids: Vec<TaskId> = rest.iter().map(|t| t.id).collect();
+                let locked = tx.try_lock_first_claimable(actor.org_id, &ids).await?;
+                // Every candidate before the one locked was held (or taken meanwhile).
+                let Some(at) = locked.and_then(|id| ids.iter().position(|&i| i == id)) else {
+                    held.extend_from_slice(rest);
+                    break;
+                };
+                held.extend_from_slice(&rest[..at]);
                 let claim = Claim {
                     agent,
                     until,
                     reason: &reason,
                     now,
                 };
-                if let Some(claimed) = self.take(tx, actor, task, &claim).await? {
+                if let Some(claimed) = self.take(tx, actor, rest[at], &claim).await? {
                     return Ok(Some(claimed));
                 }
+                rest = &rest[at + 1..];
             }
             for task in held {
                 let claim = Claim {
