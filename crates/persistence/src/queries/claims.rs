@@ -58,16 +58,17 @@ pub(crate) async fn candidates(
 }
 
 /// The query of [`expired`] on backend `$db`, with `$status` and `$org_id` standing for
-/// the two columns (as they are, or kept out of the choice of index on SQLite).
+/// the two columns and `$is` for their comparison: what keeps them out of the choice of
+/// index on each engine (see [`expired`]).
 macro_rules! expired_query {
-    ($db:ty, $status:expr, $org_id:expr, $org:expr, $now:expr, $limit:expr) => {{
+    ($db:ty, $is:ident, $status:expr, $org_id:expr, $org:expr, $now:expr, $limit:expr) => {{
         let mut query = tasks::table
             .select((tasks::org_id, tasks::id))
             .filter(tasks::lease_expires_at.le(DbTime($now)))
-            .filter($status.eq(TaskStatus::InProgress.as_str()))
+            .filter($status.$is(TaskStatus::InProgress.as_str()))
             .into_boxed::<$db>();
         if let Some(org) = $org {
-            query = query.filter($org_id.eq(db_uuid(org)));
+            query = query.filter($org_id.$is(db_uuid(org)));
         }
         query
             .order((tasks::lease_expires_at.asc(), tasks::id.asc()))
@@ -77,6 +78,15 @@ macro_rules! expired_query {
 
 /// Tasks in progress whose lease ran out before `now`, of `org` or of all, soonest
 /// expired first.
+///
+/// Every claim sweeps its organization first, so the plan must read `tasks_lease_expiry`
+/// from the oldest lease and stop at the first one still running. Offered equalities on
+/// the organization and the status, both engines' planners read every task in progress
+/// of the organization instead (`tasks_org_status`) and sorted them: PostgreSQL's
+/// generic plan took 12 ms a claim with 4,000 tasks in progress, 0.11 ms through the
+/// lease index. On PostgreSQL the two columns are compared with `IS NOT DISTINCT FROM`,
+/// which no index serves (both are non-null, so it means `=`); on SQLite they carry a
+/// unary `+` (see `expired_on_sqlite`).
 pub(crate) async fn expired(
     conn: &mut Conn<'_>,
     org: Option<OrgId>,
@@ -85,9 +95,17 @@ pub(crate) async fn expired(
 ) -> QueryResult<Vec<(DbUuid, DbUuid)>> {
     match conn {
         Conn::Pg(c) => {
-            expired_query!(Pg, tasks::status, tasks::org_id, org, now, limit)
-                .load(*c)
-                .await
+            expired_query!(
+                Pg,
+                is_not_distinct_from,
+                tasks::status,
+                tasks::org_id,
+                org,
+                now,
+                limit
+            )
+            .load(*c)
+            .await
         }
         Conn::Sqlite(c) => expired_on_sqlite(org, now, limit).load(*c).await,
     }
@@ -107,6 +125,7 @@ fn expired_on_sqlite(
 ) -> tasks::BoxedQuery<'static, Sqlite, (PortableUuid, PortableUuid)> {
     expired_query!(
         Sqlite,
+        eq,
         fixed::<Text>("+tasks.status"),
         fixed::<PortableUuid>("+tasks.org_id"),
         org,
