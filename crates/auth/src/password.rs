@@ -221,7 +221,13 @@ mod tests {
             hasher.run(move || {
                 let now = running.fetch_add(1, Ordering::SeqCst) + 1;
                 most.fetch_max(now, Ordering::SeqCst);
-                // Long enough for the other thread to start its own job meanwhile.
+                // Until two jobs have run at once (up to 5 s, however slow the machine),
+                // the first ones wait for each other; then each lasts a little, in
+                // which a third thread would start one more.
+                let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+                while most.load(Ordering::SeqCst) < 2 && std::time::Instant::now() < until {
+                    std::thread::yield_now();
+                }
                 std::thread::sleep(std::time::Duration::from_millis(20));
                 running.fetch_sub(1, Ordering::SeqCst);
                 Ok(())

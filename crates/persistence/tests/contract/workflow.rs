@@ -113,6 +113,52 @@ async fn the_first_claimable_of_those_asked_is_locked(db: &impl Store) {
     assert_eq!(first_claimable(db, org, Vec::new()).await, None);
 }
 
+/// PostgreSQL only (on SQLite and in memory one writer holds everything, so a second
+/// claimer could not even start): a task another open transaction holds is passed over
+/// at once for the next one asked, not waited for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_another_claimer_holds_is_passed_over_on_postgres() {
+    let Some(test_db) =
+        muster_persistence::testing::TestDatabase::new(muster_persistence::Engine::Postgres).await
+    else {
+        return;
+    };
+    let db = test_db.db.clone();
+    let org = seed_org(&db).await.org;
+    let (held, free) = (stored_task(&db, org).await, stored_task(&db, org).await);
+    let (locked, is_locked) = tokio::sync::oneshot::channel();
+    let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let holder = {
+        let db = db.clone();
+        tokio::spawn(async move {
+            transact(&db, move |tx| {
+                Box::pin(async move {
+                    let got = tx.try_lock_first_claimable(org, &[held.id]).await?;
+                    let _ = locked.send(got);
+                    let _ = released.await;
+                    Ok(())
+                })
+            })
+            .await
+        })
+    };
+    assert_eq!(is_locked.await.unwrap(), Some(held.id));
+    let asked = vec![held.id, free.id];
+    let passed_over = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        first_claimable(&db, org, asked),
+    );
+    let got = passed_over.await.expect("waited for the holder instead of passing over");
+    assert_eq!(got, Some(free.id));
+    release.send(()).unwrap();
+    holder.await.unwrap().unwrap();
+    // Released without a change, it is claimable again.
+    assert_eq!(
+        first_claimable(&db, org, vec![held.id]).await,
+        Some(held.id)
+    );
+}
+
 async fn dependencies_round_trip_and_reach(db: &impl Store) {
     let seed = seed_org(db).await;
     let org = seed.org;
