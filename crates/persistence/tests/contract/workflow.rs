@@ -148,7 +148,9 @@ async fn a_task_another_claimer_holds_is_passed_over_on_postgres() {
         std::time::Duration::from_secs(10),
         first_claimable(&db, org, asked),
     );
-    let got = passed_over.await.expect("waited for the holder instead of passing over");
+    let got = passed_over
+        .await
+        .expect("waited for the holder instead of passing over");
     assert_eq!(got, Some(free.id));
     release.send(()).unwrap();
     holder.await.unwrap().unwrap();
