@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, bail};
+use muster_persistence::{Database, DatabaseUrl, PoolOptions};
 
 /// Where the PostgreSQL tests' server is, unless `MUSTER_TEST_DATABASE_URL` says.
 const DEFAULT_POSTGRES_URL: &str = "postgres://postgres@127.0.0.1:5432/test";
@@ -77,6 +78,17 @@ impl BenchDatabase {
     /// The scratch folder.
     pub fn work_dir(&self) -> &Path {
         &self.work_dir
+    }
+
+    /// How many tasks the database holds, in every organization.
+    pub async fn task_count(&self) -> anyhow::Result<u64> {
+        let url = DatabaseUrl::parse(&self.url).context("bench database URL")?;
+        let db = Database::connect(&url, PoolOptions::default())
+            .await
+            .context("opening the bench database")?;
+        let census = db.census().await.context("counting tasks")?;
+        let total: i64 = census.tasks.iter().map(|row| row.count).sum();
+        Ok(u64::try_from(total).unwrap_or(0))
     }
 }
 

@@ -29,7 +29,7 @@ use clap::{Args, ValueEnum};
 
 use database::{BenchDatabase, Engine};
 use load::LoadPlan;
-use report::{EngineReport, RunInfo, ScenarioRow, planned_note};
+use report::{EngineReport, Restarts, RunInfo, ScenarioRow, planned_note};
 use scenario::{OwnTask, Scenario};
 use seed::{AGENTS_WANTED, AgentSeed, create_tasks, seed_agents};
 use server::{Server, bootstrap, build_release, clock_ticks_per_second, generate_secret_key};
@@ -189,16 +189,7 @@ async fn bench_engine(
             args.warmup,
             server.pid()
         );
-        let host = if scenario == Scenario::CodeHostIssue {
-            Some(Arc::new(codehost::connect(server.addr).await?))
-        } else {
-            None
-        };
-        let session = if scenario == Scenario::DashboardBoard {
-            Some(Arc::new(admin::access_token(server.addr).await?))
-        } else {
-            None
-        };
+        let (host, session) = connections_for(scenario, server.addr).await?;
         let hooked = if scenario == Scenario::CreateTaskHooked {
             Some(hooks::Hooked::start(server.addr).await?)
         } else {
@@ -236,16 +227,61 @@ async fn bench_engine(
             .max(outcome.earlier_peak_rss_kib);
         rows.push(ScenarioRow::new(scenario, &outcome, ticks_per_second));
     }
+    let peak_rss_kib = peak_rss_kib.max(server::peak_rss_kib(server.pid()).unwrap_or(0));
+    drop(server);
+    let restarts = restarts(engine, binary, &db, &key).await?;
     Ok(EngineReport {
         engine,
         ready,
         seeded,
         agents: agents.len(),
         connections,
-        peak_rss_kib: peak_rss_kib.max(server::peak_rss_kib(server.pid()).unwrap_or(0)),
+        peak_rss_kib,
         rows,
         deliveries,
+        restarts,
     })
+}
+
+/// What `scenario` signs in with besides its agents: a code-host connection for
+/// `codehost-issue`, an administrator's session for `dashboard-board`.
+async fn connections_for(
+    scenario: Scenario,
+    addr: std::net::SocketAddr,
+) -> anyhow::Result<(Option<Arc<codehost::HostEvents>>, Option<Arc<String>>)> {
+    let host = if scenario == Scenario::CodeHostIssue {
+        Some(Arc::new(codehost::connect(addr).await?))
+    } else {
+        None
+    };
+    let session = if scenario == Scenario::DashboardBoard {
+        Some(Arc::new(admin::access_token(addr).await?))
+    } else {
+        None
+    };
+    Ok((host, session))
+}
+
+/// How many times the server is restarted on the database a run leaves behind.
+const RESTARTS: usize = 5;
+
+/// Start to ready on an existing database: the server (already stopped) started again,
+/// [`RESTARTS`] times, on everything the scenarios wrote.
+async fn restarts(
+    engine: Engine,
+    binary: &Path,
+    db: &BenchDatabase,
+    key: &str,
+) -> anyhow::Result<Restarts> {
+    let tasks = db.task_count().await?;
+    let mut ready = Vec::with_capacity(RESTARTS);
+    for _ in 0..RESTARTS {
+        let mut server = Server::start(binary, &db.url, key, db.work_dir())?;
+        ready.push(server.wait_ready().await?);
+    }
+    let restarts = Restarts { tasks, ready };
+    eprintln!("xtask: {engine}: {}", restarts.line());
+    Ok(restarts)
 }
 
 /// The tasks of each worker for `scenario`: none; one in `in_progress` per worker for

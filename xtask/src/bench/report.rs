@@ -72,6 +72,35 @@ pub struct EngineReport {
     pub rows: Vec<ScenarioRow>,
     /// What the post-hook of `create-task-hooked` received, when it ran.
     pub deliveries: Option<DeliveryFigures>,
+    /// The server started again on the database the run left.
+    pub restarts: Restarts,
+}
+
+/// Start to ready on an existing database: the one the scenarios filled.
+#[derive(Debug, Clone)]
+pub struct Restarts {
+    /// Tasks in the database when it restarted.
+    pub tasks: u64,
+    /// From spawning `muster serve` to its first 200 on `GET /ready`, per restart.
+    pub ready: Vec<Duration>,
+}
+
+impl Restarts {
+    /// One sentence for the report.
+    pub fn line(&self) -> String {
+        let mut millis: Vec<f64> = self.ready.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        millis.sort_by(f64::total_cmp);
+        let at = |i: usize| millis.get(i).copied().unwrap_or(0.0);
+        format!(
+            "Restarted {} times on the database the run left ({} tasks): ready in \
+             {:.0} / {:.0} / {:.0} ms (min / median / max).",
+            millis.len(),
+            self.tasks,
+            at(0),
+            at(millis.len() / 2),
+            at(millis.len().saturating_sub(1)),
+        )
+    }
 }
 
 /// Post-hook deliveries during and after the `create-task-hooked` load.
@@ -147,6 +176,7 @@ impl EngineReport {
         if let Some(deliveries) = &self.deliveries {
             let _ = write!(out, "\n{}\n", deliveries.line());
         }
+        let _ = write!(out, "\n{}\n", self.restarts.line());
         out
     }
 }
@@ -260,7 +290,9 @@ pub fn record(path: &Path, info: &RunInfo, reports: &[EngineReport]) -> anyhow::
          counted); peak RSS is the larger of the kernel's peak resident set (`VmHWM`, reset \
          when each scenario's measured time starts; left out where `/proc/<pid>/clear_refs` \
          cannot be written) and the largest `VmRSS` sampled every 100 ms; errors count \
-         non-2xx answers and transport errors, warm-up included.\n\n",
+         non-2xx answers and transport errors, warm-up included. After the last scenario \
+         the server is stopped (SIGTERM) and started again on the database the run filled, \
+         timing each start from spawning the process to the first 200 on `GET /ready`.\n\n",
     );
     for report in reports {
         let _ = write!(out, "## {}\n\n{}\n", report.engine, report.markdown());
@@ -287,6 +319,19 @@ mod tests {
         assert!((percentile_ms(&us, 100.0) - 100.0).abs() < 1e-9);
         assert!((percentile_ms(&[7000], 90.0) - 7.0).abs() < 1e-9);
         assert!(percentile_ms(&[], 50.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn restarts_report_min_median_and_max() {
+        let restarts = Restarts {
+            tasks: 1234,
+            ready: [31, 12, 25, 90, 18].map(Duration::from_millis).to_vec(),
+        };
+        assert_eq!(
+            restarts.line(),
+            "Restarted 5 times on the database the run left (1234 tasks): \
+             ready in 12 / 25 / 90 ms (min / median / max)."
+        );
     }
 
     #[test]

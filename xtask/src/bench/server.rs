@@ -249,7 +249,8 @@ impl Server {
                     self.log_tail(20)
                 );
             }
-            tokio::time::sleep(Duration::from_millis(10)).await;
+            // Often enough that the time to ready is read to a few milliseconds.
+            tokio::time::sleep(Duration::from_millis(2)).await;
         }
     }
 
