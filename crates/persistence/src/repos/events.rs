@@ -28,11 +28,12 @@ impl EventLog for Database {
     ) -> Result<EventPage, RepositoryError> {
         let offset = i64::try_from(offset)
             .map_err(|_| RepositoryError::internal("event page offset out of range"))?;
+        // Taken before a connection: the requests waiting for a first count hold none.
+        let (known, _first_count) = self.event_counts().first_count(org, filter).await;
         let mut pooled = self.pooled().await?;
         let rows = events::page(&mut pooled.conn(), org, filter, offset, limit)
             .await
             .map_err(from_diesel)?;
-        let known = self.event_counts().get(org, filter);
         let above = events::count_above(&mut pooled.conn(), org, filter, known.bound)
             .await
             .map_err(from_diesel)?;
