@@ -15,12 +15,15 @@
 //!
 //! The first count of a pair reads its whole history. Requests arriving together for a
 //! pair not counted yet (the first pages after a start) would each read it all, every
-//! one slower for the others; instead they queue at a gate ([`EventCounts::first_count`])
-//! and, once the first has settled its count, each counts only what came after.
+//! one slower for the others; instead they wait at the pair's gate
+//! ([`EventCounts::first_count`]) while the first counts and, once it has settled, each
+//! counts only what came after. Each pair has a gate of its own, so no other pair (nor
+//! another organization) ever waits for it, and the wait is bounded by
+//! [`GATE_WAIT`], after which a request counts in full as it would without a gate.
 
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use muster_domain::model::OrgId;
 use muster_domain::ports::EventFilter;
@@ -28,6 +31,10 @@ use muster_domain::ports::EventFilter;
 /// Most (organization, filter) pairs remembered. A filter with dates or ids is one more
 /// pair; past this many, the cache is emptied and counts are taken afresh.
 const MOST_FILTERS: usize = 4096;
+
+/// The longest a request waits for another's first count of the same pair before
+/// counting in full itself.
+const GATE_WAIT: Duration = Duration::from_secs(5);
 
 /// How many of an organization's events matching a filter lie below `bound` (a rowid
 /// on SQLite, a transaction id on PostgreSQL: see the module's documentation).
@@ -39,56 +46,104 @@ pub(crate) struct Settled {
     pub(crate) count: u64,
 }
 
-/// How many gates first counts queue at: pairs whose hashes share a gate wait for each
-/// other's first count, which only matters while both are being counted for the first
-/// time.
-const GATES: usize = 16;
+type Pair = (OrgId, EventFilter);
+
+/// The gate of one pair while it is being counted for the first time.
+type Gate = Arc<tokio::sync::Mutex<()>>;
 
 /// The settled counts of one instance.
 #[derive(Debug, Default)]
 pub(crate) struct EventCounts {
-    settled: Mutex<HashMap<(OrgId, EventFilter), Settled>>,
-    gates: [tokio::sync::Mutex<()>; GATES],
+    settled: Mutex<HashMap<Pair, Settled>>,
+    /// Gates of the pairs being counted for the first time; an entry lives while some
+    /// request holds or waits for it.
+    gates: Mutex<HashMap<Pair, Gate>>,
+}
+
+/// The right to count a pair for the first time: other requests for the pair wait
+/// until it is dropped (after [`EventCounts::settle`], or on failure, when the next
+/// one counts instead).
+#[derive(Debug)]
+pub(crate) struct FirstCount<'a> {
+    counts: &'a EventCounts,
+    pair: Pair,
+    guard: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl Drop for FirstCount<'_> {
+    fn drop(&mut self) {
+        drop(self.guard.take());
+        self.counts.forget_gate(&self.pair);
+    }
 }
 
 impl EventCounts {
     /// What is settled for `org` and `filter`; `None` until it has been counted once.
     pub(crate) fn get(&self, org: OrgId, filter: &EventFilter) -> Option<Settled> {
-        let settled = self
-            .settled
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let settled = self.settled.lock().unwrap_or_else(PoisonError::into_inner);
         settled.get(&(org, filter.clone())).copied()
     }
 
-    /// What is settled for `org` and `filter`, and, when nothing is yet, the gate its
-    /// first count holds until it has settled: requests for the same pair wait there,
-    /// then find it counted (the guard is `None` then) and count only what is newer.
+    /// What is settled for `org` and `filter` and, when nothing is yet, the right to
+    /// count it first: requests for the same pair wait for it (at most [`GATE_WAIT`]),
+    /// then find it counted and count only what is newer. `None` also when the wait
+    /// ran out: that request counts in full, ungated.
     pub(crate) async fn first_count(
         &self,
         org: OrgId,
         filter: &EventFilter,
-    ) -> (Settled, Option<tokio::sync::MutexGuard<'_, ()>>) {
+    ) -> (Settled, Option<FirstCount<'_>>) {
+        self.first_count_within(org, filter, GATE_WAIT).await
+    }
+
+    /// [`EventCounts::first_count`], waiting at most `wait` for the gate.
+    async fn first_count_within(
+        &self,
+        org: OrgId,
+        filter: &EventFilter,
+        wait: Duration,
+    ) -> (Settled, Option<FirstCount<'_>>) {
         if let Some(known) = self.get(org, filter) {
             return (known, None);
         }
-        let mut hasher = std::hash::DefaultHasher::new();
-        (org, filter).hash(&mut hasher);
-        let gate = usize::try_from(hasher.finish() % GATES as u64).unwrap_or(0);
-        let guard = self.gates[gate].lock().await;
+        let pair = (org, filter.clone());
+        let gate = Arc::clone(
+            self.gates
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(pair.clone())
+                .or_default(),
+        );
+        let waited = tokio::time::timeout(wait, gate.lock_owned()).await;
+        let first = FirstCount {
+            counts: self,
+            pair,
+            guard: waited.ok(),
+        };
         match self.get(org, filter) {
             Some(known) => (known, None),
-            None => (Settled::default(), Some(guard)),
+            None if first.guard.is_some() => (Settled::default(), Some(first)),
+            None => (Settled::default(), None),
+        }
+    }
+
+    /// Drops `pair`'s gate once nobody holds or waits for it (each of those holds the
+    /// gate's `Arc`; only the map's is left then). Under the map's lock, so that no
+    /// request takes the gate in between.
+    fn forget_gate(&self, pair: &Pair) {
+        let mut gates = self.gates.lock().unwrap_or_else(PoisonError::into_inner);
+        if gates
+            .get(pair)
+            .is_some_and(|gate| Arc::strong_count(gate) == 1)
+        {
+            gates.remove(pair);
         }
     }
 
     /// Remembers `now` unless a count with a later bound is already there (two pages
     /// counted at once each settle what they saw).
     pub(crate) fn settle(&self, org: OrgId, filter: &EventFilter, now: Settled) {
-        let mut settled = self
-            .settled
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut settled = self.settled.lock().unwrap_or_else(PoisonError::into_inner);
         if settled.len() >= MOST_FILTERS && !settled.contains_key(&(org, filter.clone())) {
             settled.clear();
         }
@@ -116,37 +171,54 @@ mod tests {
         assert_eq!(counts.get(org(), &EventFilter::default()), None);
     }
 
+    /// Fails instead of hanging when a gate is not released.
+    async fn soon<F: std::future::Future>(future: F) -> F::Output {
+        tokio::time::timeout(Duration::from_secs(5), future)
+            .await
+            .expect("did not finish: a gate was not released")
+    }
+
+    fn gates_left(counts: &EventCounts) -> usize {
+        counts
+            .gates
+            .lock()
+            .map(|gates| gates.len())
+            .unwrap_or_default()
+    }
+
     #[tokio::test]
     async fn requests_for_a_pair_not_counted_yet_wait_for_the_first_count() {
-        let counts = std::sync::Arc::new(EventCounts::default());
+        let counts = Arc::new(EventCounts::default());
         let (org, filter) = (org(), EventFilter::default());
-        let (known, first) = counts.first_count(org, &filter).await;
+        let (known, first) = soon(counts.first_count(org, &filter)).await;
         assert_eq!(known, Settled::default());
         assert!(first.is_some(), "the first count holds the gate");
         let second = tokio::spawn({
-            let counts = std::sync::Arc::clone(&counts);
+            let counts = Arc::clone(&counts);
             let filter = filter.clone();
             async move {
-                let (known, guard) = counts.first_count(org, &filter).await;
-                (known, guard.is_some())
+                let (known, first) = counts.first_count(org, &filter).await;
+                (known, first.is_some())
             }
         });
         tokio::task::yield_now().await;
         assert!(!second.is_finished(), "the second waits at the gate");
         counts.settle(org, &filter, Settled { bound: 9, count: 5 });
         drop(first);
-        let (known, gated) = second.await.unwrap();
+        let (known, gated) = soon(second).await.unwrap();
         assert_eq!(known, Settled { bound: 9, count: 5 });
-        assert!(!gated, "a counted pair passes without the gate");
+        assert!(!gated, "a counted pair is not counted first again");
+        assert_eq!(gates_left(&counts), 0, "the gate is forgotten");
     }
 
     #[tokio::test]
     async fn a_first_count_that_failed_hands_the_gate_to_the_next() {
         let counts = EventCounts::default();
         let (org, filter) = (org(), EventFilter::default());
-        let (_, first) = counts.first_count(org, &filter).await;
+        let (_, first) = soon(counts.first_count(org, &filter)).await;
+        assert!(first.is_some());
         drop(first);
-        let (known, second) = counts.first_count(org, &filter).await;
+        let (known, second) = soon(counts.first_count(org, &filter)).await;
         assert_eq!(known, Settled::default());
         assert!(
             second.is_some(),
@@ -155,19 +227,37 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn other_pairs_are_not_held_up_once_counted() {
+    async fn other_pairs_never_wait_for_a_first_count() {
         let counts = EventCounts::default();
         let (one, two) = (org(), org());
         let filter = EventFilter::default();
-        counts.settle(two, &filter, Settled { bound: 2, count: 1 });
-        let (_, held) = counts.first_count(one, &filter).await;
+        let typed = EventFilter {
+            event_type: Some("task.created".to_owned()),
+            ..EventFilter::default()
+        };
+        let (_, held) = soon(counts.first_count(one, &filter)).await;
         assert!(held.is_some());
-        // `two` may share `one`'s gate; counted already, it does not wait for it.
-        let (known, gate) = counts.first_count(two, &filter).await;
-        assert_eq!(
-            (known, gate.is_none()),
-            (Settled { bound: 2, count: 1 }, true)
+        let (_, other_org) = soon(counts.first_count(two, &filter)).await;
+        let (_, other_filter) = soon(counts.first_count(one, &typed)).await;
+        assert!(
+            other_org.is_some() && other_filter.is_some(),
+            "each pair counts first on its own gate"
         );
+        drop((held, other_org, other_filter));
+        assert_eq!(gates_left(&counts), 0);
+    }
+
+    #[tokio::test]
+    async fn a_wait_that_runs_out_counts_without_the_gate() {
+        let counts = EventCounts::default();
+        let (org, filter) = (org(), EventFilter::default());
+        let (_, held) = soon(counts.first_count(org, &filter)).await;
+        assert!(held.is_some());
+        let (known, gated) =
+            soon(counts.first_count_within(org, &filter, Duration::from_millis(20))).await;
+        assert_eq!((known, gated.is_none()), (Settled::default(), true));
+        drop(held);
+        assert_eq!(gates_left(&counts), 0);
     }
 
     #[test]

@@ -72,8 +72,8 @@ pub struct EngineReport {
     pub rows: Vec<ScenarioRow>,
     /// What the post-hook of `create-task-hooked` received, when it ran.
     pub deliveries: Option<DeliveryFigures>,
-    /// The server started again on the database the run left.
-    pub restarts: Restarts,
+    /// The server started again on the database the run left (`None` when that failed).
+    pub restarts: Option<Restarts>,
 }
 
 /// Start to ready on an existing database: the one the scenarios filled.
@@ -176,7 +176,12 @@ impl EngineReport {
         if let Some(deliveries) = &self.deliveries {
             let _ = write!(out, "\n{}\n", deliveries.line());
         }
-        let _ = write!(out, "\n{}\n", self.restarts.line());
+        match &self.restarts {
+            Some(restarts) => {
+                let _ = write!(out, "\n{}\n", restarts.line());
+            }
+            None => out.push_str("\nRestarting on the run's database failed (see the log).\n"),
+        }
         out
     }
 }

@@ -29,8 +29,9 @@ impl EventLog for Database {
         let offset = i64::try_from(offset)
             .map_err(|_| RepositoryError::internal("event page offset out of range"))?;
         // Taken before a connection: the requests waiting for a first count hold none.
-        let (known, _first_count) = self.event_counts().first_count(org, filter).await;
+        let (known, first_count) = self.event_counts().first_count(org, filter).await;
         let mut pooled = self.pooled().await?;
+        // The page first, then the count: a page is never longer than its total says.
         let rows = events::page(&mut pooled.conn(), org, filter, offset, limit)
             .await
             .map_err(from_diesel)?;
@@ -46,6 +47,8 @@ impl EventLog for Database {
                 count: known.count + count(above.settled)?,
             },
         );
+        // Settled: the requests waiting for this pair can go on.
+        drop(first_count);
         let events = rows
             .into_iter()
             .map(Event::try_from)

@@ -24,6 +24,7 @@ contract_tests!(
     list_pages_by_offset,
 );
 engine_contract_tests!(
+    first_pages_at_once_agree_on_the_total,
     list_total_counts_a_write_that_commits_after_a_later_one,
     events_cannot_be_updated_or_deleted,
 );
@@ -317,6 +318,36 @@ async fn list_total_follows_the_log_as_it_grows(db: &impl Store) {
     }
     assert_eq!(total(db, seed.org, &all).await, all_expected);
     assert_eq!(total(db, seed.org, &ticks).await, ticks_expected);
+}
+
+/// Pages asked at once for a pair not counted yet (one counts first, the others wait
+/// for it and count what is newer): every one answers the exact total, also when
+/// events arrive between the rounds.
+async fn first_pages_at_once_agree_on_the_total(db: &Database) {
+    let seed = seed_org(db).await;
+    let events: Vec<Event> = (0..30)
+        .map(|m| event(seed.org, "tick", at_minute(m)))
+        .collect();
+    append(db, &seed, &events).await;
+    let ticks = EventFilter {
+        event_type: Some("tick".into()),
+        ..EventFilter::default()
+    };
+    for (round, expected) in [(0, 30_u64), (1, 33)] {
+        let pages = (0..16).map(|_| {
+            let (db, ticks) = (db.clone(), ticks.clone());
+            tokio::spawn(async move { EventLog::list(&db, seed.org, &ticks, 0, 5).await })
+        });
+        for page in futures_util::future::join_all(pages).await {
+            let page = page.unwrap().unwrap();
+            assert_eq!(page.total, expected, "round {round}");
+            assert_eq!(page.events.len(), 5, "round {round}");
+        }
+        let more: Vec<Event> = (0..3)
+            .map(|m| event(seed.org, "tick", at_minute(40 + m)))
+            .collect();
+        append(db, &seed, &more).await;
+    }
 }
 
 /// A write that started first but commits last: its event must still be counted once
