@@ -34,6 +34,21 @@ async fn append(db: &impl Store, seed: &Seed, events: &[Event]) {
     db.insert(&task(seed.org), events).await.unwrap();
 }
 
+/// A new organization with `count` "tick" events a minute apart, and the filter that
+/// selects them.
+async fn ticking_org(db: &impl Store, count: i64) -> (Seed, Vec<Event>, EventFilter) {
+    let seed = seed_org(db).await;
+    let events: Vec<Event> = (0..count)
+        .map(|m| event(seed.org, "tick", at_minute(m)))
+        .collect();
+    append(db, &seed, &events).await;
+    let ticks = EventFilter {
+        event_type: Some("tick".into()),
+        ..EventFilter::default()
+    };
+    (seed, events, ticks)
+}
+
 /// Newest first; equal instants by id, descending.
 fn newest_first(mut events: Vec<Event>) -> Vec<Event> {
     events.sort_by_key(|e| std::cmp::Reverse((e.created_at, e.id)));
@@ -209,15 +224,7 @@ async fn list_filters_alone_and_combined(db: &impl Store) {
 }
 
 async fn list_date_bounds_are_inclusive(db: &impl Store) {
-    let seed = seed_org(db).await;
-    let events: Vec<Event> = (0..5)
-        .map(|m| event(seed.org, "tick", at_minute(m)))
-        .collect();
-    append(db, &seed, &events).await;
-    let ticks = EventFilter {
-        event_type: Some("tick".into()),
-        ..EventFilter::default()
-    };
+    let (seed, events, ticks) = ticking_org(db, 5).await;
     let window = |start, end| EventFilter {
         start_date: start,
         end_date: end,
@@ -248,16 +255,8 @@ async fn list_date_bounds_are_inclusive(db: &impl Store) {
 }
 
 async fn list_total_ignores_offset_and_limit(db: &impl Store) {
-    let seed = seed_org(db).await;
-    let events: Vec<Event> = (0..6)
-        .map(|m| event(seed.org, "tick", at_minute(m)))
-        .collect();
-    append(db, &seed, &events).await;
+    let (seed, _, ticks) = ticking_org(db, 6).await;
     let all = EventFilter::default();
-    let ticks = EventFilter {
-        event_type: Some("tick".into()),
-        ..EventFilter::default()
-    };
     for (offset, limit, shown) in [
         (0, 1000, 8),
         (0, 3, 3),
@@ -324,15 +323,7 @@ async fn list_total_follows_the_log_as_it_grows(db: &impl Store) {
 /// for it and count what is newer): every one answers the exact total, also when
 /// events arrive between the rounds.
 async fn first_pages_at_once_agree_on_the_total(db: &Database) {
-    let seed = seed_org(db).await;
-    let events: Vec<Event> = (0..30)
-        .map(|m| event(seed.org, "tick", at_minute(m)))
-        .collect();
-    append(db, &seed, &events).await;
-    let ticks = EventFilter {
-        event_type: Some("tick".into()),
-        ..EventFilter::default()
-    };
+    let (seed, _, ticks) = ticking_org(db, 30).await;
     for (round, expected) in [(0, 30_u64), (1, 33)] {
         let pages = (0..16).map(|_| {
             let (db, ticks) = (db.clone(), ticks.clone());
