@@ -56,7 +56,8 @@ type Gate = Arc<tokio::sync::Mutex<()>>;
 pub(crate) struct EventCounts {
     settled: Mutex<HashMap<Pair, Settled>>,
     /// Gates of the pairs being counted for the first time; an entry lives while some
-    /// request holds or waits for it.
+    /// request holds or waits for it (or, when its last waiter was cancelled, until the
+    /// next first count of any pair).
     gates: Mutex<HashMap<Pair, Gate>>,
 }
 
@@ -107,13 +108,13 @@ impl EventCounts {
             return (known, None);
         }
         let pair = (org, filter.clone());
-        let gate = Arc::clone(
-            self.gates
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .entry(pair.clone())
-                .or_default(),
-        );
+        let gate = {
+            let mut gates = self.gates.lock().unwrap_or_else(PoisonError::into_inner);
+            // A request cancelled while it waited (its client gone) may have been the
+            // gate's last user without forgetting it: such gates are dropped here.
+            gates.retain(|_, gate| Arc::strong_count(gate) > 1);
+            Arc::clone(gates.entry(pair.clone()).or_default())
+        };
         let waited = tokio::time::timeout(wait, gate.lock_owned()).await;
         let first = FirstCount {
             counts: self,
@@ -244,6 +245,33 @@ mod tests {
             "each pair counts first on its own gate"
         );
         drop((held, other_org, other_filter));
+        assert_eq!(gates_left(&counts), 0);
+    }
+
+    #[tokio::test]
+    async fn a_gate_left_by_a_cancelled_waiter_goes_with_the_next_first_count() {
+        let counts = Arc::new(EventCounts::default());
+        let (org, filter) = (org(), EventFilter::default());
+        let (_, first) = soon(counts.first_count(org, &filter)).await;
+        let waiter = tokio::spawn({
+            let counts = Arc::clone(&counts);
+            let filter = filter.clone();
+            async move { drop(counts.first_count(org, &filter).await) }
+        });
+        tokio::task::yield_now().await;
+        // The first count ends while the waiter still holds the gate; then the waiter's
+        // client goes away before it runs again.
+        drop(first);
+        waiter.abort();
+        assert!(soon(waiter).await.is_err_and(|e| e.is_cancelled()));
+        assert_eq!(gates_left(&counts), 1, "nobody forgot the gate");
+        let (_, other) = soon(counts.first_count(self::org(), &filter)).await;
+        assert_eq!(
+            gates_left(&counts),
+            1,
+            "only the new first count's gate is left"
+        );
+        drop(other);
         assert_eq!(gates_left(&counts), 0);
     }
 
