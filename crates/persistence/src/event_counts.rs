@@ -56,8 +56,7 @@ type Gate = Arc<tokio::sync::Mutex<()>>;
 pub(crate) struct EventCounts {
     settled: Mutex<HashMap<Pair, Settled>>,
     /// Gates of the pairs being counted for the first time; an entry lives while some
-    /// request holds or waits for it (or, when its last waiter was cancelled, until the
-    /// next first count of any pair).
+    /// request holds or waits for it (see [`EventCounts::drop_unused_gates`]).
     gates: Mutex<HashMap<Pair, Gate>>,
 }
 
@@ -67,14 +66,13 @@ pub(crate) struct EventCounts {
 #[derive(Debug)]
 pub(crate) struct FirstCount<'a> {
     counts: &'a EventCounts,
-    pair: Pair,
     guard: Option<tokio::sync::OwnedMutexGuard<()>>,
 }
 
 impl Drop for FirstCount<'_> {
     fn drop(&mut self) {
         drop(self.guard.take());
-        self.counts.forget_gate(&self.pair);
+        self.counts.drop_unused_gates();
     }
 }
 
@@ -107,38 +105,31 @@ impl EventCounts {
         if let Some(known) = self.get(org, filter) {
             return (known, None);
         }
-        let pair = (org, filter.clone());
-        let gate = {
-            let mut gates = self.gates.lock().unwrap_or_else(PoisonError::into_inner);
-            // A request cancelled while it waited (its client gone) may have been the
-            // gate's last user without forgetting it: such gates are dropped here.
-            gates.retain(|_, gate| Arc::strong_count(gate) > 1);
-            Arc::clone(gates.entry(pair.clone()).or_default())
-        };
-        let waited = tokio::time::timeout(wait, gate.lock_owned()).await;
+        self.drop_unused_gates();
+        let gate = Arc::clone(
+            self.gates
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry((org, filter.clone()))
+                .or_default(),
+        );
         let first = FirstCount {
             counts: self,
-            pair,
-            guard: waited.ok(),
+            guard: tokio::time::timeout(wait, gate.lock_owned()).await.ok(),
         };
         match self.get(org, filter) {
             Some(known) => (known, None),
-            None if first.guard.is_some() => (Settled::default(), Some(first)),
-            None => (Settled::default(), None),
+            None => (Settled::default(), first.guard.is_some().then_some(first)),
         }
     }
 
-    /// Drops `pair`'s gate once nobody holds or waits for it (each of those holds the
-    /// gate's `Arc`; only the map's is left then). Under the map's lock, so that no
-    /// request takes the gate in between.
-    fn forget_gate(&self, pair: &Pair) {
+    /// Drops the gates nobody holds or waits for (each of those holds the gate's `Arc`;
+    /// only the map's is left then), under the map's lock so that no request takes one
+    /// in between: after each first count, and before a new one (a request cancelled
+    /// while it waited, its client gone, may have been a gate's last user).
+    fn drop_unused_gates(&self) {
         let mut gates = self.gates.lock().unwrap_or_else(PoisonError::into_inner);
-        if gates
-            .get(pair)
-            .is_some_and(|gate| Arc::strong_count(gate) == 1)
-        {
-            gates.remove(pair);
-        }
+        gates.retain(|_, gate| Arc::strong_count(gate) > 1);
     }
 
     /// Remembers `now` unless a count with a later bound is already there (two pages
@@ -187,6 +178,20 @@ mod tests {
             .unwrap_or_default()
     }
 
+    /// [`EventCounts::first_count`] on a task of its own: what it found, and whether
+    /// it was to count first.
+    fn spawn_first_count(
+        counts: &Arc<EventCounts>,
+        org: OrgId,
+        filter: &EventFilter,
+    ) -> tokio::task::JoinHandle<(Settled, bool)> {
+        let (counts, filter) = (Arc::clone(counts), filter.clone());
+        tokio::spawn(async move {
+            let (known, first) = counts.first_count(org, &filter).await;
+            (known, first.is_some())
+        })
+    }
+
     #[tokio::test]
     async fn requests_for_a_pair_not_counted_yet_wait_for_the_first_count() {
         let counts = Arc::new(EventCounts::default());
@@ -194,14 +199,7 @@ mod tests {
         let (known, first) = soon(counts.first_count(org, &filter)).await;
         assert_eq!(known, Settled::default());
         assert!(first.is_some(), "the first count holds the gate");
-        let second = tokio::spawn({
-            let counts = Arc::clone(&counts);
-            let filter = filter.clone();
-            async move {
-                let (known, first) = counts.first_count(org, &filter).await;
-                (known, first.is_some())
-            }
-        });
+        let second = spawn_first_count(&counts, org, &filter);
         tokio::task::yield_now().await;
         assert!(!second.is_finished(), "the second waits at the gate");
         counts.settle(org, &filter, Settled { bound: 9, count: 5 });
@@ -253,11 +251,7 @@ mod tests {
         let counts = Arc::new(EventCounts::default());
         let (org, filter) = (org(), EventFilter::default());
         let (_, first) = soon(counts.first_count(org, &filter)).await;
-        let waiter = tokio::spawn({
-            let counts = Arc::clone(&counts);
-            let filter = filter.clone();
-            async move { drop(counts.first_count(org, &filter).await) }
-        });
+        let waiter = spawn_first_count(&counts, org, &filter);
         tokio::task::yield_now().await;
         // The first count ends while the waiter still holds the gate; then the waiter's
         // client goes away before it runs again.
