@@ -1,5 +1,6 @@
 //! The connection pool for either engine.
 
+use crate::checkpointer::{Checkpointer, WRITER_CHECKPOINT_PAGES};
 use crate::group_commit::GroupCommit;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -175,22 +176,28 @@ impl std::fmt::Debug for Database {
 /// of failing at once. `temp_store = MEMORY` keeps the savepoint journals of a group
 /// commit (the pages a unit changed, kept to roll its savepoint back) in memory: in temp
 /// files they were two thirds of the writer's `pwrite` calls.
-const SQLITE_PRAGMAS: &str = "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-     PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;";
+/// `busy_timeout` comes first: switching a new file to WAL takes a lock that a
+/// connection opened at the same moment may hold for an instant.
+const SQLITE_PRAGMAS: &str = "PRAGMA busy_timeout = 5000; PRAGMA journal_mode = WAL; \
+     PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY;";
 
 /// Most SQLite reading connections. SQLite works in the server's own threads: more
 /// concurrent readers than this only add page caches (2 MiB each) and thread hand-offs.
 const SQLITE_MAX_READERS: usize = 4;
 
-/// A connection manager for the SQLite file at `path`, with the pragmas set on every
+/// A connection manager for the SQLite file at `path`, with `pragmas` set on every
 /// connection it opens.
-fn sqlite_manager(path: &std::path::Path) -> AsyncDieselConnectionManager<SqliteConn> {
+fn sqlite_manager(
+    path: &std::path::Path,
+    pragmas: Arc<str>,
+) -> AsyncDieselConnectionManager<SqliteConn> {
     let mut config = ManagerConfig::<SqliteConn>::default();
     config.recycling_method = RecyclingMethod::Fast;
-    config.custom_setup = Box::new(|file| {
+    config.custom_setup = Box::new(move |file| {
+        let pragmas = Arc::clone(&pragmas);
         async move {
             let mut conn = SqliteConn::establish(file).await?;
-            conn.batch_execute(SQLITE_PRAGMAS)
+            conn.batch_execute(&pragmas)
                 .await
                 .map_err(diesel::ConnectionError::CouldntSetupConfiguration)?;
             Ok(conn)
@@ -273,19 +280,34 @@ impl Database {
                     max_size: 1,
                     ..options
                 };
+                // The writer leaves most checkpoints to the checkpointer thread.
+                let writer_pragmas = format!(
+                    "{SQLITE_PRAGMAS} PRAGMA wal_autocheckpoint = {WRITER_CHECKPOINT_PAGES};"
+                );
                 Pool::Sqlite {
-                    readers: build_pool(sqlite_manager(path), readers).map_err(pool_err)?,
-                    writer: build_pool(sqlite_manager(path), writer).map_err(pool_err)?,
+                    readers: build_pool(sqlite_manager(path, SQLITE_PRAGMAS.into()), readers)
+                        .map_err(pool_err)?,
+                    writer: build_pool(sqlite_manager(path, writer_pragmas.into()), writer)
+                        .map_err(pool_err)?,
                 }
             }
         };
         let timeouts = Arc::new(AtomicU64::new(0));
-        let group_commit = match &pool {
-            Pool::Sqlite { writer, .. } => Some(Arc::new(
-                GroupCommit::start(writer.clone(), Arc::clone(&timeouts), options.timeout)
+        let group_commit = match (&pool, url) {
+            (Pool::Sqlite { writer, .. }, DatabaseUrl::Sqlite(path)) => {
+                let checkpointer = Checkpointer::start(path)
+                    .map_err(|e| pool_err(format!("cannot start the checkpointer thread: {e}")))?;
+                Some(Arc::new(
+                    GroupCommit::start(
+                        writer.clone(),
+                        checkpointer,
+                        Arc::clone(&timeouts),
+                        options.timeout,
+                    )
                     .map_err(|e| pool_err(format!("cannot start the writer thread: {e}")))?,
-            )),
-            Pool::Postgres(_) => None,
+                ))
+            }
+            _ => None,
         };
         let db = Self {
             pool,

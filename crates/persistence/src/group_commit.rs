@@ -32,6 +32,7 @@ use muster_domain::service::ServiceError;
 use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
+use crate::checkpointer::{Checkpointer, Nudge};
 use crate::conn::Conn;
 use crate::db::SqliteConn;
 use crate::error::{from_diesel, from_pool};
@@ -73,12 +74,16 @@ pub(crate) struct GroupCommit {
     /// Runs the committer and the database's other writing tasks; stops with the last
     /// clone of the database.
     thread: WriterThread,
+    /// Copies what the writer commits into the database file; stopped after the
+    /// writer thread (fields drop in order).
+    checkpointer: Checkpointer,
 }
 
 impl GroupCommit {
     /// Starts the committer on a writer thread of its own.
     pub(crate) fn start(
         writer: DeadPool<SqliteConn>,
+        checkpointer: Checkpointer,
         timeouts: Arc<AtomicU64>,
         patience: Duration,
     ) -> std::io::Result<Self> {
@@ -87,6 +92,7 @@ impl GroupCommit {
         let committer = Committer {
             writer,
             timeouts: Arc::clone(&timeouts),
+            nudge: checkpointer.nudge(),
         };
         thread.spawn(committer.run(jobs));
         Ok(Self {
@@ -94,12 +100,19 @@ impl GroupCommit {
             timeouts,
             patience,
             thread,
+            checkpointer,
         })
     }
 
     /// The thread the committer runs on, for the database's other writing tasks.
     pub(crate) fn thread(&self) -> &WriterThread {
         &self.thread
+    }
+
+    /// For the other writers on the writer connection: tells the checkpointer they
+    /// committed.
+    pub(crate) fn committed(&self) {
+        self.checkpointer.committed();
     }
 
     /// Runs `work` in the next group and answers once that group's commit has. A unit
@@ -135,6 +148,7 @@ impl GroupCommit {
 struct Committer {
     writer: DeadPool<SqliteConn>,
     timeouts: Arc<AtomicU64>,
+    nudge: Nudge,
 }
 
 /// Moves a queued job to `to` (taken by the committer, or given up by its caller);
@@ -197,6 +211,7 @@ impl Committer {
         }
         match Manager::commit_transaction(conn).await {
             Ok(()) => {
+                self.nudge.committed();
                 for (reply, output) in applied {
                     let _ = reply.send(Ok(output));
                 }

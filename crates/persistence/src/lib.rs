@@ -6,6 +6,7 @@
 //! through the domain's `UnitOfWork` port as one transaction, with its audit events.
 
 mod census;
+mod checkpointer;
 mod conn;
 mod db;
 mod error;

@@ -152,9 +152,14 @@ async fn record(
             .map_err(from_diesel)?,
         PooledConn::Sqlite(conn) => {
             let entries = entries.to_vec();
-            conn.spawn_blocking(move |sync| nonces::remember_all_sqlite(sync, &entries, now))
+            let fresh = conn
+                .spawn_blocking(move |sync| nonces::remember_all_sqlite(sync, &entries, now))
                 .await
-                .map_err(from_diesel)?
+                .map_err(from_diesel)?;
+            if let Some(group) = db.group_commit() {
+                group.committed();
+            }
+            fresh
         }
     };
     Ok(fresh.into_iter().collect())

@@ -90,6 +90,8 @@ mod schema;
 #[cfg(test)]
 mod sqlite_build;
 #[cfg(test)]
+mod sqlite_checkpoints;
+#[cfg(test)]
 mod support;
 #[cfg(test)]
 mod tasks;
