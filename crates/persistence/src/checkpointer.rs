@@ -41,7 +41,7 @@ const GATHER: Duration = Duration::from_millis(5);
 /// stops the thread and waits for it.
 #[derive(Debug)]
 pub(crate) struct Checkpointer {
-    wake: SyncSender<()>,
+    nudge: Nudge,
     stop: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
@@ -52,14 +52,10 @@ pub(crate) struct Nudge(SyncSender<()>);
 
 impl Nudge {
     pub(crate) fn committed(&self) {
-        wake(&self.0);
-    }
-}
-
-fn wake(thread: &SyncSender<()>) {
-    // Full: a wake-up is pending already. Disconnected: the thread has stopped.
-    match thread.try_send(()) {
-        Ok(()) | Err(TrySendError::Full(()) | TrySendError::Disconnected(())) => {}
+        // Full: a wake-up is pending already. Disconnected: the thread has stopped.
+        match self.0.try_send(()) {
+            Ok(()) | Err(TrySendError::Full(()) | TrySendError::Disconnected(())) => {}
+        }
     }
 }
 
@@ -75,7 +71,7 @@ impl Checkpointer {
             .name("sqlite-checkpointer".into())
             .spawn(move || run(&file, &woken, &stopping))?;
         Ok(Self {
-            wake,
+            nudge: Nudge(wake),
             stop,
             thread: Some(thread),
         })
@@ -83,19 +79,20 @@ impl Checkpointer {
 
     /// A handle for a writer to wake the thread with.
     pub(crate) fn nudge(&self) -> Nudge {
-        Nudge(self.wake.clone())
+        self.nudge.clone()
     }
 
     /// Tells the thread that something was committed; cheap, never blocks.
     pub(crate) fn committed(&self) {
-        wake(&self.wake);
+        self.nudge.committed();
     }
 }
 
 impl Drop for Checkpointer {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
-        wake(&self.wake);
+        // Woken, the thread sees `stop` and ends.
+        self.nudge.committed();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
