@@ -8,7 +8,9 @@
 //! and syncing the file (a profile under mixed load).
 //!
 //! Here a thread with a connection of its own copies them instead, a few milliseconds
-//! after each commit, while the writer goes on (a `PASSIVE` checkpoint takes no lock
+//! after each commit (the group committer wakes it after each group, and every other
+//! writer when it gives the writer connection back: see [`crate::conn::PooledWrite`]),
+//! while the writer goes on (a `PASSIVE` checkpoint takes no lock
 //! that writers or readers wait for). The writer still checkpoints itself when the log
 //! reaches [`WRITER_CHECKPOINT_PAGES`]: by then this thread has copied nearly all of
 //! it, and only a checkpoint that finishes while nothing else is written, which the

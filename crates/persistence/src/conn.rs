@@ -6,6 +6,7 @@ use diesel_async::AsyncPgConnection;
 use diesel_async::pooled_connection::AsyncDieselConnectionManager;
 
 use crate::db::SqliteConn;
+use crate::group_commit::GroupCommit;
 
 /// A borrowed connection (or transaction) on one of the two engines. Query functions in
 /// [`crate::queries`] take `&mut Conn` and work the same inside a unit of work or on a
@@ -30,6 +31,43 @@ impl PooledConn {
         match self {
             Self::Pg(object) => Conn::Pg(object),
             Self::Sqlite(object) => Conn::Sqlite(object),
+        }
+    }
+}
+
+/// The connection to write with, checked out ([`crate::Database::pooled_for_write`]).
+/// On SQLite, giving it back tells the checkpointer thread that the log may hold new
+/// pages, whoever wrote with it (the group committer, which takes the connection
+/// itself, tells it after each commit).
+pub(crate) struct PooledWrite<'db> {
+    pooled: PooledConn,
+    wakes: Option<&'db GroupCommit>,
+}
+
+impl<'db> PooledWrite<'db> {
+    pub(crate) fn new(pooled: PooledConn, wakes: Option<&'db GroupCommit>) -> Self {
+        Self { pooled, wakes }
+    }
+}
+
+impl std::ops::Deref for PooledWrite<'_> {
+    type Target = PooledConn;
+
+    fn deref(&self) -> &PooledConn {
+        &self.pooled
+    }
+}
+
+impl std::ops::DerefMut for PooledWrite<'_> {
+    fn deref_mut(&mut self) -> &mut PooledConn {
+        &mut self.pooled
+    }
+}
+
+impl Drop for PooledWrite<'_> {
+    fn drop(&mut self) {
+        if let Some(group) = self.wakes {
+            group.committed();
         }
     }
 }

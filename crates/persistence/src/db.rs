@@ -18,7 +18,7 @@ use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use muster_domain::ports::RepositoryError;
 
-use crate::conn::{PooledConn, on_conn};
+use crate::conn::{PooledConn, PooledWrite, on_conn};
 use crate::error::{from_diesel, from_pool, with_sources};
 use crate::event_counts::EventCounts;
 use crate::pg_tls::PgConnector;
@@ -404,13 +404,14 @@ impl Database {
 
     /// A connection to write with: on SQLite the one writer connection (waiting for
     /// it is waiting for this process's turn to write), on PostgreSQL any.
-    pub(crate) async fn pooled_for_write(&self) -> Result<PooledConn, RepositoryError> {
-        match &self.pool {
-            Pool::Sqlite { writer, .. } => Ok(PooledConn::Sqlite(
-                writer.get().await.map_err(|e| self.failed(e))?,
-            )),
-            Pool::Postgres(_) => self.pooled().await,
-        }
+    pub(crate) async fn pooled_for_write(&self) -> Result<PooledWrite<'_>, RepositoryError> {
+        let pooled = match &self.pool {
+            Pool::Sqlite { writer, .. } => {
+                PooledConn::Sqlite(writer.get().await.map_err(|e| self.failed(e))?)
+            }
+            Pool::Postgres(_) => self.pooled().await?,
+        };
+        Ok(PooledWrite::new(pooled, self.group_commit()))
     }
 }
 

@@ -15,6 +15,7 @@ mod group_commit;
 mod migrate;
 mod nonce_batch;
 mod pg_tls;
+mod purge;
 mod queries;
 mod repos;
 mod reuse;

@@ -146,20 +146,15 @@ async fn record(
     now: OffsetDateTime,
 ) -> Result<HashSet<usize>, RepositoryError> {
     let mut pooled = db.pooled_for_write().await?;
-    let fresh = match &mut pooled {
+    let fresh = match &mut *pooled {
         PooledConn::Pg(conn) => nonces::remember_all_pg(conn, entries, now)
             .await
             .map_err(from_diesel)?,
         PooledConn::Sqlite(conn) => {
             let entries = entries.to_vec();
-            let fresh = conn
-                .spawn_blocking(move |sync| nonces::remember_all_sqlite(sync, &entries, now))
+            conn.spawn_blocking(move |sync| nonces::remember_all_sqlite(sync, &entries, now))
                 .await
-                .map_err(from_diesel)?;
-            if let Some(group) = db.group_commit() {
-                group.committed();
-            }
-            fresh
+                .map_err(from_diesel)?
         }
     };
     Ok(fresh.into_iter().collect())

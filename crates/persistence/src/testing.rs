@@ -9,6 +9,8 @@
 
 pub mod cluster;
 
+pub use crate::purge::PURGE_BATCH;
+
 use std::path::PathBuf;
 
 use diesel_async::{AsyncConnection, AsyncPgConnection, SimpleAsyncConnection};

@@ -65,7 +65,7 @@ impl UnitOfWork for Database {
         let task = tokio::spawn(
             async move {
                 let mut pooled = db.pooled_for_write().await?;
-                let outcome = match &mut pooled {
+                let outcome = match &mut *pooled {
                     PooledConn::Pg(conn) => on_postgres(conn, work).await,
                     PooledConn::Sqlite(_) => Err(Abort::Work(ServiceError::internal(
                         "SQLite units of work run in groups",

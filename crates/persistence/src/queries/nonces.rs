@@ -7,6 +7,7 @@ use muster_domain::model::AgentId;
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, on_conn};
+use crate::purge::delete_oldest;
 use crate::reuse::Reuse;
 use crate::rows::db_uuid;
 use crate::schema::nonces;
@@ -79,12 +80,10 @@ pub(crate) fn remember_all_sqlite(
 }
 
 /// Deletes every record that expired before `now`; how many.
+/// Deletes the oldest of the nonces that expired before `now`: a batch of a purge (see
+/// [`crate::purge`]); how many.
 pub(crate) async fn purge_expired(conn: &mut Conn<'_>, now: OffsetDateTime) -> QueryResult<usize> {
-    let query = diesel::delete(QueryDsl::filter(
-        nonces::table,
-        nonces::expires_at.lt(DbTime(now)),
-    ));
-    on_conn!(conn, c => query.execute(c).await)
+    delete_oldest!(conn, nonces::table, nonces::expires_at, now)
 }
 
 /// One nonce to record.

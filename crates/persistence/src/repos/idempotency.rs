@@ -3,14 +3,16 @@
 
 use async_trait::async_trait;
 use diesel::prelude::*;
+use diesel::result::QueryResult;
 use diesel_async::RunQueryDsl;
 use muster_domain::model::{Begun, IdempotencyKey, StoredResponse};
 use muster_domain::ports::{IdempotencyStore, RepositoryError};
 use time::OffsetDateTime;
 
 use crate::Database;
-use crate::conn::on_conn;
+use crate::conn::{Conn, on_conn};
 use crate::error::{corrupt, from_diesel};
+use crate::purge::{delete_oldest, purge_in_batches};
 use crate::schema::idempotency_keys as keys;
 use crate::types::DbTime;
 
@@ -122,13 +124,12 @@ impl IdempotencyStore for Database {
 
     #[tracing::instrument(level = "debug", name = "db.idempotency.purge", skip_all, fields(otel.kind = "client"))]
     async fn purge(&self, before: OffsetDateTime) -> Result<u64, RepositoryError> {
-        let mut pooled = self.pooled_for_write().await?;
-        let gone = on_conn!(&mut pooled.conn(), c => {
-            diesel::delete(keys::table.filter(keys::created_at.lt(DbTime(before))))
-                .execute(c)
-                .await
-        })
-        .map_err(from_diesel)?;
-        Ok(u64::try_from(gone).unwrap_or(0))
+        purge_in_batches!(self, conn => purge_batch(conn, before))
     }
+}
+
+/// Deletes the oldest of the keys created before `before`: a batch of a purge (see
+/// [`crate::purge`]); how many.
+async fn purge_batch(conn: &mut Conn<'_>, before: OffsetDateTime) -> QueryResult<usize> {
+    delete_oldest!(conn, keys::table, keys::created_at, before)
 }

@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 use crate::Database;
 use crate::db::detached;
 use crate::error::from_diesel;
+use crate::purge::purge_in_batches;
 use crate::queries::nonces;
 
 #[async_trait]
@@ -36,10 +37,6 @@ impl NonceStore for Database {
 
     #[tracing::instrument(level = "debug", name = "db.nonces.purge_expired", skip_all, fields(otel.kind = "client"))]
     async fn purge_expired(&self, now: OffsetDateTime) -> Result<u64, RepositoryError> {
-        let mut pooled = self.pooled_for_write().await?;
-        let deleted = nonces::purge_expired(&mut pooled.conn(), now)
-            .await
-            .map_err(from_diesel)?;
-        Ok(deleted as u64)
+        purge_in_batches!(self, conn => nonces::purge_expired(conn, now))
     }
 }

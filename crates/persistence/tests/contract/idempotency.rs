@@ -4,7 +4,9 @@
 
 use crate::support::Store;
 
+use futures_util::{StreamExt as _, stream};
 use muster_domain::model::{Begun, IdempotencyKey, StoredResponse};
+use muster_persistence::testing::PURGE_BATCH;
 use time::Duration;
 
 use crate::support::now_ms;
@@ -13,6 +15,7 @@ contract_tests!(
     a_key_is_claimed_kept_and_replayed,
     racing_claims_have_one_winner,
     old_keys_are_purged,
+    a_purge_of_many_batches_deletes_every_old_key,
 );
 
 fn key(name: &str) -> IdempotencyKey {
@@ -86,6 +89,34 @@ async fn old_keys_are_purged(db: &impl Store) {
         db.begin(&key("old"), b"x", now).await.unwrap(),
         Begun::Claimed
     );
+    assert_eq!(
+        db.begin(&key("new"), b"x", now).await.unwrap(),
+        Begun::InProgress
+    );
+}
+
+/// Old keys are deleted in batches of about `PURGE_BATCH`; a purge of more than one,
+/// with keys sharing their creation instant across a batch's edge, deletes and counts
+/// every old key and keeps the others.
+async fn a_purge_of_many_batches_deletes_every_old_key(db: &impl Store) {
+    let now = now_ms();
+    let batch = PURGE_BATCH as usize;
+    let mut created = vec![now - Duration::hours(26); batch - 2];
+    created.extend(vec![now - Duration::hours(25); batch / 2]);
+    let old = created.len();
+    let claimed: Vec<Begun> = stream::iter(created.into_iter().enumerate())
+        .map(|(i, at)| async move { db.begin(&key(&format!("old-{i}")), b"x", at).await.unwrap() })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+    assert!(claimed.iter().all(|c| *c == Begun::Claimed));
+    db.begin(&key("new"), b"x", now).await.unwrap();
+
+    assert_eq!(
+        db.purge(now - Duration::hours(24)).await.unwrap(),
+        old as u64
+    );
+    assert_eq!(db.purge(now - Duration::hours(24)).await.unwrap(), 0);
     assert_eq!(
         db.begin(&key("new"), b"x", now).await.unwrap(),
         Begun::InProgress

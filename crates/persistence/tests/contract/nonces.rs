@@ -3,8 +3,10 @@
 
 use crate::support::Store;
 
+use futures_util::{StreamExt as _, stream};
 use muster_domain::model::AgentId;
 use muster_domain::ports::NonceOutcome;
+use muster_persistence::testing::PURGE_BATCH;
 use time::{Duration, OffsetDateTime};
 
 use crate::support::{new_id, now_ms, seed_org};
@@ -14,6 +16,7 @@ contract_tests!(
     nonces_are_per_agent,
     expired_nonce_is_fresh_again,
     purge_deletes_only_expired_and_counts,
+    purge_of_many_batches_deletes_every_expired_record,
     concurrent_uses_of_one_nonce_let_exactly_one_through,
 );
 
@@ -128,6 +131,43 @@ async fn purge_deletes_only_expired_and_counts(db: &impl Store) {
     assert_eq!(at_start(second.hr, &expired_b).await, NonceOutcome::Fresh);
     assert_eq!(at_start(first.hr, &boundary).await, NonceOutcome::Replayed);
     assert_eq!(at_start(second.hr, &live).await, NonceOutcome::Replayed);
+}
+
+/// The service deletes expired nonces in batches of about `PURGE_BATCH` (so that a
+/// minute's worth never holds SQLite's writer for long); a purge of several batches,
+/// with records sharing an expiry instant across a batch's edge, still deletes every
+/// expired record, counts each once, and keeps the live ones.
+async fn purge_of_many_batches_deletes_every_expired_record(db: &impl Store) {
+    let seed = seed_org(db).await;
+    let now = now_ms();
+    let batch = PURGE_BATCH as usize;
+    let mut expiries = vec![now - Duration::seconds(30); batch - 10];
+    expiries.extend(vec![now - Duration::seconds(20); 20]);
+    expiries.extend(vec![now - Duration::seconds(10); batch + 190]);
+    let expired = expiries.len();
+    let recorded: Vec<NonceOutcome> = stream::iter(expiries)
+        .map(|expires| async move {
+            let sent = expires - FIVE_MINUTES;
+            db.remember(seed.hr, &nonce(), sent, expires).await.unwrap()
+        })
+        .buffer_unordered(16)
+        .collect()
+        .await;
+    assert!(recorded.iter().all(|r| *r == NonceOutcome::Fresh));
+    let (at_now, later) = (nonce(), nonce());
+    db.remember(seed.hr, &at_now, now - FIVE_MINUTES, now)
+        .await
+        .unwrap();
+    remember(db, seed.hr, &later, now).await;
+
+    assert_eq!(db.purge_expired(now).await.unwrap(), expired as u64);
+    assert_eq!(db.purge_expired(now).await.unwrap(), 0, "already purged");
+    for kept in [&at_now, &later] {
+        assert_eq!(
+            remember(db, seed.hr, kept, now).await,
+            NonceOutcome::Replayed
+        );
+    }
 }
 
 async fn concurrent_uses_of_one_nonce_let_exactly_one_through(db: &impl Store) {
