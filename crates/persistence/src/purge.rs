@@ -9,7 +9,7 @@
 
 /// How many rows one purge statement deletes, give or take the rows sharing the last
 /// one's instant (a statement deletes everything up to that instant, so that none is
-/// left behind): about 10 ms of SQLite's writer.
+/// left behind): 5-15 ms of SQLite's writer.
 pub const PURGE_BATCH: u32 = 1_000;
 
 /// Runs `$batch` (a delete of at most about [`PURGE_BATCH`] expired rows on `$conn`,

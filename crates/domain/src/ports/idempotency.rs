@@ -27,6 +27,8 @@ pub trait IdempotencyStore: Send + Sync {
     /// Lets a claimed key go (its request failed on our side): a retry does it afresh.
     async fn abandon(&self, key: &IdempotencyKey) -> Result<(), RepositoryError>;
 
-    /// Forgets keys first seen before `before`; how many.
+    /// Forgets keys first seen before `before`; how many. Like
+    /// [`NonceStore::purge_expired`](super::NonceStore::purge_expired), possibly in
+    /// batches, so an error may come after some keys were forgotten.
     async fn purge(&self, before: OffsetDateTime) -> Result<u64, RepositoryError>;
 }

@@ -27,6 +27,8 @@ pub trait NonceStore: Send + Sync {
         expires_at: OffsetDateTime,
     ) -> Result<NonceOutcome, RepositoryError>;
 
-    /// Deletes every record that expired before `now`; returns how many.
+    /// Deletes every record that expired before `now`; returns how many. Not one
+    /// transaction: a store may delete in batches (the database does, so as not to hold
+    /// its writer for long), and an error may come after some batches were deleted.
     async fn purge_expired(&self, now: OffsetDateTime) -> Result<u64, RepositoryError>;
 }

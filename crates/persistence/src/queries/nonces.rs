@@ -79,7 +79,6 @@ pub(crate) fn remember_all_sqlite(
     })
 }
 
-/// Deletes every record that expired before `now`; how many.
 /// Deletes the oldest of the nonces that expired before `now`: a batch of a purge (see
 /// [`crate::purge`]); how many.
 pub(crate) async fn purge_expired(conn: &mut Conn<'_>, now: OffsetDateTime) -> QueryResult<usize> {
