@@ -1,7 +1,8 @@
 //! Purges of expired rows, in batches.
 //!
 //! Under steady load a minute's worth of expired nonces is hundreds of thousands of
-//! rows (one per signed request). Deleted by one statement, that took SQLite's one
+//! rows (one per signed request); started sign-ins are one per unauthenticated
+//! `GET /auth/google`, as many as whoever sends them likes. Deleted by one statement, that took SQLite's one
 //! writing connection for seconds (300,000 nonces: 2.8 s), and every write and every
 //! signed request's nonce waited behind it. Here each statement deletes at most about
 //! [`PURGE_BATCH`] rows, oldest first, and the connection goes back to the pool between
@@ -83,7 +84,7 @@ mod tests {
     use time::OffsetDateTime;
 
     use crate::queries::plan::{reads_in_order, sqlite_plan};
-    use crate::schema::{idempotency_keys, nonces};
+    use crate::schema::{idempotency_keys, nonces, oauth_states};
     use crate::types::DbTime;
 
     /// SQLite plans without bound values (stable plans): a batch's last instant must
@@ -104,6 +105,15 @@ mod tests {
         ));
         assert!(
             reads_in_order(&plan, "INDEX idempotency_keys_age"),
+            "{sql}: {plan:?}"
+        );
+        let (sql, plan) = sqlite_plan(&last_of_batch!(
+            oauth_states::table,
+            oauth_states::expires_at,
+            before
+        ));
+        assert!(
+            reads_in_order(&plan, "INDEX oauth_states_expiry"),
             "{sql}: {plan:?}"
         );
     }

@@ -32,7 +32,9 @@ use load::LoadPlan;
 use report::{EngineReport, Restarts, RunInfo, ScenarioRow, planned_note};
 use scenario::{OwnTask, Scenario};
 use seed::{AGENTS_WANTED, AgentSeed, create_tasks, seed_agents};
-use server::{Server, bootstrap, build_release, clock_ticks_per_second, generate_secret_key};
+use server::{
+    Server, bootstrap, build_release, clock_ticks_per_second, generate_secret_key, target_dir,
+};
 
 /// `cargo xtask bench` options.
 #[derive(Debug, Args)]
@@ -330,6 +332,22 @@ fn report_errors(engine: Engine, scenario: Scenario, outcome: &load::LoadOutcome
         let tail = server.log_tail(10);
         if !tail.is_empty() {
             eprintln!("xtask: server log tail:\n{tail}");
+        }
+        // The scratch folder, log included, goes when the engine's run ends.
+        let kept = target_dir(&workspace_root())
+            .unwrap_or_else(|_| std::env::temp_dir())
+            .join("bench-logs")
+            .join(format!(
+                "{}-{scenario}-{}.log",
+                engine.to_string().to_lowercase(),
+                time::OffsetDateTime::now_utc().unix_timestamp()
+            ));
+        match server.keep_log(&kept) {
+            Ok(()) => eprintln!(
+                "xtask: the server's whole log is kept in {}",
+                kept.display()
+            ),
+            Err(err) => eprintln!("xtask: could not keep the server's log: {err:#}"),
         }
     }
 }

@@ -270,6 +270,17 @@ impl Server {
         all[all.len().saturating_sub(lines)..].join("\n")
     }
 
+    /// Copies the server's log, as it stands, to `to` (its folder made if need be).
+    pub fn keep_log(&self, to: &Path) -> anyhow::Result<()> {
+        if let Some(folder) = to.parent() {
+            std::fs::create_dir_all(folder)
+                .with_context(|| format!("cannot create {}", folder.display()))?;
+        }
+        std::fs::copy(&self.log, to)
+            .with_context(|| format!("cannot copy the log to {}", to.display()))?;
+        Ok(())
+    }
+
     /// SIGTERM, then SIGKILL if it has not stopped in time.
     fn stop(&mut self) {
         if matches!(self.child.try_wait(), Ok(Some(_))) {

@@ -47,6 +47,8 @@ pub trait UserRepository: Send + Sync {
     ) -> Result<(), RepositoryError>;
 
     /// Forgets started identity-provider sign-ins that expired before `now` (abandoned
-    /// in the browser); how many.
+    /// in the browser); how many. May run as several transactions, oldest first (anyone
+    /// can start sign-ins, so there may be many): on an error the ones already forgotten
+    /// stay forgotten.
     async fn purge_expired_sign_ins(&self, now: OffsetDateTime) -> Result<u64, RepositoryError>;
 }

@@ -5,6 +5,7 @@ use muster_domain::model::TokenHash;
 use muster_domain::ports::Lock;
 
 use crate::conn::{Conn, first_locked, on_conn};
+use crate::purge::delete_oldest;
 use crate::reuse::Reuse;
 use crate::rows::OAuthStateRow;
 use crate::schema::oauth_states;
@@ -18,15 +19,13 @@ pub(crate) async fn insert(conn: &mut Conn<'_>, row: &OAuthStateRow) -> QueryRes
     Ok(())
 }
 
-/// Forgets started sign-ins that expired before `now`; how many.
+/// One batch of forgetting started sign-ins that expired before `now`: the oldest
+/// [`crate::purge::PURGE_BATCH`] or so; how many.
 pub(crate) async fn purge_expired(
     conn: &mut Conn<'_>,
     now: time::OffsetDateTime,
 ) -> QueryResult<usize> {
-    let query = diesel::delete(
-        oauth_states::table.filter(oauth_states::expires_at.lt(crate::types::DbTime(now))),
-    );
-    on_conn!(conn, c => query.execute(c).await)
+    delete_oldest!(conn, oauth_states::table, oauth_states::expires_at, now)
 }
 
 /// Deletes the started sign-in whose state hashes to `hash`; what was deleted. Read

@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 use crate::Database;
 use crate::db::detached;
 use crate::error::from_diesel;
+use crate::purge::purge_in_batches;
 use crate::queries::{api_keys, oauth_states, users};
 
 #[async_trait]
@@ -91,13 +92,9 @@ impl UserRepository for Database {
     #[tracing::instrument(level = "debug", name = "db.users.purge_expired_sign_ins", skip_all, fields(otel.kind = "client"))]
     async fn purge_expired_sign_ins(&self, now: OffsetDateTime) -> Result<u64, RepositoryError> {
         let db = self.clone();
-        detached(async move {
-            let mut pooled = db.pooled_for_write().await?;
-            let deleted = oauth_states::purge_expired(&mut pooled.conn(), now)
-                .await
-                .map_err(from_diesel)?;
-            Ok(u64::try_from(deleted).unwrap_or(u64::MAX))
-        })
+        detached(
+            async move { purge_in_batches!(db, conn => oauth_states::purge_expired(conn, now)) },
+        )
         .await
     }
 }

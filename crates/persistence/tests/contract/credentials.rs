@@ -6,6 +6,7 @@ use crate::support::Store;
 use crate::writes::Writes;
 use muster_domain::model::{OAuthState, RefreshToken, TokenHash, User, UserId};
 use muster_domain::ports::{Lock, UserRepository, transact};
+use muster_persistence::testing::PURGE_BATCH;
 use time::{Duration, OffsetDateTime};
 
 use crate::support::credentials::{full_user, new_family, oauth_state, refresh_token, unique_hash};
@@ -18,6 +19,7 @@ contract_tests!(
     recovery_codes_are_replaced_and_used_once,
     an_oauth_state_is_taken_once,
     expired_sign_ins_are_purged,
+    a_purge_of_many_batches_forgets_every_expired_sign_in,
 );
 
 /// A user stored in a fresh organization.
@@ -241,4 +243,51 @@ async fn expired_sign_ins_are_purged(db: &impl Store) {
     assert_eq!(purged, 1);
     assert_eq!(take(db, stale.state_hash).await, None);
     assert_eq!(take(db, fresh.state_hash).await, Some(fresh));
+}
+
+/// Anyone can start sign-ins, so the service forgets expired ones in batches of about
+/// `PURGE_BATCH`; a purge of several batches, with sign-ins sharing an expiry instant
+/// across a batch's edge, still forgets every expired one, counts each once, and keeps
+/// the one expiring at `now` and the live ones.
+async fn a_purge_of_many_batches_forgets_every_expired_sign_in(db: &impl Store) {
+    let now = oauth_state().created_at;
+    let batch = PURGE_BATCH as usize;
+    let mut expiries = vec![now - Duration::seconds(30); batch - 10];
+    expiries.extend(vec![now - Duration::seconds(20); 20]);
+    expiries.extend(vec![now - Duration::seconds(10); batch + 190]);
+    let expired = expiries.len();
+    let (at_now, live) = (
+        OAuthState {
+            expires_at: now,
+            ..oauth_state()
+        },
+        oauth_state(),
+    );
+    let mut states: Vec<OAuthState> = expiries
+        .into_iter()
+        .map(|expires_at| OAuthState {
+            expires_at,
+            ..oauth_state()
+        })
+        .collect();
+    states.extend([at_now.clone(), live.clone()]);
+    for chunk in states.chunks(500) {
+        let chunk = chunk.to_vec();
+        transact(db, move |tx| {
+            Box::pin(async move {
+                for state in &chunk {
+                    tx.insert_oauth_state(state).await?;
+                }
+                Ok(())
+            })
+        })
+        .await
+        .unwrap();
+    }
+
+    let purge = || UserRepository::purge_expired_sign_ins(db, now);
+    assert_eq!(purge().await.unwrap(), expired as u64);
+    assert_eq!(purge().await.unwrap(), 0, "already purged");
+    assert_eq!(take(db, at_now.state_hash).await, Some(at_now));
+    assert_eq!(take(db, live.state_hash).await, Some(live));
 }

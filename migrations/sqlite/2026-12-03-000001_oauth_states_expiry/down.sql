@@ -1,0 +1,1 @@
+DROP INDEX oauth_states_expiry;
