@@ -233,6 +233,33 @@ struct Leased {
     id: DbUuid,
 }
 
+/// The lease statement, `LOCKING` standing for PostgreSQL's row locks. The candidates
+/// are the hooks with any delivery queued, found by stepping along the deliveries'
+/// primary key from one hook to the next (a seek per hook with a queue), not by reading
+/// every hook: A2A push configs are hooks too, one or more per task, and almost all of
+/// them have nothing queued. Each candidate is then kept when it is enabled, its lease is
+/// free, and a delivery of its queue is due. (`CROSS JOIN` keeps the queues as SQLite's
+/// outer loop: left to choose, its planner reads every hook in id order to spare a sort.)
+const LEASE: &str = "UPDATE webhooks SET lease_holder = $1, lease_until = $2 \
+    WHERE id IN (WITH RECURSIVE queued(id) AS ( \
+            SELECT (SELECT webhook_id FROM webhook_deliveries ORDER BY webhook_id LIMIT 1) \
+            UNION ALL \
+            SELECT (SELECT d.webhook_id FROM webhook_deliveries d WHERE d.webhook_id > q.id \
+                ORDER BY d.webhook_id LIMIT 1) \
+            FROM queued q WHERE q.id IS NOT NULL) \
+        SELECT w.id FROM queued q CROSS JOIN webhooks w \
+        WHERE w.id = q.id AND w.enabled = TRUE AND (w.lease_until IS NULL OR w.lease_until < $3) \
+        AND EXISTS (SELECT 1 FROM webhook_deliveries d \
+            WHERE d.webhook_id = w.id AND d.next_attempt_at <= $3) \
+        ORDER BY w.id LIMIT $4 LOCKING) \
+    AND (lease_until IS NULL OR lease_until < $3) \
+    RETURNING org_id, id";
+
+/// [`LEASE`] as SQLite takes it: one writer at a time, so no row locks to take.
+fn sqlite_lease() -> String {
+    LEASE.replace("LOCKING", "").replace('$', "?")
+}
+
 /// Leases to `holder`, until `until`, at most `max` enabled hooks with a delivery due at
 /// `now` and no live lease. On PostgreSQL the candidates are locked `FOR UPDATE SKIP
 /// LOCKED`, so instances leasing at the same moment take different hooks and never wait
@@ -244,18 +271,10 @@ pub(crate) async fn lease_due(
     holder: Uuid,
     max: u32,
 ) -> QueryResult<Vec<(OrgId, WebhookId)>> {
-    const LEASE: &str = "UPDATE webhooks SET lease_holder = $1, lease_until = $2 \
-        WHERE id IN (SELECT w.id FROM webhooks w \
-            WHERE w.enabled = TRUE AND (w.lease_until IS NULL OR w.lease_until < $3) \
-            AND EXISTS (SELECT 1 FROM webhook_deliveries d \
-                WHERE d.webhook_id = w.id AND d.next_attempt_at <= $3) \
-            ORDER BY w.id LIMIT $4 LOCKING) \
-        AND (lease_until IS NULL OR lease_until < $3) \
-        RETURNING org_id, id";
     let max = i64::from(max);
     let leased: Vec<Leased> = match conn {
         Conn::Pg(c) => {
-            diesel::sql_query(LEASE.replace("LOCKING", "FOR UPDATE SKIP LOCKED"))
+            diesel::sql_query(LEASE.replace("LOCKING", "FOR UPDATE OF w SKIP LOCKED"))
                 .bind::<PortableUuid, _>(DbUuid(holder))
                 .bind::<PortableTimestamp, _>(DbTime(until))
                 .bind::<PortableTimestamp, _>(DbTime(now))
@@ -264,8 +283,7 @@ pub(crate) async fn lease_due(
                 .await?
         }
         Conn::Sqlite(c) => {
-            // One writer at a time: no row locks to take.
-            diesel::sql_query(LEASE.replace("LOCKING", "").replace('$', "?"))
+            diesel::sql_query(sqlite_lease())
                 .bind::<PortableUuid, _>(DbUuid(holder))
                 .bind::<PortableTimestamp, _>(DbTime(until))
                 .bind::<PortableTimestamp, _>(DbTime(now))
@@ -337,4 +355,33 @@ pub(crate) async fn release_all(conn: &mut Conn<'_>, holder: Uuid) -> QueryResul
             .await
     })?;
     Ok(u64::try_from(released).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::queries::plan::sqlite_plan;
+
+    /// The lease runs on SQLite's writer at every poll while anything is due: it must
+    /// reach the hooks through their queues (a seek per hook with one), never by reading
+    /// every hook, nor every queued delivery.
+    #[test]
+    fn a_lease_reads_only_the_hooks_with_a_queue_on_sqlite() {
+        let (sql, plan) = sqlite_plan(&diesel::sql_query(super::sqlite_lease()));
+        // The first queue is found by reading the deliveries' key in order (`LIMIT 1`);
+        // every other step seeks.
+        let reads_all = |step: &&String| {
+            let mut words = step.split_whitespace();
+            words.next() == Some("SCAN")
+                && words
+                    .next()
+                    .is_some_and(|table| ["w", "webhooks", "d"].contains(&table))
+        };
+        assert!(!plan.iter().any(|step| reads_all(&step)), "{sql}: {plan:?}");
+        for seek in [
+            "SEARCH d USING COVERING INDEX sqlite_autoindex_webhook_deliveries_1 (webhook_id>?)",
+            "SEARCH w USING INDEX sqlite_autoindex_webhooks_1 (id=?)",
+        ] {
+            assert!(plan.iter().any(|step| step == seek), "{sql}: {plan:?}");
+        }
+    }
 }

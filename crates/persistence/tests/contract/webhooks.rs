@@ -19,6 +19,7 @@ contract_tests!(
     deliveries_follow_subscriptions,
     due_deliveries_come_in_event_order_when_due,
     one_worker_holds_a_hook_at_a_time,
+    leases_step_past_queues_with_nothing_due,
     the_log_pages_and_goes_with_its_hook,
     remote_channels_hear_their_assignees_tasks_once,
 );
@@ -300,6 +301,61 @@ async fn one_worker_holds_a_hook_at_a_time(db: &impl Store) {
     assert_eq!(again, [(seed.org, busy.id)]);
     DeliveryQueue::release(db, busy.id, holder).await.unwrap();
     assert_eq!(DeliveryQueue::release_all(db, holder).await.unwrap(), 0);
+}
+
+/// The lease finds its hooks by stepping from one queue to the next: hooks whose queued
+/// deliveries are all rescheduled for later lie between the due ones, and are passed
+/// over; the due ones come lowest id first, at most as many as asked.
+async fn leases_step_past_queues_with_nothing_due(db: &impl Store) {
+    let seed = seed_org(db).await;
+    // Ids in creation order: waiting, due, waiting, due.
+    let hooks: Vec<Webhook> = (0..4)
+        .map(|_| hook(seed.org, &["*"], HookType::Post, true))
+        .collect();
+    for h in &hooks {
+        insert(db, h).await;
+    }
+    let created = event(seed.org, "task.created", now_ms());
+    let event_id = created.id;
+    append(db, vec![created]).await;
+    let later = now_ms() + Duration::minutes(10);
+    let waiting = [hooks[0].id, hooks[2].id];
+    transact(db, move |tx| {
+        Box::pin(async move {
+            for hook in waiting {
+                tx.reschedule_delivery(hook, event_id, 1, later).await?;
+            }
+            Ok(())
+        })
+    })
+    .await
+    .unwrap();
+
+    let (a, b) = (new_id(), new_id());
+    let now = now_ms() + Duration::seconds(1);
+    let until = later + Duration::hours(1);
+    let first = DeliveryQueue::lease_due_hooks(db, now, until, a, 1)
+        .await
+        .unwrap();
+    assert_eq!(
+        first,
+        [(seed.org, hooks[1].id)],
+        "the lowest due hook, one as asked"
+    );
+    let rest = DeliveryQueue::lease_due_hooks(db, now, until, b, 10)
+        .await
+        .unwrap();
+    assert_eq!(rest, [(seed.org, hooks[3].id)], "past the waiting queue");
+    let after = later + Duration::seconds(1);
+    let mut all = DeliveryQueue::lease_due_hooks(db, after, after, new_id(), 10)
+        .await
+        .unwrap();
+    all.sort_unstable_by_key(|(_, id)| id.as_uuid());
+    assert_eq!(
+        all,
+        [(seed.org, hooks[0].id), (seed.org, hooks[2].id)],
+        "the waiting ones once due (the others are leased until after)"
+    );
 }
 
 async fn the_log_pages_and_goes_with_its_hook(db: &impl Store) {
