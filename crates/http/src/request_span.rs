@@ -9,6 +9,8 @@ use tracing::Span;
 use tracing::field::Empty;
 use tracing_actix_web::{DefaultRootSpanBuilder, RequestId, RootSpanBuilder};
 
+use crate::ApiError;
+
 /// Route parameters that are credentials.
 const SECRET_PARAMS: [&str; 1] = ["{key}"];
 
@@ -43,10 +45,29 @@ impl RootSpanBuilder for RequestSpan {
         )
     }
 
+    /// Records the status (and the error, if any) on the span, whose closing line is the
+    /// request's log line. A client's error (4xx) is not logged on its own: whoever sends
+    /// bad requests could otherwise fill the logs. A server error answered by an
+    /// [`ApiError`] was logged with its cause where it was made; any other is logged here.
     fn on_request_end<B: MessageBody>(
         span: Span,
         outcome: &Result<ServiceResponse<B>, actix_web::Error>,
     ) {
+        let unlogged = match outcome {
+            Ok(response) => response
+                .response()
+                .error()
+                .filter(|_| response.status().is_server_error())
+                .filter(|err| err.as_error::<ApiError>().is_none())
+                .map(|err| (response.status(), err.to_string())),
+            Err(err) => Some(err.as_response_error().status_code())
+                .filter(actix_web::http::StatusCode::is_server_error)
+                .filter(|_| err.as_error::<ApiError>().is_none())
+                .map(|status| (status, err.to_string())),
+        };
+        if let Some((status, error)) = unlogged {
+            span.in_scope(|| tracing::error!(status = status.as_u16(), %error, "server error"));
+        }
         DefaultRootSpanBuilder::on_request_end(span, outcome);
     }
 }

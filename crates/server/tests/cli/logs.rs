@@ -1,5 +1,6 @@
 //! What the request log shows: never a credential carried in the path (an inbound
-//! webhook's key), always the request's route.
+//! webhook's key), always the request's route and status; and that a client's errors
+//! add no lines of their own (whoever sends bad requests must not fill the logs).
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
@@ -8,6 +9,71 @@ use std::time::Duration;
 
 use crate::Scratch;
 use crate::shutdown::{sigterm, start_with, stderr_of, wait_exit};
+
+/// Sends `head` (a request without a body) on a new connection; the whole answer.
+fn send(port: u16, head: &str) -> String {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn client_errors_add_no_log_lines_and_the_request_line_shows_the_status() {
+    let requests = [
+        ("GET /tasks HTTP/1.1", "HTTP/1.1 401"),
+        ("GET /no-such-route-here HTTP/1.1", "HTTP/1.1 404"),
+        ("GET /tasks/not-a-uuid HTTP/1.1", "HTTP/1.1 40"),
+    ];
+    for (level, request_lines) in [("warn", false), ("info", true)] {
+        let scratch = Scratch::new();
+        let mut server = start_with(&scratch, &[("MUSTER_LOG", level)], Stdio::piped());
+        let mut messages = Vec::new();
+        for (line, status) in requests {
+            let answer = send(
+                server.port,
+                &format!("{line}\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
+            );
+            assert!(answer.starts_with(status), "{line}: {answer}");
+            let body = answer.split("\r\n\r\n").nth(1).unwrap_or_default();
+            let message = serde_json::from_str::<serde_json::Value>(body).unwrap()["message"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            messages.push(message);
+        }
+
+        sigterm(&server);
+        assert!(wait_exit(&mut server).success());
+        let logs = stderr_of(&mut server);
+        let about_requests: Vec<&str> = logs
+            .lines()
+            .filter(|line| line.contains("WARN") || line.contains("ERROR"))
+            .filter(|line| messages.iter().any(|m| line.contains(m.as_str())))
+            .collect();
+        assert!(
+            about_requests.is_empty(),
+            "a client's error was logged as a warning or error at {level}:\n{logs}"
+        );
+        if request_lines {
+            for status in ["http.status_code=401", "http.status_code=404"] {
+                assert!(
+                    logs.contains(status),
+                    "no request line with {status}:\n{logs}"
+                );
+            }
+        } else {
+            assert!(
+                !logs.contains("/no-such-route-here"),
+                "a request was logged at {level}:\n{logs}"
+            );
+        }
+    }
+}
 
 #[test]
 fn an_inbound_key_in_the_path_never_reaches_the_log() {
