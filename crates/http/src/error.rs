@@ -95,6 +95,13 @@ impl ApiError {
         busy
     }
 
+    /// 429 with `Retry-After`: the caller is going faster than this route allows.
+    pub fn too_many(message: impl Into<String>, retry_after_secs: u64) -> Self {
+        let mut throttled = Self::new(StatusCode::TOO_MANY_REQUESTS, message);
+        throttled.retry_after = Some(retry_after_secs);
+        throttled
+    }
+
     /// The sentence shown to the caller.
     pub fn message(&self) -> &str {
         &self.message
@@ -162,9 +169,7 @@ impl From<ServiceError> for ApiError {
             | ServiceError::Conflict(_) => StatusCode::CONFLICT,
             ServiceError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ServiceError::Throttled { retry_after_secs } => {
-                let mut throttled = Self::new(StatusCode::TOO_MANY_REQUESTS, err.to_string());
-                throttled.retry_after = Some(*retry_after_secs);
-                return throttled;
+                return Self::too_many(err.to_string(), *retry_after_secs);
             }
             ServiceError::Runaway(_) => StatusCode::TOO_MANY_REQUESTS,
             ServiceError::Unavailable(_) => return Self::unavailable(&err),

@@ -17,6 +17,7 @@ pub mod openapi;
 mod request_span;
 mod routes;
 mod rpc_id;
+mod sign_in_starts;
 mod state;
 mod streams;
 
@@ -36,6 +37,7 @@ pub use metrics::{CensusProbe, JobOutcome, Metrics, PoolProbe};
 /// The request and response shapes, shared with the client (the `muster-wire` crate).
 pub use muster_wire as dto;
 pub use routes::{Operation, operations};
+pub use sign_in_starts::SignInStarts;
 pub use state::{AppState, AuthMode, MetricsAccess, OAuthSettings, Readiness};
 pub use streams::{EventStreams, StreamOptions};
 

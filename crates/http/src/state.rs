@@ -13,6 +13,7 @@ use muster_domain::service::{
     InboundService, RemoteAgentService, TaskService, WebhookService,
 };
 
+use crate::SignInStarts;
 use crate::metrics::Metrics;
 use crate::streams::EventStreams;
 
@@ -60,6 +61,8 @@ pub struct OAuthSettings {
     pub provider: Arc<dyn IdentityProvider>,
     /// Where the browser goes after the callback: `{frontend_url}/auth/callback?...`.
     pub frontend_url: String,
+    /// How fast sign-ins may start on this instance.
+    pub starts: Arc<SignInStarts>,
 }
 
 impl std::fmt::Debug for OAuthSettings {

@@ -24,7 +24,8 @@ use muster_domain::service::{
     WebhookService,
 };
 use muster_http::{
-    AppState, AuthMode, EventStreams, OAuthSettings, Readiness, ServerOptions, StreamOptions,
+    AppState, AuthMode, EventStreams, OAuthSettings, Readiness, ServerOptions, SignInStarts,
+    StreamOptions,
 };
 use muster_outbound::oauth::HttpIdentityProvider;
 use muster_outbound::{DocumentFetcher, HttpHookCaller};
@@ -213,6 +214,10 @@ fn oauth_settings(auth: &AuthSettings) -> anyhow::Result<Option<OAuthSettings>> 
                 .context("cannot set up the identity provider client")?,
         ),
         frontend_url: setting.frontend_url.clone(),
+        starts: Arc::new(SignInStarts::new(
+            setting.starts_per_second,
+            std::time::Instant::now(),
+        )),
     }))
 }
 

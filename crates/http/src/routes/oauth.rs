@@ -9,6 +9,7 @@ use muster_auth::pkce;
 use muster_domain::model::{BearerSecret, LoginOutcome};
 use muster_domain::service::accounts::SignInFailure;
 use serde::Deserialize;
+use std::time::Instant;
 
 use crate::ApiError;
 use crate::state::{AppState, OAuthSettings};
@@ -52,6 +53,7 @@ fn to_frontend(settings: &OAuthSettings, pairs: &[(&str, &str)]) -> HttpResponse
     summary = "Start signing in with Google",
     responses(
         (status = 302, description = "To the provider's consent screen", headers(("Location" = String))),
+        (status = 429, description = "This instance is starting as many sign-ins as it allows a second; nothing was stored", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait"))),
         (status = 404, description = "Google sign-in is not configured", body = ErrorBody)
     ),
     security(())
@@ -61,6 +63,12 @@ pub(super) async fn begin(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let settings = configured(&state, &req)?;
+    if !settings.starts.try_start(Instant::now()) {
+        return Err(ApiError::too_many(
+            "Too many sign-ins are being started; retry in a moment",
+            1,
+        ));
+    }
     let internal = |err: muster_auth::keys::KeyError| ApiError::internal(&err);
     let sign_in_state = pkce::new_state().map_err(internal)?;
     let verifier = pkce::new_code_verifier().map_err(internal)?;

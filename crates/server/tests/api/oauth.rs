@@ -246,6 +246,7 @@ pub fn provider_settings() -> AuthSettings {
                 scopes: SCOPES.to_owned(),
             },
             frontend_url: FRONTEND_URL.to_owned(),
+            starts_per_second: muster_server::auth_settings::DEFAULT_STARTS_PER_SECOND,
         }),
         ..AuthSettings::default()
     }
@@ -605,5 +606,65 @@ mod without_a_provider {
         assert_error_exact(&reply, 404, "Cannot GET /auth/google/callback");
         let reply = send(browser().get(app.url("/auth/google/callback"))).await;
         assert_error_exact(&reply, 404, "Cannot GET /auth/google/callback");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Sign-in starts, limited per instance.
+// ---------------------------------------------------------------------------------------
+
+mod with_a_start_limit {
+    use super::*;
+
+    /// One start a second, in bursts of five.
+    fn one_a_second() -> AuthSettings {
+        let mut settings = provider_settings();
+        if let Some(oauth) = settings.oauth.as_mut() {
+            oauth.starts_per_second = 1;
+        }
+        settings
+    }
+
+    api_tests!(with crate::oauth::with_a_start_limit::one_a_second();
+        starts_past_the_limit_are_refused_and_the_started_ones_still_work,
+    );
+
+    /// `GET /auth/google` needs no credentials and stores what it starts: past the
+    /// instance's limit it answers 429 with `Retry-After`, and the sign-ins it did start
+    /// still complete.
+    async fn starts_past_the_limit_are_refused_and_the_started_ones_still_work(app: &TestApp) {
+        let since = std::time::Instant::now();
+        let mut started = Vec::new();
+        let refused = loop {
+            let reply = send(browser().get(app.url("/auth/google"))).await;
+            if reply.status != 302 {
+                break reply;
+            }
+            let authorize = location(&reply);
+            let state = pairs(&authorize).remove("state").expect("a state");
+            started.push(SignIn { authorize, state });
+            assert!(started.len() < 20, "twenty starts and none refused");
+        };
+        assert_error_exact(
+            &refused,
+            429,
+            "Too many sign-ins are being started; retry in a moment",
+        );
+        assert_eq!(
+            refused
+                .headers
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok()),
+            Some("1")
+        );
+        // A burst of five, plus one a second for as long as the starts took.
+        let allowed = 5 + since.elapsed().as_secs() + 1;
+        assert!(
+            started.len() >= 5 && started.len() as u64 <= allowed,
+            "{} started, at most {allowed} allowed",
+            started.len()
+        );
+        let back = consent(&started[0], &format!("ok:{}", app.org.admin_email)).await;
+        assert_signed_in(&come_back(app, &back).await);
     }
 }

@@ -140,6 +140,31 @@ fn a_half_configured_identity_provider_is_refused() {
 }
 
 #[test]
+fn a_sign_in_start_rate_out_of_range_is_refused() {
+    for value in ["0", "many", "100001", "-3"] {
+        let scratch = Scratch::new();
+        let out = muster()
+            .args(["serve", "--database-url", &scratch.sqlite_url()])
+            .env("MUSTER_OAUTH_CLIENT_ID", "client")
+            .env("MUSTER_OAUTH_CLIENT_SECRET", "secret")
+            .env(
+                "MUSTER_OAUTH_REDIRECT_URL",
+                "https://muster.test/auth/google/callback",
+            )
+            .env("MUSTER_FRONTEND_URL", "https://app.muster.test")
+            .env("MUSTER_OAUTH_STARTS_PER_SECOND", value)
+            .output()
+            .unwrap();
+        assert_one_clear_error(
+            &out,
+            &format!(
+                "MUSTER_OAUTH_STARTS_PER_SECOND must be a whole number from 1 to 100000, not {value:?}"
+            ),
+        );
+    }
+}
+
+#[test]
 fn out_of_range_pool_stream_and_hasher_settings_are_refused() {
     for (flag, value) in [
         ("--db-pool-size", "0"),
