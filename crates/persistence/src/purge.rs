@@ -93,28 +93,30 @@ mod tests {
     #[test]
     fn a_batch_is_found_along_the_index_on_sqlite() {
         let before = DbTime(OffsetDateTime::UNIX_EPOCH);
-        let (sql, plan) = sqlite_plan(&last_of_batch!(nonces::table, nonces::expires_at, before));
-        assert!(
-            reads_in_order(&plan, "INDEX nonces_expiry"),
-            "{sql}: {plan:?}"
-        );
-        let (sql, plan) = sqlite_plan(&last_of_batch!(
-            idempotency_keys::table,
-            idempotency_keys::created_at,
-            before
-        ));
-        assert!(
-            reads_in_order(&plan, "INDEX idempotency_keys_age"),
-            "{sql}: {plan:?}"
-        );
-        let (sql, plan) = sqlite_plan(&last_of_batch!(
-            oauth_states::table,
-            oauth_states::expires_at,
-            before
-        ));
-        assert!(
-            reads_in_order(&plan, "INDEX oauth_states_expiry"),
-            "{sql}: {plan:?}"
-        );
+        let purged = [
+            (
+                sqlite_plan(&last_of_batch!(nonces::table, nonces::expires_at, before)),
+                "INDEX nonces_expiry",
+            ),
+            (
+                sqlite_plan(&last_of_batch!(
+                    idempotency_keys::table,
+                    idempotency_keys::created_at,
+                    before
+                )),
+                "INDEX idempotency_keys_age",
+            ),
+            (
+                sqlite_plan(&last_of_batch!(
+                    oauth_states::table,
+                    oauth_states::expires_at,
+                    before
+                )),
+                "INDEX oauth_states_expiry",
+            ),
+        ];
+        for ((sql, plan), index) in purged {
+            assert!(reads_in_order(&plan, index), "{sql}: {plan:?}");
+        }
     }
 }

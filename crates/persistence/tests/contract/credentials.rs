@@ -198,12 +198,11 @@ async fn take(db: &impl Store, hash: TokenHash) -> Option<OAuthState> {
     .unwrap()
 }
 
-async fn an_oauth_state_is_taken_once(db: &impl Store) {
-    let (state, other) = (oauth_state(), oauth_state());
-    let written = [state.clone(), other.clone()];
+/// Stores `states` as started sign-ins, in one transaction.
+async fn store_states(db: &impl Store, states: Vec<OAuthState>) {
     transact(db, move |tx| {
         Box::pin(async move {
-            for state in &written {
+            for state in &states {
                 tx.insert_oauth_state(state).await?;
             }
             Ok(())
@@ -211,6 +210,11 @@ async fn an_oauth_state_is_taken_once(db: &impl Store) {
     })
     .await
     .unwrap();
+}
+
+async fn an_oauth_state_is_taken_once(db: &impl Store) {
+    let (state, other) = (oauth_state(), oauth_state());
+    store_states(db, vec![state.clone(), other.clone()]).await;
 
     assert_eq!(take(db, state.state_hash).await, Some(state.clone()));
     assert_eq!(take(db, state.state_hash).await, None, "taken once");
@@ -226,17 +230,7 @@ async fn an_oauth_state_is_taken_once(db: &impl Store) {
 async fn expired_sign_ins_are_purged(db: &impl Store) {
     let (fresh, mut stale) = (oauth_state(), oauth_state());
     stale.expires_at = stale.created_at - Duration::seconds(1);
-    let written = [fresh.clone(), stale.clone()];
-    transact(db, move |tx| {
-        Box::pin(async move {
-            for state in &written {
-                tx.insert_oauth_state(state).await?;
-            }
-            Ok(())
-        })
-    })
-    .await
-    .unwrap();
+    store_states(db, vec![fresh.clone(), stale.clone()]).await;
     let purged = UserRepository::purge_expired_sign_ins(db, fresh.created_at)
         .await
         .unwrap();
@@ -272,17 +266,7 @@ async fn a_purge_of_many_batches_forgets_every_expired_sign_in(db: &impl Store) 
         .collect();
     states.extend([at_now.clone(), live.clone()]);
     for chunk in states.chunks(500) {
-        let chunk = chunk.to_vec();
-        transact(db, move |tx| {
-            Box::pin(async move {
-                for state in &chunk {
-                    tx.insert_oauth_state(state).await?;
-                }
-                Ok(())
-            })
-        })
-        .await
-        .unwrap();
+        store_states(db, chunk.to_vec()).await;
     }
 
     let purge = || UserRepository::purge_expired_sign_ins(db, now);
