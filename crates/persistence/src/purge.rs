@@ -6,12 +6,20 @@
 //! writing connection for seconds (300,000 nonces: 2.8 s), and every write and every
 //! signed request's nonce waited behind it. Here each statement deletes at most about
 //! [`PURGE_BATCH`] rows, oldest first, and the connection goes back to the pool between
-//! statements, so the writes queued meanwhile take their turn.
+//! statements, for [`PURGE_PAUSE`], so the writes queued meanwhile take their turn and
+//! the checkpointer catches up.
 
 /// How many rows one purge statement deletes, give or take the rows sharing the last
 /// one's instant (a statement deletes everything up to that instant, so that none is
 /// left behind): 5-15 ms of SQLite's writer.
 pub const PURGE_BATCH: u32 = 1_000;
+
+/// How long a purge waits between statements: long enough for SQLite's checkpointer
+/// to copy the pages a batch rewrote before the next batch rewrites more, so the
+/// write-ahead log stays short. Without it (the purge only yielding to other tasks),
+/// the slowest signed read during a purge of 300,000 nonces was 95-107 ms; with it,
+/// 43-73 ms (16 ms without a purge). A purge of 300,000 rows takes about 3 s longer.
+pub(crate) const PURGE_PAUSE: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// Runs `$batch` (a delete of at most about [`PURGE_BATCH`] expired rows on `$conn`,
 /// answering how many it deleted) on a writing connection of the [`crate::Database`]
@@ -31,8 +39,7 @@ macro_rules! purge_in_batches {
             if deleted < $crate::purge::PURGE_BATCH as usize {
                 break Ok::<u64, muster_domain::ports::RepositoryError>(purged);
             }
-            // Purges run on the process's main thread, beside other background jobs.
-            tokio::task::yield_now().await;
+            tokio::time::sleep($crate::purge::PURGE_PAUSE).await;
         }
     }};
 }
