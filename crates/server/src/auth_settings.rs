@@ -100,12 +100,12 @@ impl AuthSettings {
     }
 }
 
-/// The provider settings, when `MUSTER_OAUTH_CLIENT_ID` is set.
 /// Sign-ins started a second on one instance, unless `MUSTER_OAUTH_STARTS_PER_SECOND`
 /// says otherwise: far above what people clicking "sign in" need, and at most about
 /// 12,000 started sign-ins stored by one instance at a time.
 pub const DEFAULT_STARTS_PER_SECOND: u32 = 20;
 
+/// The provider settings, when `MUSTER_OAUTH_CLIENT_ID` is set.
 fn oauth_from_env() -> anyhow::Result<Option<OAuthSetting>> {
     let Some(client_id) = env("MUSTER_OAUTH_CLIENT_ID") else {
         return Ok(None);
