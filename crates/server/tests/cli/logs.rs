@@ -2,25 +2,10 @@
 //! webhook's key), always the request's route and status; and that a client's errors
 //! add no lines of their own (whoever sends bad requests must not fill the logs).
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::process::Stdio;
-use std::time::Duration;
 
 use crate::Scratch;
 use crate::shutdown::{sigterm, start_with, stderr_of, wait_exit};
-
-/// Sends `head` (a request without a body) on a new connection; the whole answer.
-fn send(port: u16, head: &str) -> String {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .unwrap();
-    stream.write_all(head.as_bytes()).unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    answer
-}
 
 #[test]
 fn client_errors_add_no_log_lines_and_the_request_line_shows_the_status() {
@@ -34,7 +19,7 @@ fn client_errors_add_no_log_lines_and_the_request_line_shows_the_status() {
         let mut server = start_with(&scratch, &[("MUSTER_LOG", level)], Stdio::piped());
         let mut messages = Vec::new();
         for (line, status) in requests {
-            let answer = send(
+            let answer = crate::send_raw(
                 server.port,
                 &format!("{line}\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
             );
@@ -79,19 +64,13 @@ fn client_errors_add_no_log_lines_and_the_request_line_shows_the_status() {
 fn an_inbound_key_in_the_path_never_reaches_the_log() {
     let scratch = Scratch::new();
     let mut server = start_with(&scratch, &[("MUSTER_LOG", "info")], Stdio::piped());
-    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .unwrap();
     let body = r#"{"title":"from a form"}"#;
     let request = format!(
         "POST /api/v1/webhooks/inbound/leaky-key-0123456789 HTTP/1.1\r\nHost: localhost\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
+    let answer = crate::send_raw(server.port, &request);
     assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
 
     sigterm(&server);

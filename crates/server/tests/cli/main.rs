@@ -20,6 +20,20 @@ mod traces;
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
+/// Sends `request` (whole, head and any body) to the server on `port` over a new
+/// connection; the whole answer.
+fn send_raw(port: u16, request: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+}
+
 /// The binary under test.
 fn muster() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_muster"));

@@ -1,7 +1,5 @@
 //! The background jobs of `muster serve` report their runs to `GET /metrics`.
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -11,18 +9,13 @@ use crate::shutdown::start_on;
 const TOKEN: &str = "scrape-token-0123456789";
 
 fn scrape(port: u16) -> String {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .unwrap();
-    let request = format!(
-        "GET /metrics HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\n\
-         Connection: close\r\n\r\n"
-    );
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut answer = String::new();
-    stream.read_to_string(&mut answer).unwrap();
-    answer
+    crate::send_raw(
+        port,
+        &format!(
+            "GET /metrics HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {TOKEN}\r\n\
+             Connection: close\r\n\r\n"
+        ),
+    )
 }
 
 #[test]
