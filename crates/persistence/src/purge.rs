@@ -2,9 +2,9 @@
 //!
 //! Under steady load a minute's worth of expired nonces is hundreds of thousands of
 //! rows (one per signed request); started sign-ins are one per unauthenticated
-//! `GET /auth/google`, as many as whoever sends them likes. Deleted by one statement, that took SQLite's one
-//! writing connection for seconds (300,000 nonces: 2.8 s), and every write and every
-//! signed request's nonce waited behind it. Here each statement deletes at most about
+//! `GET /auth/google`. Deleted by one statement, that took SQLite's one writing
+//! connection for seconds (300,000 nonces: 2.8 s), and every write and every signed
+//! request's nonce waited behind it. Here each statement deletes at most about
 //! [`PURGE_BATCH`] rows, oldest first, and the connection goes back to the pool between
 //! statements, for [`PURGE_PAUSE`], so the writes queued meanwhile take their turn and
 //! the checkpointer catches up.

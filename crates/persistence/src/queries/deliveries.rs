@@ -255,9 +255,23 @@ const LEASE: &str = "UPDATE webhooks SET lease_holder = $1, lease_until = $2 \
     AND (lease_until IS NULL OR lease_until < $3) \
     RETURNING org_id, id";
 
-/// [`LEASE`] as SQLite takes it: one writer at a time, so no row locks to take.
-fn sqlite_lease() -> String {
-    LEASE.replace("LOCKING", "").replace('$', "?")
+/// [`LEASE`] as each engine takes it.
+trait LeaseSql {
+    fn lease() -> String;
+}
+
+impl LeaseSql for diesel::pg::Pg {
+    /// Instances leasing at the same moment skip each other's candidates.
+    fn lease() -> String {
+        LEASE.replace("LOCKING", "FOR UPDATE OF w SKIP LOCKED")
+    }
+}
+
+impl LeaseSql for diesel::sqlite::Sqlite {
+    /// One writer at a time: no row locks to take.
+    fn lease() -> String {
+        LEASE.replace("LOCKING", "").replace('$', "?")
+    }
 }
 
 /// Leases to `holder`, until `until`, at most `max` enabled hooks with a delivery due at
@@ -272,26 +286,15 @@ pub(crate) async fn lease_due(
     max: u32,
 ) -> QueryResult<Vec<(OrgId, WebhookId)>> {
     let max = i64::from(max);
-    let leased: Vec<Leased> = match conn {
-        Conn::Pg(c) => {
-            diesel::sql_query(LEASE.replace("LOCKING", "FOR UPDATE OF w SKIP LOCKED"))
-                .bind::<PortableUuid, _>(DbUuid(holder))
-                .bind::<PortableTimestamp, _>(DbTime(until))
-                .bind::<PortableTimestamp, _>(DbTime(now))
-                .bind::<diesel::sql_types::BigInt, _>(max)
-                .load(*c)
-                .await?
-        }
-        Conn::Sqlite(c) => {
-            diesel::sql_query(sqlite_lease())
-                .bind::<PortableUuid, _>(DbUuid(holder))
-                .bind::<PortableTimestamp, _>(DbTime(until))
-                .bind::<PortableTimestamp, _>(DbTime(now))
-                .bind::<diesel::sql_types::BigInt, _>(max)
-                .load(*c)
-                .await?
-        }
-    };
+    let leased: Vec<Leased> = on_conn!(conn, c, Db => {
+        diesel::sql_query(<Db as LeaseSql>::lease())
+            .bind::<PortableUuid, _>(DbUuid(holder))
+            .bind::<PortableTimestamp, _>(DbTime(until))
+            .bind::<PortableTimestamp, _>(DbTime(now))
+            .bind::<diesel::sql_types::BigInt, _>(max)
+            .load(c)
+            .await
+    })?;
     Ok(leased
         .into_iter()
         .map(|row| {
@@ -359,6 +362,9 @@ pub(crate) async fn release_all(conn: &mut Conn<'_>, holder: Uuid) -> QueryResul
 
 #[cfg(test)]
 mod tests {
+    use diesel::sqlite::Sqlite;
+
+    use super::LeaseSql;
     use crate::queries::plan::sqlite_plan;
 
     /// The lease runs on SQLite's writer at every poll while anything is due: it must
@@ -366,7 +372,7 @@ mod tests {
     /// every hook, nor every queued delivery.
     #[test]
     fn a_lease_reads_only_the_hooks_with_a_queue_on_sqlite() {
-        let (sql, plan) = sqlite_plan(&diesel::sql_query(super::sqlite_lease()));
+        let (sql, plan) = sqlite_plan(&diesel::sql_query(<Sqlite as LeaseSql>::lease()));
         // The first queue is found by reading the deliveries' key in order (`LIMIT 1`);
         // every other step seeks.
         let reads_all = |step: &&String| {
