@@ -180,11 +180,11 @@ impl TaskRepository for MemoryStore {
         &self,
         org: OrgId,
         task: TaskId,
-        after: Option<EscalationId>,
+        before: Option<EscalationId>,
         limit: u32,
     ) -> Result<Vec<Escalation>, RepositoryError> {
         let state = self.snapshot();
-        let escalations = oldest_first(&state.escalations, after.map(EscalationId::as_uuid))
+        let escalations = newest_first(&state.escalations, before.map(EscalationId::as_uuid))
             .filter(|e| e.org_id == org && e.task_id == task)
             .cloned();
         Ok(first(escalations, limit))

@@ -192,12 +192,12 @@ pub trait TaskRepository: Send + Sync {
         limit: u32,
     ) -> Result<Vec<Comment>, RepositoryError>;
 
-    /// Escalations of `task`, oldest first, at most `limit`, strictly newer than `after`.
+    /// Escalations of `task`, newest first, at most `limit`, strictly older than `before`.
     async fn escalations(
         &self,
         org: OrgId,
         task: TaskId,
-        after: Option<EscalationId>,
+        before: Option<EscalationId>,
         limit: u32,
     ) -> Result<Vec<Escalation>, RepositoryError>;
 

@@ -188,6 +188,7 @@ pub(super) async fn escalate(
     operation_id = "listTaskEscalations",
     tag = "tasks",
     summary = "List a task's escalations",
+    description = "Newest first, by pages (`limit`, `cursor`; `meta.nextCursor` when more remain).",
     params(("id" = uuid::Uuid, Path, description = "Task id"), PageQuery),
     responses((status = 200, description = "OK", body = PageResponse<EscalationResponse>)),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))

@@ -20,12 +20,12 @@ pub(crate) async fn insert(conn: &mut Conn<'_>, row: &EscalationRow) -> QueryRes
     Ok(written == 1)
 }
 
-/// Escalations of `task`, oldest first, after `after`.
+/// Escalations of `task`, newest first, before `before`.
 pub(crate) async fn of_task(
     conn: &mut Conn<'_>,
     org: OrgId,
     task: TaskId,
-    after: Option<EscalationId>,
+    before: Option<EscalationId>,
     limit: u32,
 ) -> QueryResult<Vec<EscalationRow>> {
     on_conn!(conn, c, Db => {
@@ -34,11 +34,11 @@ pub(crate) async fn of_task(
             .filter(escalations::task_id.eq(db_uuid(task)))
             .select(EscalationRow::as_select())
             .into_boxed::<Db>();
-        if let Some(after) = after {
-            query = query.filter(escalations::id.gt(db_uuid(after)));
+        if let Some(before) = before {
+            query = query.filter(escalations::id.lt(db_uuid(before)));
         }
         query
-            .order(escalations::id.asc())
+            .order(escalations::id.desc())
             .limit(i64::from(limit))
             .load(c)
             .await

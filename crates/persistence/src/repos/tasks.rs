@@ -95,11 +95,11 @@ impl TaskRepository for Database {
         &self,
         org: OrgId,
         task: TaskId,
-        after: Option<EscalationId>,
+        before: Option<EscalationId>,
         limit: u32,
     ) -> Result<Vec<Escalation>, RepositoryError> {
         let mut pooled = self.pooled().await?;
-        let rows = escalations::of_task(&mut pooled.conn(), org, task, after, limit)
+        let rows = escalations::of_task(&mut pooled.conn(), org, task, before, limit)
             .await
             .map_err(from_diesel)?;
         rows.into_iter().map(Escalation::try_from).collect()

@@ -329,12 +329,24 @@ async fn automatic_escalations_are_stored_once(db: &impl Store) {
     );
     assert!(insert_escalation(db, &other_reason).await);
     let stored = db.escalations(seed.org, t.id, None, 10).await.unwrap();
-    assert_eq!(stored, [manual, manual_again, swept.clone(), other_reason]);
+    assert_eq!(
+        stored,
+        [
+            other_reason,
+            swept.clone(),
+            manual_again.clone(),
+            manual.clone()
+        ]
+    );
     let page = db
         .escalations(seed.org, t.id, Some(swept.id), 10)
         .await
         .unwrap();
-    assert_eq!(page.len(), 1);
+    assert_eq!(
+        page,
+        [manual_again, manual],
+        "older than the cursor, newest first"
+    );
 }
 
 fn template(org: OrgId, name: &str) -> TaskTemplate {

@@ -157,7 +157,7 @@ pub async fn task_of(app: &TestApp, agent: &Agent, task: &str) -> Value {
         .clone()
 }
 
-/// The task's escalations, as `GET /tasks/:id/escalations` lists them (oldest first).
+/// The task's escalations, as `GET /tasks/:id/escalations` lists them (newest first).
 pub async fn escalations_of(app: &TestApp, agent: &Agent, task: &str) -> Vec<Value> {
     app.get(agent, &format!("/tasks/{task}/escalations"))
         .await

@@ -23,6 +23,7 @@ api_tests!(
     closed_tasks_cannot_be_escalated,
     invalid_escalation_bodies_are_400_and_change_nothing,
     escalation_is_scoped_and_needs_write_access,
+    escalations_are_listed_newest_first_in_pages,
 );
 
 /// Escalates `task` as `caller` with `body`.
@@ -376,4 +377,36 @@ async fn escalation_is_scoped_and_needs_write_access(app: &TestApp) {
     unchanged(app, &task, &before).await;
     // ... but may list.
     assert!(escalations_of(app, &observer, &task).await.is_empty());
+}
+
+async fn escalations_are_listed_newest_first_in_pages(app: &TestApp) {
+    let hr = &app.org.hr;
+    let (one, two) = (app.worker(&app.org).await, app.worker(&app.org).await);
+    let task = assigned_task(app, hr, &one, json!({})).await;
+    let mut made = Vec::new();
+    for (reason, to) in [("MANUAL", &two), ("STALE_TASK", &one), ("SLA_BREACH", &two)] {
+        let body = json!({ "reason": reason, "targetAgentId": to.uuid });
+        let reply = escalate(app, hr, &task, &body).await;
+        assert_eq!(reply.status.as_u16(), 200, "{}", reply.text);
+        made.push(reply.data().clone());
+    }
+    made.reverse(); // newest first
+
+    let all = app.get(hr, &format!("/tasks/{task}/escalations")).await;
+    assert_eq!(all.list(), &made);
+    assert_eq!(keys_of(&all.body), ["data"], "no meta when nothing remains");
+
+    let first = app
+        .get(hr, &format!("/tasks/{task}/escalations?limit=2"))
+        .await;
+    assert_eq!(first.list(), &made[..2]);
+    let cursor = str_of(&first.body["meta"], "nextCursor");
+    let second = app
+        .get(
+            hr,
+            &format!("/tasks/{task}/escalations?limit=2&cursor={cursor}"),
+        )
+        .await;
+    assert_eq!(second.list(), &made[2..]);
+    assert_eq!(keys_of(&second.body), ["data"]);
 }

@@ -64,7 +64,8 @@ async fn assert_escalated(
     from: &Agent,
     to: &Agent,
 ) {
-    let listed = escalations_of(app, &org.hr, task).await;
+    let mut listed = escalations_of(app, &org.hr, task).await;
+    listed.reverse();
     let got: Vec<&Value> = listed.iter().map(|e| &e["reason"]).collect();
     assert_eq!(got, reasons, "escalations of {task}: {listed:?}");
     for (i, escalation) in listed.iter().enumerate() {

@@ -125,7 +125,7 @@ impl TaskService {
         .await
     }
 
-    /// Escalations of a task of the actor's organization, oldest first.
+    /// Escalations of a task of the actor's organization, newest first (decision D-7).
     pub async fn escalations(
         &self,
         actor: &Actor,
