@@ -66,12 +66,23 @@ pub fn roll_over(agent: &mut Agent, period: BudgetPeriod, now: OffsetDateTime) -
     }
 }
 
-/// Credits the agent may still spend in this period: `limit - spent` (never below 0);
+/// `limit - spent` as the budget status shows it (decision D-57): below 0 when the
+/// period's spending passed a limit lowered after it; `None` without a limit.
+///
+/// ```
+/// use muster_domain::rules::budget::budget_remaining;
+/// assert_eq!(budget_remaining(Some(200), 3), Some(197));
+/// assert_eq!(budget_remaining(Some(10), 25), Some(-15));
+/// assert_eq!(budget_remaining(None, 5), None);
+/// ```
+pub fn budget_remaining(limit: Option<i64>, spent: i64) -> Option<i64> {
+    limit.map(|limit| limit.saturating_sub(spent))
+}
+
+/// Credits the agent may still spend in this period: `limit - spent`, never below 0;
 /// `None` without a limit.
 pub fn period_remaining(agent: &Agent) -> Option<i64> {
-    agent
-        .budget_period_limit
-        .map(|limit| limit.saturating_sub(agent.budget_period_spent).max(0))
+    budget_remaining(agent.budget_period_limit, agent.budget_period_spent).map(|r| r.max(0))
 }
 
 /// `round(100 × spent / limit)`, halves up; 100 when the limit is 0; `None` without a

@@ -176,7 +176,7 @@ async fn budget_reads_show_limits_and_utilization(app: &TestApp) {
     assert_eq!(status["utilizationPercent"], Value::Null);
 
     // (limit, spent) -> (remaining, utilization): round(100 × spent / limit), halves up;
-    // 100 for a limit of 0; remaining never below 0.
+    // 100 for a limit of 0; remaining = limit - spent, below 0 past a lowered limit.
     let cases = [
         (200, 3, 197, 2),
         (200, 2, 198, 1),
@@ -186,9 +186,9 @@ async fn budget_reads_show_limits_and_utilization(app: &TestApp) {
         (1000, 794, 206, 79),
         (100, 0, 100, 0),
         (100, 100, 0, 100),
-        (10, 25, 0, 250),
+        (10, 25, -15, 250),
         (0, 0, 0, 100),
-        (0, 5, 0, 100),
+        (0, 5, -5, 100),
     ];
     for (limit, spent, remaining, utilization) in cases {
         set_agent(
@@ -371,7 +371,7 @@ async fn budget_patch_checks_its_body_and_can_restart_the_period(app: &TestApp) 
     assert_eq!(status["budgetPeriodSpent"], 40);
     assert!(budget_events(app, &agent).await.is_empty());
 
-    // A new limit keeps what was spent; limit 0 is full.
+    // A new limit keeps what was spent; limit 0 is full, and what remains is below 0.
     let hr = Caller::Agent(app.org.hr.clone());
     let reply = set_budget(app, &hr, &agent, &json!({ "budgetPeriodLimit": 0 })).await;
     let data = reply.data();
@@ -382,7 +382,7 @@ async fn budget_patch_checks_its_body_and_can_restart_the_period(app: &TestApp) 
             &data["budgetRemaining"],
             &data["utilizationPercent"],
         ),
-        (&json!(0), &json!(40), &json!(0), &json!(100))
+        (&json!(0), &json!(40), &json!(-40), &json!(100))
     );
     let body = json!({ "budgetPeriodLimit": 60, "resetCurrentPeriod": false });
     let reply = set_budget(app, &hr, &agent, &body).await;

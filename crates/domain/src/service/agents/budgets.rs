@@ -8,7 +8,7 @@ use crate::model::{Actor, Agent, AgentBudgetUpdated, AgentId, AgentStatus, Audit
 use crate::policy;
 use crate::ports::transact;
 use crate::rules::budget::{
-    ALERT_PERCENT, check_spend, period_remaining, roll_over, spendable, utilization,
+    ALERT_PERCENT, budget_remaining, check_spend, roll_over, spendable, utilization,
 };
 use crate::service::ServiceError;
 
@@ -23,7 +23,8 @@ pub struct BudgetStatus {
     pub budget_period_limit: Option<i64>,
     /// Spent this period.
     pub budget_period_spent: i64,
-    /// `limit - spent`, never below 0; `None` without a limit.
+    /// `limit - spent`, below 0 once spending passed a lowered limit; `None` without a
+    /// limit.
     pub budget_remaining: Option<i64>,
     /// Start of the current period.
     pub budget_period_start: OffsetDateTime,
@@ -39,7 +40,10 @@ impl BudgetStatus {
             current_balance: agent.current_balance,
             budget_period_limit: agent.budget_period_limit,
             budget_period_spent: agent.budget_period_spent,
-            budget_remaining: period_remaining(agent),
+            budget_remaining: budget_remaining(
+                agent.budget_period_limit,
+                agent.budget_period_spent,
+            ),
             budget_period_start: agent.budget_period_start,
             utilization_percent: utilization(agent.budget_period_limit, agent.budget_period_spent),
         }
@@ -77,7 +81,7 @@ impl AgentService {
         transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let mut agent = locked_agent(tx, actor.org_id, id).await?;
-                policy::may_oversee(&actor, &agent)?;
+                policy::may_set_budget(&actor, &agent)?;
                 let now = service.clock.now();
                 roll_over(&mut agent, service.period, now);
                 agent.budget_period_limit = Some(limit);
