@@ -281,12 +281,21 @@ fn is_parent_of(actor: &Actor, target: &Agent) -> bool {
     actor.agent_id().is_some() && actor.agent_id() == target.parent_id
 }
 
-/// May `actor` activate or reject the pending `target`, or set its budget? Its parent, a
-/// level-10 agent or an admin user or agent (decisions D-53, D-57); through a key, the
-/// `admin` scope.
-pub fn may_oversee(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
+/// May `actor` activate or reject the pending `target`? Its parent, a level-10 agent or
+/// an admin user (decision D-53); through a key, the `admin` scope.
+pub fn may_activate(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
     may_write(actor)?;
     has_scope(actor, ApiKeyScope::Admin)?;
+    if is_parent_of(actor, target) || agent_at_least(actor, 10) || is_user_admin(actor) {
+        Ok(())
+    } else {
+        Err(Forbidden::ParentRequired)
+    }
+}
+
+/// May `actor` set the budget of `target`? Those who may activate it, and `admin` agents
+/// (decision D-57: "parent, level-10 agent or admin").
+pub fn may_set_budget(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
     let admin_agent = matches!(
         actor.kind,
         ActorKind::Agent {
@@ -294,14 +303,9 @@ pub fn may_oversee(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
             ..
         }
     );
-    if is_parent_of(actor, target)
-        || agent_at_least(actor, 10)
-        || admin_agent
-        || is_user_admin(actor)
-    {
-        Ok(())
-    } else {
-        Err(Forbidden::ParentRequired)
+    match may_activate(actor, target) {
+        Err(Forbidden::ParentRequired) if admin_agent => Ok(()),
+        other => other,
     }
 }
 

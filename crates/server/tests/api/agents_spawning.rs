@@ -592,6 +592,7 @@ async fn activate_needs_the_parent_a_level_10_agent_or_an_admin(app: &TestApp) {
             parent_only,
         ),
         (Caller::Agent(founder), parent_only),
+        (Caller::Agent(admin_agent), parent_only),
         (Caller::Agent(sibling), parent_only),
         (
             Caller::Agent(agent_with(app, org, 10, "worker", "observer").await),
@@ -612,14 +613,11 @@ async fn activate_needs_the_parent_a_level_10_agent_or_an_admin(app: &TestApp) {
     activate_misses(app, &parent, &children[0]).await;
     let hr = Caller::Agent(org.hr.clone());
 
-    // Allowed: the parent, a level-10 agent, an admin agent, an admin user and key.
+    // Allowed: the parent, a level-10 agent, an admin user and key (decision D-53; an
+    // `admin` agent below level 10 is refused above).
     let allowed = [
         (Caller::Agent(parent.clone()), parent.uuid.to_string()),
         (Caller::Agent(org.hr.clone()), org.hr.uuid.to_string()),
-        (
-            Caller::Agent(admin_agent.clone()),
-            admin_agent.uuid.to_string(),
-        ),
         (Caller::Bearer(admin), String::new()),
         (Caller::Bearer(admin_key), String::new()),
     ];
@@ -753,7 +751,8 @@ async fn reject_deletes_the_pending_agent_and_frees_its_agent_id(app: &TestApp) 
     assert_eq!(reply.data()["status"], "active");
     assert!(can_sign(app, &reborn).await);
 
-    // A level-10 agent (no body), an admin user (`{}`) and an admin agent may reject.
+    // A level-10 agent (no body) and an admin user (`{}`) may reject; an `admin` agent
+    // below level 10 may not (decision D-53).
     let second = &children[1];
     let reply = reject(app, &hr, second, None).await;
     assert_eq!(
@@ -773,6 +772,13 @@ async fn reject_deletes_the_pending_agent_and_frees_its_agent_id(app: &TestApp) 
     assert_eq!(reply.status.as_u16(), 200, "{}", reply.text);
     let admin_agent = registered_by_admin(app, &admin, &json!({"role": "admin"})).await;
     let reply = reject(app, &Caller::Agent(admin_agent), &children[3], None).await;
+    assert_error_exact(
+        &reply,
+        403,
+        "only the agent's parent, a level-10 agent or an admin may do this",
+    );
+    assert_eq!(status_of(app, org, &children[3]).await, "pending");
+    let reply = reject(app, &hr, &children[3], None).await;
     assert_eq!(reply.status.as_u16(), 200, "{}", reply.text);
     for rejected in &children[1..4] {
         assert_gone(app, rejected).await;

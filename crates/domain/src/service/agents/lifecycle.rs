@@ -243,7 +243,7 @@ impl AgentService {
             Box::pin(async move {
                 let mut agent = locked_agent(tx, actor.org_id, id).await?;
                 if let StatusMove::Activate = how {
-                    policy::may_oversee(&actor, &agent)?;
+                    policy::may_activate(&actor, &agent)?;
                 }
                 agent.status = how.apply(agent.status)?;
                 let now = service.clock.now();

@@ -213,7 +213,7 @@ impl AgentService {
         transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let agent = locked_agent(tx, actor.org_id, id).await?;
-                policy::may_oversee(&actor, &agent)?;
+                policy::may_activate(&actor, &agent)?;
                 if agent.status != AgentStatus::Pending {
                     return Err(Conflict::AgentStatus {
                         status: agent.status,
