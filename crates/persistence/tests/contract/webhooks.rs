@@ -22,6 +22,7 @@ contract_tests!(
     leases_step_past_queues_with_nothing_due,
     the_log_pages_and_goes_with_its_hook,
     remote_channels_hear_their_assignees_tasks_once,
+    an_append_the_store_refuses_queues_nothing,
 );
 
 fn hook(org: OrgId, events: &[&str], hook_type: HookType, enabled: bool) -> Webhook {
@@ -483,4 +484,35 @@ async fn remote_channels_hear_their_assignees_tasks_once(db: &impl Store) {
         "once for the task, nothing for the move or the unassigned task"
     );
     assert_eq!(due_ids(db, &every).await.len(), 4);
+}
+
+/// An append the store refuses (an event id already stored) fails with its own error,
+/// queues nothing and leaves the connection fit for the next unit of work.
+async fn an_append_the_store_refuses_queues_nothing(db: &impl Store) {
+    let seed = seed_org(db).await;
+    let every = hook(seed.org, &["*"], HookType::Post, true);
+    insert(db, &every).await;
+    let now = now_ms();
+    let first = event(seed.org, "task.created", now);
+    append(db, vec![first.clone()]).await;
+
+    let fresh = event(seed.org, "task.created", now);
+    let again = first.clone();
+    let refused = transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.append_events(&[fresh, again]).await?) })
+    })
+    .await
+    .unwrap_err();
+    let message = refused.to_string().to_lowercase();
+    assert!(
+        !message.contains("aborted"),
+        "the insert's error, not a later statement's in the aborted transaction: {message}"
+    );
+    assert_eq!(due_ids(db, &every).await, [first.id.as_uuid()]);
+
+    for _ in 0..3 {
+        let next = event(seed.org, "task.done", now);
+        append(db, vec![next.clone()]).await;
+        assert!(due_ids(db, &every).await.contains(&next.id.as_uuid()));
+    }
 }
