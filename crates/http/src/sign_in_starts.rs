@@ -4,7 +4,8 @@
 //! minutes, so whoever reaches it decides how much the database stores. A token bucket
 //! bounds that: `per_second` starts a second, in bursts of up to five seconds' worth;
 //! past it the route answers 429 and stores nothing. So one instance holds at most
-//! about `per_second × 605` started sign-ins, however hard it is pushed.
+//! about `per_second × 605` started sign-ins, however hard it is pushed. Only when the
+//! operator sets a rate: by default no route but login is rate-limited (decision D-10a).
 
 use std::sync::Mutex;
 use std::time::Instant;

@@ -61,8 +61,8 @@ pub struct OAuthSettings {
     pub provider: Arc<dyn IdentityProvider>,
     /// Where the browser goes after the callback: `{frontend_url}/auth/callback?...`.
     pub frontend_url: String,
-    /// How fast sign-ins may start on this instance.
-    pub starts: Arc<SignInStarts>,
+    /// How fast sign-ins may start on this instance; `None` (the default) for no limit.
+    pub starts: Option<Arc<SignInStarts>>,
 }
 
 impl std::fmt::Debug for OAuthSettings {

@@ -214,10 +214,9 @@ fn oauth_settings(auth: &AuthSettings) -> anyhow::Result<Option<OAuthSettings>> 
                 .context("cannot set up the identity provider client")?,
         ),
         frontend_url: setting.frontend_url.clone(),
-        starts: Arc::new(SignInStarts::new(
-            setting.starts_per_second,
-            std::time::Instant::now(),
-        )),
+        starts: setting
+            .starts_per_second
+            .map(|n| Arc::new(SignInStarts::new(n, std::time::Instant::now()))),
     }))
 }
 

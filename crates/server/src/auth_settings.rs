@@ -44,8 +44,10 @@ pub struct OAuthSetting {
     pub provider: OAuthProviderConfig,
     /// `{frontend}/auth/callback` receives the tokens.
     pub frontend_url: String,
-    /// Sign-ins this instance starts a second at most (bursts of five seconds' worth).
-    pub starts_per_second: u32,
+    /// Sign-ins this instance starts a second at most (bursts of five seconds' worth);
+    /// `None`, the default, for no limit (decision D-10a: no rate limit by default
+    /// but the login throttle).
+    pub starts_per_second: Option<u32>,
 }
 
 /// Everything about user authentication the server needs at start.
@@ -100,11 +102,6 @@ impl AuthSettings {
     }
 }
 
-/// Sign-ins started a second on one instance, unless `MUSTER_OAUTH_STARTS_PER_SECOND`
-/// says otherwise: far above what people clicking "sign in" need, and at most about
-/// 12,000 started sign-ins stored by one instance at a time.
-pub const DEFAULT_STARTS_PER_SECOND: u32 = 20;
-
 /// The provider settings, when `MUSTER_OAUTH_CLIENT_ID` is set.
 fn oauth_from_env() -> anyhow::Result<Option<OAuthSetting>> {
     let Some(client_id) = env("MUSTER_OAUTH_CLIENT_ID") else {
@@ -125,18 +122,19 @@ fn oauth_from_env() -> anyhow::Result<Option<OAuthSetting>> {
             scopes: or_default("MUSTER_OAUTH_SCOPES", "openid email profile"),
         },
         frontend_url: required("MUSTER_FRONTEND_URL")?,
-        starts_per_second: match env("MUSTER_OAUTH_STARTS_PER_SECOND") {
-            None => DEFAULT_STARTS_PER_SECOND,
-            Some(value) => value
-                .trim()
-                .parse()
-                .ok()
-                .filter(|n| (1..=100_000).contains(n))
-                .with_context(|| {
-                    format!(
-                        "MUSTER_OAUTH_STARTS_PER_SECOND must be a whole number from 1 to 100000, not {value:?}"
-                    )
-                })?,
-        },
+        starts_per_second: env("MUSTER_OAUTH_STARTS_PER_SECOND")
+            .map(|value| {
+                value
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|n| (1..=100_000).contains(n))
+                    .with_context(|| {
+                        format!(
+                            "MUSTER_OAUTH_STARTS_PER_SECOND must be a whole number from 1 to 100000, not {value:?}"
+                        )
+                    })
+            })
+            .transpose()?,
     }))
 }

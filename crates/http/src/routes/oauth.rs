@@ -53,7 +53,7 @@ fn to_frontend(settings: &OAuthSettings, pairs: &[(&str, &str)]) -> HttpResponse
     summary = "Start signing in with Google",
     responses(
         (status = 302, description = "To the provider's consent screen", headers(("Location" = String))),
-        (status = 429, description = "This instance is starting as many sign-ins as it allows a second; nothing was stored", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait"))),
+        (status = 429, description = "Only with `MUSTER_OAUTH_STARTS_PER_SECOND` set: this instance is starting as many sign-ins as it allows a second; nothing was stored", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait"))),
         (status = 404, description = "Google sign-in is not configured", body = ErrorBody)
     ),
     security(())
@@ -63,7 +63,9 @@ pub(super) async fn begin(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let settings = configured(&state, &req)?;
-    if !settings.starts.try_start(Instant::now()) {
+    if let Some(starts) = &settings.starts
+        && !starts.try_start(Instant::now())
+    {
         return Err(ApiError::too_many(
             "Too many sign-ins are being started; retry in a moment",
             1,

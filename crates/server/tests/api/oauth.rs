@@ -246,7 +246,7 @@ pub fn provider_settings() -> AuthSettings {
                 scopes: SCOPES.to_owned(),
             },
             frontend_url: FRONTEND_URL.to_owned(),
-            starts_per_second: muster_server::auth_settings::DEFAULT_STARTS_PER_SECOND,
+            starts_per_second: None,
         }),
         ..AuthSettings::default()
     }
@@ -405,7 +405,18 @@ mod with_a_provider {
         an_unknown_email_is_refused,
         a_user_of_another_org_is_unknown,
         a_locked_account_is_refused,
+        starts_are_not_limited_unless_configured,
     );
+
+    /// No rate limit applies by default but the login throttle (decision D-10a): with
+    /// `MUSTER_OAUTH_STARTS_PER_SECOND` unset, a quick run of starts, more than a
+    /// limit's burst would allow, all go to the provider.
+    async fn starts_are_not_limited_unless_configured(app: &TestApp) {
+        for n in 0..150 {
+            let reply = send(browser().get(app.url("/auth/google"))).await;
+            assert_eq!(reply.status.as_u16(), 302, "start {n}: {}", reply.text);
+        }
+    }
 
     async fn begin_redirects_to_the_provider_with_state_and_pkce(app: &TestApp) {
         let first = begin(app).await;
@@ -620,7 +631,7 @@ mod with_a_start_limit {
     fn one_a_second() -> AuthSettings {
         let mut settings = provider_settings();
         if let Some(oauth) = settings.oauth.as_mut() {
-            oauth.starts_per_second = 1;
+            oauth.starts_per_second = Some(1);
         }
         settings
     }
