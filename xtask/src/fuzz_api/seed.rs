@@ -114,7 +114,7 @@ values = ["SendMessage", "SendStreamingMessage", "GetTask", "ListTasks", "Cancel
 
 [[operations]]
 include-path-regex = '^/tasks/\{{id\}}'
-parameters = {{ "path.id" = {task}, "path.dep_id" = {task}, "body.dependsOnId" = {task}, "body.assigneeId" = {agent} }}
+parameters = {{ "path.id" = {task}, "path.depId" = {task}, "body.dependsOnId" = {task}, "body.assigneeId" = {agent} }}
 [[operations]]
 include-path-regex = '^/a2a/jsonrpc$'
 parameters = {{ "body.method" = {a2a_method} }}

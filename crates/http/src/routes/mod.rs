@@ -136,7 +136,7 @@ fn tasks(table: &mut Table<'_>) {
                 .post(task_links::add_dependency)
                 .get(task_links::dependencies),
         )
-        .add(at("/tasks/{id}/dependencies/{dep_id}").delete(task_links::remove_dependency))
+        .add(at("/tasks/{id}/dependencies/{depId}").delete(task_links::remove_dependency))
         .add(
             at("/tasks/{id}/comments")
                 .post(task_links::comment)

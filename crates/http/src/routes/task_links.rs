@@ -74,11 +74,11 @@ pub(super) async fn dependencies(
 /// `DELETE /tasks/:id/dependencies/:depId`.
 #[utoipa::path(
     delete,
-    path = "/tasks/{id}/dependencies/{dep_id}",
+    path = "/tasks/{id}/dependencies/{depId}",
     operation_id = "removeTaskDependency",
     tag = "tasks",
     summary = "Remove a dependency",
-    params(("id" = uuid::Uuid, Path, description = "Task id"), ("dep_id" = uuid::Uuid, Path, description = "Id of the task depended on")),
+    params(("id" = uuid::Uuid, Path, description = "Task id"), ("depId" = uuid::Uuid, Path, description = "The dependency's own id (as `id` in the dependency list), not the id of the task depended on")),
     responses((status = 200, description = "OK", body = DataWithMessage<DependencyResponse>)),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
 )]
