@@ -71,6 +71,25 @@ impl<T, C> Page<T, C> {
     }
 }
 
+impl<T, C: Copy + Ord> Page<T, C> {
+    /// One page of `all`, a short list read whole, newest first under time-ordered ids
+    /// (a user's API keys, an organization's hooks or inbound keys): the items older
+    /// than the request's cursor, at most its limit. Refuses a page size out of range.
+    pub fn of_newest_first(
+        all: Vec<T>,
+        page: &PageRequest<C>,
+        id_of: impl Fn(&T) -> C,
+    ) -> Result<Self, ValidationError> {
+        page.check()?;
+        let rows: Vec<T> = all
+            .into_iter()
+            .filter(|item| page.cursor.is_none_or(|cursor| id_of(item) < cursor))
+            .take(page.fetch() as usize)
+            .collect();
+        Ok(Self::cut(rows, page.limit, id_of))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +100,35 @@ mod tests {
         assert_eq!((page.items, page.next_cursor), (vec![1, 2], Some(2)));
         let page = Page::cut(vec![1, 2], 2, |n| *n);
         assert_eq!((page.items, page.next_cursor), (vec![1, 2], None));
+    }
+
+    #[test]
+    fn a_list_read_whole_pages_by_its_ids() {
+        let all = vec![9, 7, 5, 3, 1];
+        let first = PageRequest {
+            cursor: None,
+            limit: 2,
+        };
+        let page = Page::of_newest_first(all.clone(), &first, |n| *n).unwrap();
+        assert_eq!((page.items, page.next_cursor), (vec![9, 7], Some(7)));
+        let next = PageRequest {
+            cursor: Some(7),
+            limit: 2,
+        };
+        let page = Page::of_newest_first(all.clone(), &next, |n| *n).unwrap();
+        assert_eq!((page.items, page.next_cursor), (vec![5, 3], Some(3)));
+        // A cursor whose item is gone still pages on from where it stood.
+        let gone = PageRequest {
+            cursor: Some(4),
+            limit: 2,
+        };
+        let page = Page::of_newest_first(all.clone(), &gone, |n| *n).unwrap();
+        assert_eq!((page.items, page.next_cursor), (vec![3, 1], None));
+        let too_big = PageRequest {
+            cursor: None,
+            limit: 501,
+        };
+        assert!(Page::of_newest_first(all, &too_big, |n| *n).is_err());
     }
 
     #[test]

@@ -1,13 +1,14 @@
 //! `/api-keys`: the signed-in user's keys (decision D-17).
 
+use actix_web::HttpRequest;
 use actix_web::web::{Data, Json, Path};
 use muster_domain::model::ApiKeyId;
-use muster_domain::service::NewApiKey;
+use muster_domain::service::{NewApiKey, Page};
 
 use crate::ApiError;
-use crate::body::parse_json;
+use crate::body::{parse_json, parse_query};
 use crate::dto::auth::{ApiKeyResponse, CreateApiKeyBody, MessageResponse};
-use crate::dto::{self, Data as Envelope};
+use crate::dto::paging::{PageQuery, PageResponse};
 use crate::extract::SignedInUser;
 use crate::state::AppState;
 
@@ -52,17 +53,23 @@ pub(super) async fn create(
     operation_id = "listApiKeys",
     tag = "API keys",
     summary = "List the caller's API keys",
-    responses((status = 200, description = "OK", body = dto::Data<Vec<ApiKeyResponse>>)),
+    description = "Newest first, by pages (`limit`, `cursor`; `meta.nextCursor` when more remain).",
+    params(PageQuery),
+    responses((status = 200, description = "OK", body = PageResponse<ApiKeyResponse>)),
     security(("userToken" = []))
 )]
 pub(super) async fn list(
     state: Data<AppState>,
+    req: HttpRequest,
     user: SignedInUser,
-) -> Result<Json<Envelope<Vec<ApiKeyResponse>>>, ApiError> {
+) -> Result<Json<PageResponse<ApiKeyResponse>>, ApiError> {
+    let query: PageQuery = parse_query(req.query_string())?;
+    let request = query.request()?;
     let keys = state.api_keys.list(&user.actor).await?;
-    Ok(Json(Envelope {
-        data: keys.iter().map(|k| ApiKeyResponse::new(k, None)).collect(),
-    }))
+    let page = Page::of_newest_first(keys, &request, |k| k.id)?;
+    Ok(Json(PageResponse::of(page, |k| {
+        ApiKeyResponse::new(&k, None)
+    })))
 }
 
 /// `GET /api-keys/:id`.

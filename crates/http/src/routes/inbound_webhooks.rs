@@ -5,15 +5,16 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Json, Path};
 use muster_domain::model::InboundKeyId;
-use muster_domain::service::{InboundService, IssuedKey, ServiceError};
+use muster_domain::service::{InboundService, IssuedKey, Page, ServiceError};
 
 use crate::ApiError;
-use crate::body::parse_json;
+use crate::body::{parse_json, parse_query};
 use crate::dto::auth::MessageResponse;
 use crate::dto::inbound_webhooks::{
     CreateInboundKeyBody, InboundBatchBody, InboundKeyResponse, InboundTaskBody,
     UpdateInboundKeyBody,
 };
+use crate::dto::paging::{PageQuery, PageResponse};
 use crate::dto::tasks::TaskResponse;
 use crate::dto::{self, Data as Envelope};
 use crate::extract::{RawBody, SignedInUser};
@@ -59,20 +60,23 @@ pub(super) async fn create(
     operation_id = "listInboundKeys",
     tag = "inbound webhooks",
     summary = "List inbound webhook keys",
-    responses((status = 200, description = "OK", body = dto::Data<Vec<InboundKeyResponse>>)),
+    description = "Newest first, by pages (`limit`, `cursor`; `meta.nextCursor` when more remain).",
+    params(PageQuery),
+    responses((status = 200, description = "OK", body = PageResponse<InboundKeyResponse>)),
     security(("userToken" = []))
 )]
 pub(super) async fn list(
     state: Data<AppState>,
+    req: HttpRequest,
     user: SignedInUser,
-) -> Result<Json<Envelope<Vec<InboundKeyResponse>>>, ApiError> {
+) -> Result<Json<PageResponse<InboundKeyResponse>>, ApiError> {
+    let query: PageQuery = parse_query(req.query_string())?;
+    let request = query.request()?;
     let keys = state.inbound.list(&user.actor).await?;
-    Ok(Json(Envelope {
-        data: keys
-            .iter()
-            .map(|k| InboundKeyResponse::new(k, None))
-            .collect(),
-    }))
+    let page = Page::of_newest_first(keys, &request, |k| k.id)?;
+    Ok(Json(PageResponse::of(page, |k| {
+        InboundKeyResponse::new(&k, None)
+    })))
 }
 
 /// `GET /api/v1/inbound-webhooks/:id`.

@@ -4,10 +4,12 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Json, Path};
 use muster_domain::model::WebhookId;
+use muster_domain::service::Page;
 
 use crate::ApiError;
 use crate::body::{parse_json, parse_query};
 use crate::dto::auth::MessageResponse;
+use crate::dto::paging::{PageQuery, PageResponse};
 use crate::dto::webhooks::{
     CreateWebhookBody, DeliveriesQuery, DeliveryPageMeta, DeliveryResponse, TestResponse,
     UpdateWebhookBody, WebhookResponse,
@@ -50,17 +52,21 @@ pub(super) async fn create(
     operation_id = "listWebhooks",
     tag = "webhooks",
     summary = "List outbound webhooks",
-    responses((status = 200, description = "OK", body = dto::Data<Vec<WebhookResponse>>)),
+    description = "Newest first, by pages (`limit`, `cursor`; `meta.nextCursor` when more remain).",
+    params(PageQuery),
+    responses((status = 200, description = "OK", body = PageResponse<WebhookResponse>)),
     security(("userToken" = []))
 )]
 pub(super) async fn list(
     state: Data<AppState>,
+    req: HttpRequest,
     user: SignedInUser,
-) -> Result<Json<Envelope<Vec<WebhookResponse>>>, ApiError> {
+) -> Result<Json<PageResponse<WebhookResponse>>, ApiError> {
+    let query: PageQuery = parse_query(req.query_string())?;
+    let request = query.request()?;
     let hooks = state.webhooks.list(&user.actor).await?;
-    Ok(Json(Envelope {
-        data: hooks.iter().map(WebhookResponse::from).collect(),
-    }))
+    let page = Page::of_newest_first(hooks, &request, |h| h.id)?;
+    Ok(Json(PageResponse::of(page, |h| WebhookResponse::from(&h))))
 }
 
 /// `GET /api/v1/webhooks/:id`.

@@ -87,6 +87,7 @@ mod hostile_input;
 mod idempotency;
 mod inbound_ingest;
 mod inbound_keys;
+mod lists_paged;
 mod mcp;
 mod metrics;
 mod oauth;
