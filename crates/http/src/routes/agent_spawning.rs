@@ -2,6 +2,7 @@
 
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Json, Path};
+use muster_domain::service::Page;
 use muster_domain::service::agent_limits::hierarchy_depth;
 
 use super::agents::{agent_id, status_answer, status_target};
@@ -14,6 +15,7 @@ use crate::dto::agents::{
     SpawnRequest, StatusResponse, WithSecret,
 };
 use crate::dto::auth::MessageResponse;
+use crate::dto::paging::{PageQuery, PageResponse};
 use crate::dto::task_links::DataWithMessage;
 use crate::extract::Authenticated;
 use crate::state::AppState;
@@ -65,17 +67,21 @@ pub(super) async fn capacity(
     operation_id = "listPendingAgents",
     tag = "agents",
     summary = "List spawned agents waiting for activation",
-    responses((status = 200, description = "OK", body = dto::Data<Vec<PendingResponse>>)),
+    description = "Newest first, by pages (`limit`, `cursor`; `meta.nextCursor` when more remain).",
+    params(PageQuery),
+    responses((status = 200, description = "OK", body = PageResponse<PendingResponse>)),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
 )]
 pub(super) async fn pending(
     state: Data<AppState>,
+    req: HttpRequest,
     auth: Authenticated,
-) -> Answer<dto::Data<Vec<PendingResponse>>> {
+) -> Answer<PageResponse<PendingResponse>> {
+    let query: PageQuery = parse_query(req.query_string())?;
+    let request = query.request()?;
     let agents = state.agents.pending(&auth.actor).await?;
-    Ok(Json(dto::Data {
-        data: agents.into_iter().map(Into::into).collect(),
-    }))
+    let page = Page::of_newest_first(agents, &request, |a| a.id)?;
+    Ok(Json(PageResponse::of(page, Into::into)))
 }
 
 /// `POST /agents/:id/activate`.

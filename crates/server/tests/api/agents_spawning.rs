@@ -13,8 +13,8 @@ use crate::agents_lifecycle::{
     assert_status_answer, can_sign, settle, sorted_keys, status_call, status_of, with_handle,
 };
 use crate::helpers::{
-    Agent, TestApp, assert_bad_queries, assert_error, assert_error_exact, assert_timestamp, send,
-    str_of, unique_handle,
+    Agent, TestApp, assert_bad_queries, assert_error, assert_error_exact, assert_timestamp,
+    keys_of, send, str_of, unique_handle,
 };
 use crate::task_support::count;
 use crate::task_tools::{Caller, delete, event_total, types};
@@ -518,18 +518,18 @@ async fn pending_lists_what_the_caller_may_activate(app: &TestApp) {
         .data()
         .clone();
     assert_eq!(
-        list[0],
+        list[1],
         json!({
             "id": a1.uuid.to_string(), "agentId": a1.handle, "name": "a one", "level": 2,
             "parentId": a.uuid.to_string(), "createdAt": record["createdAt"],
         })
     );
-    assert_eq!(list[1]["id"], a2.uuid.to_string(), "oldest first");
-    assert_eq!(list[1]["level"], 4);
+    assert_eq!(list[0]["id"], a2.uuid.to_string(), "newest first");
+    assert_eq!(list[0]["level"], 4);
     assert_no_secret(&reply.body);
 
     let uuid = |agent: &Agent| agent.uuid.to_string();
-    let whole_org = vec![uuid(&a1), uuid(&b1), uuid(&a2)];
+    let whole_org = vec![uuid(&a2), uuid(&b1), uuid(&a1)];
     let admin = app.admin_token(org).await;
     let admin_key = app.api_key(&admin, &["admin"]).await;
     let write_key = app.api_key(&admin, &["write"]).await;
@@ -554,6 +554,17 @@ async fn pending_lists_what_the_caller_may_activate(app: &TestApp) {
     for (caller, expected) in &cases {
         assert_eq!(&pending_ids(app, caller).await, expected, "{caller:?}");
     }
+    // Paged as every list (decision D-7).
+    let hr = Caller::Agent(org.hr.clone());
+    let first = hr
+        .call(app, Method::GET, "/agents/pending?limit=2", None)
+        .await;
+    assert_eq!(first.ids(), &whole_org[..2]);
+    let cursor = str_of(&first.body["meta"], "nextCursor");
+    let path = format!("/agents/pending?limit=2&cursor={cursor}");
+    let second = hr.call(app, Method::GET, &path, None).await;
+    assert_eq!(second.ids(), &whole_org[2..]);
+    assert_eq!(keys_of(&second.body), ["data"]);
     // A pending agent has left the list once activated or rejected.
     let hr = Caller::Agent(org.hr.clone());
     status_call(app, &hr, &a1, "activate").await.data();

@@ -180,7 +180,8 @@ impl AgentService {
     }
 
     /// Pending agents the caller may activate (decision D-52): its own pending children,
-    /// or every pending agent of the organization for level-10 agents and admin users.
+    /// or every pending agent of the organization for level-10 agents and admin users;
+    /// newest first (decision D-7).
     pub async fn pending(&self, actor: &Actor) -> Result<Vec<Agent>, ServiceError> {
         let everyone = policy::is_user_admin(actor)
             || matches!(actor.kind, ActorKind::Agent { level, .. } if level.get() == 10);
@@ -189,7 +190,9 @@ impl AgentService {
             Some(id) => Some(id),
             None => return Ok(Vec::new()),
         };
-        Ok(self.agents.pending(actor.org_id, parent).await?)
+        let mut pending = self.agents.pending(actor.org_id, parent).await?;
+        pending.reverse();
+        Ok(pending)
     }
 
     /// Activates a pending agent (decision D-53): its parent, a level-10 agent or an
