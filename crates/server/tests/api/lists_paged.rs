@@ -4,7 +4,7 @@
 //! `meta.nextCursor` while more remain.
 
 use reqwest::Method;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, assert_error, keys_of, send, str_of};
 
@@ -46,43 +46,41 @@ async fn assert_pages(app: &TestApp, token: &str, path: &str, mut made: Vec<Stri
     );
 }
 
+/// Creates one item per body with `POST path` as `token` (asserting 200): their ids, in
+/// creation order.
+async fn created(app: &TestApp, token: &str, path: &str, bodies: [Value; 3]) -> Vec<String> {
+    let mut ids = Vec::new();
+    for body in &bodies {
+        let reply = send(app.bearer(token, Method::POST, path, Some(body))).await;
+        assert_eq!(reply.status, 200, "{}", reply.text);
+        ids.push(str_of(&reply.body, "id"));
+    }
+    ids
+}
+
+/// `{name}` bodies named one, two, three.
+fn named() -> [Value; 3] {
+    ["one", "two", "three"].map(|name| json!({ "name": name }))
+}
+
 async fn api_keys_page_newest_first(app: &TestApp) {
     let token = app.admin_token(&app.org).await;
-    let mut made = Vec::new();
-    for name in ["one", "two", "three"] {
-        let body = json!({ "name": name });
-        let reply = send(app.bearer(&token, Method::POST, "/api-keys", Some(&body))).await;
-        assert_eq!(reply.status, 200, "{}", reply.text);
-        made.push(str_of(&reply.body, "id"));
-    }
+    let made = created(app, &token, "/api-keys", named()).await;
     assert_pages(app, &token, "/api-keys", made).await;
 }
 
 async fn webhooks_page_newest_first(app: &TestApp) {
     let token = app.admin_token(&app.org).await;
-    let mut made = Vec::new();
-    for name in ["one", "two", "three"] {
-        let body = json!({
-            "name": name,
-            "url": "https://203.0.113.10/hook",
-            "events": ["task.created"],
-        });
-        let reply = send(app.bearer(&token, Method::POST, "/api/v1/webhooks", Some(&body))).await;
-        assert_eq!(reply.status, 200, "{}", reply.text);
-        made.push(str_of(&reply.body, "id"));
-    }
+    let bodies = ["one", "two", "three"].map(|name| {
+        json!({ "name": name, "url": "https://203.0.113.10/hook", "events": ["task.created"] })
+    });
+    let made = created(app, &token, "/api/v1/webhooks", bodies).await;
     assert_pages(app, &token, "/api/v1/webhooks", made).await;
 }
 
 async fn inbound_keys_page_newest_first(app: &TestApp) {
     let token = app.admin_token(&app.org).await;
-    let mut made = Vec::new();
-    for name in ["one", "two", "three"] {
-        let body = json!({ "name": name });
-        let path = "/api/v1/inbound-webhooks";
-        let reply = send(app.bearer(&token, Method::POST, path, Some(&body))).await;
-        assert_eq!(reply.status, 200, "{}", reply.text);
-        made.push(str_of(&reply.body, "id"));
-    }
-    assert_pages(app, &token, "/api/v1/inbound-webhooks", made).await;
+    let path = "/api/v1/inbound-webhooks";
+    let made = created(app, &token, path, named()).await;
+    assert_pages(app, &token, path, made).await;
 }
