@@ -136,26 +136,31 @@ pub fn coverage(matched: usize, required: usize) -> u8 {
     u8::try_from(percent.min(100)).unwrap_or(100)
 }
 
-/// Scores every eligible agent of `roster` against `needed` and orders them: coverage
-/// (high first), proficiency sum (high first), open tasks (few first), reputation (high
-/// first), then `agentId` (alphabetical) so that the order is total and stable.
+/// Scores every eligible agent of `roster` against `needed` and orders them (decision
+/// D-35): coverage (high first), proficiency sum (high first), open tasks (few first),
+/// reputation (high first), then `agentId` ascending so that the order is total and
+/// stable. A candidate's `agentId` is the agent's UUID (decision D-9).
 pub fn rank(needed: &[Requirement], roster: Vec<RosterEntry>) -> Vec<Candidate> {
-    let eligible = roster
+    let mut candidates: Vec<Candidate> = roster
         .into_iter()
         .filter(|entry| is_eligible(&entry.agent))
+        .map(|entry| score(needed, entry))
         .collect();
-    rank_all(needed, eligible)
+    candidates.sort_by(|a, b| compare(a, b).then_with(|| a.agent.id.cmp(&b.agent.id)));
+    candidates
 }
 
 /// [`rank`] without the eligibility filter: every agent of `roster` is scored and
 /// ordered, whatever its status or mode (capability matching, decision D-62, chooses
-/// its own agents).
+/// its own agents). Ties end on the `agentId` a match element shows, the handle.
 pub fn rank_all(needed: &[Requirement], roster: Vec<RosterEntry>) -> Vec<Candidate> {
     let mut candidates: Vec<Candidate> = roster
         .into_iter()
         .map(|entry| score(needed, entry))
         .collect();
-    candidates.sort_by(compare);
+    candidates.sort_by(|a, b| {
+        compare(a, b).then_with(|| a.agent.handle.as_str().cmp(b.agent.handle.as_str()))
+    });
     candidates
 }
 
@@ -179,13 +184,14 @@ fn score(needed: &[Requirement], entry: RosterEntry) -> Candidate {
     }
 }
 
+/// Every tie-break of decision D-35 but the last, `agentId`, which each list takes as it
+/// shows it.
 fn compare(a: &Candidate, b: &Candidate) -> Ordering {
     b.coverage
         .cmp(&a.coverage)
         .then(b.proficiency_sum.cmp(&a.proficiency_sum))
         .then(a.open_tasks.cmp(&b.open_tasks))
         .then(b.agent.reputation_score.cmp(&a.agent.reputation_score))
-        .then_with(|| a.agent.handle.as_str().cmp(b.agent.handle.as_str()))
 }
 
 #[cfg(test)]
@@ -267,7 +273,8 @@ mod tests {
             // Reputation decides at equal sums (3) and load: 80 beats 70.
             entry(agent("zeta", 80), &[("rust", Standard), ("sql", Basic)], 0),
             entry(agent("yota", 70), &[("rust", Standard), ("sql", Basic)], 0),
-            // The handle decides when all else is equal: "alpha" before "beta".
+            // The id (`agentId` on the wire, time-ordered) decides when all else is
+            // equal: "beta", made first, before "alpha".
             entry(agent("beta", 60), &[("rust", Basic), ("sql", Standard)], 0),
             entry(agent("alpha", 60), &[("rust", Basic), ("sql", Standard)], 0),
         ];
@@ -275,7 +282,7 @@ mod tests {
         assert_eq!(
             order(&ranked),
             [
-                "experts", "calm", "busy", "zeta", "yota", "alpha", "beta", "half"
+                "experts", "calm", "busy", "zeta", "yota", "beta", "alpha", "half"
             ]
         );
         let half = ranked.last().unwrap();

@@ -81,7 +81,7 @@ async fn agent_with(
 /// proficiency sum: c1 (9) before c2 (8), and c9 behind h2/h3 (6 vs 2);
 /// open tasks: h9 (none; reputation 10) before h0 (one; reputation 90);
 /// reputation: h8 (80) before h1 (60);
-/// agentId: h2 before h3 (all else equal).
+/// agentId, the UUID (decision D-9): h3, made first, before h2 (all else equal).
 async fn roster(app: &TestApp) -> Roster {
     let all_expert: &[(&str, &str)] = &[("rust", "expert"), ("sql", "expert"), ("go", "expert")];
     let c1 = agent_with(app, "c1", all_expert, 50).await;
@@ -163,8 +163,8 @@ async fn roster(app: &TestApp) -> Roster {
         (h0.clone(), 100),
         (h8.clone(), 100),
         (h1.clone(), 100),
-        (h2.clone(), 67),
         (h3.clone(), 67),
+        (h2.clone(), 67),
         (c9.clone(), 67),
         (d0.clone(), 33),
         (hr, 0),
@@ -322,17 +322,18 @@ async fn bad_candidate_queries_are_400(app: &TestApp) {
 async fn without_requirements_every_eligible_agent_scores_100(app: &TestApp) {
     let roster = roster(app).await;
     let name = |n: &str| roster.get(n).uuid.to_string();
-    // Everyone covers 100 and sums 0: open tasks, then reputation, then agentId decide.
+    // Everyone covers 100 and sums 0: open tasks, then reputation, then agentId (the
+    // UUID, time-ordered: HR was made first, then the roster in its order) decide.
     let expected = vec![
         name("h8"),
         name("h1"),
+        app.org.hr.uuid.to_string(),
         name("c1"),
         name("c2"),
+        name("h3"),
+        name("h2"),
         name("c9"),
         name("d0"),
-        name("h2"),
-        name("h3"),
-        app.org.hr.uuid.to_string(),
         name("h9"),
         name("h0"),
     ];
@@ -387,7 +388,7 @@ async fn auto_assign_picks_the_best_candidate_not_excluded(app: &TestApp) {
         (json!({ "excludeAgentIds": [id("c1")] }), "c2"),
         (
             json!({ "excludeAgentIds": [id("c1"), id("c2"), id("h9"), id("h0"), id("h8"), id("h1")], "minCoverage": 67 }),
-            "h2",
+            "h3",
         ),
         (
             json!({ "excludeAgentIds": [id("c1"), id("c2"), id("h9"), id("h0"), id("h8"), id("h1"), id("h2"), id("h3"), id("c9")] }),
