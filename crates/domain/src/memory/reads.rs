@@ -58,7 +58,7 @@ fn oldest_first<V>(table: &BTreeMap<Uuid, V>, after: Option<Uuid>) -> impl Itera
         .map(|(_, v)| v)
 }
 
-fn agents_of(state: &State) -> impl Iterator<Item = &Agent> {
+fn agents_of(state: &State) -> impl DoubleEndedIterator<Item = &Agent> {
     state.agents.values().map(|r| &r.credentials.agent)
 }
 
@@ -372,6 +372,7 @@ impl AgentRepository for MemoryStore {
     ) -> Result<Vec<Agent>, RepositoryError> {
         let state = self.snapshot();
         Ok(agents_of(&state)
+            .rev()
             .filter(|a| a.org_id == org && a.status == AgentStatus::Pending)
             .filter(|a| parent.is_none_or(|p| a.parent_id == Some(p)))
             .cloned()

@@ -68,7 +68,7 @@ pub trait AgentRepository: Send + Sync {
         active_only: bool,
     ) -> Result<Vec<RosterEntry>, RepositoryError>;
 
-    /// Pending agents of `org`, oldest first: the children of `parent`, or all of them
+    /// Pending agents of `org`, newest first: the children of `parent`, or all of them
     /// when `None`.
     async fn pending(
         &self,

@@ -141,26 +141,30 @@ pub fn coverage(matched: usize, required: usize) -> u8 {
 /// reputation (high first), then `agentId` ascending so that the order is total and
 /// stable. A candidate's `agentId` is the agent's UUID (decision D-9).
 pub fn rank(needed: &[Requirement], roster: Vec<RosterEntry>) -> Vec<Candidate> {
-    let mut candidates: Vec<Candidate> = roster
-        .into_iter()
-        .filter(|entry| is_eligible(&entry.agent))
-        .map(|entry| score(needed, entry))
-        .collect();
-    candidates.sort_by(|a, b| compare(a, b).then_with(|| a.agent.id.cmp(&b.agent.id)));
-    candidates
+    let eligible = roster.into_iter().filter(|entry| is_eligible(&entry.agent));
+    ranked(needed, eligible, |a, b| a.id.cmp(&b.id))
 }
 
 /// [`rank`] without the eligibility filter: every agent of `roster` is scored and
 /// ordered, whatever its status or mode (capability matching, decision D-62, chooses
 /// its own agents). Ties end on the `agentId` a match element shows, the handle.
 pub fn rank_all(needed: &[Requirement], roster: Vec<RosterEntry>) -> Vec<Candidate> {
+    ranked(needed, roster, |a, b| {
+        a.handle.as_str().cmp(b.handle.as_str())
+    })
+}
+
+/// Scores `roster` and orders it by [`compare`], then by `last` between the agents.
+fn ranked(
+    needed: &[Requirement],
+    roster: impl IntoIterator<Item = RosterEntry>,
+    last: impl Fn(&Agent, &Agent) -> Ordering,
+) -> Vec<Candidate> {
     let mut candidates: Vec<Candidate> = roster
         .into_iter()
         .map(|entry| score(needed, entry))
         .collect();
-    candidates.sort_by(|a, b| {
-        compare(a, b).then_with(|| a.agent.handle.as_str().cmp(b.agent.handle.as_str()))
-    });
+    candidates.sort_by(|a, b| compare(a, b).then_with(|| last(&a.agent, &b.agent)));
     candidates
 }
 

@@ -174,7 +174,7 @@ pub(crate) async fn of_org(
     })
 }
 
-/// Pending agents of `org`, oldest first; only the children of `parent` when given.
+/// Pending agents of `org`, newest first; only the children of `parent` when given.
 pub(crate) async fn pending(
     conn: &mut Conn<'_>,
     org: OrgId,
@@ -189,7 +189,7 @@ pub(crate) async fn pending(
         if let Some(parent) = parent {
             query = query.filter(agents::parent_id.eq(db_uuid(parent)));
         }
-        query.order(agents::id.asc()).load(c).await
+        query.order(agents::id.desc()).load(c).await
     })
 }
 

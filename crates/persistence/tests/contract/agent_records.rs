@@ -161,6 +161,17 @@ async fn live_children_count_active_and_pending(db: &impl Store) {
             .unwrap()
             .is_empty()
     );
+    // Newest first (decision D-7), a pending agent of another parent included when
+    // none is named.
+    let newer = store_agent(db, &seed, |a| a.status = AgentStatus::Pending).await;
+    let ids: Vec<_> = db
+        .pending(seed.org, None)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.id)
+        .collect();
+    assert_eq!(ids, [newer.id, pending[0].id]);
 }
 
 async fn deleting_an_agent_removes_its_capabilities(db: &impl Store) {

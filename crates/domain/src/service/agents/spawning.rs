@@ -190,9 +190,7 @@ impl AgentService {
             Some(id) => Some(id),
             None => return Ok(Vec::new()),
         };
-        let mut pending = self.agents.pending(actor.org_id, parent).await?;
-        pending.reverse();
-        Ok(pending)
+        Ok(self.agents.pending(actor.org_id, parent).await?)
     }
 
     /// Activates a pending agent (decision D-53): its parent, a level-10 agent or an
