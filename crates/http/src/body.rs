@@ -8,6 +8,9 @@ use actix_web::web::{Bytes, BytesMut};
 use futures_util::StreamExt;
 use serde::de::DeserializeOwned;
 
+use muster_domain::service::PageRequest;
+
+use crate::dto::paging::PageQuery;
 use crate::error::ApiError;
 
 /// Parses a UUID from a path segment or query value, naming the field on failure.
@@ -132,6 +135,13 @@ pub fn parse_query<T: DeserializeOwned>(query: &str) -> Result<T, ApiError> {
         let path = err.path().to_string();
         ApiError::bad_request(describe(&path, &err.into_inner().to_string()))
     })
+}
+
+/// The page a list's query asks for: its `limit` and `cursor` (decision D-7), with
+/// the cursor as the list's id type. The range of `limit` is the use case's to check.
+pub fn parse_page<C: From<uuid::Uuid>>(query: &str) -> Result<PageRequest<C>, ApiError> {
+    let query: PageQuery = parse_query(query)?;
+    Ok(query.request()?)
 }
 
 /// Turns serde's wording into the contract's, keeping the field path in front.

@@ -6,7 +6,7 @@ use actix_web::web::{Data, Json, Path};
 
 use super::agents::agent_id;
 use super::tasks::Answer;
-use crate::body::{parse_json, parse_query};
+use crate::body::{parse_json, parse_page, parse_query};
 use crate::dto;
 use crate::dto::agent_money::{
     AmountRequest, BalanceResponse, BudgetRequest, BudgetResponse, CanSpendQuery, CanSpendResponse,
@@ -226,10 +226,7 @@ pub(super) async fn history(
     auth: Authenticated,
 ) -> Answer<PageResponse<LedgerResponse>> {
     let id = agent_id(&path)?;
-    let query: PageQuery = parse_query(req.query_string())?;
-    let page = state
-        .agents
-        .history(&auth.actor, id, query.request()?)
-        .await?;
+    let request = parse_page(req.query_string())?;
+    let page = state.agents.history(&auth.actor, id, request).await?;
     Ok(Json(PageResponse::of(page, LedgerResponse::from)))
 }

@@ -8,7 +8,7 @@ use muster_domain::service::agent_limits::hierarchy_depth;
 use super::agents::{agent_id, status_answer, status_target};
 use super::tasks::Answer;
 use crate::ApiError;
-use crate::body::{parse_json, parse_optional_json, parse_query};
+use crate::body::{parse_json, parse_optional_json, parse_page, parse_query};
 use crate::dto;
 use crate::dto::agents::{
     CapacityResponse, HierarchyQuery, HierarchyResponse, PendingResponse, ReasonRequest,
@@ -77,8 +77,7 @@ pub(super) async fn pending(
     req: HttpRequest,
     auth: Authenticated,
 ) -> Answer<PageResponse<PendingResponse>> {
-    let query: PageQuery = parse_query(req.query_string())?;
-    let request = query.request()?;
+    let request = parse_page(req.query_string())?;
     let agents = state.agents.pending(&auth.actor).await?;
     let page = Page::of_newest_first(agents, &request, |a| a.id)?;
     Ok(Json(PageResponse::of(page, Into::into)))

@@ -6,7 +6,7 @@ use muster_domain::model::ApiKeyId;
 use muster_domain::service::{NewApiKey, Page};
 
 use crate::ApiError;
-use crate::body::{parse_json, parse_query};
+use crate::body::{parse_json, parse_page};
 use crate::dto::auth::{ApiKeyResponse, CreateApiKeyBody, MessageResponse};
 use crate::dto::paging::{PageQuery, PageResponse};
 use crate::extract::SignedInUser;
@@ -63,8 +63,7 @@ pub(super) async fn list(
     req: HttpRequest,
     user: SignedInUser,
 ) -> Result<Json<PageResponse<ApiKeyResponse>>, ApiError> {
-    let query: PageQuery = parse_query(req.query_string())?;
-    let request = query.request()?;
+    let request = parse_page(req.query_string())?;
     let keys = state.api_keys.list(&user.actor).await?;
     let page = Page::of_newest_first(keys, &request, |k| k.id)?;
     Ok(Json(PageResponse::of(page, |k| {

@@ -8,7 +8,7 @@ use muster_domain::model::InboundKeyId;
 use muster_domain::service::{InboundService, IssuedKey, Page, ServiceError};
 
 use crate::ApiError;
-use crate::body::{parse_json, parse_query};
+use crate::body::{parse_json, parse_page};
 use crate::dto::auth::MessageResponse;
 use crate::dto::inbound_webhooks::{
     CreateInboundKeyBody, InboundBatchBody, InboundKeyResponse, InboundTaskBody,
@@ -70,8 +70,7 @@ pub(super) async fn list(
     req: HttpRequest,
     user: SignedInUser,
 ) -> Result<Json<PageResponse<InboundKeyResponse>>, ApiError> {
-    let query: PageQuery = parse_query(req.query_string())?;
-    let request = query.request()?;
+    let request = parse_page(req.query_string())?;
     let keys = state.inbound.list(&user.actor).await?;
     let page = Page::of_newest_first(keys, &request, |k| k.id)?;
     Ok(Json(PageResponse::of(page, |k| {

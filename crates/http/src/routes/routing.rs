@@ -5,7 +5,7 @@ use actix_web::web::{Data, Json, Path};
 use muster_domain::model::TemplateId;
 
 use super::tasks::{Answer, task_id};
-use crate::body::{parse_json, parse_optional_json, parse_query};
+use crate::body::{parse_json, parse_optional_json, parse_page, parse_query};
 use crate::dto;
 use crate::dto::paging::{PageQuery, PageResponse};
 use crate::dto::routing::{
@@ -105,8 +105,8 @@ pub(super) async fn templates(
     req: HttpRequest,
     auth: Authenticated,
 ) -> Answer<PageResponse<TemplateResponse>> {
-    let query: PageQuery = parse_query(req.query_string())?;
-    let page = state.tasks.templates(&auth.actor, query.request()?).await?;
+    let request = parse_page(req.query_string())?;
+    let page = state.tasks.templates(&auth.actor, request).await?;
     Ok(Json(PageResponse::of(page, TemplateResponse::from)))
 }
 

@@ -5,7 +5,7 @@ use actix_web::web::{Data, Json, Path};
 use muster_domain::model::{DependencyId, TaskId};
 
 use super::tasks::{Answer, task_id};
-use crate::body::{parse_json, parse_query};
+use crate::body::{parse_json, parse_page};
 use crate::dto;
 use crate::dto::paging::{PageQuery, PageResponse};
 use crate::dto::task_links::{
@@ -143,11 +143,8 @@ pub(super) async fn comments(
     auth: Authenticated,
 ) -> Answer<PageResponse<CommentResponse>> {
     let id = task_id(&path)?;
-    let query: PageQuery = parse_query(req.query_string())?;
-    let page = state
-        .tasks
-        .comments(&auth.actor, id, query.request()?)
-        .await?;
+    let request = parse_page(req.query_string())?;
+    let page = state.tasks.comments(&auth.actor, id, request).await?;
     Ok(Json(PageResponse::of(page, CommentResponse::from)))
 }
 
@@ -200,10 +197,7 @@ pub(super) async fn escalations(
     auth: Authenticated,
 ) -> Answer<PageResponse<EscalationResponse>> {
     let id = task_id(&path)?;
-    let query: PageQuery = parse_query(req.query_string())?;
-    let page = state
-        .tasks
-        .escalations(&auth.actor, id, query.request()?)
-        .await?;
+    let request = parse_page(req.query_string())?;
+    let page = state.tasks.escalations(&auth.actor, id, request).await?;
     Ok(Json(PageResponse::of(page, EscalationResponse::from)))
 }

@@ -7,7 +7,7 @@ use muster_domain::model::WebhookId;
 use muster_domain::service::Page;
 
 use crate::ApiError;
-use crate::body::{parse_json, parse_query};
+use crate::body::{parse_json, parse_page, parse_query};
 use crate::dto::auth::MessageResponse;
 use crate::dto::paging::{PageQuery, PageResponse};
 use crate::dto::webhooks::{
@@ -62,8 +62,7 @@ pub(super) async fn list(
     req: HttpRequest,
     user: SignedInUser,
 ) -> Result<Json<PageResponse<WebhookResponse>>, ApiError> {
-    let query: PageQuery = parse_query(req.query_string())?;
-    let request = query.request()?;
+    let request = parse_page(req.query_string())?;
     let hooks = state.webhooks.list(&user.actor).await?;
     let page = Page::of_newest_first(hooks, &request, |h| h.id)?;
     Ok(Json(PageResponse::of(page, |h| WebhookResponse::from(&h))))

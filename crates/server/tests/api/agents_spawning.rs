@@ -13,8 +13,8 @@ use crate::agents_lifecycle::{
     assert_status_answer, can_sign, settle, sorted_keys, status_call, status_of, with_handle,
 };
 use crate::helpers::{
-    Agent, TestApp, assert_bad_queries, assert_error, assert_error_exact, assert_timestamp,
-    keys_of, send, str_of, unique_handle,
+    Agent, PAGE_REFUSALS, TestApp, assert_bad_queries, assert_error, assert_error_exact,
+    assert_timestamp, keys_of, send, str_of, unique_handle,
 };
 use crate::task_support::count;
 use crate::task_tools::{Caller, delete, event_total, types};
@@ -565,6 +565,7 @@ async fn pending_lists_what_the_caller_may_activate(app: &TestApp) {
     let second = hr.call(app, Method::GET, &path, None).await;
     assert_eq!(second.ids(), &whole_org[2..]);
     assert_eq!(keys_of(&second.body), ["data"]);
+    assert_bad_queries(app, &org.hr, "/agents/pending", &PAGE_REFUSALS).await;
     // A pending agent has left the list once activated or rejected.
     let hr = Caller::Agent(org.hr.clone());
     status_call(app, &hr, &a1, "activate").await.data();

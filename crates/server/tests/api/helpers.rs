@@ -29,8 +29,8 @@ mod rng;
 pub use rng::Rng;
 
 pub use reply::{
-    Reply, assert_bad_queries, assert_error, assert_error_exact, assert_timestamp, keys_of, send,
-    str_of,
+    PAGE_REFUSALS, Reply, assert_bad_queries, assert_error, assert_error_exact, assert_timestamp,
+    keys_of, send, str_of,
 };
 
 /// An agent the tests can sign as.

@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::helpers::{
-    Agent, TestApp, assert_error, assert_error_exact, assert_timestamp, keys_of, str_of,
+    Agent, PAGE_REFUSALS, TestApp, assert_bad_queries, assert_error, assert_error_exact,
+    assert_timestamp, keys_of, str_of,
 };
 use crate::task_support::{
     assigned_task, escalations_of, events_typed, set_agent, set_parent, task_of, walk,
@@ -409,4 +410,7 @@ async fn escalations_are_listed_newest_first_in_pages(app: &TestApp) {
         .await;
     assert_eq!(second.list(), &made[2..]);
     assert_eq!(keys_of(&second.body), ["data"]);
+    let path = format!("/tasks/{task}/escalations");
+    assert_bad_queries(app, hr, &path, &PAGE_REFUSALS).await;
+    assert_eq!(app.get(hr, &path).await.list(), &made, "nothing changed");
 }

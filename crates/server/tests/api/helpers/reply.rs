@@ -152,6 +152,14 @@ pub fn keys_of(value: &Value) -> Vec<&str> {
         .collect()
 }
 
+/// The `(query, message part)` refusals of every paged list (decision D-7).
+pub const PAGE_REFUSALS: [(&str, &str); 4] = [
+    ("limit=0", "limit must be between 1 and 500"),
+    ("limit=501", "limit must be between 1 and 500"),
+    ("limit=ten", "limit"),
+    ("cursor=nope", "cursor is not valid"),
+];
+
 /// Each `(query, message part)` on `GET {path}?{query}` answers 400 naming the problem.
 pub async fn assert_bad_queries(
     app: &crate::helpers::TestApp,
