@@ -168,6 +168,17 @@ pub struct ListTasksQuery {
     pub creator_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_task_id: Option<Uuid>,
+    /// Only tasks of this priority.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority: Option<TaskPriority>,
+    /// Only tasks carrying this tag (ASCII letters compared without regard to case; at
+    /// most 100 characters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// Only tasks whose title or description contains this text (ASCII letters compared
+    /// without regard to case; at most 100 characters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub q: Option<String>,
     #[param(minimum = 1, maximum = 500)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
@@ -178,15 +189,21 @@ pub struct ListTasksQuery {
 }
 
 impl ListTasksQuery {
-    /// The filter.
-    pub fn filter(&self) -> TaskFilter {
-        TaskFilter {
+    /// The checked filter.
+    pub fn filter(&self) -> Result<TaskFilter, ValidationError> {
+        let term = |field, typed: &Option<String>| {
+            TaskFilter::term(field, typed.as_deref().unwrap_or_default())
+        };
+        Ok(TaskFilter {
             status: self.status,
             assignee_id: self.assignee_id.map(AgentId::from_uuid),
             creator_id: self.creator_id,
             parent_task_id: self.parent_task_id.map(TaskId::from_uuid),
+            priority: self.priority,
+            tag: term("tag", &self.tag)?,
+            text: term("q", &self.q)?,
             ..TaskFilter::default()
-        }
+        })
     }
 
     /// The page size (the use case checks its range).

@@ -44,9 +44,6 @@ pub(crate) struct Filters {
     q: String,
 }
 
-/// The longest tag or text a filter takes (a tag's own limit).
-const MAX_FILTER_CHARS: usize = 100;
-
 impl Filters {
     /// The filter of one column: the database does all of it.
     fn task_filter(&self) -> Result<TaskFilter, Refusal> {
@@ -58,21 +55,11 @@ impl Filters {
             "" => None,
             typed => Some(priority_of(typed)?),
         };
-        let text = |field: &str, typed: &str| match typed.trim() {
-            "" => Ok(None),
-            typed if typed.chars().count() > MAX_FILTER_CHARS => Err(Refusal::bad_request(
-                format!("{field} must be at most {MAX_FILTER_CHARS} characters"),
-            )),
-            typed if typed.contains('\0') => Err(Refusal::bad_request(format!(
-                "{field} must not contain a NUL character"
-            ))),
-            typed => Ok(Some(typed.to_owned())),
-        };
         Ok(TaskFilter {
             assignee_id: assignee,
             priority,
-            tag: text("tag", &self.tag)?,
-            text: text("q", &self.q)?,
+            tag: TaskFilter::term("tag", &self.tag)?,
+            text: TaskFilter::term("q", &self.q)?,
             ..TaskFilter::default()
         })
     }

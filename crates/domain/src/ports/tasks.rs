@@ -41,6 +41,23 @@ pub struct TaskFilter {
     pub text: Option<String>,
 }
 
+impl TaskFilter {
+    /// The longest tag or text a filter takes (a tag's own limit).
+    pub const MAX_TERM_CHARS: usize = 100;
+
+    /// A tag or text to filter by, as typed: trimmed, and none when empty; refused when
+    /// longer than [`Self::MAX_TERM_CHARS`] or holding a NUL character.
+    pub fn term(field: &str, typed: &str) -> Result<Option<String>, crate::ValidationError> {
+        let typed = typed.trim();
+        if typed.is_empty() {
+            return Ok(None);
+        }
+        crate::validation::max_chars(field, typed, Self::MAX_TERM_CHARS)?;
+        crate::validation::no_nul(field, typed)?;
+        Ok(Some(typed.to_owned()))
+    }
+}
+
 /// Which outcome a [`TaskFilter`] keeps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OutcomeFilter {
@@ -242,4 +259,29 @@ pub trait TaskRepository: Send + Sync {
         now: OffsetDateTime,
         limit: u32,
     ) -> Result<Vec<(OrgId, TaskId)>, RepositoryError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TaskFilter;
+
+    #[test]
+    fn a_term_is_trimmed_and_empty_is_none() {
+        assert_eq!(
+            TaskFilter::term("q", "  ship  "),
+            Ok(Some("ship".to_owned()))
+        );
+        assert_eq!(TaskFilter::term("q", " \t "), Ok(None));
+        assert_eq!(TaskFilter::term("q", ""), Ok(None));
+    }
+
+    #[test]
+    fn a_term_is_at_most_100_characters_without_nul() {
+        let longest = "é".repeat(TaskFilter::MAX_TERM_CHARS);
+        assert_eq!(TaskFilter::term("tag", &longest), Ok(Some(longest.clone())));
+        let refused = TaskFilter::term("tag", &format!("{longest}é")).unwrap_err();
+        assert_eq!(refused.message(), "tag must be at most 100 characters");
+        let refused = TaskFilter::term("q", "a\0b").unwrap_err();
+        assert_eq!(refused.message(), "q must not contain the NUL character");
+    }
 }

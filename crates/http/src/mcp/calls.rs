@@ -46,7 +46,7 @@ pub(super) async fn call(
         "list_tasks" => {
             let query: ListTasksQuery = read(args)?;
             let page = tasks
-                .list(actor, &query.filter(), query.cursor()?, query.limit())
+                .list(actor, &query.filter()?, query.cursor()?, query.limit())
                 .await?;
             answer(&PageResponse::of(page, TaskResponse::from))
         }

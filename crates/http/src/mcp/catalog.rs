@@ -64,7 +64,7 @@ pub(super) const TOOLS: &[Spec] = &[
     },
     Spec {
         name: "list_tasks",
-        description: "List the organization's tasks, filtered by status, assignee, creator or parent, newest first, a page at a time (pass meta.nextCursor as cursor).",
+        description: "List the organization's tasks, filtered by status, assignee, creator, parent, priority, tag or text (q), newest first, a page at a time (pass meta.nextCursor as cursor).",
         operation: "listTasks",
         access: Access::Read,
         own_id: false,

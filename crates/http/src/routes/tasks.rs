@@ -60,7 +60,12 @@ pub(super) async fn list(
     let query: ListTasksQuery = parse_query(req.query_string())?;
     let page = state
         .tasks
-        .list(&auth.actor, &query.filter(), query.cursor()?, query.limit())
+        .list(
+            &auth.actor,
+            &query.filter()?,
+            query.cursor()?,
+            query.limit(),
+        )
         .await?;
     Ok(Json(PageResponse::of(page, TaskResponse::from)))
 }

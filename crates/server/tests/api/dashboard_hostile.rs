@@ -362,7 +362,7 @@ async fn every_dashboard_page_survives_hostile_queries_and_ids(app: &TestApp) {
     let page = browser.get("/ui/board/columns?tag=a%00b").await;
     assert_eq!(page.status, StatusCode::BAD_REQUEST, "{}", page.text);
     assert!(
-        page.text.contains("tag must not contain a NUL character"),
+        page.text.contains("tag must not contain the NUL character"),
         "{}",
         page.text
     );

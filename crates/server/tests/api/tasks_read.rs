@@ -13,6 +13,7 @@ api_tests!(
     non_uuid_task_id_is_400,
     list_is_newest_first,
     list_filters_alone_and_combined,
+    list_filters_by_priority_tag_and_text,
     invalid_list_queries_are_400,
     list_pages_with_a_cursor,
     list_page_size_defaults_to_100,
@@ -151,9 +152,56 @@ async fn list_filters_alone_and_combined(app: &TestApp) {
     }
 }
 
+/// Beyond the contract's filters: `priority`, `tag` and `q` (title or description),
+/// the board's filters, alone and with the others.
+async fn list_filters_by_priority_tag_and_text(app: &TestApp) {
+    let hr = &app.org.hr;
+    let w1 = app.worker(&app.org).await;
+    let mut made = Vec::new();
+    for body in [
+        json!({ "title": "Ship the release", "priority": "high", "tags": ["Q4", "ops"] }),
+        json!({ "title": "Water plants", "description": "the RELEASE of spring", "tags": ["home"] }),
+        json!({ "title": "Fix 100% of bugs_here", "priority": "high", "assigneeId": w1.uuid }),
+    ] {
+        made.push(str_of(&app.create_task(hr, &body).await, "id"));
+    }
+    let [ship, water, fix] = [&made[0], &made[1], &made[2]];
+    let cases: Vec<(String, Vec<&String>)> = vec![
+        ("priority=high".into(), vec![fix, ship]),
+        ("priority=normal".into(), vec![water]),
+        ("priority=urgent".into(), vec![]),
+        ("tag=q4".into(), vec![ship]),
+        ("tag=%20ops%20".into(), vec![ship]),
+        ("tag=op".into(), vec![]),
+        ("q=release".into(), vec![water, ship]),
+        ("q=SHIP".into(), vec![ship]),
+        ("q=100%25".into(), vec![fix]),
+        ("q=p_t".into(), vec![]),
+        ("q=%25of".into(), vec![]),
+        ("q=%25%20of".into(), vec![fix]),
+        ("q=%5C".into(), vec![]),
+        ("q=x%5C%25".into(), vec![]),
+        ("tag=%5C".into(), vec![]),
+        ("q=bugs_here".into(), vec![fix]),
+        ("q=".into(), vec![fix, water, ship]),
+        ("q=release&priority=high".into(), vec![ship]),
+        ("tag=home&q=release".into(), vec![water]),
+        (format!("priority=high&assigneeId={}", w1.uuid), vec![fix]),
+    ];
+    for (query, expected) in cases {
+        let reply = app.get(hr, &format!("/tasks?{query}")).await;
+        let expected: Vec<String> = expected.into_iter().cloned().collect();
+        assert_eq!(reply.ids(), expected, "GET /tasks?{query}");
+    }
+}
+
 async fn invalid_list_queries_are_400(app: &TestApp) {
     let hr = &app.org.hr;
     app.task_titled(hr, "one").await;
+    let (long_q, long_tag) = (
+        format!("q={}", "x".repeat(101)),
+        format!("tag={}", "%C3%A9".repeat(101)),
+    );
     let cases = [
         ("status=finished", "status"),
         ("status=", "status"),
@@ -169,6 +217,11 @@ async fn invalid_list_queries_are_400(app: &TestApp) {
         ("limit=1.5", "limit"),
         ("cursor=abc", "cursor"),
         ("status=todo&status=done", "status"),
+        ("priority=extreme", "priority"),
+        ("tag=a%00b", "tag must not contain the NUL character"),
+        ("q=a%00b", "q must not contain the NUL character"),
+        (&long_q, "q must be at most 100 characters"),
+        (&long_tag, "tag must be at most 100 characters"),
     ];
     assert_bad_queries(app, hr, "/tasks", &cases).await;
     for query in ["limit=1", "limit=500"] {
