@@ -4,8 +4,8 @@ use uuid::Uuid;
 
 use super::RepositoryError;
 use crate::model::{
-    Comment, CommentId, Escalation, EscalationId, EscalationReason, OrgId, Task, TaskDependency,
-    TaskId, TaskOutcome, TaskPriority, TaskStatus, TaskTemplate, TemplateId,
+    Comment, CommentId, Escalation, EscalationId, EscalationReason, OrgId, Tags, Task,
+    TaskDependency, TaskId, TaskOutcome, TaskPriority, TaskStatus, TaskTemplate, TemplateId,
 };
 use crate::rules::candidates::RosterEntry;
 
@@ -42,8 +42,8 @@ pub struct TaskFilter {
 }
 
 impl TaskFilter {
-    /// The longest tag or text a filter takes (a tag's own limit).
-    pub const MAX_TERM_CHARS: usize = 100;
+    /// The longest tag or text a filter takes: a tag's own limit.
+    pub const MAX_TERM_CHARS: usize = Tags::MAX_CHARS;
 
     /// A tag or text to filter by, as typed: trimmed, and none when empty; refused when
     /// longer than [`Self::MAX_TERM_CHARS`] or holding a NUL character.
