@@ -13,6 +13,7 @@ api_tests!(
     an_agent_claims_comments_and_finishes_through_tools,
     refusals_are_tool_errors_with_the_apis_message,
     an_agent_reads_its_standing_and_spawns_a_child,
+    list_tasks_filters_and_refuses_as_the_api_does,
     what_is_not_an_mcp_request_is_refused_plainly,
     messages_the_document_refuses_get_the_json_rpc_code
 );
@@ -287,6 +288,54 @@ async fn refusals_are_tool_errors_with_the_apis_message(app: &TestApp) {
     // Nothing above created a task.
     let page = tool(app, &worker, "list_tasks", json!({})).await;
     assert_eq!(page["structuredContent"]["data"], json!([]), "{page}");
+}
+
+async fn list_tasks_filters_and_refuses_as_the_api_does(app: &TestApp) {
+    let worker = app.worker(&app.org).await;
+    for body in [
+        json!({"title": "Ship the release", "priority": "high", "tags": ["ops"]}),
+        json!({"title": r"Clean C:\temp", "tags": ["home"]}),
+    ] {
+        let created = tool(app, &worker, "create_task", body).await;
+        assert_eq!(created["isError"], false, "{created}");
+    }
+    // The same filters as `GET /tasks`, with the same answers.
+    for (arguments, query, count) in [
+        (json!({"priority": "high"}), "priority=high", 1),
+        (json!({"tag": "HOME"}), "tag=HOME", 1),
+        (json!({"q": "release"}), "q=release", 1),
+        (json!({"q": r"\"}), "q=%5C", 1),
+        (
+            json!({"q": "e", "priority": "normal"}),
+            "q=e&priority=normal",
+            1,
+        ),
+        (json!({"tag": "ops", "q": "clean"}), "tag=ops&q=clean", 0),
+    ] {
+        let page = tool(app, &worker, "list_tasks", arguments.clone()).await;
+        assert_eq!(page["isError"], false, "{arguments}: {page}");
+        let api = app.get(&worker, &format!("/tasks?{query}")).await;
+        assert_eq!(api.list().len(), count, "GET /tasks?{query}");
+        assert_eq!(page["structuredContent"], api.body, "{arguments}");
+    }
+    // Refused terms are tool errors with the API's message.
+    for (arguments, message) in [
+        (json!({"priority": "extreme"}), "priority"),
+        (
+            json!({"q": "a\u{0}b"}),
+            "q must not contain the NUL character",
+        ),
+        (
+            json!({"tag": "x".repeat(101)}),
+            "tag must be at most 100 characters",
+        ),
+    ] {
+        let refused = tool(app, &worker, "list_tasks", arguments.clone()).await;
+        assert_eq!(refused["isError"], true, "{arguments}: {refused}");
+        assert_eq!(refused["structuredContent"]["statusCode"], 400, "{refused}");
+        let said = refused["structuredContent"]["message"].as_str().unwrap();
+        assert!(said.contains(message), "{arguments}: {said}");
+    }
 }
 
 async fn an_agent_reads_its_standing_and_spawns_a_child(app: &TestApp) {

@@ -162,10 +162,11 @@ async fn list_filters_by_priority_tag_and_text(app: &TestApp) {
         json!({ "title": "Ship the release", "priority": "high", "tags": ["Q4", "ops"] }),
         json!({ "title": "Water plants", "description": "the RELEASE of spring", "tags": ["home"] }),
         json!({ "title": "Fix 100% of bugs_here", "priority": "high", "assigneeId": w1.uuid }),
+        json!({ "title": r"Clean C:\temp", "priority": "low", "tags": [r"win\x"] }),
     ] {
         made.push(str_of(&app.create_task(hr, &body).await, "id"));
     }
-    let [ship, water, fix] = [&made[0], &made[1], &made[2]];
+    let [ship, water, fix, clean] = [&made[0], &made[1], &made[2], &made[3]];
     let cases: Vec<(String, Vec<&String>)> = vec![
         ("priority=high".into(), vec![fix, ship]),
         ("priority=normal".into(), vec![water]),
@@ -179,11 +180,18 @@ async fn list_filters_by_priority_tag_and_text(app: &TestApp) {
         ("q=p_t".into(), vec![]),
         ("q=%25of".into(), vec![]),
         ("q=%25%20of".into(), vec![fix]),
-        ("q=%5C".into(), vec![]),
+        // A backslash is a character like any other: it matches itself, and
+        // neither escapes what follows nor stands for anything else.
+        ("q=%5C".into(), vec![clean]),
+        ("q=c%3A%5CT".into(), vec![clean]),
+        ("q=%5Ct".into(), vec![clean]),
+        ("q=%5C%5C".into(), vec![]),
         ("q=x%5C%25".into(), vec![]),
+        ("q=%3A%5C%25".into(), vec![]),
         ("tag=%5C".into(), vec![]),
+        ("tag=WIN%5CX".into(), vec![clean]),
         ("q=bugs_here".into(), vec![fix]),
-        ("q=".into(), vec![fix, water, ship]),
+        ("q=".into(), vec![clean, fix, water, ship]),
         ("q=release&priority=high".into(), vec![ship]),
         ("tag=home&q=release".into(), vec![water]),
         (format!("priority=high&assigneeId={}", w1.uuid), vec![fix]),
