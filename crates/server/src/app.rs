@@ -87,11 +87,17 @@ pub async fn app_state(
     // Every change is counted by the runaway guard, then passes the pre-hooks (decision
     // D-84), before it commits. The guard's own suspensions skip the pre-hooks.
     let gated: Arc<dyn UnitOfWork> = Arc::new(GatedUnitOfWork::new(db.clone(), gate.clone()));
-    let runaway = Arc::new(RunawayGuard::new(
-        task_settings.guard_defaults(),
+    let agent_auth = Arc::new(AgentAuthenticator::new(
+        db.clone(),
+        // Signed requests record their nonces in batches (group commit).
+        Arc::new(NonceBatcher::spawn(Database::clone(&db))),
         clock.clone(),
-        ids.clone(),
+        key.secret_cipher(),
     ));
+    let runaway = Arc::new(
+        RunawayGuard::new(task_settings.guard_defaults(), clock.clone(), ids.clone())
+            .with_changes(agent_auth.clone()),
+    );
     let uow: Arc<dyn UnitOfWork> =
         Arc::new(GuardedUnitOfWork::new(gated, db.clone(), runaway.clone()));
     let guard = GuardService::new(uow.clone(), runaway, clock.clone(), ids.clone());
@@ -123,7 +129,8 @@ pub async fn app_state(
         clock.clone(),
         ids.clone(),
     )
-    .with_period(task_settings.budget_period);
+    .with_period(task_settings.budget_period)
+    .with_changes(agent_auth.clone());
     let remote = remote_agents(&agents, &tasks, &db, &uow, key, hooks)?;
     let accounts = AccountService::new(AccountPorts {
         uow: uow.clone(),
@@ -156,13 +163,7 @@ pub async fn app_state(
         api_keys: ApiKeyService::new(uow, db.clone(), tokens.clone(), clock.clone(), ids),
         webhooks,
         inbound,
-        agent_auth: Arc::new(AgentAuthenticator::new(
-            db.clone(),
-            // Signed requests record their nonces in batches (group commit).
-            Arc::new(NonceBatcher::spawn(Database::clone(&db))),
-            clock.clone(),
-            key.secret_cipher(),
-        )),
+        agent_auth,
         bearer_auth: Arc::new(BearerAuthenticator::new(tokens, db.clone(), clock)),
         auth_mode,
         oauth,

@@ -30,9 +30,9 @@ use std::hint::black_box;
 use std::sync::Arc;
 use std::time::Instant;
 
-use muster_domain::model::{Actor, ActorKind, AgentCredentials, AgentHandle};
+use muster_domain::model::{Actor, ActorKind, AgentCredentials, AgentHandle, AgentId};
 use muster_domain::policy;
-use muster_domain::ports::{AgentRepository, Clock, NonceOutcome, NonceStore};
+use muster_domain::ports::{AgentChanges, AgentRepository, Clock, NonceOutcome, NonceStore};
 use time::{Duration, OffsetDateTime};
 
 use self::cache::{CredentialCache, OpenedCredentials};
@@ -180,6 +180,7 @@ impl AgentAuthenticator {
         if let Some(cached) = self.cache.get(agent_id, Instant::now()) {
             return Ok(Some(cached));
         }
+        let read = self.cache.generation();
         let Ok(handle) = AgentHandle::new(agent_id) else {
             return Ok(None);
         };
@@ -201,8 +202,16 @@ impl AgentAuthenticator {
             })?;
         let opened = Arc::new(OpenedCredentials { agent, secret });
         self.cache
-            .put(agent_id, Arc::clone(&opened), Instant::now());
+            .put(agent_id, Arc::clone(&opened), Instant::now(), read);
         Ok(Some(opened))
+    }
+}
+
+/// A suspension, revocation, removal or change of role, mode or level made on this
+/// instance is refused or applied at the agent's very next request.
+impl AgentChanges for AgentAuthenticator {
+    fn changed(&self, agent: AgentId) {
+        self.cache.forget(agent);
     }
 }
 

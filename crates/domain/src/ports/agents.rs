@@ -113,3 +113,14 @@ pub trait AgentRepository: Send + Sync {
         limit: u32,
     ) -> Result<Vec<(Agent, u64)>, RepositoryError>;
 }
+
+/// Told when this instance has committed a change to what signing as an agent rests on
+/// (its status, role, mode or level) or removed the agent, so that whatever a cache holds
+/// of it is read again at its next request: a suspension or revocation is refused at
+/// once where it was made. Other instances read the agent again when their own copy
+/// expires.
+#[cfg_attr(any(test, feature = "mocks"), mockall::automock)]
+pub trait AgentChanges: Send + Sync {
+    /// `agent` changed or is gone.
+    fn changed(&self, agent: AgentId);
+}

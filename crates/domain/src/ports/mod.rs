@@ -22,7 +22,7 @@ mod transaction;
 mod users;
 mod webhooks;
 
-pub use agents::{AgentFilter, AgentRepository};
+pub use agents::{AgentChanges, AgentFilter, AgentRepository};
 pub use codehost::CodeHostRepository;
 pub use credentials::{
     ExternalIdentity, IdentityProvider, NewTotpSecret, PasswordHasher, ProviderError, SecretKind,
@@ -48,7 +48,7 @@ pub use webhooks::{
 };
 
 #[cfg(any(test, feature = "mocks"))]
-pub use agents::MockAgentRepository;
+pub use agents::{MockAgentChanges, MockAgentRepository};
 #[cfg(any(test, feature = "mocks"))]
 pub use codehost::MockCodeHostRepository;
 #[cfg(any(test, feature = "mocks"))]

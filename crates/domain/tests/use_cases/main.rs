@@ -13,6 +13,7 @@ mod account_owner;
 mod account_profile;
 mod account_sessions;
 mod account_totp;
+mod agent_changes;
 mod agent_edits;
 mod agent_family;
 mod agent_money;

@@ -7,11 +7,12 @@ use crate::common;
 
 use std::sync::{Arc, Mutex};
 
-use common::agents::agent;
+use common::agents::{Heard, agent};
 use common::{NOW, clock, ids, org, types};
 use futures_executor::block_on;
 use muster_domain::model::{
-    AgentStatus, Breakers, Event, EventId, EventSeverity, GuardSettings, Tally, TallyAdd, Threshold,
+    AgentId, AgentStatus, Breakers, Event, EventId, EventSeverity, GuardSettings, Tally, TallyAdd,
+    Threshold,
 };
 use muster_domain::ports::{Lock, MockTransaction, MockUnitOfWork, Outcome, transact};
 use muster_domain::rules::guard::Breaker;
@@ -48,6 +49,8 @@ struct Seen {
     outcomes: Vec<Outcome>,
     suspensions: Vec<Outcome>,
     suspended: Vec<Event>,
+    /// The agents whose cached credentials the guard said to forget.
+    heard: Vec<AgentId>,
 }
 
 /// Runs one change writing `written` under `defaults` (the org has no thresholds of its
@@ -89,7 +92,8 @@ fn change(written: Vec<Event>, defaults: Breakers, after: (i64, i64)) -> Seen {
     });
     let direct = Arc::new(MockUnitOfWork::new(direct_tx));
 
-    let guard = Arc::new(RunawayGuard::new(defaults, clock(), ids()));
+    let heard = Arc::new(Heard::default());
+    let guard = Arc::new(RunawayGuard::new(defaults, clock(), ids()).with_changes(heard.clone()));
     let guarded = GuardedUnitOfWork::new(inner.clone(), direct.clone(), guard);
     let result = block_on(transact(&guarded, |_tx| Box::pin(async { Ok(()) })));
     let tallies = tallies.lock().unwrap().clone();
@@ -100,6 +104,7 @@ fn change(written: Vec<Event>, defaults: Breakers, after: (i64, i64)) -> Seen {
         outcomes: inner.outcomes(),
         suspensions: direct.outcomes(),
         suspended,
+        heard: heard.take(),
     }
 }
 
@@ -117,6 +122,7 @@ fn a_change_at_the_threshold_commits_and_suspends_nobody() {
     assert!(seen.result.is_ok(), "{:?}", seen.result);
     assert_eq!(seen.outcomes, [Outcome::Committed]);
     assert!(seen.suspensions.is_empty());
+    assert!(seen.heard.is_empty());
     assert_eq!(seen.tallies.len(), 1);
     let (actor, add) = seen.tallies[0];
     assert_eq!(
@@ -149,6 +155,7 @@ fn a_change_past_the_threshold_rolls_back_and_suspends_its_agent() {
     assert_eq!(seen.outcomes, [Outcome::RolledBack]);
     assert_eq!(seen.suspensions, [Outcome::Committed]);
     assert_eq!(types(&seen.suspended), ["agent.suspended"]);
+    assert_eq!(seen.heard, [agent(1, 3).id], "told once it is committed");
     let suspended = &seen.suspended[0];
     assert_eq!(suspended.actor_id, None, "the service itself suspends");
     assert_eq!(suspended.entity_id, agent_uuid());

@@ -3,7 +3,6 @@
 //! unsuspend, and reading agents (list with filters and paging, one agent), each refused
 //! request leaving everything as it was.
 
-use muster_auth::agent::CREDENTIAL_TTL;
 use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -152,13 +151,6 @@ pub fn assert_status_answer(reply: &Reply, agent: &Agent, status: &str, level: u
             "message": message,
         })
     );
-}
-
-/// Waits until every cached credential has expired, so that the next signed request
-/// sees the agent's current status (signing reads an agent at most
-/// `CREDENTIAL_TTL` late).
-pub async fn settle() {
-    tokio::time::sleep(CREDENTIAL_TTL + std::time::Duration::from_millis(100)).await;
 }
 
 /// Whether `agent` can sign a request: 200, or the 401 of a switched-off agent.
@@ -942,12 +934,13 @@ async fn revoke_is_permanent_and_locks_the_agent_out(app: &TestApp) {
     assert_eq!(status_of(app, org, &org.hr).await, "active");
     assert_eq!(event_total(app, &org.hr).await, events_before);
 
-    // Revoked: the agent can no longer sign; revocation is final.
+    // Revoked: the agent can no longer sign, from its very next request (it signed
+    // just before, so the instance holds its credentials); revocation is final.
+    assert!(can_sign(app, &target).await);
     let reply = status_call(app, &Caller::Agent(colleague.clone()), &target, "revoke").await;
     assert_status_answer(&reply, &target, "revoked", 4, "Agent revoked");
-    assert_eq!(status_of(app, org, &target).await, "revoked");
-    settle().await;
     assert!(!can_sign(app, &target).await);
+    assert_eq!(status_of(app, org, &target).await, "revoked");
     let final_word = "Agent is revoked; revocation is permanent";
     for action in ["revoke", "suspend", "unsuspend", "activate"] {
         assert_error_exact(
@@ -976,7 +969,6 @@ async fn revoke_is_permanent_and_locks_the_agent_out(app: &TestApp) {
     let pending = agent_of(&try_spawn(app, &parent, &json!({})).await);
     let reply = status_call(app, &hr, &pending, "revoke").await;
     assert_status_answer(&reply, &pending, "revoked", 4, "Agent revoked");
-    settle().await;
     assert!(!can_sign(app, &pending).await);
 }
 
@@ -1010,9 +1002,10 @@ async fn suspend_and_unsuspend_switch_an_agent_off_and_on(app: &TestApp) {
         1
     );
 
+    // At once: the agent signed just before, and its next request is refused.
+    assert!(can_sign(app, &target).await);
     let reply = status_call(app, &hr, &target, "suspend").await;
     assert_status_answer(&reply, &target, "suspended", 6, "Agent suspended");
-    settle().await;
     assert!(!can_sign(app, &target).await);
     assert_eq!(status_of(app, org, &target).await, "suspended");
     assert_error_exact(
@@ -1035,8 +1028,10 @@ async fn suspend_and_unsuspend_switch_an_agent_off_and_on(app: &TestApp) {
     let admin = app.admin_token(org).await;
     let reply = status_call(app, &Caller::Bearer(admin), &target, "unsuspend").await;
     assert_status_answer(&reply, &target, "active", 6, "Agent unsuspended");
-    settle().await;
-    assert!(can_sign(app, &target).await, "works again after unsuspend");
+    assert!(
+        can_sign(app, &target).await,
+        "works again at once after unsuspend"
+    );
     assert_error_exact(
         &status_call(app, &hr, &target, "unsuspend").await,
         409,

@@ -10,7 +10,7 @@ use uuid::Uuid;
 use crate::agent_support::{active_child, agent_with, register, try_spawn};
 use crate::agents_lifecycle::{
     RECORD_FIELDS, agent_of, agents_in, assert_no_secret, assert_secret_shape,
-    assert_status_answer, can_sign, settle, sorted_keys, status_call, status_of, with_handle,
+    assert_status_answer, can_sign, sorted_keys, status_call, status_of, with_handle,
 };
 use crate::helpers::{
     Agent, PAGE_REFUSALS, TestApp, assert_bad_queries, assert_error, assert_error_exact,
@@ -655,7 +655,6 @@ async fn activate_needs_the_parent_a_level_10_agent_or_an_admin(app: &TestApp) {
         "Agent is suspended and cannot be activated",
     );
     assert_eq!(status_of(app, org, &children[0]).await, "suspended");
-    settle().await;
     assert!(!can_sign(app, &children[0]).await);
 }
 

@@ -205,6 +205,7 @@ impl AgentService {
             })
         })
         .await?;
+        self.changed(id);
         let capabilities = self.agents.capabilities(agent.org_id, id).await?;
         Ok(AgentView {
             agent: self.current(agent, self.clock.now()),
@@ -239,7 +240,7 @@ impl AgentService {
     ) -> Result<Agent, ServiceError> {
         let service = self.clone();
         let actor = actor.clone();
-        transact(self.uow.as_ref(), move |tx| {
+        let agent = transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let mut agent = locked_agent(tx, actor.org_id, id).await?;
                 if let StatusMove::Activate = how {
@@ -262,7 +263,9 @@ impl AgentService {
                 Ok(agent)
             })
         })
-        .await
+        .await?;
+        self.changed(id);
+        Ok(agent)
     }
 
     /// Demotes an agent one level (decision D-64) with a `level_down` reputation event:
@@ -277,7 +280,7 @@ impl AgentService {
         crate::policy::may_write(actor)?;
         let service = self.clone();
         let actor = actor.clone();
-        transact(self.uow.as_ref(), move |tx| {
+        let agent = transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let mut agent = locked_agent(tx, actor.org_id, id).await?;
                 policy::may_demote(&actor, &agent)?;
@@ -310,7 +313,9 @@ impl AgentService {
                 Ok(agent)
             })
         })
-        .await
+        .await?;
+        self.changed(id);
+        Ok(agent)
     }
 }
 

@@ -30,7 +30,8 @@ use crate::model::{
     OrgId, Proficiency,
 };
 use crate::ports::{
-    AgentFilter, AgentRepository, Clock, IdGenerator, Lock, SecretSealer, Transaction, UnitOfWork,
+    AgentChanges, AgentFilter, AgentRepository, Clock, IdGenerator, Lock, SecretSealer,
+    Transaction, UnitOfWork,
 };
 use crate::rules::budget::{BudgetPeriod, roll_over};
 
@@ -56,6 +57,7 @@ pub struct AgentService {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     period: BudgetPeriod,
+    changes: Option<Arc<dyn AgentChanges>>,
 }
 
 impl std::fmt::Debug for AgentService {
@@ -84,6 +86,22 @@ impl AgentService {
             clock,
             ids,
             period: BudgetPeriod::Day,
+            changes: None,
+        }
+    }
+
+    /// Tells `changes` of every committed change of an agent's status, role, mode or
+    /// level, and of every agent removed (a cache of credentials forgets it).
+    #[must_use]
+    pub fn with_changes(mut self, changes: Arc<dyn AgentChanges>) -> Self {
+        self.changes = Some(changes);
+        self
+    }
+
+    /// Passes on that `agent` changed, when someone listens.
+    fn changed(&self, agent: AgentId) {
+        if let Some(changes) = &self.changes {
+            changes.changed(agent);
         }
     }
 

@@ -211,7 +211,7 @@ impl AgentService {
         policy::may_write(actor)?;
         let service = self.clone();
         let actor = actor.clone();
-        transact(self.uow.as_ref(), move |tx| {
+        let agent = transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let agent = locked_agent(tx, actor.org_id, id).await?;
                 policy::may_activate(&actor, &agent)?;
@@ -234,7 +234,9 @@ impl AgentService {
                 Ok(agent)
             })
         })
-        .await
+        .await?;
+        self.changed(id);
+        Ok(agent)
     }
 
     /// The agent `id` and its descendants `depth` levels down (decision D-56).

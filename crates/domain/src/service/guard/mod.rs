@@ -27,7 +27,9 @@ use crate::model::{
     AgentId, AgentStatus, AgentStatusChanged, AuditEvent, BreakerTripped, Breakers, Event, EventId,
     OrgId, event_types,
 };
-use crate::ports::{Clock, IdGenerator, Lock, Transaction, UnitOfWork, Work, transact};
+use crate::ports::{
+    AgentChanges, Clock, IdGenerator, Lock, Transaction, UnitOfWork, Work, transact,
+};
 use crate::rules::guard::{Trip, addition, check};
 
 /// How long an organization's thresholds are reused before they are read again: the
@@ -52,6 +54,7 @@ pub struct RunawayGuard {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     cache: Mutex<HashMap<OrgId, Cached>>,
+    changes: Option<Arc<dyn AgentChanges>>,
 }
 
 impl std::fmt::Debug for RunawayGuard {
@@ -76,7 +79,15 @@ impl RunawayGuard {
             clock,
             ids,
             cache: Mutex::default(),
+            changes: None,
         }
+    }
+
+    /// Tells `changes` of every agent the guard suspends.
+    #[must_use]
+    pub fn with_changes(mut self, changes: Arc<dyn AgentChanges>) -> Self {
+        self.changes = Some(changes);
+        self
     }
 
     /// The deployment's defaults.
@@ -160,13 +171,13 @@ impl RunawayGuard {
         } = runaway.clone();
         let now = self.clock.now();
         let event_id = EventId::from_uuid(self.ids.new_id());
-        transact(uow, move |tx| {
+        let suspended = transact(uow, move |tx| {
             Box::pin(async move {
                 let Some(mut agent) = tx.agent(org_id, agent_id, Lock::Update).await? else {
-                    return Ok(());
+                    return Ok(false);
                 };
                 if agent.status != AgentStatus::Active {
-                    return Ok(());
+                    return Ok(false);
                 }
                 agent.status = AgentStatus::Suspended;
                 tx.update_agent(&agent, now).await?;
@@ -178,10 +189,14 @@ impl RunawayGuard {
                 let event =
                     Event::record(event_id, org_id, None, agent_id.as_uuid(), now, &suspended);
                 tx.append_events(&[event]).await?;
-                Ok(())
+                Ok(true)
             })
         })
-        .await
+        .await?;
+        if suspended && let Some(changes) = &self.changes {
+            changes.changed(agent_id);
+        }
+        Ok(())
     }
 }
 

@@ -10,7 +10,7 @@ use muster_domain::model::{
     Level, ReputationEvent, UserRole,
 };
 use muster_domain::ports::{
-    Lock, MockAgentRepository, MockSecretSealer, MockTransaction, MockUnitOfWork,
+    AgentChanges, Lock, MockAgentRepository, MockSecretSealer, MockTransaction, MockUnitOfWork,
 };
 use muster_domain::service::AgentService;
 use time::OffsetDateTime;
@@ -259,4 +259,21 @@ pub fn stale(mut agent: Agent) -> Agent {
 pub fn current(mut agent: Agent) -> Agent {
     agent.budget_period_start = today();
     agent
+}
+
+/// The agents an [`AgentChanges`] listener was told of, in order.
+#[derive(Debug, Default)]
+pub struct Heard(Mutex<Vec<AgentId>>);
+
+impl Heard {
+    /// What was heard so far, emptied.
+    pub fn take(&self) -> Vec<AgentId> {
+        std::mem::take(&mut *self.0.lock().unwrap())
+    }
+}
+
+impl AgentChanges for Heard {
+    fn changed(&self, agent: AgentId) {
+        self.0.lock().unwrap().push(agent);
+    }
 }
