@@ -101,6 +101,18 @@ async fn password_change_checks_the_current_one_and_ends_logins(app: &TestApp) {
     let old = json!({"email": app.org.admin_email, "password": ADMIN_PASSWORD});
     assert_eq!(app.post_public("/auth/login", &old).await.status, 401);
     app.login(&app.org.admin_email, "a new password").await;
+    // One `user.password_changed`, saying nothing of either password; the two refused
+    // attempts wrote none.
+    let user = str_of(&login["user"], "id");
+    let changed: Vec<_> = app
+        .events_of(&app.org.hr, &user)
+        .await
+        .into_iter()
+        .filter(|e| e["type"] == "user.password_changed")
+        .collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert_eq!(changed[0]["payload"], json!({}));
+    assert_eq!(changed[0]["actorId"], user.as_str());
 }
 
 async fn admins_create_users_in_their_own_org(app: &TestApp) {
@@ -113,6 +125,16 @@ async fn admins_create_users_in_their_own_org(app: &TestApp) {
     assert_eq!(str_of(&created.body, "orgId"), app.org.id.to_string());
     let again = send(app.bearer(&admin, Method::POST, "/auth/register", Some(&body))).await;
     assert_error(&again, 409, "email is already in use");
+    // `user.created` on the new user, once: never its password.
+    let events = app
+        .events_of(&app.org.hr, &str_of(&created.body, "id"))
+        .await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["type"], "user.created");
+    assert_eq!(
+        events[0]["payload"],
+        json!({"email": "op@example.com", "role": "operator"})
+    );
 
     // Operators and viewers are not admins: 401, as the contract says.
     let operator = str_of(

@@ -94,6 +94,19 @@ async fn logout_ends_one_login_and_logout_all_every_login(app: &TestApp) {
     let all = send(app.bearer(&access, Method::POST, "/auth/logout-all", None)).await;
     assert_eq!(all.status, 204, "{}", all.text);
     assert_eq!(refresh(app, &str_of(&c, "refreshToken")).await.status, 401);
+
+    // Each logout is in the audit log (the refused one is not), newest first.
+    let user = str_of(&a["user"], "id");
+    let logouts: Vec<_> = app
+        .events_of(&app.org.hr, &user)
+        .await
+        .into_iter()
+        .filter(|e| e["type"] == "user.logout")
+        .collect();
+    assert_eq!(logouts.len(), 2, "{logouts:?}");
+    assert_eq!(logouts[0]["payload"], json!({"allSessions": true}));
+    assert_eq!(logouts[1]["payload"], json!({"allSessions": false}));
+    assert_eq!(logouts[0]["actorId"], user.as_str());
 }
 
 fn grant(app: &TestApp, user: Uuid) -> AccessGrant {
