@@ -26,6 +26,17 @@ pub fn local_settings() -> AuthSettings {
     }
 }
 
+/// Auth mode `local` with the deployment password given as its argon2 hash
+/// (`MUSTER_LOCAL_PASSWORD_HASH`) rather than in the clear.
+pub fn local_hash_settings() -> AuthSettings {
+    let phc = muster_auth::password::hash_password(LOCAL_PASSWORD).unwrap();
+    AuthSettings {
+        mode: AuthModeSetting::Local,
+        local_password: Some(LocalPassword::Hash(phc)),
+        ..AuthSettings::default()
+    }
+}
+
 /// Wrong credentials are refused whatever the mode.
 async fn supplied_credentials_are_still_verified(app: &TestApp) {
     let mut forged = TestApp::headers_for(&app.org.hr, &Method::GET, "/tasks", b"");
@@ -78,7 +89,7 @@ mod local {
         supplied_credentials_are_still_verified,
     );
 
-    async fn the_deployment_password_signs_in_the_owner(app: &TestApp) {
+    pub(super) async fn the_deployment_password_signs_in_the_owner(app: &TestApp) {
         let anonymous = app.post_public("/tasks", &json!({"title": "no"})).await;
         assert_eq!(anonymous.status, 401);
         let wrong = app
@@ -105,6 +116,18 @@ mod local {
 
     pub(super) async fn supplied_credentials_are_still_verified(app: &TestApp) {
         super::supplied_credentials_are_still_verified(app).await;
+    }
+}
+
+mod local_hash {
+    use super::*;
+
+    api_tests!(with crate::auth_modes::local_hash_settings();
+        the_deployment_password_signs_in_the_owner,
+    );
+
+    pub(super) async fn the_deployment_password_signs_in_the_owner(app: &TestApp) {
+        super::local::the_deployment_password_signs_in_the_owner(app).await;
     }
 }
 
