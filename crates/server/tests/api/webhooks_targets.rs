@@ -1,18 +1,26 @@
-//! The SSRF guard at registration (decision D-81) with the default settings: https only,
-//! and no internal address, whether written as a literal in any spelling or reached
-//! through a name that resolves to one.
+//! The SSRF guard (decision D-81) with the default settings: https only, and no internal
+//! address, whether written as a literal in any spelling or reached through a name that
+//! resolves to one; at registration, and again at every delivery.
 
 use reqwest::Method;
 use serde_json::json;
 
-use crate::helpers::{TestApp, assert_error_exact, send};
-use crate::webhook_support::{register, try_register};
+use crate::helpers::{TestApp, WebhookSettings, assert_error_exact, send};
+use crate::webhook_support::{log, register, try_register, wait_for_log};
 
 api_tests!(
     internal_targets_are_refused,
     plain_http_is_refused,
     a_changed_url_is_checked_again,
 );
+
+/// The default guard, with the outbox polled (every 50 ms).
+pub fn delivering() -> WebhookSettings {
+    WebhookSettings {
+        webhook_poll_ms: 50,
+        ..WebhookSettings::default()
+    }
+}
 
 const PRIVATE: &str = "Webhook URL cannot target internal/private IP addresses";
 
@@ -96,4 +104,40 @@ async fn a_changed_url_is_checked_again(app: &TestApp) {
     assert_error_exact(&reply, 400, PRIVATE);
     let reply = send(app.bearer(&token, Method::GET, &path, None)).await;
     assert_eq!(reply.body["url"], "https://203.0.113.10/hook", "unchanged");
+}
+
+mod at_delivery {
+    use super::*;
+
+    api_tests!(with crate::webhooks_targets::delivering();
+        a_stored_internal_url_is_refused_at_delivery,
+    );
+
+    /// A URL that reached the store some other way (an older version, a restore, a hand
+    /// edit) is checked again when a delivery is due: the delivery fails as refused, and no
+    /// connection is tried.
+    async fn a_stored_internal_url_is_refused_at_delivery(app: &TestApp) {
+        let token = app.admin_token(&app.org).await;
+        let id = register(app, &token, &hook("https://203.0.113.10/hook")).await;
+        app.db()
+            .execute(&format!(
+                "UPDATE webhooks SET url = 'https://169.254.169.254/latest/meta-data/' WHERE id = '{id}'"
+            ))
+            .await;
+        assert!(log(app, &token, &id).await.is_empty());
+        app.task_titled(&app.org.hr, "heard by the hook").await;
+        let entries = wait_for_log(app, &token, &id, std::time::Duration::from_secs(15), |e| {
+            !e.is_empty()
+        })
+        .await;
+        assert!(!entries.is_empty(), "a delivery was attempted");
+        let error = entries[0]["error"].as_str().unwrap_or_default();
+        assert!(error.starts_with("target refused: "), "{}", entries[0]);
+        assert_eq!(
+            entries[0]["statusCode"],
+            serde_json::Value::Null,
+            "{}",
+            entries[0]
+        );
+    }
 }
