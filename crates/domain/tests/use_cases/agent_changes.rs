@@ -9,10 +9,8 @@ use crate::common::agents::Heard;
 use crate::common::world::World;
 
 use futures_executor::block_on;
-use muster_domain::model::{
-    AgentHandle, AgentMode, CapabilityName, Level, Metadata, Proficiency, Reason,
-};
-use muster_domain::service::{AgentPatch, CreditAmount, NewChild, ServiceError};
+use muster_domain::model::{AgentMode, Level, Reason};
+use muster_domain::service::{AgentPatch, CreditAmount, ServiceError};
 
 #[test]
 fn each_committed_status_level_or_mode_change_is_told_once_and_nothing_else() {
@@ -56,16 +54,7 @@ fn activating_or_rejecting_a_spawned_child_is_told() {
     let (_, parent) = world.worker("parent", 5, &[]);
     let mut children = Vec::new();
     for handle in ["kept", "dropped"] {
-        let child = NewChild {
-            handle: AgentHandle::new(handle).unwrap(),
-            name: handle.to_owned(),
-            level: None,
-            model: None,
-            mode: AgentMode::Worker,
-            budget_period_limit: None,
-            capabilities: vec![(CapabilityName::new("rust").unwrap(), Proficiency::Basic)],
-            metadata: Metadata::default(),
-        };
+        let child = World::new_child(handle, None);
         children.push(
             block_on(agents.spawn(&parent, child))
                 .unwrap()

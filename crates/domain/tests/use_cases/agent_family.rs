@@ -5,8 +5,7 @@ use crate::common::world::{World, actor_of};
 
 use futures_executor::block_on;
 use muster_domain::model::{
-    AgentHandle, AgentMode, AgentStatus, CapabilityName, Metadata, Proficiency, Reason,
-    ReputationKind,
+    AgentMode, AgentStatus, CapabilityName, Proficiency, Reason, ReputationKind,
 };
 use muster_domain::ports::UniqueKey;
 use muster_domain::rules::spawn::capacity;
@@ -15,16 +14,7 @@ use muster_domain::service::{
 };
 
 fn child(handle: &str, level: Option<i64>) -> NewChild {
-    NewChild {
-        handle: AgentHandle::new(handle).unwrap(),
-        name: handle.to_owned(),
-        level,
-        model: None,
-        mode: AgentMode::Worker,
-        budget_period_limit: None,
-        capabilities: vec![(CapabilityName::new("rust").unwrap(), Proficiency::Basic)],
-        metadata: Metadata::default(),
-    }
+    World::new_child(handle, level)
 }
 
 fn change(amount: i64) -> ScoreChange {

@@ -8,10 +8,9 @@ use std::sync::Arc;
 
 use futures_executor::block_on;
 use muster_domain::model::{
-    AgentHandle, AgentMode, CapabilityName, Description, FeePct, Metadata, Proficiency, Reason,
-    Tags, Task, TaskPriority, TaskStatus,
+    AgentMode, Description, FeePct, Metadata, Reason, Tags, Task, TaskPriority, TaskStatus,
 };
-use muster_domain::service::{AgentPatch, NewChild, NewTask, TaskPatch, TaskService};
+use muster_domain::service::{AgentPatch, NewTask, TaskPatch, TaskService};
 use serde_json::json;
 
 #[test]
@@ -171,16 +170,7 @@ fn finishing_a_task_pays_nothing_when_the_reward_is_zero() {
 fn a_parent_whose_fee_comes_to_nothing_gets_no_fee_entry() {
     let world = World::new();
     let (parent, parent_actor) = world.register("manager", 6, AgentMode::Orchestrator, &[]);
-    let child = NewChild {
-        handle: AgentHandle::new("report").unwrap(),
-        name: "report".into(),
-        level: None,
-        model: None,
-        mode: AgentMode::Worker,
-        budget_period_limit: None,
-        capabilities: vec![(CapabilityName::new("rust").unwrap(), Proficiency::Basic)],
-        metadata: Metadata::default(),
-    };
+    let child = World::new_child("report", None);
     let child = block_on(world.agents.spawn(&parent_actor, child))
         .unwrap()
         .view

@@ -14,7 +14,7 @@ use muster_domain::model::{
 };
 use muster_domain::ports::{EventFilter, EventLog, SecretSealer};
 use muster_domain::service::{
-    AgentService, BootstrapRequest, BootstrapService, NewAgent, NewTask, TaskService,
+    AgentService, BootstrapRequest, BootstrapService, NewAgent, NewChild, NewTask, TaskService,
 };
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -153,6 +153,21 @@ impl World {
                 .iter()
                 .map(|(name, level)| (CapabilityName::new(name).unwrap(), *level))
                 .collect(),
+            metadata: Metadata::default(),
+        }
+    }
+
+    /// What spawning a worker child `handle` (knowing basic `rust`) at `level` asks for;
+    /// `None` is one level below its parent.
+    pub fn new_child(handle: &str, level: Option<i64>) -> NewChild {
+        NewChild {
+            handle: AgentHandle::new(handle).unwrap(),
+            name: handle.to_owned(),
+            level,
+            model: None,
+            mode: AgentMode::Worker,
+            budget_period_limit: None,
+            capabilities: vec![(CapabilityName::new("rust").unwrap(), Proficiency::Basic)],
             metadata: Metadata::default(),
         }
     }
