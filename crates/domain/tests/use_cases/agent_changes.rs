@@ -10,13 +10,19 @@ use crate::common::world::World;
 
 use futures_executor::block_on;
 use muster_domain::model::{AgentMode, Level, Reason};
-use muster_domain::service::{AgentPatch, CreditAmount, ServiceError};
+use muster_domain::service::{AgentPatch, AgentService, CreditAmount, ServiceError};
 
-#[test]
-fn each_committed_status_level_or_mode_change_is_told_once_and_nothing_else() {
+/// A world, and its agent service telling a [`Heard`] of every change.
+fn listened() -> (World, Arc<Heard>, AgentService) {
     let world = World::new();
     let heard = Arc::new(Heard::default());
     let agents = world.agents.clone().with_changes(heard.clone());
+    (world, heard, agents)
+}
+
+#[test]
+fn each_committed_status_level_or_mode_change_is_told_once_and_nothing_else() {
+    let (world, heard, agents) = listened();
     let (worker, _) = world.worker("listened-to", 5, &[]);
     let id = worker.id;
 
@@ -48,9 +54,7 @@ fn each_committed_status_level_or_mode_change_is_told_once_and_nothing_else() {
 
 #[test]
 fn activating_or_rejecting_a_spawned_child_is_told() {
-    let world = World::new();
-    let heard = Arc::new(Heard::default());
-    let agents = world.agents.clone().with_changes(heard.clone());
+    let (world, heard, agents) = listened();
     let (_, parent) = world.worker("parent", 5, &[]);
     let mut children = Vec::new();
     for handle in ["kept", "dropped"] {

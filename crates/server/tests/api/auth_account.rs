@@ -104,12 +104,9 @@ async fn password_change_checks_the_current_one_and_ends_logins(app: &TestApp) {
     // One `user.password_changed`, saying nothing of either password; the two refused
     // attempts wrote none.
     let user = str_of(&login["user"], "id");
-    let changed: Vec<_> = app
-        .events_of(&app.org.hr, &user)
-        .await
-        .into_iter()
-        .filter(|e| e["type"] == "user.password_changed")
-        .collect();
+    let changed = app
+        .events_of_type(&app.org.hr, &user, "user.password_changed")
+        .await;
     assert_eq!(changed.len(), 1, "{changed:?}");
     assert_eq!(changed[0]["payload"], json!({}));
     assert_eq!(changed[0]["actorId"], user.as_str());

@@ -97,12 +97,7 @@ async fn logout_ends_one_login_and_logout_all_every_login(app: &TestApp) {
 
     // Each logout is in the audit log (the refused one is not), newest first.
     let user = str_of(&a["user"], "id");
-    let logouts: Vec<_> = app
-        .events_of(&app.org.hr, &user)
-        .await
-        .into_iter()
-        .filter(|e| e["type"] == "user.logout")
-        .collect();
+    let logouts = app.events_of_type(&app.org.hr, &user, "user.logout").await;
     assert_eq!(logouts.len(), 2, "{logouts:?}");
     assert_eq!(logouts[0]["payload"], json!({"allSessions": true}));
     assert_eq!(logouts[1]["payload"], json!({"allSessions": false}));

@@ -556,6 +556,18 @@ impl TestApp {
         reply.list().clone()
     }
 
+    /// The events of `entity_id` of type `event_type` visible to `agent`, newest first.
+    pub async fn events_of_type(
+        &self,
+        agent: &Agent,
+        entity_id: &str,
+        event_type: &str,
+    ) -> Vec<Value> {
+        let mut events = self.events_of(agent, entity_id).await;
+        events.retain(|e| e["type"] == event_type);
+        events
+    }
+
     /// Inserts a level-5 `worker`-role agent into `org` as a copy of its HR agent (so it
     /// shares that secret) with a new id and handle and the given mode and status.
     pub async fn add_agent(&self, org: &Org, mode: &str, status: &str) -> Agent {

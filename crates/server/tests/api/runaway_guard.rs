@@ -65,11 +65,8 @@ async fn assert_locked_out(app: &TestApp, agent: &Agent) {
 }
 
 async fn suspensions(app: &TestApp, agent: &Agent) -> Vec<Value> {
-    app.events_of(&app.org.hr, &agent.uuid.to_string())
+    app.events_of_type(&app.org.hr, &agent.uuid.to_string(), "agent.suspended")
         .await
-        .into_iter()
-        .filter(|e| e["type"] == "agent.suspended")
-        .collect()
 }
 
 async fn thresholds_are_read_by_anyone_and_changed_by_admins(app: &TestApp) {
