@@ -6,7 +6,7 @@
 use crate::support::Store;
 use muster_domain::model::{
     DeliveryAttempt, DeliveryAttemptId, Event, HookEvents, HookName, HookTimeout, HookType,
-    HookUrl, OrgId, RemoteAgentLink, Webhook, WebhookId,
+    HookUrl, OrgId, PUSH_EVENT_TYPES, PushConfigId, RemoteAgentLink, TaskPush, Webhook, WebhookId,
 };
 use muster_domain::ports::{DeliveryQueue, Lock, WebhookRepository, transact};
 use time::Duration;
@@ -22,6 +22,7 @@ contract_tests!(
     leases_step_past_queues_with_nothing_due,
     the_log_pages_and_goes_with_its_hook,
     remote_channels_hear_their_assignees_tasks_once,
+    push_configs_hear_their_tasks_moves,
     an_append_the_store_refuses_queues_nothing,
 );
 
@@ -484,6 +485,53 @@ async fn remote_channels_hear_their_assignees_tasks_once(db: &impl Store) {
         "once for the task, nothing for the move or the unassigned task"
     );
     assert_eq!(due_ids(db, &every).await.len(), 4);
+}
+
+/// An A2A push config hears the moves of its own task, queued by the append that writes
+/// them: not the task's other events, not another task's moves; a disabled one hears
+/// nothing.
+async fn push_configs_hear_their_tasks_moves(db: &impl Store) {
+    let seed = seed_org(db).await;
+    let (watched, other) = (task(seed.org), task(seed.org));
+    let (a, b) = (watched.clone(), other.clone());
+    transact(db, move |tx| {
+        Box::pin(async move {
+            tx.insert_task(&a).await?;
+            Ok(tx.insert_task(&b).await?)
+        })
+    })
+    .await
+    .unwrap();
+    let config = |id: &str, enabled| Webhook {
+        push: Some(TaskPush {
+            task_id: watched.id,
+            config_id: PushConfigId::new(id).unwrap(),
+            sealed_auth: None,
+        }),
+        ..hook(seed.org, &PUSH_EVENT_TYPES, HookType::Post, enabled)
+    };
+    let (listening, disabled) = (config("on", true), config("off", false));
+    insert(db, &listening).await;
+    insert(db, &disabled).await;
+    let now = now_ms();
+    let on = |t: &muster_domain::model::Task, kind: &str| {
+        let mut e = event(seed.org, kind, now);
+        e.entity_id = t.id.as_uuid();
+        e
+    };
+    let moved = on(&watched, "task.transitioned");
+    append(
+        db,
+        vec![
+            on(&watched, "task.created"),
+            moved.clone(),
+            on(&other, "task.transitioned"),
+            on(&watched, "task.assigned"),
+        ],
+    )
+    .await;
+    assert_eq!(due_ids(db, &listening).await, [moved.id.as_uuid()]);
+    assert_eq!(due_ids(db, &disabled).await, Vec::<Uuid>::new());
 }
 
 /// An append the store refuses (an event id already stored) fails with its own error,
