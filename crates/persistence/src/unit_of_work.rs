@@ -25,8 +25,8 @@ use crate::conn::{Conn, PooledConn};
 use crate::error::from_diesel;
 use crate::queries::{
     agents, api_keys, capabilities, codehost, comments, deliveries, dependencies, escalations,
-    inbound_keys, ledger, oauth_states, organizations, recovery_codes, refresh_tokens, tasks,
-    templates, users, webhooks,
+    events, inbound_keys, ledger, oauth_states, organizations, recovery_codes, refresh_tokens,
+    tasks, templates, users, webhooks,
 };
 use crate::rows::{
     AgentChanges, AgentRow, ApiKeyRow, AttemptRow, CapabilityRow, CommentRow, ConnectionRow,
@@ -623,7 +623,10 @@ impl Transaction for DbTransaction<'_> {
     #[tracing::instrument(level = "debug", name = "db.tx.append_events", skip_all, fields(otel.kind = "client"))]
     async fn append_events(&mut self, batch: &[Event]) -> Result<(), RepositoryError> {
         let rows: Vec<EventRow> = batch.iter().map(EventRow::from).collect();
-        deliveries::append(&mut self.0, &rows)
+        events::append(&mut self.0, &rows)
+            .await
+            .map_err(from_diesel)?;
+        deliveries::enqueue(&mut self.0, &rows)
             .await
             .map_err(from_diesel)?;
         self.1.extend_from_slice(batch);

@@ -11,236 +11,30 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::conn::{Conn, insert_all, on_conn};
-use crate::queries::events as event_log;
 use crate::reuse::{KEPT_LIST, Reuse};
 use crate::rows::{DeliveryRow, EventRow, db_uuid};
 use crate::schema::{events, tasks, webhook_deliveries, webhook_subscriptions, webhooks};
-use crate::types::{DbTime, DbUuid, PortableJson, PortableTimestamp, PortableUuid};
+use crate::types::{DbTime, DbUuid, PortableTimestamp, PortableUuid};
 
-/// Appends `rows` (in order) and, in the same transaction, queues a delivery of each to
-/// every enabled post-hook of its organization subscribed to its type (or to `*`), to
-/// the A2A push configs of the task a move is about, and to the remote agent a task is
-/// handed to: the audit log is the outbox.
-///
-/// On PostgreSQL the events' insert and the three lookups are ONE statement (see
-/// [`append_pg`]), then one insert of the deliveries if there are any; on SQLite, the
-/// insert, a read of the subscriptions, one of the push configs when a row is a move,
-/// one of the remote agents when a row hands a task over, and the deliveries' insert.
-pub(crate) async fn append(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResult<()> {
-    if rows.is_empty() {
-        return Ok(());
-    }
-    let keys = Keys::of(rows);
-    let targets = match conn {
-        Conn::Pg(c) => append_pg(c, rows, &keys).await?,
-        Conn::Sqlite(_) => {
-            event_log::append(conn, rows).await?;
-            Targets {
-                subscriptions: subscriptions(conn, &keys).await?,
-                pushes: push_configs(conn, &keys).await?,
-                handovers: remote_channels(conn, &keys).await?,
-            }
-        }
-    };
-    insert_all!(conn, webhook_deliveries::table, &targets.deliveries(rows))
-}
-
-/// What the outbox's lookups ask for a batch of events: their organizations and types
-/// (with `*`), the tasks they move ([`PUSH_EVENT_TYPES`]) and the tasks they hand over
-/// ([`hands_over`]), each sorted and without repeats.
-struct Keys<'r> {
-    orgs: Vec<DbUuid>,
-    types: Vec<&'r str>,
-    moved: Vec<DbUuid>,
-    handed: Vec<DbUuid>,
-}
-
-impl<'r> Keys<'r> {
-    fn of(rows: &'r [EventRow]) -> Self {
-        let mut orgs: Vec<DbUuid> = rows.iter().map(|row| row.org_id).collect();
-        let mut types: Vec<&str> = rows.iter().map(|row| row.event_type.as_str()).collect();
-        types.push("*");
-        let mut moved: Vec<DbUuid> = rows
-            .iter()
-            .filter(|row| PUSH_EVENT_TYPES.contains(&row.event_type.as_str()))
-            .map(|row| row.entity_id)
-            .collect();
-        let mut handed: Vec<DbUuid> = rows
-            .iter()
-            .filter(|row| hands_over(&row.event_type, &row.payload.0))
-            .map(|row| row.entity_id)
-            .collect();
-        for ids in [&mut orgs, &mut moved, &mut handed] {
-            ids.sort_unstable_by_key(|id| id.0);
-            ids.dedup();
-        }
-        types.sort_unstable();
-        types.dedup();
-        Self {
-            orgs,
-            types,
-            moved,
-            handed,
-        }
-    }
-}
-
-/// What the lookups found: (org, hook, event type) subscriptions, and (org, hook, task)
-/// push configs and remote agents' channels.
-struct Targets {
-    subscriptions: Vec<(DbUuid, DbUuid, String)>,
-    pushes: Vec<(DbUuid, DbUuid, DbUuid)>,
-    handovers: Vec<(DbUuid, DbUuid, DbUuid)>,
-}
-
-impl Targets {
-    /// One delivery per (hook, event); a task is handed to a remote agent once per
-    /// append, however many of its events name the assignment.
-    fn deliveries(&self, rows: &[EventRow]) -> Vec<DeliveryRow> {
-        let mut handed = HashSet::new();
-        let mut seen = HashSet::new();
-        let mut deliveries = Vec::new();
-        for row in rows {
-            let hooks = self
-                .subscriptions
-                .iter()
-                .filter(|(org, _, event_type)| {
-                    org.0 == row.org_id.0 && (*event_type == row.event_type || event_type == "*")
-                })
-                .map(|(_, hook, _)| *hook);
-            let to_push = self
-                .pushes
-                .iter()
-                .filter(|(org, _, task)| {
-                    org.0 == row.org_id.0
-                        && task.0 == row.entity_id.0
-                        && PUSH_EVENT_TYPES.contains(&row.event_type.as_str())
-                })
-                .map(|(_, hook, _)| *hook);
-            let to_hand = self
-                .handovers
-                .iter()
-                .filter(|(org, _, task)| {
-                    org.0 == row.org_id.0
-                        && task.0 == row.entity_id.0
-                        && hands_over(&row.event_type, &row.payload.0)
-                })
-                .map(|(_, hook, task)| (*hook, *task))
-                .filter(|(hook, task)| handed.insert((hook.0, task.0)))
-                .map(|(hook, _)| hook)
-                .collect::<Vec<_>>();
-            for hook in hooks.chain(to_push).chain(to_hand) {
-                if seen.insert((hook.0, row.id.0)) {
-                    deliveries.push(DeliveryRow {
-                        webhook_id: hook,
-                        event_id: row.id,
-                        event_at: row.created_at,
-                        attempts: 0,
-                        next_attempt_at: row.created_at,
-                    });
-                }
-            }
-        }
-        deliveries
-    }
-}
-
-/// The events' insert and the outbox's three lookups in ONE PostgreSQL statement: a
-/// round trip per statement, not the work in it, is what a write costs PostgreSQL on a
-/// busy machine (a wake-up, a `recv` and a `send` each). The rows travel as arrays that
-/// `unnest` turns back into rows, so the text is one whatever the batch's length and
-/// stays prepared. A lookup whose array is empty finds nothing.
-async fn append_pg(
-    conn: &mut diesel_async::AsyncPgConnection,
-    rows: &[EventRow],
-    keys: &Keys<'_>,
-) -> QueryResult<Targets> {
-    use diesel::sql_types::{Array, Nullable, SmallInt, Text};
-
-    const APPEND: &str = "WITH appended AS ( \
-            INSERT INTO events \
-                (id, org_id, type, actor_id, entity_type, entity_id, severity, payload, created_at) \
-            SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::text[], \
-                $6::uuid[], $7::text[], $8::jsonb[], $9::timestamptz[])) \
-        SELECT 0::smallint AS kind, s.org_id, s.webhook_id AS hook, s.event_type, NULL::uuid AS task \
-            FROM webhook_subscriptions s INNER JOIN webhooks w ON w.id = s.webhook_id \
-            WHERE s.org_id = ANY($10) AND s.event_type = ANY($11) \
-                AND w.enabled AND w.hook_type = 'post' \
-        UNION ALL \
-        SELECT 1::smallint, w.org_id, w.id, NULL, w.task_id FROM webhooks w \
-            WHERE w.task_id = ANY($12) AND w.enabled \
-        UNION ALL \
-        SELECT 2::smallint, w.org_id, w.id, NULL, t.id \
-            FROM tasks t INNER JOIN webhooks w ON w.remote_agent_id = t.assignee_id \
-            WHERE t.id = ANY($13) AND t.assignee_id IS NOT NULL AND w.enabled";
-
-    #[derive(QueryableByName)]
-    struct Found {
-        #[diesel(sql_type = SmallInt)]
-        kind: i16,
-        #[diesel(sql_type = PortableUuid)]
-        org_id: DbUuid,
-        #[diesel(sql_type = PortableUuid)]
-        hook: DbUuid,
-        #[diesel(sql_type = Nullable<Text>)]
-        event_type: Option<String>,
-        #[diesel(sql_type = Nullable<PortableUuid>)]
-        task: Option<DbUuid>,
-    }
-
-    let found: Vec<Found> = diesel::sql_query(APPEND)
-        .bind::<Array<PortableUuid>, _>(column(rows, |r| r.id))
-        .bind::<Array<PortableUuid>, _>(column(rows, |r| r.org_id))
-        .bind::<Array<Text>, _>(column(rows, |r| r.event_type.as_str()))
-        .bind::<Array<Nullable<PortableUuid>>, _>(column(rows, |r| r.actor_id))
-        .bind::<Array<Text>, _>(column(rows, |r| r.entity_type.as_str()))
-        .bind::<Array<PortableUuid>, _>(column(rows, |r| r.entity_id))
-        .bind::<Array<Text>, _>(column(rows, |r| r.severity.as_str()))
-        .bind::<Array<PortableJson>, _>(column(rows, |r| &r.payload))
-        .bind::<Array<PortableTimestamp>, _>(column(rows, |r| r.created_at))
-        .bind::<Array<PortableUuid>, _>(&keys.orgs)
-        .bind::<Array<Text>, _>(&keys.types)
-        .bind::<Array<PortableUuid>, _>(&keys.moved)
-        .bind::<Array<PortableUuid>, _>(&keys.handed)
-        .reused()
-        .load(conn)
-        .await?;
-    let mut targets = Targets {
-        subscriptions: Vec::new(),
-        pushes: Vec::new(),
-        handovers: Vec::new(),
-    };
-    for row in found {
-        match (row.kind, row.event_type, row.task) {
-            (0, Some(event_type), _) => targets
-                .subscriptions
-                .push((row.org_id, row.hook, event_type)),
-            (1, _, Some(task)) => targets.pushes.push((row.org_id, row.hook, task)),
-            (2, _, Some(task)) => targets.handovers.push((row.org_id, row.hook, task)),
-            _ => {}
-        }
-    }
-    Ok(targets)
-}
-
-/// One column of `rows`, to bind as an array.
-fn column<'r, T>(rows: &'r [EventRow], value: impl Fn(&'r EventRow) -> T) -> Vec<T> {
-    rows.iter().map(value).collect()
-}
-
-/// The enabled post-hooks' subscriptions (org, hook, event type) to the `keys`' types
-/// in their organizations.
-async fn subscriptions(
-    conn: &mut Conn<'_>,
-    keys: &Keys<'_>,
-) -> QueryResult<Vec<(DbUuid, DbUuid, String)>> {
+/// Queues a delivery of each of `rows` (just appended) to every enabled post-hook of its
+/// organization subscribed to its type (or to `*`), and to the A2A push configs of the
+/// task a move is about: one read of the subscriptions (push configs have none), one of
+/// the push configs when a row is a move, one insert.
+pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResult<()> {
+    let mut orgs: Vec<DbUuid> = rows.iter().map(|row| row.org_id).collect();
+    orgs.sort_unstable_by_key(|org| org.0);
+    orgs.dedup();
+    let mut types: Vec<&str> = rows.iter().map(|row| row.event_type.as_str()).collect();
+    types.push("*");
+    types.sort_unstable();
+    types.dedup();
     // Kept prepared for a short list (the usual one org and two types).
-    let keep = keys.orgs.len().max(keys.types.len()) <= KEPT_LIST;
-    on_conn!(conn, c => {
+    let keep = orgs.len().max(types.len()) <= KEPT_LIST;
+    let subscriptions: Vec<(DbUuid, DbUuid, String)> = on_conn!(conn, c => {
         webhook_subscriptions::table
             .inner_join(webhooks::table)
-            .filter(webhook_subscriptions::org_id.eq_any(&keys.orgs))
-            .filter(webhook_subscriptions::event_type.eq_any(&keys.types))
+            .filter(webhook_subscriptions::org_id.eq_any(&orgs))
+            .filter(webhook_subscriptions::event_type.eq_any(&types))
             .filter(webhooks::enabled.eq(true))
             .filter(webhooks::hook_type.eq("post"))
             .select((
@@ -251,23 +45,75 @@ async fn subscriptions(
             .reused_if(keep)
             .load(c)
             .await
-    })
+    })?;
+    let pushes = push_configs(conn, rows).await?;
+    let handovers = remote_channels(conn, rows).await?;
+    // A task is handed to a remote agent once per append, however many of its events
+    // name the assignment.
+    let mut handed = HashSet::new();
+    let mut seen = HashSet::new();
+    let mut deliveries = Vec::new();
+    for row in rows {
+        let hooks = subscriptions
+            .iter()
+            .filter(|(org, _, event_type)| {
+                org.0 == row.org_id.0 && (*event_type == row.event_type || event_type == "*")
+            })
+            .map(|(_, hook, _)| *hook);
+        let to_push = pushes
+            .iter()
+            .filter(|(org, _, task)| {
+                org.0 == row.org_id.0
+                    && task.0 == row.entity_id.0
+                    && PUSH_EVENT_TYPES.contains(&row.event_type.as_str())
+            })
+            .map(|(_, hook, _)| *hook);
+        let to_hand = handovers
+            .iter()
+            .filter(|(org, _, task)| {
+                org.0 == row.org_id.0
+                    && task.0 == row.entity_id.0
+                    && hands_over(&row.event_type, &row.payload.0)
+            })
+            .map(|(_, hook, task)| (*hook, *task))
+            .filter(|(hook, task)| handed.insert((hook.0, task.0)))
+            .map(|(hook, _)| hook)
+            .collect::<Vec<_>>();
+        for hook in hooks.chain(to_push).chain(to_hand) {
+            if seen.insert((hook.0, row.id.0)) {
+                deliveries.push(DeliveryRow {
+                    webhook_id: hook,
+                    event_id: row.id,
+                    event_at: row.created_at,
+                    attempts: 0,
+                    next_attempt_at: row.created_at,
+                });
+            }
+        }
+    }
+    insert_all!(conn, webhook_deliveries::table, &deliveries)
 }
 
-/// The enabled push configs (org, hook, task) of the tasks the `keys` move: a seek on
+/// The enabled push configs (org, hook, task) of the tasks that `rows` move: a seek on
 /// `webhooks (task_id, ...)`, only when a row is a move.
 async fn push_configs(
     conn: &mut Conn<'_>,
-    keys: &Keys<'_>,
+    rows: &[EventRow],
 ) -> QueryResult<Vec<(DbUuid, DbUuid, DbUuid)>> {
-    let moved = &keys.moved;
+    let mut moved: Vec<DbUuid> = rows
+        .iter()
+        .filter(|row| PUSH_EVENT_TYPES.contains(&row.event_type.as_str()))
+        .map(|row| row.entity_id)
+        .collect();
     if moved.is_empty() {
         return Ok(Vec::new());
     }
+    moved.sort_unstable_by_key(|task| task.0);
+    moved.dedup();
     let keep = moved.len() <= KEPT_LIST;
     let found: Vec<(DbUuid, DbUuid, Option<DbUuid>)> = on_conn!(conn, c => {
         webhooks::table
-            .filter(webhooks::task_id.eq_any(moved))
+            .filter(webhooks::task_id.eq_any(&moved))
             .filter(webhooks::enabled.eq(true))
             .select((webhooks::org_id, webhooks::id, webhooks::task_id))
             .reused_if(keep)
@@ -280,25 +126,31 @@ async fn push_configs(
         .collect())
 }
 
-/// The enabled hand-over channels (org, hook, task) of the remote agents that the tasks
-/// the `keys` hand over are now assigned to: a seek on `webhooks (remote_agent_id)`
-/// joined to the tasks, only when a row is an assignment or a creation with an
-/// assignee ([`hands_over`]).
+/// The enabled hand-over channels (org, hook, task) of the remote agents that tasks
+/// assigned or created by `rows` are now assigned to: a seek on
+/// `webhooks (remote_agent_id)` joined to the tasks, only when a row is an assignment
+/// or a creation with an assignee ([`hands_over`]).
 async fn remote_channels(
     conn: &mut Conn<'_>,
-    keys: &Keys<'_>,
+    rows: &[EventRow],
 ) -> QueryResult<Vec<(DbUuid, DbUuid, DbUuid)>> {
-    let handed = &keys.handed;
+    let mut handed: Vec<DbUuid> = rows
+        .iter()
+        .filter(|row| hands_over(&row.event_type, &row.payload.0))
+        .map(|row| row.entity_id)
+        .collect();
     if handed.is_empty() {
         return Ok(Vec::new());
     }
+    handed.sort_unstable_by_key(|task| task.0);
+    handed.dedup();
     let keep = handed.len() <= KEPT_LIST;
     on_conn!(conn, c => {
         tasks::table
             .inner_join(
                 webhooks::table.on(webhooks::remote_agent_id.eq(tasks::assignee_id)),
             )
-            .filter(tasks::id.eq_any(handed))
+            .filter(tasks::id.eq_any(&handed))
             .filter(tasks::assignee_id.is_not_null())
             .filter(webhooks::enabled.eq(true))
             .select((webhooks::org_id, webhooks::id, tasks::id))

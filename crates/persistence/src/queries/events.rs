@@ -10,9 +10,8 @@ use crate::rows::{EventRow, db_uuid};
 use crate::schema::events;
 use crate::types::{DbTime, DbUuid, PortableUuid};
 
-/// Appends `rows`, in order. Units of work append through the outbox
-/// ([`super::deliveries::append`]), which calls this on SQLite and folds the insert into
-/// its own statement on PostgreSQL.
+/// Appends `rows`, in order: every write path records its events here, in one
+/// statement on PostgreSQL (see [`insert_all`]).
 pub(crate) async fn append(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResult<()> {
     insert_all!(conn, events::table, rows)
 }
