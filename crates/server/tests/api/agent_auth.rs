@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use muster_auth::agent::CREDENTIAL_TTL;
+use muster_domain::ports::NonceStore;
 use reqwest::Method;
 
 use crate::helpers::{
@@ -17,6 +18,7 @@ api_tests!(
     timestamp_must_be_a_decimal_integer,
     reused_nonce_is_401,
     concurrent_replays_are_accepted_once,
+    a_purge_keeps_a_nonce_while_its_timestamp_could_pass,
     forged_request_does_not_burn_its_nonce,
     nonce_syntax_is_checked,
     non_active_agents_are_401,
@@ -187,6 +189,21 @@ async fn reused_nonce_is_401(app: &TestApp) {
     )
     .await;
     assert_eq!(reply.status.as_u16(), 200, "{}", reply.text);
+}
+
+/// The purge of expired nonces keeps a nonce for as long as its request's timestamp could
+/// still be accepted (decision D-10): a request signed 295 s ahead of the server's clock
+/// stays fresh for almost ten minutes, so a purge run as if 9 min 50 s had passed must not
+/// forget its nonce, and the replay is still refused. (A nonce kept only five minutes
+/// from its use would be gone, and the replay let in.)
+async fn a_purge_keeps_a_nonce_while_its_timestamp_could_pass(app: &TestApp) {
+    let headers = get_tasks_headers(&app.org.hr, &(now_secs() + 295).to_string(), &new_nonce());
+    assert_eq!(list_with(app, &headers).await.status.as_u16(), 200);
+    let later = time::OffsetDateTime::now_utc() + time::Duration::seconds(590);
+    NonceStore::purge_expired(&app.db().db, later)
+        .await
+        .unwrap();
+    assert_error_exact(&list_with(app, &headers).await, 401, "nonce already used");
 }
 
 /// The same signed write sent four times at once: the nonce store lets exactly one in.
