@@ -6,13 +6,15 @@
 use crate::support::Store;
 use muster_domain::model::{
     DeliveryAttempt, DeliveryAttemptId, Event, HookEvents, HookName, HookTimeout, HookType,
-    HookUrl, OrgId, PUSH_EVENT_TYPES, PushConfigId, RemoteAgentLink, TaskPush, Webhook, WebhookId,
+    HookUrl, OrgId, PUSH_EVENT_TYPES, PushConfigId, RemoteAgentLink, Task, TaskPush, Webhook,
+    WebhookId,
 };
 use muster_domain::ports::{DeliveryQueue, Lock, WebhookRepository, transact};
-use time::Duration;
+use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::support::{event, new_id, now_ms, seed_org, task};
+use crate::writes::Writes as _;
 
 contract_tests!(
     hooks_round_trip,
@@ -45,6 +47,14 @@ fn hook(org: OrgId, events: &[&str], hook_type: HookType, enabled: bool) -> Webh
         remote: None,
         created_at: now,
         updated_at: now,
+    }
+}
+
+/// An event of type `kind` about `task`, at `at`.
+fn task_event(task: &Task, kind: &str, at: OffsetDateTime) -> Event {
+    Event {
+        entity_id: task.id.as_uuid(),
+        ..event(task.org_id, kind, at)
     }
 }
 
@@ -458,11 +468,7 @@ async fn remote_channels_hear_their_assignees_tasks_once(db: &impl Store) {
     theirs.assignee_id = Some(seed.hr);
     let unassigned = task(seed.org);
     let now = now_ms();
-    let on = |t: &muster_domain::model::Task, kind: &str| {
-        let mut e = event(seed.org, kind, now);
-        e.entity_id = t.id.as_uuid();
-        e
-    };
+    let on = |t: &Task, kind: &str| task_event(t, kind, now);
     let mut created = on(&theirs, "task.created");
     created.payload = serde_json::json!({"assigneeId": seed.hr});
     let assigned = on(&theirs, "task.assigned");
@@ -493,15 +499,9 @@ async fn remote_channels_hear_their_assignees_tasks_once(db: &impl Store) {
 async fn push_configs_hear_their_tasks_moves(db: &impl Store) {
     let seed = seed_org(db).await;
     let (watched, other) = (task(seed.org), task(seed.org));
-    let (a, b) = (watched.clone(), other.clone());
-    transact(db, move |tx| {
-        Box::pin(async move {
-            tx.insert_task(&a).await?;
-            Ok(tx.insert_task(&b).await?)
-        })
-    })
-    .await
-    .unwrap();
+    for t in [&watched, &other] {
+        db.insert(t, &[]).await.unwrap();
+    }
     let config = |id: &str, enabled| Webhook {
         push: Some(TaskPush {
             task_id: watched.id,
@@ -514,11 +514,7 @@ async fn push_configs_hear_their_tasks_moves(db: &impl Store) {
     insert(db, &listening).await;
     insert(db, &disabled).await;
     let now = now_ms();
-    let on = |t: &muster_domain::model::Task, kind: &str| {
-        let mut e = event(seed.org, kind, now);
-        e.entity_id = t.id.as_uuid();
-        e
-    };
+    let on = |t: &Task, kind: &str| task_event(t, kind, now);
     let moved = on(&watched, "task.transitioned");
     append(
         db,
