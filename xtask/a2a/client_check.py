@@ -268,6 +268,13 @@ async def check_on(http, api, card, binding: str) -> None:
         raise AssertionError("an unknown task was found")
     except TaskNotFoundError:
         pass
+    # A stream's error too (over JSON-RPC, the stream's one `error` event).
+    try:
+        async for event in streaming.subscribe(SubscribeToTaskRequest(id=str(uuid.uuid4()))):
+            raise AssertionError(f"an unknown task was streamed: {event}")
+        raise AssertionError("subscribing to an unknown task ended without an error")
+    except TaskNotFoundError:
+        pass
 
     await check_push(api, plain, binding)
 

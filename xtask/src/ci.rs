@@ -2,10 +2,13 @@
 //! whose database tests run on BOTH engines (SQLite and PostgreSQL), and schemathesis
 //! against a live server (the binary the tests built) on both (`cargo xtask fuzz-api`),
 //! and the official MCP Python and TypeScript SDKs against one on both (`cargo xtask
-//! mcp-clients`), and the official A2A Python SDK likewise (`cargo xtask a2a-clients`),
-//! and the dashboard in headless Chromium likewise (`cargo xtask dashboard-e2e`). `CI`
-//! is set for the test run so that an unreachable PostgreSQL fails the run instead of
-//! skipping tests.
+//! mcp-clients`), and the MCP conformance suite against one's `/mcp` on both (`cargo
+//! xtask mcp-conformance`), and the official A2A Python SDK likewise (`cargo xtask
+//! a2a-clients`), and the dashboard in headless Chromium likewise (`cargo xtask
+//! dashboard-e2e`), and a generated Python client likewise (`cargo xtask
+//! generated-client`), and promtool on a real scrape of `/metrics` likewise (`cargo
+//! xtask promtool`). `CI` is set for the test run so that an unreachable PostgreSQL
+//! fails the run instead of skipping tests.
 
 use std::net::{SocketAddr, TcpStream};
 use std::process::Command;
@@ -60,8 +63,17 @@ pub fn ci() -> Result<(), String> {
     // The official MCP Python and TypeScript SDKs over stdio and Streamable HTTP, on
     // both engines.
     xtask(&["mcp-clients", "--engine", "both", "--binary", binary])?;
+    // The MCP conformance suite's scenarios for a server of tools, DNS rebinding
+    // included, against /mcp, on both engines.
+    xtask(&["mcp-conformance", "--engine", "both", "--binary", binary])?;
     // The official A2A Python SDK over JSON-RPC and HTTP+JSON, on both engines.
     xtask(&["a2a-clients", "--engine", "both", "--binary", binary])?;
+    // A Python client generated from the document (openapi-python-client) holds every
+    // operation and creates, updates, moves and reads a task, on both engines.
+    xtask(&["generated-client", "--engine", "both", "--binary", binary])?;
+    // A real scrape of /metrics in both formats: promtool lints the text format,
+    // the reference parser reads OpenMetrics, on both engines.
+    xtask(&["promtool", "--engine", "both", "--binary", binary])?;
     // The dashboard end to end in Debian's Chromium (playwright-core), on both engines.
     xtask(&["dashboard-e2e", "--engine", "both", "--binary", binary])?;
     eprintln!("xtask: ci passed in {} s", started.elapsed().as_secs());
@@ -131,6 +143,25 @@ pub fn ensure_chromium() -> Result<(), String> {
         return Ok(());
     }
     eprintln!("xtask: no Chromium at {path}; installing Debian's chromium package");
+    apt_install("chromium")
+}
+
+/// `program` on `PATH`, or else Debian's `package` installed (apt-get, as root or
+/// through sudo): promtool comes with `prometheus`.
+pub fn ensure_apt_package(program: &str, package: &str) -> Result<(), String> {
+    let found = Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if found {
+        return Ok(());
+    }
+    eprintln!("xtask: no {program}; installing Debian's {package} package");
+    apt_install(package)
+}
+
+/// Installs Debian's `package` with apt-get, as root or through sudo.
+fn apt_install(package: &str) -> Result<(), String> {
     let root = Command::new("id")
         .arg("-u")
         .output()
@@ -155,7 +186,7 @@ pub fn ensure_chromium() -> Result<(), String> {
         }
     };
     apt(&["update", "-q"])?;
-    apt(&["install", "-y", "-q", "chromium"])
+    apt(&["install", "-y", "-q", package])
 }
 
 fn postgres_answers() -> bool {

@@ -6,18 +6,25 @@
 use actix_web::HttpResponse;
 use actix_web::web::Data;
 use muster_domain::ports::EventFilter;
-use muster_http::AppState;
+use muster_http::{AppState, StreamScope};
 
 use crate::refusal::Refusal;
 use crate::session::Viewer;
 
 pub(crate) async fn stream(state: Data<AppState>, viewer: Viewer) -> HttpResponse {
-    let Ok(slot) = state.streams.reserve() else {
-        return Refusal {
-            status: actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
-            message: "too many open event streams; retry later".to_owned(),
+    let slot = match state.streams.reserve(viewer.actor.org_id) {
+        Ok(slot) => slot,
+        Err(full) => {
+            let whose = match full.scope {
+                StreamScope::Instance => "",
+                StreamScope::Organization => " for this organization",
+            };
+            return Refusal {
+                status: actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+                message: format!("too many open event streams{whose}; retry later"),
+            }
+            .into_text();
         }
-        .into_text();
     };
     let filter = EventFilter {
         entity_type: Some("task".to_owned()),

@@ -61,12 +61,17 @@ pub(crate) fn set_cookies(req: &HttpRequest, cookies: impl IntoIterator<Item = C
 
 /// A dashboard cookie: `HttpOnly`, `SameSite=Strict`, only sent to `/ui`, `Secure`
 /// when the page was served over https; it lasts as long as the browser session.
+/// Whether it was is the edge's answer: a client's own `X-Forwarded-Proto` is not
+/// believed, a trusted proxy's is.
 pub(crate) fn cookie(req: &HttpRequest, name: &'static str, value: String) -> Cookie<'static> {
+    let https = req
+        .app_data::<Data<AppState>>()
+        .is_some_and(|state| state.edge.https(req));
     Cookie::build(name, value)
         .path(crate::PREFIX)
         .http_only(true)
         .same_site(SameSite::Strict)
-        .secure(req.connection_info().scheme() == "https")
+        .secure(https)
         .finish()
 }
 

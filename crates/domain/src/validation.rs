@@ -1,5 +1,9 @@
 use std::fmt;
 
+mod visible;
+
+pub(crate) use visible::{displayable, is_invisible, nfkc, without_hidden};
+
 /// A value that breaks one of the domain's limits. The message names the field and the
 /// rule in the user's words ("title must be at most 255 characters").
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

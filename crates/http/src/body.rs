@@ -29,7 +29,8 @@ fn too_large() -> ApiError {
     )
 }
 
-/// Reads the whole body, refusing more than [`MAX_BODY_BYTES`] (413) before buffering it.
+/// Reads the whole body, refusing more than [`MAX_BODY_BYTES`] (413) before buffering it,
+/// and a body that is not declared as JSON (415; see [`crate::media_type`]).
 pub(crate) async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result<Bytes, ApiError> {
     let declared = req
         .headers()
@@ -48,6 +49,7 @@ pub(crate) async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result
         }
         body.extend_from_slice(&chunk);
     }
+    crate::media_type::check(req, &body)?;
     Ok(body.freeze())
 }
 

@@ -6,7 +6,7 @@
 use actix_web::dev::Payload;
 use actix_web::http::header::AUTHORIZATION;
 use actix_web::web::{Bytes, Data};
-use actix_web::{FromRequest, HttpRequest};
+use actix_web::{FromRequest, HttpMessage, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 use muster_auth::agent::{
     AGENT_ID_HEADER, NONCE_HEADER, SIGNATURE_HEADER, SignedRequest, TIMESTAMP_HEADER,
@@ -17,6 +17,7 @@ use muster_domain::model::Actor;
 use crate::body::read_body;
 use crate::error::ApiError;
 use crate::state::{AppState, AuthMode};
+use crate::trailing_slash::SentTarget;
 
 const SIGNING_HEADERS: [&str; 4] = [
     AGENT_ID_HEADER,
@@ -229,11 +230,17 @@ async fn verify_signature(
             })
             .transpose()
     };
-    // The request target exactly as sent: path plus `?query`, undecoded.
-    let target = req
-        .uri()
-        .path_and_query()
-        .map_or_else(|| req.path(), |pq| pq.as_str());
+    // The request target exactly as sent: path plus `?query`, undecoded (also when a
+    // trailing slash was served as the route without it).
+    let sent = req
+        .extensions()
+        .get::<SentTarget>()
+        .map(|target| target.0.clone());
+    let target = sent.as_deref().unwrap_or_else(|| {
+        req.uri()
+            .path_and_query()
+            .map_or_else(|| req.path(), |pq| pq.as_str())
+    });
     let signed = SignedRequest {
         agent_id: header(AGENT_ID_HEADER)?,
         timestamp: header(TIMESTAMP_HEADER)?,

@@ -6,12 +6,14 @@
 
 mod a2a;
 mod body;
+mod edge;
 mod error;
 mod extract;
 #[doc(hidden)]
 pub mod fuzzing;
 mod idempotency;
 mod mcp;
+mod media_type;
 mod metrics;
 pub mod openapi;
 mod request_span;
@@ -19,7 +21,9 @@ mod routes;
 mod rpc_id;
 mod sign_in_starts;
 mod state;
+mod stream_slots;
 mod streams;
+mod trailing_slash;
 
 use std::net::TcpListener;
 use std::time::Duration;
@@ -31,15 +35,16 @@ use actix_web::{App, HttpMessage, HttpServer};
 use tracing_actix_web::{RequestId, TracingLogger};
 
 pub use body::{MAX_BODY_BYTES, parse_json, parse_query, parse_uuid};
+pub use edge::{Edge, EdgeError};
 pub use error::ApiError;
 pub use extract::{Authenticated, RawBody, SignedInUser};
-pub use metrics::{CensusProbe, JobOutcome, Metrics, PoolProbe};
+pub use metrics::{CensusProbe, Exposition, JobOutcome, Metrics, PoolProbe};
 /// The request and response shapes, shared with the client (the `muster-wire` crate).
 pub use muster_wire as dto;
 pub use routes::{Operation, operations};
 pub use sign_in_starts::SignInStarts;
 pub use state::{AppState, AuthMode, MetricsAccess, OAuthSettings, Readiness};
-pub use streams::{EventStreams, StreamOptions};
+pub use streams::{EventStreams, StreamOptions, StreamScope, StreamSlot, TooManyStreams};
 
 /// How the server runs.
 #[derive(Debug, Clone, Copy)]
@@ -86,6 +91,8 @@ pub fn serve_with(
             .app_data(state.clone())
             // Innermost: sees the response of the handler, before the request id.
             .wrap(actix_web::middleware::from_fn(idempotency::keep))
+            // Before any credential is read: a foreign Host or Origin changes nothing.
+            .wrap(actix_web::middleware::from_fn(edge::guard))
             .wrap(actix_web::middleware::from_fn(metrics::count))
             .wrap_fn(move |req, srv| {
                 // Echo the request id that TracingLogger put in every log line.
@@ -101,6 +108,8 @@ pub fn serve_with(
                 }
             })
             .wrap(TracingLogger::<request_span::RequestSpan>::new())
+            // Outermost: every layer within sees the path a trailing slash is served as.
+            .wrap(actix_web::middleware::from_fn(trailing_slash::trim))
             .configure(mount)
             .configure(routes::configure)
     })

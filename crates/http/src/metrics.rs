@@ -2,6 +2,10 @@
 //! template, method and status with their latency; authentication failures by reason;
 //! the database pool; background jobs; webhook deliveries. Label values are route
 //! templates, fixed reasons and job names only: never an id, never a secret.
+//! The exposition is `OpenMetrics` or the Prometheus text format, as the scraper asks
+//! (see `exposition.rs`).
+
+mod exposition;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,6 +23,8 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
+
+pub use exposition::Exposition;
 
 /// How busy the database pool is, read at each scrape.
 pub trait PoolProbe: Send + Sync {
@@ -329,9 +335,13 @@ impl Metrics {
                 for (family, rows) in [(&self.tasks, tasks), (&self.agents, agents)] {
                     family.clear();
                     for (org, status, count) in rows {
-                        family
-                            .get_or_create(&OrgStatusLabels { org, status })
-                            .set(count);
+                        // An organization's name is its admins' to choose: escaped, it
+                        // cannot end its label and write lines of its own.
+                        let labels = OrgStatusLabels {
+                            org: exposition::escape_label_value(&org),
+                            status: exposition::escape_label_value(&status),
+                        };
+                        family.get_or_create(&labels).set(count);
                     }
                 }
             }
@@ -339,15 +349,18 @@ impl Metrics {
         }
     }
 
-    /// The text exposition of every metric (the `OpenMetrics` format Prometheus reads).
-    pub fn render(&self) -> String {
+    /// The exposition of every metric in `format`.
+    pub fn render(&self, format: Exposition) -> String {
         if let Some(pool) = &self.pool {
             self.pool_gauges.update(pool.as_ref());
         }
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = encode(&mut text, &self.registry);
-        text
+        match format {
+            Exposition::OpenMetrics => text,
+            Exposition::Text => exposition::to_text_format(&text),
+        }
     }
 }
 
@@ -419,7 +432,7 @@ mod tests {
     fn the_pool_is_read_at_each_scrape() {
         let pool = Arc::new(FakePool(AtomicU64::new(3)));
         let metrics = Metrics::new(Some(pool.clone()), None);
-        let text = metrics.render();
+        let text = metrics.render(Exposition::OpenMetrics);
         for expected in [
             "muster_db_pool_max_connections 16",
             "muster_db_pool_open_connections 3",
@@ -430,11 +443,45 @@ mod tests {
             assert!(text.contains(expected), "{expected} missing from\n{text}");
         }
         pool.0.store(5, Ordering::Relaxed);
-        assert!(metrics.render().contains("muster_db_pool_timeouts_total 5"));
         assert!(
-            metrics.render().contains("muster_db_pool_timeouts_total 5"),
+            metrics
+                .render(Exposition::OpenMetrics)
+                .contains("muster_db_pool_timeouts_total 5")
+        );
+        assert!(
+            metrics
+                .render(Exposition::OpenMetrics)
+                .contains("muster_db_pool_timeouts_total 5"),
             "no double count"
         );
+    }
+
+    struct HostileCensus;
+
+    #[async_trait::async_trait]
+    impl CensusProbe for HostileCensus {
+        async fn census(
+            &self,
+        ) -> Result<(Vec<(String, String, i64)>, Vec<(String, String, i64)>), String> {
+            let org = "Evil\"} 1\nmuster_forged 99\n# \\".to_owned();
+            Ok((vec![(org, "todo".to_owned(), 2)], Vec::new()))
+        }
+    }
+
+    #[test]
+    fn an_organization_name_cannot_write_lines_of_its_own() {
+        let metrics = Metrics::new(None, Some(Arc::new(HostileCensus)));
+        actix_web::rt::System::new().block_on(metrics.refresh_census());
+        for format in [Exposition::OpenMetrics, Exposition::Text] {
+            let text = metrics.render(format);
+            assert!(
+                text.contains(
+                    "muster_tasks{org=\"Evil\\\"} 1\\nmuster_forged 99\\n# \\\\\",status=\"todo\"} 2\n"
+                ),
+                "{text}"
+            );
+            assert!(!text.lines().any(|line| line.starts_with("muster_forged")));
+        }
     }
 
     #[test]
@@ -444,7 +491,7 @@ mod tests {
         metrics.auth_failure("invalid signature");
         metrics.job("escalation_sweep", JobOutcome::Done(2));
         metrics.deliveries(3, 1);
-        let text = metrics.render();
+        let text = metrics.render(Exposition::OpenMetrics);
         for expected in [
             "muster_http_requests_total{method=\"GET\",route=\"/tasks/{id}\",status=\"200\"} 1",
             "muster_http_request_duration_seconds_count{method=\"GET\",route=\"/tasks/{id}\"} 1",

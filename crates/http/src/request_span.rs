@@ -1,6 +1,7 @@
 //! The root span (and so the log line) of each request: tracing-actix-web's fields, with
 //! the request target redacted where a path segment is a credential. An inbound webhook
-//! is called at `/api/v1/webhooks/inbound/{key}`: the key must not reach the logs.
+//! is called at `/api/v1/webhooks/inbound/{key}`: the key must not reach the logs, also
+//! when the path matches no route (a trailing slash, a doubled `/`, a typo after the key).
 
 use actix_web::HttpMessage;
 use actix_web::body::MessageBody;
@@ -13,6 +14,9 @@ use crate::ApiError;
 
 /// Route parameters that are credentials.
 const SECRET_PARAMS: [&str; 1] = ["{key}"];
+
+/// Paths under which every segment may be a credential, whatever route (if any) matches.
+const SECRET_PREFIXES: [&str; 1] = ["/api/v1/webhooks/inbound"];
 
 /// Builds the root span of every request.
 pub(crate) struct RequestSpan;
@@ -73,15 +77,58 @@ impl RootSpanBuilder for RequestSpan {
 }
 
 /// The target to log: as sent, unless the route has a credential in its path; then the
-/// route template with that parameter masked (and no query string).
+/// route template with that parameter masked (and no query string). A path that matches
+/// no route but lies under a credential prefix is logged as the prefix and `/***`.
 fn redacted_target(route: &str, path_and_query: &str) -> String {
     if SECRET_PARAMS.iter().any(|p| route.contains(p)) {
         SECRET_PARAMS
             .iter()
             .fold(route.to_owned(), |masked, p| masked.replace(p, "***"))
+    } else if let Some(prefix) = secret_prefix(path_and_query) {
+        format!("{prefix}/***")
     } else {
         path_and_query.to_owned()
     }
+}
+
+/// The credential prefix `path_and_query` lies under, if anything follows it. The path is
+/// compared as a lenient server or proxy might read it (percent-decoded, runs of `/`
+/// merged, any case), so that no spelling of a key's URL reaches the log.
+fn secret_prefix(path_and_query: &str) -> Option<&'static str> {
+    let path = path_and_query.split(['?', '#']).next().unwrap_or_default();
+    let mut lenient = String::with_capacity(path.len());
+    for c in percent_decoded(path).chars() {
+        if !(c == '/' && lenient.ends_with('/')) {
+            lenient.push(c.to_ascii_lowercase());
+        }
+    }
+    SECRET_PREFIXES.into_iter().find(|prefix| {
+        lenient
+            .strip_prefix(prefix)
+            .is_some_and(|rest| rest.len() > 1 && rest.starts_with('/'))
+    })
+}
+
+/// `text` with each `%XX` escape decoded (invalid UTF-8 replaced; a stray `%` kept).
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let escaped = bytes
+            .get(i + 1..i + 3)
+            .filter(|_| bytes[i] == b'%')
+            .and_then(|hex| std::str::from_utf8(hex).ok())
+            .and_then(|hex| u8::from_str_radix(hex, 16).ok());
+        if let Some(byte) = escaped {
+            decoded.push(byte);
+            i += 3;
+        } else {
+            decoded.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&decoded).into_owned()
 }
 
 #[cfg(test)]
@@ -108,5 +155,33 @@ mod tests {
             redacted_target("/tasks/{id}", "/tasks/42?fields=all"),
             "/tasks/42?fields=all"
         );
+    }
+
+    #[test]
+    fn a_key_under_the_inbound_prefix_is_masked_whatever_the_spelling() {
+        for target in [
+            "/api/v1/webhooks/inbound/ik_s3cret/",
+            "/api/v1/webhooks/inbound//ik_s3cret",
+            "/api/v1/webhooks/inbound/ik_s3cret/batch/",
+            "/api/v1/webhooks/inbound/ik_s3cret/batch/more?x=1",
+            "//api/v1//webhooks/inbound/ik_s3cret",
+            "/API/V1/Webhooks/Inbound/ik_s3cret",
+            "/api/v1/webhooks/inbound%2Fik_s3cret",
+            "/api/v1/webhooks/%69nbound/ik_s3cret",
+        ] {
+            assert_eq!(
+                redacted_target("default", target),
+                "/api/v1/webhooks/inbound/***",
+                "{target}"
+            );
+        }
+        for target in [
+            "/api/v1/webhooks/inbound",
+            "/api/v1/webhooks/inbound/",
+            "/api/v1/webhooks/inbound-keys",
+            "/api/v1/webhooks/%zz",
+        ] {
+            assert_eq!(redacted_target("default", target), target);
+        }
     }
 }

@@ -14,6 +14,7 @@ use muster_domain::service::{
 };
 
 use crate::SignInStarts;
+use crate::edge::Edge;
 use crate::metrics::Metrics;
 use crate::streams::EventStreams;
 
@@ -104,6 +105,9 @@ pub struct AppState {
     pub bearer_auth: Arc<BearerAuthenticator>,
     /// What a request without credentials gets.
     pub auth_mode: AuthMode,
+    /// How the server is reached: the names it answers to, its public URL, the proxies
+    /// it believes (decision D-105).
+    pub edge: Edge,
     /// The sign-in redirect flow; `None` answers its routes 404.
     pub oauth: Option<OAuthSettings>,
     /// `Idempotency-Key`s and the responses kept for their retries.

@@ -12,12 +12,14 @@ use std::time::Duration;
 
 use actix_web::web::Bytes;
 use futures_util::Stream;
-use muster_domain::model::{Actor, EventPosition, StreamStart};
+use muster_domain::model::{Actor, EventPosition, OrgId, StreamStart};
 use muster_domain::ports::EventFilter;
 use muster_domain::service::EventService;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, watch};
+use tokio::sync::{mpsc, watch};
 
 use crate::dto::events::EventResponse;
+use crate::stream_slots::Slots;
+pub use crate::stream_slots::{StreamScope, StreamSlot, TooManyStreams};
 
 /// Events read from the database in one go by a stream.
 const BATCH: u32 = 100;
@@ -27,6 +29,9 @@ const BATCH: u32 = 100;
 pub struct StreamOptions {
     /// Streams one process keeps open at once; more are refused with 503.
     pub max_streams: usize,
+    /// Streams one organization may hold open on one process at once (at most
+    /// `max_streams`): one tenant cannot take the places the others need.
+    pub max_streams_per_org: usize,
     /// Events a stream holds for a client that is not reading. A client that leaves
     /// them all unread for a heartbeat interval is dropped (it resumes with
     /// `Last-Event-ID`); writers never wait for it.
@@ -45,6 +50,7 @@ impl Default for StreamOptions {
     fn default() -> Self {
         Self {
             max_streams: 256,
+            max_streams_per_org: 64,
             buffer: 1024,
             heartbeat: Duration::from_secs(15),
             poll: Duration::from_millis(250),
@@ -58,16 +64,9 @@ impl Default for StreamOptions {
 #[derive(Debug, Clone)]
 pub struct EventStreams {
     options: StreamOptions,
-    slots: Arc<Semaphore>,
+    slots: Arc<Slots>,
     grown: watch::Receiver<EventPosition>,
     closing: Arc<watch::Sender<bool>>,
-}
-
-/// Why a stream was refused.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TooManyStreams {
-    /// The bound that was reached.
-    pub max: usize,
 }
 
 impl EventStreams {
@@ -80,7 +79,7 @@ impl EventStreams {
         tokio::spawn(watch_head(events, tx, closed, options.poll));
         Self {
             options,
-            slots: Arc::new(Semaphore::new(options.max_streams)),
+            slots: Slots::new(options.max_streams, options.max_streams_per_org),
             grown,
             closing: Arc::new(closing),
         }
@@ -104,13 +103,10 @@ impl EventStreams {
         self.options
     }
 
-    /// A place for one more stream, if the bound allows.
-    pub fn reserve(&self) -> Result<OwnedSemaphorePermit, TooManyStreams> {
-        Arc::clone(&self.slots)
-            .try_acquire_owned()
-            .map_err(|_| TooManyStreams {
-                max: self.options.max_streams,
-            })
+    /// A place for one more stream of `org`, if both the instance's bound and the
+    /// organization's share allow.
+    pub fn reserve(&self, org: OrgId) -> Result<StreamSlot, TooManyStreams> {
+        self.slots.reserve(org)
     }
 
     /// Opens a stream of `actor`'s organization's events matching `filter` from `from`;
@@ -121,7 +117,7 @@ impl EventStreams {
         actor: Actor,
         filter: EventFilter,
         from: StreamStart,
-        slot: OwnedSemaphorePermit,
+        slot: StreamSlot,
     ) -> EventBody {
         let (tx, rx) = mpsc::channel(self.options.buffer.max(1));
         let dropped = Arc::new(OnceLock::new());
@@ -319,7 +315,7 @@ pub struct EventBody {
     rx: mpsc::Receiver<Bytes>,
     dropped: Arc<OnceLock<String>>,
     ended: bool,
-    _slot: OwnedSemaphorePermit,
+    _slot: StreamSlot,
 }
 
 impl std::fmt::Debug for EventBody {

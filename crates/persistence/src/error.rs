@@ -55,10 +55,13 @@ fn cannot_write(message: &str) -> bool {
 
 /// Which unique key a violation broke. PostgreSQL names the constraint
 /// (`agents_agent_id_key`); SQLite names the columns in its message
-/// (`UNIQUE constraint failed: agents.agent_id`).
+/// (`UNIQUE constraint failed: agents.agent_id`), or the index when it is on an
+/// expression (`UNIQUE constraint failed: index 'agents_agent_id_folded'`).
 fn unique_key(constraint: Option<&str>, message: &str) -> UniqueKey {
     let names = |pg: &str, sqlite: &str| constraint == Some(pg) || message.ends_with(sqlite);
-    if names("agents_agent_id_key", "agents.agent_id") {
+    if names("agents_agent_id_key", "agents.agent_id")
+        || names("agents_agent_id_folded", "index 'agents_agent_id_folded'")
+    {
         UniqueKey::AgentHandle
     } else if names("users_org_id_email_key", "users.org_id, users.email") {
         UniqueKey::UserEmail
@@ -80,8 +83,8 @@ fn unique_key(constraint: Option<&str>, message: &str) -> UniqueKey {
     ) {
         UniqueKey::Capability
     } else if names(
-        "codehost_connections_installation_id_key",
-        "codehost_connections.installation_id",
+        "codehost_connections_installation_id_org_id_key",
+        "codehost_connections.installation_id, codehost_connections.org_id",
     ) {
         UniqueKey::Installation
     } else {
@@ -133,6 +136,13 @@ mod tests {
             (
                 None,
                 "UNIQUE constraint failed: agents.agent_id",
+                UniqueKey::AgentHandle,
+            ),
+            // The same handle in another case (the index on lower(agent_id)).
+            (Some("agents_agent_id_folded"), "", UniqueKey::AgentHandle),
+            (
+                None,
+                "UNIQUE constraint failed: index 'agents_agent_id_folded'",
                 UniqueKey::AgentHandle,
             ),
             (Some("users_org_id_email_key"), "", UniqueKey::UserEmail),

@@ -13,9 +13,9 @@
 //! made it durable has returned; if that commit fails, every unit of the group is
 //! answered the failure and none of them is applied. A unit sees what the units before
 //! it in its group wrote, as it would have after their commits. What it costs: the
-//! answers of a group's units wait for its last unit, so a unit held up inside (a
-//! pre-hook asked before the commit, up to that hook's timeout) holds up the answers of
-//! the units grouped before it; groups take in more units for at most 50 ms.
+//! answers of a group's units wait for its last unit; groups take in more units for at
+//! most 50 ms. (No unit waits on a network call inside: pre-hooks are asked between
+//! runs of a unit, with no transaction open.)
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;

@@ -91,7 +91,7 @@ mod tests {
     use time::OffsetDateTime;
 
     use crate::queries::plan::{reads_in_order, sqlite_plan};
-    use crate::schema::{idempotency_keys, nonces, oauth_states};
+    use crate::schema::{idempotency_keys, login_throttles, nonces, oauth_states};
     use crate::types::DbTime;
 
     /// SQLite plans without bound values (stable plans): a batch's last instant must
@@ -120,6 +120,14 @@ mod tests {
                     before
                 )),
                 "INDEX oauth_states_expiry",
+            ),
+            (
+                sqlite_plan(&last_of_batch!(
+                    login_throttles::table,
+                    login_throttles::last_failure_at,
+                    before
+                )),
+                "INDEX login_throttles_last_failure",
             ),
         ];
         for ((sql, plan), index) in purged {

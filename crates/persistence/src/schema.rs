@@ -40,8 +40,6 @@ diesel::table! {
         totp_secret -> Nullable<Binary>,
         totp_pending_secret -> Nullable<Binary>,
         totp_last_step -> Nullable<BigInt>,
-        failed_logins -> Integer,
-        locked_until -> Nullable<PortableTimestamp>,
         last_login_at -> Nullable<PortableTimestamp>,
     }
 }
@@ -194,6 +192,17 @@ diesel::table! {
         code_verifier -> Text,
         created_at -> PortableTimestamp,
         expires_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::PortableTimestamp;
+
+    login_throttles (key_hash) {
+        key_hash -> Binary,
+        failures -> Integer,
+        last_failure_at -> PortableTimestamp,
     }
 }
 

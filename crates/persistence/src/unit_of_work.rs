@@ -89,14 +89,14 @@ impl UnitOfWork for Database {
 type Running<'c> = Pin<Box<dyn Future<Output = Result<WorkOutput, Abort>> + Send + 'c>>;
 
 fn on_postgres(conn: &mut AsyncPgConnection, work: Work) -> Running<'_> {
-    Box::pin(conn.transaction(async |c| {
+    Box::pin(conn.transaction(async move |c| {
         let mut tx = DbTransaction(Conn::Pg(c), Vec::new());
         work(&mut tx).await.map_err(Abort::Work)
     }))
 }
 
 /// One open transaction: each method is one query piece on its connection. The second
-/// field keeps the events appended so far, for the pre-hooks asked before the commit.
+/// field keeps the events appended so far, for the pre-hooks asked about them.
 pub(crate) struct DbTransaction<'c>(Conn<'c>, Vec<Event>);
 
 impl<'c> DbTransaction<'c> {
@@ -286,6 +286,40 @@ impl Transaction for DbTransaction<'_> {
             .await
             .map_err(from_diesel)?;
         row.map(OAuthState::try_from).transpose()
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.login_throttle", skip_all, fields(otel.kind = "client"))]
+    async fn login_throttle(
+        &mut self,
+        key: &muster_domain::model::ThrottleKey,
+        now: OffsetDateTime,
+    ) -> Result<muster_domain::model::LoginThrottle, RepositoryError> {
+        let row = crate::queries::login_throttles::lock(&mut self.0, key, now)
+            .await
+            .map_err(from_diesel)?;
+        muster_domain::model::LoginThrottle::try_from(row)
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.save_login_throttle", skip_all, fields(otel.kind = "client"))]
+    async fn save_login_throttle(
+        &mut self,
+        key: &muster_domain::model::ThrottleKey,
+        throttle: &muster_domain::model::LoginThrottle,
+    ) -> Result<(), RepositoryError> {
+        let row = crate::rows::LoginThrottleRow::new(key, throttle);
+        crate::queries::login_throttles::save(&mut self.0, row)
+            .await
+            .map_err(from_diesel)
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.clear_login_throttle", skip_all, fields(otel.kind = "client"))]
+    async fn clear_login_throttle(
+        &mut self,
+        key: &muster_domain::model::ThrottleKey,
+    ) -> Result<(), RepositoryError> {
+        crate::queries::login_throttles::clear(&mut self.0, key)
+            .await
+            .map_err(from_diesel)
     }
 
     #[tracing::instrument(level = "debug", name = "db.tx.agent", skip_all, fields(otel.kind = "client"))]

@@ -32,7 +32,7 @@ pub(crate) struct WriterThread {
 
 impl WriterThread {
     /// Starts the thread and its runtime (timers for the pool's timeouts and the group
-    /// window, I/O for the pre-hooks a unit of work may call).
+    /// window).
     pub(crate) fn start() -> std::io::Result<Self> {
         let (stop, stopped) = oneshot::channel::<()>();
         let (started, handle) = std::sync::mpsc::sync_channel(1);

@@ -25,7 +25,7 @@ impl CardFetcher for A2aCards {
 pub struct SystemClock;
 
 impl Clock for SystemClock {
-    fn now(&self) -> OffsetDateTime {
+    fn current(&self) -> OffsetDateTime {
         instant::to_millis(OffsetDateTime::now_utc())
     }
 }
@@ -35,7 +35,7 @@ impl Clock for SystemClock {
 pub struct UuidV7Ids;
 
 impl IdGenerator for UuidV7Ids {
-    fn new_id(&self) -> Uuid {
+    fn generate(&self) -> Uuid {
         Uuid::now_v7()
     }
 }

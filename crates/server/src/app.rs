@@ -121,7 +121,7 @@ pub async fn app_state(
     });
     let tasks = TaskService::new(db.clone(), uow.clone(), clock.clone(), ids.clone())
         .with_reward(task_settings.task_reward);
-    let (chat, codehost) = integrations(&tasks, &db, &uow, key, auth, hooks);
+    let (chat, codehost) = integrations(&tasks, &db, &uow, key, auth, hooks)?;
     let agents = AgentService::new(
         db.clone(),
         uow.clone(),
@@ -166,13 +166,19 @@ pub async fn app_state(
         agent_auth,
         bearer_auth: Arc::new(BearerAuthenticator::new(tokens, db.clone(), clock)),
         auth_mode,
+        // Loopback names only until `muster serve` sets its edge settings.
+        edge: muster_http::Edge::default(),
         oauth,
         idempotency: db.clone(),
         readiness: Arc::new(DatabaseReadiness(Database::clone(&db))),
     })
 }
 
-/// The chat-platform and code-host integrations, driving `tasks`.
+/// The chat-platform and code-host integrations, driving `tasks`; chat is off without
+/// its token (decision D-100).
+///
+/// # Errors
+/// A chat token shorter than 16 characters.
 fn integrations(
     tasks: &TaskService,
     db: &Arc<Database>,
@@ -180,7 +186,7 @@ fn integrations(
     key: &ServerKey,
     auth: &AuthSettings,
     hooks: &WebhookSettings,
-) -> (ChatService, CodeHostService) {
+) -> anyhow::Result<(ChatService, CodeHostService)> {
     let chat = ChatService::new(
         tasks.clone(),
         db.clone(),
@@ -189,7 +195,7 @@ fn integrations(
         ChatSettings {
             agents: hooks.chat_agent_map.0.clone(),
             default_org: auth.default_org.map(OrgId::from_uuid),
-            token: hooks.chat_token.clone(),
+            token: hooks.chat_token()?,
         },
     );
     let codehost = CodeHostService::new(CodeHostPorts {
@@ -201,7 +207,7 @@ fn integrations(
         clock: Arc::new(SystemClock),
         ids: Arc::new(UuidV7Ids),
     });
-    (chat, codehost)
+    Ok((chat, codehost))
 }
 
 /// The sign-in redirect flow, when it is set up.

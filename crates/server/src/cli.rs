@@ -42,8 +42,9 @@ pub enum LogFormat {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Run the HTTP service (migrates the database first).
-    Serve(ServeArgs),
+    /// Run the HTTP service (migrates the database first). Boxed: its settings outweigh
+    /// every other command's.
+    Serve(Box<ServeArgs>),
     /// Apply pending database migrations and exit.
     Migrate(DatabaseArgs),
     /// Create an organization with its first admin user and HR agent; prints one JSON object.
@@ -132,6 +133,8 @@ pub struct ServeArgs {
     pub streams: crate::stream_settings::StreamSettings,
     #[command(flatten)]
     pub metrics: crate::metrics_settings::MetricsSettings,
+    #[command(flatten)]
+    pub edge: crate::edge_settings::EdgeSettings,
     #[command(flatten)]
     pub database: DatabaseArgs,
 }

@@ -88,6 +88,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     auth.password_hashers = args.password_hashers.map(usize::from);
     args.webhooks.warn_if_relaxed();
     let access = args.metrics.access(&db)?;
+    let edge = args.edge.edge()?;
+    args.edge.warn_if_unnamed(&edge, &args.bind);
     let metrics = access.as_ref().map(|a| Arc::clone(&a.metrics));
     let mut state = app_state(
         &db,
@@ -99,6 +101,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     )
     .await?;
     state.metrics = access;
+    state.edge = edge;
     let deliveries = crate::app::deliveries(&db, &key, &args.webhooks)?;
     let sweep = EscalationSweep::new(state.tasks.clone(), args.tasks.thresholds());
 
@@ -166,8 +169,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Background worker: forget nonces past their retention window, and identity-provider
-/// sign-ins abandoned in the browser.
+/// Background worker: forget nonces past their retention window, identity-provider
+/// sign-ins abandoned in the browser, and login-throttle streaks a day quiet.
 async fn purge_expired(db: Database, metrics: Option<Arc<Metrics>>) {
     let mut ticker = tokio::time::interval(PURGE_EVERY);
     loop {
@@ -177,6 +180,11 @@ async fn purge_expired(db: Database, metrics: Option<Arc<Metrics>>) {
         let runs = [
             ("expired nonces", db.purge_expired(now).await),
             ("expired sign-ins", db.purge_expired_sign_ins(now).await),
+            (
+                "forgotten login-throttle streaks",
+                db.purge_login_throttles(now - muster_domain::rules::login::FORGOTTEN_AFTER)
+                    .await,
+            ),
             (
                 "expired idempotency keys",
                 IdempotencyStore::purge(&db, now - kept).await,

@@ -7,6 +7,7 @@ pub mod auth_settings;
 pub mod bootstrap;
 pub mod cli;
 pub mod commands;
+pub mod edge_settings;
 pub mod key;
 pub mod logging;
 pub mod memory;

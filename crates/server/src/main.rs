@@ -36,7 +36,7 @@ async fn run(small_pages: Result<(), String>) -> ExitCode {
         tracing::debug!(%reason, "transparent huge pages stay on");
     }
     let result = match cli.command {
-        Command::Serve(args) => commands::serve(args).await,
+        Command::Serve(args) => commands::serve(*args).await,
         Command::Migrate(args) => commands::migrate(args).await,
         Command::Bootstrap(args) => commands::bootstrap_command(args).await,
         Command::Sign(args) => {

@@ -46,14 +46,19 @@ pub struct WebhookSettings {
     pub retry_schedule: RetrySchedule,
     /// Chat author ids and the agents they act as: `author=agent-uuid,...` or a JSON
     /// object `{"author": "agent-uuid"}`. Unmapped authors act as the service in the
-    /// default organization; unmapped bots are ignored.
+    /// default organization and may only create tasks; unmapped bots are ignored.
     #[arg(long, env = "MUSTER_CHAT_AGENT_MAP", default_value = "",
           value_parser = parse_agent_map)]
     pub chat_agent_map: AgentMap,
-    /// The token chat requests must carry in `X-Chat-Token` (none: not checked).
+    /// The token every chat request must carry in `X-Chat-Token` (at least 16
+    /// characters). Without it the chat integration is off: its route answers 404.
     #[arg(long, env = "MUSTER_CHAT_TOKEN", hide_env_values = true)]
     pub chat_token: Option<String>,
 }
+
+/// The shortest chat token accepted: a shared secret anyone who reaches the port may
+/// guess at.
+const MIN_CHAT_TOKEN_CHARS: usize = 16;
 
 /// Chat author ids and agent UUIDs.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -103,6 +108,27 @@ impl Default for WebhookSettings {
 }
 
 impl WebhookSettings {
+    /// The chat token, when the chat integration is on (decision D-100). An empty
+    /// setting is no setting (`MUSTER_CHAT_TOKEN=` keeps it off); surrounding blanks are
+    /// not part of it.
+    ///
+    /// # Errors
+    /// A token shorter than 16 characters.
+    pub fn chat_token(&self) -> anyhow::Result<Option<String>> {
+        let Some(token) = self
+            .chat_token
+            .as_deref()
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+        else {
+            return Ok(None);
+        };
+        if token.chars().count() < MIN_CHAT_TOKEN_CHARS {
+            anyhow::bail!("MUSTER_CHAT_TOKEN must be at least {MIN_CHAT_TOKEN_CHARS} characters");
+        }
+        Ok(Some(token.to_owned()))
+    }
+
     /// How often the worker looks for due deliveries; `None` when it is off.
     pub fn poll_every(&self) -> Option<Duration> {
         (self.webhook_poll_ms > 0).then(|| Duration::from_millis(self.webhook_poll_ms))
@@ -192,4 +218,29 @@ pub async fn deliver_webhooks(
 /// The URL check at registration (decision D-81).
 pub fn target_guard(hooks: &WebhookSettings) -> Arc<dyn TargetGuard> {
     Arc::new(ResolvingTargetGuard::new(hooks.policy()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn token(value: Option<&str>) -> anyhow::Result<Option<String>> {
+        WebhookSettings {
+            chat_token: value.map(str::to_owned),
+            ..WebhookSettings::default()
+        }
+        .chat_token()
+    }
+
+    #[test]
+    fn the_chat_token_turns_chat_on_and_a_short_one_is_refused() {
+        assert_eq!(token(None).unwrap(), None);
+        assert_eq!(token(Some("  ")).unwrap(), None, "empty is off");
+        let short = token(Some("s3cret")).unwrap_err().to_string();
+        assert!(short.contains("at least 16 characters"), "{short}");
+        assert_eq!(
+            token(Some(" chat-token-0123456789 ")).unwrap().as_deref(),
+            Some("chat-token-0123456789")
+        );
+    }
 }

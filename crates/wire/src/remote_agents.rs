@@ -44,7 +44,7 @@ pub struct RegisterRemoteRequest {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<String>,
     /// This server's base URL as the remote agent reaches it: its updates are pushed
-    /// under it. The address this request was sent to when absent.
+    /// under it. The server's public URL, as the Agent Card names it, when absent.
     #[schema(min_length = 1, max_length = 2048)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub callback_url: Option<String>,

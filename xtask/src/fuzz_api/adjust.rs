@@ -121,6 +121,17 @@ pub fn body(method: &str, path: &str, body: &[u8]) -> Option<Vec<u8>> {
         object.remove("outcome");
         changed = true;
     }
+    // `metadata` holds no NUL at any depth, but the document can say so only of its
+    // top-level keys (the rest needs a recursive schema, which code generators cannot
+    // read): NULs below them are taken out. A2A's metadata is not stored and may hold any.
+    if !path.starts_with("/a2a") {
+        changed |= nul_free_metadata(object);
+        if let Some(Value::Array(tasks)) = object.get_mut("tasks") {
+            for task in tasks.iter_mut().filter_map(Value::as_object_mut) {
+                changed |= nul_free_metadata(task);
+            }
+        }
+    }
     changed |= a2a_body(method, path, object);
     if changed {
         serde_json::to_vec(&value).ok()
@@ -176,6 +187,43 @@ fn a2a_body(method: &str, path: &str, object: &mut serde_json::Map<String, Value
         _ => {}
     }
     changed
+}
+
+/// Takes every NUL out of the values of an object `metadata` (its own keys, which the
+/// document rules on, are left); answers whether there was one.
+fn nul_free_metadata(object: &mut serde_json::Map<String, Value>) -> bool {
+    let Some(Value::Object(metadata)) = object.get_mut("metadata") else {
+        return false;
+    };
+    let mut changed = false;
+    for value in metadata.values_mut() {
+        changed |= strip_nul(value);
+    }
+    changed
+}
+
+/// Takes every NUL out of the keys and strings of `value`; answers whether there was one.
+fn strip_nul(value: &mut Value) -> bool {
+    match value {
+        Value::String(text) if text.contains('\0') => {
+            text.retain(|c| c != '\0');
+            true
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .fold(false, |changed, item| strip_nul(item) | changed),
+        Value::Object(fields) => {
+            let mut changed = false;
+            let mut clean = serde_json::Map::new();
+            for (key, mut field) in std::mem::take(fields) {
+                changed |= key.contains('\0') | strip_nul(&mut field);
+                clean.insert(key.replace('\0', ""), field);
+            }
+            *fields = clean;
+            changed
+        }
+        _ => false,
+    }
 }
 
 /// Empties a non-empty string `field`; answers whether it did.
@@ -317,6 +365,23 @@ mod tests {
         let fixed: Value =
             serde_json::from_slice(&body("POST", "/agents/register", sent).unwrap()).unwrap();
         assert_eq!(fixed["capabilities"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn takes_nuls_out_of_nested_metadata_only() {
+        let sent =
+            br#"{"metadata":{"k":["a\u0000b",{"x\u0000":"\u0000"}],"n":1},"title":"t\u0000"}"#;
+        let adjusted: Value =
+            serde_json::from_slice(&body("POST", "/tasks", sent).expect("adjusted")).unwrap();
+        assert_eq!(
+            adjusted,
+            serde_json::json!({"metadata": {"k": ["ab", {"x": ""}], "n": 1}, "title": "t\u{0}"})
+        );
+        // A NUL in a top-level key is the document's to refuse: left for the server.
+        let key = br#"{"metadata":{"a\u0000":1}}"#;
+        assert_eq!(body("POST", "/tasks", key), None);
+        let batch = br#"{"tasks":[{"title":"t","metadata":{"k":"\u0000"}}]}"#;
+        assert!(body("POST", "/api/v1/webhooks/inbound/k/batch", batch).is_some());
     }
 
     #[test]

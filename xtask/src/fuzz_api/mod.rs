@@ -56,6 +56,10 @@ pub struct FuzzArgs {
 /// The metrics token the server under test is started with.
 const METRICS_TOKEN: &str = "fuzz-metrics-token-0123456789";
 
+/// The chat token the server under test is started with: without one the chat route is
+/// off (404) and would not be exercised.
+const CHAT_TOKEN: &str = "fuzz-chat-token-0123456789";
+
 pub fn run(args: &FuzzArgs) -> anyhow::Result<bool> {
     let root = crate::bench::workspace_root();
     let engines = args.engine.engines();
@@ -104,6 +108,7 @@ async fn fuzz_engine(
     let bootstrapped = bootstrap(binary, &db.url, &key)?;
     let env = [
         ("MUSTER_METRICS_TOKEN", METRICS_TOKEN),
+        ("MUSTER_CHAT_TOKEN", CHAT_TOKEN),
         // A stream ends by itself after a second, so a client that reads it to the end
         // (as schemathesis does) gets an answer.
         ("MUSTER_STREAM_MAX_SECS", "1"),
@@ -197,7 +202,7 @@ bearer = "{KEY_PLACEHOLDER}"
 [auth.openapi.metricsToken]
 bearer = "{METRICS_TOKEN}"
 [auth.openapi.chatToken]
-api_key = "no-chat-token-is-configured"
+api_key = "{CHAT_TOKEN}"
 [auth.openapi.hostSignature]
 api_key = "sha256=0000000000000000000000000000000000000000000000000000000000000000"
 

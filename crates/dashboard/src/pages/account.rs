@@ -2,10 +2,10 @@
 //! delete) and two-factor sign-in (set-up with the QR code and recovery codes, confirm,
 //! turn off).
 
-use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
+use actix_web::{HttpRequest, HttpResponse};
 use maud::{Markup, html};
-use muster_domain::model::{ApiKeyId, ApiKeyScope};
+use muster_domain::model::{ApiKeyId, ApiKeyScope, ClientAddress};
 use muster_domain::service::NewApiKey;
 use muster_domain::service::accounts::TotpSetup;
 use muster_http::AppState;
@@ -218,15 +218,21 @@ pub(crate) struct Totp {
     code: String,
 }
 
+/// Where the form came from, for the login throttle (as the API counts it).
+fn client_address(state: &AppState, req: &HttpRequest) -> ClientAddress {
+    ClientAddress::new(state.edge.client_ip(req))
+}
+
 /// `POST /ui/account/totp/setup`: shows the QR code and recovery codes once.
 pub(crate) async fn totp_setup(
+    req: HttpRequest,
     state: Data<AppState>,
     viewer: Viewer,
     Posted(form): Posted<Totp>,
 ) -> HttpResponse {
     match state
         .accounts
-        .totp_setup(&viewer.actor, &form.password)
+        .totp_setup(&viewer.actor, client_address(&state, &req), &form.password)
         .await
     {
         Ok(setup) => account_page(&state, &viewer, None, Some(&Once::Totp(setup))).await,
@@ -236,13 +242,18 @@ pub(crate) async fn totp_setup(
 
 /// `POST /ui/account/totp/verify`: turns the second factor on.
 pub(crate) async fn totp_verify(
+    req: HttpRequest,
     state: Data<AppState>,
     viewer: Viewer,
     Posted(form): Posted<Totp>,
 ) -> HttpResponse {
     match state
         .accounts
-        .totp_verify(&viewer.actor, form.code.trim())
+        .totp_verify(
+            &viewer.actor,
+            client_address(&state, &req),
+            form.code.trim(),
+        )
         .await
     {
         Ok(()) => see_other("/ui/account"),
@@ -252,13 +263,15 @@ pub(crate) async fn totp_verify(
 
 /// `POST /ui/account/totp/disable`.
 pub(crate) async fn totp_disable(
+    req: HttpRequest,
     state: Data<AppState>,
     viewer: Viewer,
     Posted(form): Posted<Totp>,
 ) -> HttpResponse {
+    let from = client_address(&state, &req);
     let done = state
         .accounts
-        .totp_disable(&viewer.actor, &form.password, form.code.trim())
+        .totp_disable(&viewer.actor, from, &form.password, form.code.trim())
         .await;
     match done {
         Ok(()) => see_other("/ui/account"),

@@ -5,7 +5,7 @@ use actix_web::http::StatusCode;
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use maud::{Markup, html};
-use muster_domain::model::{LoginOutcome, OrgId};
+use muster_domain::model::{ClientAddress, LoginOutcome, OrgId};
 use muster_domain::service::accounts::LoginRequest;
 use muster_http::{AppState, AuthMode};
 use serde::Deserialize;
@@ -95,13 +95,15 @@ pub(crate) async fn sign_in(
     Posted(typed): Posted<SignIn>,
 ) -> HttpResponse {
     let local = matches!(state.auth_mode, AuthMode::Local { .. });
+    // Counted with the API's logins of the same account from the same address.
+    let from = ClientAddress::new(state.edge.client_ip(&req));
     let outcome = match &state.auth_mode {
         AuthMode::Local {
             owner,
             password_hash,
         } => state
             .accounts
-            .login_local(owner, password_hash, &typed.password)
+            .login_local(owner, password_hash, &typed.password, from)
             .await
             .map_err(Refusal::from),
         AuthMode::None { .. } => return see_other("/ui/board"),
@@ -113,6 +115,7 @@ pub(crate) async fn sign_in(
                     email: typed.email.trim().to_owned(),
                     password: typed.password.clone(),
                     second_factor: Some(typed.code.trim().to_owned()).filter(|c| !c.is_empty()),
+                    from,
                 })
                 .await
                 .map_err(Refusal::from),

@@ -560,6 +560,16 @@ impl UserRepository for MemoryStore {
             .change(|state| state.oauth_states.retain(|_, s| s.expires_at >= now))
             .await)
     }
+
+    async fn purge_login_throttles(&self, before: OffsetDateTime) -> Result<u64, RepositoryError> {
+        Ok(self
+            .change(|state| {
+                state
+                    .login_throttles
+                    .retain(|_, s| s.last_failure_at.is_some_and(|last| last >= before))
+            })
+            .await)
+    }
 }
 
 /// `rows` of `org`, newest first by creation time, then by id.
@@ -684,12 +694,15 @@ impl CodeHostRepository for MemoryStore {
     async fn by_installation(
         &self,
         installation: InstallationId,
-    ) -> Result<Option<CodeHostConnection>, RepositoryError> {
+    ) -> Result<Vec<CodeHostConnection>, RepositoryError> {
         let state = self.snapshot();
-        Ok(state
+        let mut found: Vec<CodeHostConnection> = state
             .codehost
             .values()
-            .find(|c| c.installation_id == installation)
-            .cloned())
+            .filter(|c| c.installation_id == installation)
+            .cloned()
+            .collect();
+        found.sort_by_key(|c| (c.created_at, c.id.as_uuid()));
+        Ok(found)
     }
 }

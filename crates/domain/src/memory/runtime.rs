@@ -14,7 +14,7 @@ use crate::ports::{Clock, IdGenerator};
 pub struct SystemClock;
 
 impl Clock for SystemClock {
-    fn now(&self) -> OffsetDateTime {
+    fn current(&self) -> OffsetDateTime {
         to_millis(OffsetDateTime::now_utc())
     }
 }
@@ -56,7 +56,7 @@ impl ManualClock {
 }
 
 impl Clock for ManualClock {
-    fn now(&self) -> OffsetDateTime {
+    fn current(&self) -> OffsetDateTime {
         *self.now.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -66,7 +66,7 @@ impl Clock for ManualClock {
 pub struct TimeOrderedIds;
 
 impl IdGenerator for TimeOrderedIds {
-    fn new_id(&self) -> Uuid {
+    fn generate(&self) -> Uuid {
         Uuid::now_v7()
     }
 }

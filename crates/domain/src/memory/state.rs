@@ -9,8 +9,8 @@ use super::table::Table;
 use crate::model::{
     AgentCredentials, ApiKey, Capability, CodeHostConnection, CodeHostLink, Comment,
     DeliveryAttempt, Escalation, Event, GuardSettings, InboundKey, IntegrationAnswer, LedgerEntry,
-    OAuthState, Organization, RefreshToken, ReputationEvent, StoredResponse, Tally, Task,
-    TaskDependency, TaskTemplate, User, Webhook,
+    LoginThrottle, OAuthState, Organization, RefreshToken, ReputationEvent, StoredResponse, Tally,
+    Task, TaskDependency, TaskTemplate, User, Webhook,
 };
 
 /// An agent as stored: with its sealed secret and its runaway-guard windows.
@@ -79,6 +79,8 @@ pub(super) struct State {
     pub(super) recovery_codes: Table<Uuid, Vec<RecoveryCode>>,
     pub(super) api_keys: Table<Uuid, ApiKey>,
     pub(super) oauth_states: Table<[u8; 32], OAuthState>,
+    /// Login-throttle streaks by their key.
+    pub(super) login_throttles: Table<[u8; 32], LoginThrottle>,
     pub(super) agents: Table<Uuid, AgentRecord>,
     pub(super) capabilities: Table<Uuid, Capability>,
     pub(super) tasks: Table<Uuid, Task>,

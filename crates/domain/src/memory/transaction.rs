@@ -16,9 +16,9 @@ use crate::model::{
     CapabilityId, CodeHostConnection, CodeHostConnectionId, CodeHostLink, Comment, CommentId,
     DeliveryAttempt, DependencyId, Email, Escalation, Event, EventId, GuardSettings, HookType,
     InboundKey, InboundKeyId, IntegrationAnswer, ItemRef, LedgerEntry, Level, LoginFamilyId,
-    OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId, ReputationEvent, Tally,
-    TallyAdd, Task, TaskDependency, TaskId, TaskPriority, TaskStatus, TaskTemplate, TokenHash,
-    User, UserId, Webhook, WebhookId,
+    LoginThrottle, OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId, ReputationEvent,
+    Tally, TallyAdd, Task, TaskDependency, TaskId, TaskPriority, TaskStatus, TaskTemplate,
+    ThrottleKey, TokenHash, User, UserId, Webhook, WebhookId,
 };
 use crate::ports::{Lock, RepositoryError, Transaction, UniqueKey};
 use crate::rules::guard;
@@ -401,6 +401,37 @@ impl Transaction for MemoryTransaction {
         Ok(self.state.oauth_states.take(&hash.0))
     }
 
+    async fn login_throttle(
+        &mut self,
+        key: &ThrottleKey,
+        now: OffsetDateTime,
+    ) -> Result<LoginThrottle, RepositoryError> {
+        if let Some(streak) = self.state.login_throttles.get(&key.0) {
+            return Ok(*streak);
+        }
+        // Stored empty first, stamped `now`, as the databases do.
+        let empty = LoginThrottle {
+            failures: 0,
+            last_failure_at: Some(now),
+        };
+        self.state.login_throttles.put(key.0, empty);
+        Ok(empty)
+    }
+
+    async fn save_login_throttle(
+        &mut self,
+        key: &ThrottleKey,
+        throttle: &LoginThrottle,
+    ) -> Result<(), RepositoryError> {
+        self.state.login_throttles.put(key.0, *throttle);
+        Ok(())
+    }
+
+    async fn clear_login_throttle(&mut self, key: &ThrottleKey) -> Result<(), RepositoryError> {
+        self.state.login_throttles.take(&key.0);
+        Ok(())
+    }
+
     async fn agent(
         &mut self,
         org: OrgId,
@@ -420,11 +451,13 @@ impl Transaction for MemoryTransaction {
         if self.state.agents.contains_key(&id) {
             return Err(primary_key("agents"));
         }
+        // Unique regardless of case, as the databases' index on lower(agent_id) is.
+        let key = agent.agent.handle.key();
         let taken = self
             .state
             .agents
             .values()
-            .any(|r| r.credentials.agent.handle == agent.agent.handle);
+            .any(|r| r.credentials.agent.handle.key() == key);
         if taken {
             return duplicate(UniqueKey::AgentHandle);
         }
@@ -1088,11 +1121,9 @@ impl Transaction for MemoryTransaction {
         if self.state.codehost.contains_key(&connection.id.as_uuid()) {
             return Err(primary_key("codehost_connections"));
         }
-        let taken = self
-            .state
-            .codehost
-            .values()
-            .any(|c| c.installation_id == connection.installation_id);
+        let taken = self.state.codehost.values().any(|c| {
+            c.org_id == connection.org_id && c.installation_id == connection.installation_id
+        });
         if taken {
             return duplicate(UniqueKey::Installation);
         }
@@ -1106,11 +1137,11 @@ impl Transaction for MemoryTransaction {
         &mut self,
         connection: &CodeHostConnection,
     ) -> Result<bool, RepositoryError> {
-        let taken = self
-            .state
-            .codehost
-            .values()
-            .any(|c| c.id != connection.id && c.installation_id == connection.installation_id);
+        let taken = self.state.codehost.values().any(|c| {
+            c.id != connection.id
+                && c.org_id == connection.org_id
+                && c.installation_id == connection.installation_id
+        });
         if taken {
             duplicate(UniqueKey::Installation)?;
         }

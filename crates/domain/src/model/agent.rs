@@ -131,7 +131,10 @@ impl FeePct {
 }
 
 /// The human-readable agent identifier (`agentId`, sent as `X-Agent-ID`): 1..=100
-/// visible ASCII characters, unique across the deployment.
+/// visible ASCII characters (so no invisible, full-width or look-alike letters), unique
+/// across the deployment regardless of case: `Bob-1` and `bob-1` cannot both exist. It
+/// is kept as given (signing uses it exactly); [`key`](Self::key) is what uniqueness
+/// compares.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 #[serde(transparent)]
 pub struct AgentHandle(String);
@@ -157,6 +160,19 @@ impl AgentHandle {
     /// The handle text.
     pub fn as_str(&self) -> &str {
         &self.0
+    }
+
+    /// The form uniqueness compares: lower case (a handle is ASCII, so this is its case
+    /// folding).
+    ///
+    /// ```
+    /// use muster_domain::model::AgentHandle;
+    /// let upper = AgentHandle::new("Bob-1").unwrap();
+    /// assert_eq!(upper.key(), AgentHandle::new("bob-1").unwrap().key());
+    /// assert_eq!(upper.as_str(), "Bob-1");
+    /// ```
+    pub fn key(&self) -> String {
+        self.0.to_ascii_lowercase()
     }
 }
 
@@ -240,12 +256,14 @@ impl Agent {
         }
     }
 
-    /// Checks a display name: trimmed, 1..=255 characters.
+    /// Checks a display name: trimmed, 1..=255 characters, holding a visible character
+    /// and no bidirectional control.
     ///
     /// ```
     /// use muster_domain::model::Agent;
     /// assert_eq!(Agent::check_name(" Ada ").unwrap(), "Ada");
     /// assert!(Agent::check_name("  ").is_err());
+    /// assert!(Agent::check_name("\u{200B}").is_err());
     /// ```
     pub fn check_name(value: &str) -> Result<String, ValidationError> {
         let name = value.trim();
@@ -254,6 +272,7 @@ impl Agent {
         }
         crate::validation::max_chars("name", name, Self::MAX_NAME_CHARS)?;
         crate::validation::no_nul("name", name)?;
+        crate::validation::displayable("name", name)?;
         Ok(name.to_owned())
     }
 
@@ -324,6 +343,37 @@ mod tests {
         assert!(AgentHandle::new("has space").is_err());
         assert!(AgentHandle::new("").is_err());
         assert!(AgentHandle::new("naïve").is_err());
+    }
+
+    #[test]
+    fn handles_look_alike_only_by_case_and_case_is_what_uniqueness_ignores() {
+        // Invisible, full-width and look-alike letters cannot be in a handle at all.
+        for lookalike in [
+            "bob\u{200B}-1",
+            "ｂｏｂ-1",
+            "bоb-1",
+            "bob\u{202E}-1",
+            "\u{FEFF}bob",
+        ] {
+            assert!(AgentHandle::new(lookalike).is_err(), "{lookalike:?}");
+        }
+        let (upper, lower) = (
+            AgentHandle::new("Bob-1").unwrap(),
+            AgentHandle::new("bob-1").unwrap(),
+        );
+        assert_ne!(upper, lower, "kept as given");
+        assert_eq!(upper.key(), "bob-1");
+        assert_eq!(upper.key(), lower.key());
+    }
+
+    #[test]
+    fn a_name_must_show_what_it_holds() {
+        assert_eq!(
+            Agent::check_name("\u{200B}\u{200D}").unwrap_err().message(),
+            "name must contain a visible character"
+        );
+        assert!(Agent::check_name("Ada \u{202E}nimda").is_err());
+        assert_eq!(Agent::check_name(" Ada Lovelace ").unwrap(), "Ada Lovelace");
     }
 
     #[test]

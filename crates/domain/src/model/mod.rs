@@ -24,6 +24,7 @@ mod remote;
 mod task;
 mod template;
 mod text;
+mod throttle;
 mod user;
 mod webhook;
 
@@ -65,5 +66,6 @@ pub use remote::{REMOTE_EVENT_TYPES, RemoteAgentLink, hands_over};
 pub use task::{Metadata, Tags, Task, TaskOutcome, TaskPriority, TaskResult, TaskStatus};
 pub use template::{TaskTemplate, TemplateName};
 pub use text::{Description, Reason, Title};
-pub use user::{Email, LoginThrottle, Password, TotpSettings, User, UserRole};
+pub use throttle::{ClientAddress, LoginThrottle, ThrottleKey};
+pub use user::{Email, Password, TotpSettings, User, UserRole};
 pub use webhook::{DeliveryAttempt, HookEvents, HookName, HookTimeout, HookType, HookUrl, Webhook};

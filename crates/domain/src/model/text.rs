@@ -1,9 +1,11 @@
 use serde::Serialize;
 
 use crate::ValidationError;
-use crate::validation::{max_chars, no_nul};
+use crate::validation::{displayable, max_chars, no_nul};
 
-/// A task title: trimmed, not empty, at most 255 characters.
+/// A task title: trimmed, not empty, at most 255 characters, shown as it reads: it must
+/// hold a visible character and no bidirectional control (U+202A to U+202E, U+2066 to
+/// U+2069).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(transparent)]
 pub struct Title(String);
@@ -18,15 +20,13 @@ impl Title {
     /// use muster_domain::model::Title;
     /// assert_eq!(Title::new("  Ship it ").unwrap().as_str(), "Ship it");
     /// assert!(Title::new("   ").is_err());
+    /// assert!(Title::new("\u{200B}").is_err());
+    /// assert!(Title::new("Invoice \u{202E}fdp.exe").is_err());
     /// ```
     pub fn new(value: &str) -> Result<Self, ValidationError> {
-        let trimmed = value.trim();
-        if trimmed.is_empty() {
-            return Err(ValidationError::new("title must not be empty"));
-        }
-        max_chars("title", trimmed, Self::MAX_CHARS)?;
-        no_nul("title", trimmed)?;
-        Ok(Self(trimmed.to_owned()))
+        let title = Self::checked(value, Self::MAX_CHARS)?;
+        displayable("title", title.as_str())?;
+        Ok(title)
     }
 
     /// Longest title of a task created through an inbound webhook key, in characters.
@@ -42,18 +42,26 @@ impl Title {
     /// assert!(Title::new(&"x".repeat(256)).is_err());
     /// ```
     pub fn inbound(value: &str) -> Result<Self, ValidationError> {
+        let title = Self::checked(value, Self::INBOUND_MAX_CHARS)?;
+        displayable("title", title.as_str())?;
+        Ok(title)
+    }
+
+    /// A title as stored: any title either way of creating a task allows, and the
+    /// titles stored before a title had to be displayable (still read, never refused).
+    pub fn stored(value: &str) -> Result<Self, ValidationError> {
+        Self::checked(value, Self::INBOUND_MAX_CHARS)
+    }
+
+    /// Trims `value` and checks its length and that PostgreSQL can store it.
+    fn checked(value: &str, max: usize) -> Result<Self, ValidationError> {
         let trimmed = value.trim();
         if trimmed.is_empty() {
             return Err(ValidationError::new("title must not be empty"));
         }
-        max_chars("title", trimmed, Self::INBOUND_MAX_CHARS)?;
+        max_chars("title", trimmed, max)?;
         no_nul("title", trimmed)?;
         Ok(Self(trimmed.to_owned()))
-    }
-
-    /// A title as stored: any title either way of creating a task allows.
-    pub fn stored(value: &str) -> Result<Self, ValidationError> {
-        Self::inbound(value)
     }
 
     /// The title text.
@@ -154,6 +162,34 @@ mod tests {
             Reason::new("\0".into()).unwrap_err().message(),
             "reason must not contain the NUL character"
         );
+    }
+
+    #[test]
+    fn a_title_must_show_what_it_holds() {
+        assert_eq!(
+            Title::new("\u{200B}").unwrap_err().message(),
+            "title must contain a visible character"
+        );
+        assert!(Title::inbound(" \u{200B}\u{FEFF} ").is_err());
+        let reversed = Title::new("Pay invoice \u{202E}fdp.exe").unwrap_err();
+        assert!(
+            reversed
+                .message()
+                .starts_with("title must not contain bidirectional")
+        );
+        assert!(Title::inbound("a\u{2066}b\u{2069}").is_err());
+        // Text that shows itself, in any script, is kept exactly.
+        for fine in [
+            "Fix the parser",
+            "Réparer l'analyseur",
+            "修复解析器",
+            "🚀 Launch",
+        ] {
+            assert_eq!(Title::new(fine).unwrap().as_str(), fine);
+        }
+        // A title stored before the rule is still read.
+        assert!(Title::stored("\u{200B}").is_ok());
+        assert!(Title::stored("a\u{202E}b").is_ok());
     }
 
     #[test]

@@ -34,24 +34,56 @@ impl UserRole {
     }
 }
 
-/// An e-mail address, stored lower-cased (logins are case-insensitive).
+/// An e-mail address, stored in one form: NFKC (full-width and other compatibility
+/// letters become plain ones) and lower case, so that logins ignore case and width and
+/// two addresses that differ only so are one. Invisible characters (zero-width spaces,
+/// joiners, bidirectional controls) are refused, never quietly taken out.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Email(String);
 
 impl Email {
-    /// Trims, lower-cases and checks the rough shape `local@domain` (at most 254 chars).
+    /// Normalizes (NFKC, trimmed, lower case) and checks the rough shape `local@domain`
+    /// (at most 254 characters).
+    ///
+    /// ```
+    /// use muster_domain::model::Email;
+    /// let plain = Email::new("Bob@Example.com").unwrap();
+    /// assert_eq!(Email::new("ＢＯＢ＠ｅｘａｍｐｌｅ．ｃｏｍ").unwrap(), plain);
+    /// assert!(Email::new("bob\u{200B}@example.com").is_err());
+    /// ```
     pub fn new(value: &str) -> Result<Self, ValidationError> {
+        let folded = crate::validation::nfkc(&crate::validation::nfkc(value).to_lowercase());
+        let value = folded.trim();
+        if value.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(ValidationError::new("email must be a valid e-mail address"));
+        }
+        if value.chars().any(crate::validation::is_invisible) {
+            return Err(ValidationError::new(
+                "email must not contain invisible characters (zero-width or direction controls)",
+            ));
+        }
+        Self::shaped(value)
+    }
+
+    /// An address as stored: trimmed and lower-cased as [`new`](Self::new) always did,
+    /// without the later rules (an address stored earlier is still read).
+    pub fn stored(value: &str) -> Result<Self, ValidationError> {
         let value = value.trim().to_lowercase();
+        if value.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(ValidationError::new("email must be a valid e-mail address"));
+        }
+        Self::shaped(&value)
+    }
+
+    /// Checks the rough shape `local@domain` and the length.
+    fn shaped(value: &str) -> Result<Self, ValidationError> {
         let shape_ok = value.split_once('@').is_some_and(|(local, domain)| {
             !local.is_empty() && !domain.is_empty() && !domain.contains('@')
         });
-        if !shape_ok
-            || value.len() > 254
-            || value.chars().any(|c| c.is_whitespace() || c.is_control())
-        {
+        if !shape_ok || value.len() > 254 {
             return Err(ValidationError::new("email must be a valid e-mail address"));
         }
-        Ok(Self(value))
+        Ok(Self(value.to_owned()))
     }
 
     /// The normalized address.
@@ -113,8 +145,6 @@ pub struct User {
     pub email_verified: bool,
     /// Time-based one-time passwords (decision D-15).
     pub totp: TotpSettings,
-    /// Consecutive failed logins and the lock they caused (decision D-14).
-    pub throttle: LoginThrottle,
     /// Last successful login.
     pub last_login_at: Option<OffsetDateTime>,
     /// When it was created.
@@ -141,7 +171,6 @@ impl User {
             password_hash,
             email_verified: false,
             totp: TotpSettings::default(),
-            throttle: LoginThrottle::default(),
             last_login_at: None,
             created_at,
         }
@@ -185,16 +214,6 @@ impl std::fmt::Debug for TotpSettings {
     }
 }
 
-/// Consecutive failed logins of an account and, once too many, until when it is locked
-/// (decision D-14).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LoginThrottle {
-    /// Failures since the last success or lock.
-    pub failures: u32,
-    /// Logins are refused until then.
-    pub locked_until: Option<OffsetDateTime>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -208,6 +227,38 @@ mod tests {
         for bad in ["", "ada", "@x", "ada@", "a@b@c", "a b@c"] {
             assert!(Email::new(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn addresses_that_look_alike_are_one_or_refused() {
+        let plain = Email::new("bob@example.com").unwrap();
+        // Full-width letters and other compatibility forms are their plain letters.
+        for same in [
+            "ｂｏｂ@example.com",
+            "ＢＯＢ＠ＥＸＡＭＰＬＥ．ＣＯＭ",
+            "Bob@Example.com",
+            "\u{3000}bob@example.com",
+        ] {
+            assert_eq!(Email::new(same).unwrap(), plain, "{same:?}");
+        }
+        // Mathematical capitals fold to plain ones before lower-casing.
+        assert_eq!(Email::new("\u{1D401}ob@example.com").unwrap(), plain);
+        for hidden in [
+            "bob\u{200B}@example.com",
+            "b\u{200D}ob@example.com",
+            "bob@exa\u{2060}mple.com",
+            "\u{FEFF}bob@example.com",
+            "bob@\u{202E}moc.elpmaxe",
+        ] {
+            let err = Email::new(hidden).unwrap_err();
+            assert!(err.message().contains("invisible"), "{hidden:?}: {err}");
+        }
+        // An address stored before these rules is still read as it was.
+        assert_eq!(
+            Email::stored("ｂｏｂ@example.com").unwrap().as_str(),
+            "ｂｏｂ@example.com"
+        );
+        assert!(Email::stored("bob\u{200B}@example.com").is_ok());
     }
 
     #[test]

@@ -17,9 +17,11 @@ pub trait CodeHostRepository: Send + Sync {
         id: CodeHostConnectionId,
     ) -> Result<Option<CodeHostConnection>, RepositoryError>;
 
-    /// The connection of `installation`, in any organization (events name only that).
+    /// The connections of `installation` in every organization (at most one each),
+    /// oldest first: events name only the installation, and the signature tells which
+    /// of them an event is for.
     async fn by_installation(
         &self,
         installation: InstallationId,
-    ) -> Result<Option<CodeHostConnection>, RepositoryError>;
+    ) -> Result<Vec<CodeHostConnection>, RepositoryError>;
 }

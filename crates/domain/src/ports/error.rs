@@ -7,7 +7,8 @@ pub type BoxError = Box<dyn StdError + Send + Sync + 'static>;
 /// constraints and names them here; the domain decides how to word them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UniqueKey {
-    /// An agent's `agentId` is taken (unique across the deployment, decision D-11).
+    /// An agent's `agentId` is taken, in any case (unique across the deployment, decision
+    /// D-11).
     AgentHandle,
     /// A user's e-mail is taken in that organization.
     UserEmail,
@@ -19,7 +20,7 @@ pub enum UniqueKey {
     TemplateName,
     /// The agent already declares that capability.
     Capability,
-    /// A code-host connection for that installation exists.
+    /// The organization already has a code-host connection for that installation.
     Installation,
     /// A primary key or another unique value; holds the store's name for it.
     Other(String),

@@ -13,6 +13,7 @@ mod inbound;
 mod nonces;
 mod organizations;
 mod remote;
+pub(crate) mod replay;
 mod runtime;
 mod secrets;
 mod signing;
@@ -40,7 +41,7 @@ pub use secrets::{SealError, SecretSealer, SecretVault};
 pub use signing::MessageSigner;
 pub use targets::{TargetGuard, TargetRefusal};
 pub use tasks::{OutcomeFilter, Overdue, TaskFilter, TaskRepository};
-pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact};
+pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact, work};
 pub use users::UserRepository;
 pub use webhooks::{
     CallResult, DeliveryQueue, HandoverTarget, HookCall, HookCaller, PendingDelivery, PushRenderer,

@@ -4,6 +4,7 @@
 use std::any::Any;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
 use time::OffsetDateTime;
@@ -26,11 +27,29 @@ pub type TxFuture<'t, T> = Pin<Box<dyn Future<Output = T> + Send + 't>>;
 /// object-safe; [`transact`] restores the type.
 pub type WorkOutput = Box<dyn Any + Send>;
 
-/// A piece of work to run in one transaction.
-pub type Work = Box<
-    dyn for<'t> FnOnce(&'t mut dyn Transaction) -> TxFuture<'t, Result<WorkOutput, ServiceError>>
-        + Send,
+/// A piece of work to run in one transaction. It may be run more than once, each time
+/// from the start in a transaction of its own, of which at most one commits: the
+/// pre-hook gate runs it to learn what it would write, and again once the hooks have
+/// answered. So it has no effect outside its transaction, and each run decides anew
+/// from what it reads (with the clock and ids of the first run, see [`Clock::now`]).
+///
+/// [`Clock::now`]: super::Clock::now
+pub type Work = Arc<
+    dyn for<'t> Fn(&'t mut dyn Transaction) -> TxFuture<'t, Result<WorkOutput, ServiceError>>
+        + Send
+        + Sync,
 >;
+
+/// Makes `run` a [`Work`] (giving the closure its higher-ranked signature).
+pub fn work<F>(run: F) -> Work
+where
+    F: for<'t> Fn(&'t mut dyn Transaction) -> TxFuture<'t, Result<WorkOutput, ServiceError>>
+        + Send
+        + Sync
+        + 'static,
+{
+    Arc::new(run)
+}
 
 /// How a read inside a transaction holds the row it read until the commit, so that the
 /// rule decided on it still holds when the change is written. (SQLite needs neither:
@@ -58,7 +77,8 @@ pub trait UnitOfWork: Send + Sync {
     async fn run(&self, work: Work) -> Result<WorkOutput, ServiceError>;
 }
 
-/// Runs `work` through `uow` in one transaction and returns its value.
+/// Runs `work` through `uow` in one transaction and returns its value. The closure is
+/// cloned for each run of the work (see [`Work`]), so what it captures must be `Clone`.
 ///
 /// ```
 /// use muster_domain::model::{OrgId, TaskId};
@@ -83,28 +103,22 @@ pub async fn transact<T, F>(uow: &dyn UnitOfWork, work: F) -> Result<T, ServiceE
 where
     T: Send + 'static,
     F: for<'t> FnOnce(&'t mut dyn Transaction) -> TxFuture<'t, Result<T, ServiceError>>
+        + Clone
         + Send
         + 'static,
 {
+    // Behind a lock only to be shared between threads without asking `F: Sync`.
+    let once = Mutex::new(work);
     let output = uow
-        .run(erase(move |tx| {
-            Box::pin(async move { work(tx).await.map(|value| Box::new(value) as WorkOutput) })
+        .run(self::work(move |tx| {
+            let run = once.lock().unwrap_or_else(PoisonError::into_inner).clone();
+            Box::pin(async move { run(tx).await.map(|value| Box::new(value) as WorkOutput) })
         }))
         .await?;
     output
         .downcast::<T>()
         .map(|value| *value)
         .map_err(|_| ServiceError::internal("a unit of work returned a value of another type"))
-}
-
-/// Gives the closure its higher-ranked signature (the borrow of the transaction).
-fn erase<F>(work: F) -> Work
-where
-    F: for<'t> FnOnce(&'t mut dyn Transaction) -> TxFuture<'t, Result<WorkOutput, ServiceError>>
-        + Send
-        + 'static,
-{
-    Box::new(work)
 }
 
 /// What a use case may read and write inside its transaction. Every method is scoped
@@ -221,6 +235,29 @@ pub trait Transaction: Send {
         hash: &TokenHash,
     ) -> Result<Option<OAuthState>, RepositoryError>;
 
+    /// The login-throttle streak stored under `key` (empty when none), held until the
+    /// end of the transaction so that concurrent attempts are counted one after the
+    /// other. A missing streak is stored empty first (stamped `now`), so that even the
+    /// first attempts of a streak queue behind each other.
+    async fn login_throttle(
+        &mut self,
+        key: &crate::model::ThrottleKey,
+        now: OffsetDateTime,
+    ) -> Result<crate::model::LoginThrottle, RepositoryError>;
+
+    /// Stores `throttle` as the streak under `key`.
+    async fn save_login_throttle(
+        &mut self,
+        key: &crate::model::ThrottleKey,
+        throttle: &crate::model::LoginThrottle,
+    ) -> Result<(), RepositoryError>;
+
+    /// Forgets the streak under `key`, if any.
+    async fn clear_login_throttle(
+        &mut self,
+        key: &crate::model::ThrottleKey,
+    ) -> Result<(), RepositoryError>;
+
     /// The agent with `id` in `org`, held with `lock` until the end of the transaction.
     async fn agent(
         &mut self,
@@ -229,7 +266,8 @@ pub trait Transaction: Send {
         lock: Lock,
     ) -> Result<Option<Agent>, RepositoryError>;
 
-    /// Stores a new agent with its sealed secret; a taken handle is
+    /// Stores a new agent with its sealed secret; a taken handle, in any case (compared
+    /// by [`AgentHandle::key`](crate::model::AgentHandle::key)), is
     /// [`UniqueKey::AgentHandle`](super::UniqueKey::AgentHandle).
     async fn insert_agent(&mut self, agent: &AgentCredentials) -> Result<(), RepositoryError>;
 
@@ -414,7 +452,7 @@ pub trait Transaction: Send {
     async fn append_events(&mut self, events: &[Event]) -> Result<(), RepositoryError>;
 
     /// The events appended so far in this transaction, in order: the would-be events a
-    /// pre-hook is asked about before the commit (decision D-84).
+    /// pre-hook is asked about (decision D-84).
     fn written_events(&self) -> Vec<Event>;
 
     /// The outbound webhook, if it is in `org`.
@@ -425,8 +463,8 @@ pub trait Transaction: Send {
         lock: Lock,
     ) -> Result<Option<Webhook>, RepositoryError>;
 
-    /// The organization's enabled pre-hooks (read on the transaction's own connection:
-    /// the gate asks them before the commit).
+    /// The organization's enabled pre-hooks (read in the transaction whose events they
+    /// would be asked about).
     async fn pre_hooks(&mut self, org: OrgId) -> Result<Vec<Webhook>, RepositoryError>;
 
     /// The A2A push notification configs of `task` (webhooks scoped to it), oldest
@@ -509,8 +547,8 @@ pub trait Transaction: Send {
         lock: Lock,
     ) -> Result<Option<CodeHostConnection>, RepositoryError>;
 
-    /// Stores a new code-host connection (its installation id is unique:
-    /// [`UniqueKey::Installation`](super::UniqueKey::Installation)).
+    /// Stores a new code-host connection (its installation id is unique within its
+    /// organization: [`UniqueKey::Installation`](super::UniqueKey::Installation)).
     async fn insert_codehost_connection(
         &mut self,
         connection: &CodeHostConnection,

@@ -51,4 +51,10 @@ pub trait UserRepository: Send + Sync {
     /// can start sign-ins, so there may be many): on an error the ones already forgotten
     /// stay forgotten.
     async fn purge_expired_sign_ins(&self, now: OffsetDateTime) -> Result<u64, RepositoryError>;
+
+    /// Forgets the login-throttle streaks whose last failure was before `before` (over,
+    /// see [`FORGOTTEN_AFTER`](crate::rules::login::FORGOTTEN_AFTER)); how many. May run
+    /// as several transactions, oldest first (anyone can start streaks, one per e-mail
+    /// typed): on an error the ones already forgotten stay forgotten.
+    async fn purge_login_throttles(&self, before: OffsetDateTime) -> Result<u64, RepositoryError>;
 }

@@ -57,7 +57,12 @@ pub fn parse(content: &str) -> ChatCommand {
                 title,
                 priority: priority_of(content),
             },
-            Err(_) => ChatCommand::Nothing("the title is longer than 255 characters"),
+            Err(_) if title.chars().count() > Title::MAX_CHARS => {
+                ChatCommand::Nothing("the title is longer than 255 characters")
+            }
+            Err(_) => ChatCommand::Nothing(
+                "the title has nothing visible or holds a direction control character",
+            ),
         };
     }
     if let Some((marker, after)) = find_words(content, &["completed:"]) {

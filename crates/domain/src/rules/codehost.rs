@@ -63,29 +63,33 @@ pub struct Item {
     pub author: Option<String>,
 }
 
-/// The installation an event is for: `installation.id`, else `repository.owner.id`.
-/// `Err` when the payload names neither, or not as a positive integer.
+/// The installation an event is for: `installation.id`, else `repository.owner.id`,
+/// else `organization.id` (an organization's own webhook: its events name the
+/// organization, which owns the repositories). `Err` when the payload names none of
+/// them, or not as a positive integer.
 ///
 /// ```
 /// use muster_domain::rules::codehost::installation_of;
 /// use serde_json::json;
 /// let both = json!({"installation": {"id": 7}, "repository": {"owner": {"id": 9}}});
 /// assert_eq!(installation_of(&both).unwrap().get(), 7);
-/// let owner = json!({"repository": {"owner": {"id": 9}}});
+/// let owner = json!({"repository": {"owner": {"id": 9}}, "organization": {"id": 9}});
 /// assert_eq!(installation_of(&owner).unwrap().get(), 9);
+/// let organization = json!({"zen": "hi", "organization": {"id": 9}});
+/// assert_eq!(installation_of(&organization).unwrap().get(), 9);
 /// assert!(installation_of(&json!({"zen": "hi"})).is_err());
 /// ```
 pub fn installation_of(payload: &Value) -> Result<InstallationId, ValidationError> {
-    let id = payload
-        .pointer("/installation/id")
-        .filter(|v| !v.is_null())
-        .or_else(|| payload.pointer("/repository/owner/id"));
+    let named = |pointer| payload.pointer(pointer).filter(|v| !v.is_null());
+    let id = named("/installation/id")
+        .or_else(|| named("/repository/owner/id"))
+        .or_else(|| named("/organization/id"));
     id.and_then(super::numbers::whole_number)
         .and_then(|id| InstallationId::new(id).ok())
         .ok_or_else(|| {
             ValidationError::new(
-                "the payload names no installation: installation.id or repository.owner.id \
-                 must be a positive integer",
+                "the payload names no installation: installation.id, repository.owner.id or \
+                 organization.id must be a positive integer",
             )
         })
 }

@@ -32,7 +32,8 @@ pub enum ServiceError {
     /// Credentials offered to a use case are wrong (401).
     #[error(transparent)]
     Unauthorized(#[from] Unauthorized),
-    /// Too many failed logins: the account is locked for a while (429, decision D-14).
+    /// Too many failed password or code checks of one account from one client address:
+    /// refused for a while without a check (429, decision D-14).
     #[error("Too many failed logins; try again in {retry_after_secs} seconds")]
     Throttled {
         /// Seconds until a login may succeed again.
@@ -176,6 +177,10 @@ pub enum Conflict {
         /// What changed.
         entity: Entity,
     },
+    /// Other changes kept moving what a change read while pre-hooks were asked about it
+    /// (decision D-84): it was decided anew after each round of questions, then given up.
+    #[error("Other changes kept overtaking this one while pre-hooks were asked about it; retry it")]
+    OvertakenWhileAsking,
     /// The `agentId` asked for is taken (decision D-11).
     #[error("agentId {handle} is taken")]
     HandleTaken {
@@ -328,9 +333,11 @@ pub enum Unauthorized {
     /// A refresh token that is unknown, expired, revoked or already rotated.
     #[error("Invalid or expired refresh token")]
     InvalidRefreshToken,
-    /// The current password given to a security change is wrong.
-    #[error("Current password is incorrect")]
-    WrongPassword,
+    /// The password or code a signed-in route asks for (`/auth/password`, the TOTP
+    /// routes) is wrong: one answer whichever it was, so a stolen access token learns
+    /// nothing from it.
+    #[error("Invalid password or code")]
+    InvalidPasswordOrCode,
     /// Creating users needs an admin user (the contract answers 401 here).
     #[error("Only admin users may create users")]
     AdminRequired,

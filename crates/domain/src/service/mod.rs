@@ -41,8 +41,8 @@ pub use inbound::{
     InboundKeyPatch, InboundPorts, InboundService, InboundTask, IssuedKey, MAX_BATCH, NewInboundKey,
 };
 pub use integrations::{
-    ChatMessage, ChatService, ChatSettings, CodeHostPorts, CodeHostService, HostDelivery,
-    IssuedConnection, NewConnection,
+    ChatCaller, ChatMessage, ChatService, ChatSettings, CodeHostPorts, CodeHostService,
+    HostDelivery, IssuedConnection, NewConnection, UNMAPPED_COMPLETION,
 };
 pub use paging::{Page, PageRequest};
 pub use remote::{NewRemoteAgent, RemoteAgentService, RemotePorts, RemoteRegistered, RemoteReport};

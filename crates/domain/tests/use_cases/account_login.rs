@@ -5,10 +5,10 @@
 use crate::common;
 
 use common::accounts::{
-    Accounts, PASSWORD, access_for, assert_user_event, fake_hash, invalid_message, organization,
-    phc, signed_in, stored_user, with_totp,
+    Accounts, PASSWORD, access_for, assert_user_event, elsewhere, fake_hash, from, invalid_message,
+    organization, phc, signed_in, stored_user, streak_of, typed_streak, user_streak, with_totp,
 };
-use common::writes::written;
+use common::writes::{Log, written};
 use common::{NOW, org, types};
 use futures_executor::block_on;
 use muster_domain::model::{EventSeverity, LoginOutcome, LoginThrottle, OrgId, User};
@@ -25,15 +25,35 @@ fn request(email: &str, password: &str) -> LoginRequest {
         email: email.into(),
         password: password.into(),
         second_factor: None,
+        from: from(),
     }
 }
 
-/// Ports of a deployment whose default organization holds `user`.
-fn known(user: &User) -> Accounts {
+/// Ports of a deployment whose default organization holds `user`, whose streak from
+/// [`from`] is `streak`; every write is recorded.
+fn known(user: &User, streak: LoginThrottle) -> (Accounts, Log) {
     let mut ports = Accounts::default();
     ports.default_org_stored();
     ports.user_by_email(user);
+    ports.streak(user_streak(user.id, from()), streak);
+    let log = ports.record_writes();
+    (ports, log)
+}
+
+/// Ports of a deployment whose default organization has no user `typed`, whose streak
+/// from [`from`] is `streak`; every write is recorded.
+fn unknown(typed: &'static str, streak: LoginThrottle) -> (Accounts, Log) {
+    let mut ports = Accounts::default();
+    ports.default_org_stored();
     ports
+        .users
+        .expect_user_by_email()
+        .withf(move |o, e| *o == org() && e.as_str() == typed)
+        .times(1)
+        .returning(|_, _| Ok(None));
+    ports.streak(typed_streak(org(), typed, from()), streak);
+    let log = ports.record_writes();
+    (ports, log)
 }
 
 /// A hasher that must be asked exactly once, with `password` against `stored`, and
@@ -59,14 +79,18 @@ fn hasher_never() -> MockPasswordHasher {
     hasher
 }
 
-fn throttled(failures: u32, locked_until: Option<time::OffsetDateTime>) -> User {
-    User {
-        throttle: LoginThrottle {
-            failures,
-            locked_until,
-        },
-        ..stored_user()
-    }
+/// A streak that locks its next attempt for 89.6 more seconds (the caller is told 90).
+fn locked() -> LoginThrottle {
+    streak_of(11, NOW - Duration::milliseconds(1_710_400))
+}
+
+fn is_throttled_for_90_seconds(err: &ServiceError) -> bool {
+    matches!(
+        err,
+        ServiceError::Throttled {
+            retry_after_secs: 90
+        }
+    )
 }
 
 fn is_invalid_credentials(err: &ServiceError) -> bool {
@@ -77,15 +101,8 @@ fn is_invalid_credentials(err: &ServiceError) -> bool {
 }
 
 #[test]
-fn an_unknown_email_costs_a_password_check_and_is_the_same_401() {
-    let mut ports = Accounts::default();
-    ports.default_org_stored();
-    ports
-        .users
-        .expect_user_by_email()
-        .withf(|o, e| *o == org() && e.as_str() == "nobody@example.com")
-        .times(1)
-        .returning(|_, _| Ok(None));
+fn an_unknown_email_costs_a_password_check_counts_toward_its_streak_and_is_the_same_401() {
+    let (mut ports, log) = unknown("nobody@example.com", streak_of(2, NOW));
     ports.hasher = hasher_expecting("whatever1", None, false);
     let (service, uow) = ports.build();
 
@@ -93,23 +110,37 @@ fn an_unknown_email_costs_a_password_check_and_is_the_same_401() {
 
     assert!(is_invalid_credentials(&err), "{err:?}");
     assert_eq!(err.to_string(), "Invalid email or password");
-    assert!(
-        uow.outcomes().is_empty(),
-        "no transaction: nothing to count"
+    assert_eq!(
+        uow.outcomes(),
+        [Outcome::Committed],
+        "the attempt is counted"
+    );
+    let w = written(&log);
+    assert_eq!(w.calls, ["save_login_throttle"]);
+    assert_eq!(
+        w.streaks,
+        [(
+            typed_streak(org(), "nobody@example.com", from()),
+            streak_of(3, NOW)
+        )]
     );
 }
 
 #[test]
-fn a_malformed_email_is_the_same_401_without_a_lookup() {
+fn a_malformed_email_is_the_same_401_without_a_lookup_and_counts_as_typed() {
     let mut ports = Accounts::default();
     ports.default_org_stored();
     ports.hasher = hasher_expecting("whatever1", None, false);
+    let key = typed_streak(org(), "not-an-email", from());
+    ports.streak(key, LoginThrottle::default());
+    let log = ports.record_writes();
     let (service, uow) = ports.build();
 
-    let err = block_on(service.login(request("not-an-email", "whatever1"))).unwrap_err();
+    let err = block_on(service.login(request(" Not-An-Email ", "whatever1"))).unwrap_err();
 
     assert!(is_invalid_credentials(&err), "{err:?}");
-    assert!(uow.outcomes().is_empty());
+    assert_eq!(uow.outcomes(), [Outcome::Committed]);
+    assert_eq!(written(&log).streaks, [(key, streak_of(1, NOW))]);
 }
 
 #[test]
@@ -124,6 +155,10 @@ fn an_unknown_named_organization_is_the_same_401() {
         .times(1)
         .returning(|_| Ok(None));
     ports.hasher = hasher_expecting(PASSWORD, None, false);
+    // Counted under the organization named, like an unknown e-mail of a real one.
+    let key = typed_streak(other, "ada@example.com", from());
+    ports.streak(key, LoginThrottle::default());
+    let log = ports.record_writes();
     let (service, uow) = ports.build();
     let req = LoginRequest {
         org_id: Some(other),
@@ -133,7 +168,8 @@ fn an_unknown_named_organization_is_the_same_401() {
     let err = block_on(service.login(req)).unwrap_err();
 
     assert!(is_invalid_credentials(&err), "{err:?}");
-    assert!(uow.outcomes().is_empty());
+    assert_eq!(uow.outcomes(), [Outcome::Committed]);
+    assert_eq!(written(&log).streaks, [(key, streak_of(1, NOW))]);
 }
 
 #[test]
@@ -148,6 +184,8 @@ fn a_named_organization_is_used_instead_of_the_default() {
         .times(1)
         .returning(|id| Ok(Some(organization(id))));
     ports.user_by_email(&user);
+    ports.streak(user_streak(user.id, from()), LoginThrottle::default());
+    let log = ports.record_writes();
     let (service, _) = ports.build();
     let req = LoginRequest {
         org_id: Some(org()),
@@ -157,6 +195,12 @@ fn a_named_organization_is_used_instead_of_the_default() {
     let outcome = block_on(service.login(req)).unwrap();
 
     assert_eq!(outcome, LoginOutcome::TwoFactorRequired);
+    let w = written(&log);
+    assert_eq!(
+        w.calls,
+        ["save_login_throttle"],
+        "the attempt stays counted until a complete sign-in"
+    );
 }
 
 #[test]
@@ -194,6 +238,11 @@ fn the_configured_default_organization_wins_over_the_stored_one() {
         .times(1)
         .returning(|_, _| Ok(None));
     ports.hasher = hasher_expecting(PASSWORD, None, false);
+    ports.streak(
+        typed_streak(configured, "ada@example.com", from()),
+        LoginThrottle::default(),
+    );
+    ports.record_writes();
     let (service, _) = ports.build();
 
     let err = block_on(service.login(request("ada@example.com", PASSWORD))).unwrap_err();
@@ -202,29 +251,36 @@ fn the_configured_default_organization_wins_over_the_stored_one() {
 }
 
 #[test]
-fn a_wrong_password_counts_one_failure_in_a_committed_unit_and_answers_401() {
-    let user = throttled(3, None);
-    let mut ports = known(&user);
-    ports.hasher = hasher_expecting("wrong password", Some(phc(PASSWORD)), false);
-    ports.user_row(&user, Lock::Update);
-    let log = ports.record_writes();
+fn a_wrong_password_is_counted_before_the_check_and_answers_401() {
+    let user = stored_user();
+    let key = user_streak(user.id, from());
+    let (mut ports, log) = known(&user, streak_of(3, NOW - Duration::minutes(1)));
+    let seen = log.clone();
+    let mut hasher = MockPasswordHasher::new();
+    hasher
+        .expect_verify()
+        .withf(|p, stored| p == "wrong password" && *stored == Some(phc(PASSWORD)))
+        .times(1)
+        .returning(move |_, _| {
+            // A parallel guess finds this one counted already.
+            assert_eq!(written(&seen).calls, ["save_login_throttle"]);
+            Ok(false)
+        });
+    ports.hasher = hasher;
     let (service, uow) = ports.build();
 
     let err = block_on(service.login(request("Ada@Example.COM", "wrong password"))).unwrap_err();
 
     assert!(is_invalid_credentials(&err), "{err:?}");
-    assert_eq!(uow.outcomes(), [Outcome::Committed], "the failure is kept");
+    assert_eq!(
+        uow.outcomes(),
+        [Outcome::Committed, Outcome::Committed],
+        "the count and the event are kept"
+    );
     let w = written(&log);
-    assert_eq!(w.calls, ["update_user", "append_events"]);
-    assert_eq!(w.stamps, [NOW]);
-    let expected = User {
-        throttle: LoginThrottle {
-            failures: 4,
-            locked_until: None,
-        },
-        ..user.clone()
-    };
-    assert_eq!(w.updated_users, [expected]);
+    assert_eq!(w.calls, ["save_login_throttle", "append_events"]);
+    assert_eq!(w.streaks, [(key, streak_of(4, NOW))]);
+    assert!(w.updated_users.is_empty(), "the user row is not written");
     assert_eq!(types(&w.events), ["user.login_failed"]);
     assert_user_event(&w.events[0], "user.login_failed", &user, None);
     assert_eq!(w.events[0].severity, EventSeverity::Warning);
@@ -236,73 +292,94 @@ fn a_wrong_password_counts_one_failure_in_a_committed_unit_and_answers_401() {
 }
 
 #[test]
-fn the_tenth_wrong_password_locks_the_account_for_fifteen_minutes() {
-    let user = throttled(9, None);
-    let mut ports = known(&user);
-    ports.user_row(&user, Lock::Update);
-    let log = ports.record_writes();
-    let (service, uow) = ports.build();
+fn the_tenth_wrong_password_locks_the_streak_for_fifteen_minutes() {
+    let user = stored_user();
+    let (ports, log) = known(&user, streak_of(9, NOW - Duration::seconds(5)));
+    let (service, _) = ports.build();
 
     let err = block_on(service.login(request("ada@example.com", "wrong password"))).unwrap_err();
 
     assert!(is_invalid_credentials(&err), "{err:?}");
-    assert_eq!(uow.outcomes(), [Outcome::Committed]);
-    assert_eq!(
-        written(&log).updated_users[0].throttle,
-        LoginThrottle {
-            failures: 0,
-            locked_until: Some(NOW + Duration::minutes(15)),
-        }
-    );
+    let w = written(&log);
+    assert_eq!(w.streaks[0].1, streak_of(10, NOW));
+    assert_eq!(w.streaks[0].1.retry_after(NOW), Some(900));
 }
 
 #[test]
-fn a_locked_account_is_throttled_before_any_password_check() {
-    // Locked for 89.6 more seconds: the caller is told to wait 90.
-    let user = throttled(0, Some(NOW + Duration::milliseconds(89_600)));
-    let mut ports = known(&user);
-    ports.hasher = hasher_never();
-    let (service, uow) = ports.build();
+fn a_locked_streak_is_throttled_before_any_password_check_known_or_not() {
+    let user = stored_user();
+    let (mut of_known, known_log) = known(&user, locked());
+    of_known.hasher = hasher_never();
+    let (mut of_unknown, unknown_log) = unknown("nobody@example.com", locked());
+    of_unknown.hasher = hasher_never();
+    let (of_known, known_uow) = of_known.build();
+    let (of_unknown, unknown_uow) = of_unknown.build();
 
-    let err = block_on(service.login(request("ada@example.com", PASSWORD))).unwrap_err();
+    let refused = [
+        block_on(of_known.login(request("ada@example.com", PASSWORD))).unwrap_err(),
+        block_on(of_unknown.login(request("nobody@example.com", PASSWORD))).unwrap_err(),
+    ];
 
-    assert!(
-        matches!(
-            err,
-            ServiceError::Throttled {
-                retry_after_secs: 90
-            }
-        ),
-        "{err:?}"
-    );
-    assert_eq!(
-        err.to_string(),
-        "Too many failed logins; try again in 90 seconds"
-    );
-    assert!(uow.outcomes().is_empty(), "nothing is read or written");
+    for err in &refused {
+        assert!(is_throttled_for_90_seconds(err), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            "Too many failed logins; try again in 90 seconds"
+        );
+    }
+    for (uow, log) in [(known_uow, known_log), (unknown_uow, unknown_log)] {
+        assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
+        assert!(written(&log).is_empty(), "nothing counted, nothing issued");
+    }
 }
 
 #[test]
-fn the_right_password_signs_in_resets_the_throttle_and_starts_a_login() {
-    // Four failures, and a lock that ran out a minute ago: neither survives the success.
-    let user = throttled(4, Some(NOW - Duration::minutes(1)));
-    let mut ports = known(&user);
+fn a_locked_streak_from_another_address_does_not_refuse_the_owner() {
+    let user = stored_user();
+    let (mut ports, log) = known(&user, LoginThrottle::default());
+    ports.streak(user_streak(user.id, elsewhere()), locked());
     ports.hasher = hasher_expecting(PASSWORD, Some(phc(PASSWORD)), true);
     ports.user_row(&user, Lock::Update);
-    let log = ports.record_writes();
+    let (service, _) = ports.build();
+
+    let outcome = block_on(service.login(request("ada@example.com", PASSWORD))).unwrap();
+
+    signed_in(outcome);
+    let w = written(&log);
+    assert_eq!(w.cleared_streaks, [user_streak(user.id, from())]);
+    assert_ne!(
+        user_streak(user.id, from()),
+        user_streak(user.id, elsewhere())
+    );
+}
+
+#[test]
+fn the_right_password_signs_in_ends_the_streak_and_starts_a_login() {
+    let user = stored_user();
+    let key = user_streak(user.id, from());
+    // Four failures: they do not survive the success.
+    let (mut ports, log) = known(&user, streak_of(4, NOW - Duration::minutes(1)));
+    ports.hasher = hasher_expecting(PASSWORD, Some(phc(PASSWORD)), true);
+    ports.user_row(&user, Lock::Update);
     let (service, uow) = ports.build();
 
     let outcome = block_on(service.login(request("ada@example.com", PASSWORD))).unwrap();
 
     let (tokens, signed) = signed_in(outcome);
-    assert_eq!(uow.outcomes(), [Outcome::Committed]);
+    assert_eq!(uow.outcomes(), [Outcome::Committed, Outcome::Committed]);
     let w = written(&log);
     assert_eq!(
         w.calls,
-        ["update_user", "insert_refresh_token", "append_events"]
+        [
+            "save_login_throttle",
+            "clear_login_throttle",
+            "update_user",
+            "insert_refresh_token",
+            "append_events"
+        ]
     );
+    assert_eq!(w.cleared_streaks, [key]);
     let expected = User {
-        throttle: LoginThrottle::default(),
         last_login_at: Some(NOW),
         ..user.clone()
     };
@@ -332,29 +409,4 @@ fn the_right_password_signs_in_resets_the_throttle_and_starts_a_login() {
         w.events[0].payload,
         json!({"method": "password", "twoFactor": false})
     );
-}
-
-#[test]
-fn a_lock_taken_between_the_check_and_the_transaction_still_refuses() {
-    // Read unlocked outside the transaction, locked inside it by a concurrent failure.
-    let user = stored_user();
-    let locked = throttled(0, Some(NOW + Duration::seconds(30)));
-    let mut ports = known(&user);
-    ports.user_row(&locked, Lock::Update);
-    let log = ports.record_writes();
-    let (service, uow) = ports.build();
-
-    let err = block_on(service.login(request("ada@example.com", PASSWORD))).unwrap_err();
-
-    assert!(
-        matches!(
-            err,
-            ServiceError::Throttled {
-                retry_after_secs: 30
-            }
-        ),
-        "{err:?}"
-    );
-    assert!(written(&log).is_empty(), "no token is issued");
-    assert_eq!(uow.outcomes(), [Outcome::Committed]);
 }

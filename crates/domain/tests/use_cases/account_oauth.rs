@@ -9,7 +9,7 @@ use common::accounts::{
 use common::writes::written;
 use common::{EARLIER, NOW, types};
 use futures_executor::block_on;
-use muster_domain::model::{BearerSecret, LoginThrottle, OAuthState, User};
+use muster_domain::model::{BearerSecret, OAuthState, User};
 use muster_domain::ports::{
     ExternalIdentity, Lock, MockIdentityProvider, MockPasswordHasher, Outcome, ProviderError,
 };
@@ -179,13 +179,7 @@ fn without_a_default_organization_or_with_a_malformed_email_nobody_is_known() {
 
 #[test]
 fn a_verified_email_of_a_user_signs_them_in_with_the_oauth_method() {
-    let user = User {
-        throttle: LoginThrottle {
-            failures: 2,
-            locked_until: None,
-        },
-        ..stored_user()
-    };
+    let user = stored_user();
     let mut ports = ports_with(Some(started(NOW + Duration::minutes(1))));
     ports.default_org_stored();
     ports.user_by_email(&user);
@@ -205,9 +199,10 @@ fn a_verified_email_of_a_user_signs_them_in_with_the_oauth_method() {
         "the state is used up, then the login is recorded"
     );
     assert_eq!(tokens.access, access_for(&user));
-    assert_eq!(signed.throttle, LoginThrottle::default());
     assert_eq!(signed.last_login_at, Some(NOW));
     let w = written(&log);
+    // The password throttle plays no part: the provider vouched, nothing was guessed,
+    // so no streak is read (the mock would fail), counted or ended.
     assert_eq!(
         w.calls,
         ["update_user", "insert_refresh_token", "append_events"]
@@ -222,26 +217,6 @@ fn a_verified_email_of_a_user_signs_them_in_with_the_oauth_method() {
         w.events[0].payload,
         json!({"method": "oauth", "twoFactor": false})
     );
-}
-
-#[test]
-fn a_locked_user_is_told_so_and_gets_no_token() {
-    let user = User {
-        throttle: LoginThrottle {
-            failures: 0,
-            locked_until: Some(NOW + Duration::minutes(5)),
-        },
-        ..stored_user()
-    };
-    let mut ports = ports_with(Some(started(NOW + Duration::minutes(1))));
-    ports.default_org_stored();
-    ports.user_by_email(&user);
-    ports.user_row(&user, Lock::Update);
-    let log = ports.record_writes();
-    let provider = provider(|| Ok(identity("ada@example.com", true)));
-
-    assert_eq!(complete(ports, &provider), Err(SignInFailure::Locked));
-    assert!(written(&log).is_empty());
 }
 
 #[test]

@@ -5,7 +5,9 @@ use crate::common;
 
 use std::sync::{Arc, Mutex};
 
-use common::accounts::{Accounts, access_for, assert_user_event, organization, signed_in};
+use common::accounts::{
+    Accounts, access_for, assert_user_event, from, organization, signed_in, streak_of, user_streak,
+};
 use common::writes::written;
 use common::{NOW, org, types};
 use futures_executor::block_on;
@@ -224,14 +226,6 @@ fn other_storage_failures_are_not_retried() {
 /// The configured password's hash (`MUSTER_LOCAL_PASSWORD_HASH`).
 const CONFIGURED: &str = "$argon2id$configured";
 
-/// [`owner`] with `throttle`.
-fn owner_with(throttle: LoginThrottle) -> User {
-    User {
-        throttle,
-        ..owner()
-    }
-}
-
 /// A hasher that must be asked exactly once, with `password` against the configured
 /// hash, and answers `matches`.
 fn hasher_expecting(password: &'static str, matches: bool) -> MockPasswordHasher {
@@ -246,25 +240,25 @@ fn hasher_expecting(password: &'static str, matches: bool) -> MockPasswordHasher
 
 #[test]
 fn local_login_checks_the_configured_password_and_signs_the_owner_in() {
-    let owner = owner_with(LoginThrottle {
-        failures: 2,
-        locked_until: None,
-    });
+    let owner = owner();
+    let key = user_streak(owner.id, from());
     let mut ports = Accounts::default();
-    ports.user_read(&owner);
+    ports.streak(key, streak_of(2, NOW - Duration::minutes(3)));
     ports.hasher = hasher_expecting("the local one", true);
     ports.user_row(&owner, Lock::Update);
     let log = ports.record_writes();
     let (service, uow) = ports.build();
 
-    let outcome = block_on(service.login_local(&owner, CONFIGURED, "the local one")).unwrap();
+    let outcome =
+        block_on(service.login_local(&owner, CONFIGURED, "the local one", from())).unwrap();
 
     let (tokens, signed) = signed_in(outcome);
-    assert_eq!(uow.outcomes(), [Outcome::Committed]);
-    assert_eq!(signed.throttle, LoginThrottle::default());
+    assert_eq!(uow.outcomes(), [Outcome::Committed, Outcome::Committed]);
     assert_eq!(signed.last_login_at, Some(NOW));
     assert_eq!(tokens.access, access_for(&owner));
     let w = written(&log);
+    assert_eq!(w.streaks, [(key, streak_of(3, NOW))]);
+    assert_eq!(w.cleared_streaks, [key], "the success ends the streak");
     assert_eq!(w.refresh_tokens.len(), 1);
     assert_user_event(&w.events[0], "user.login", &owner, Some(owner.id));
     assert_eq!(
@@ -274,16 +268,16 @@ fn local_login_checks_the_configured_password_and_signs_the_owner_in() {
 }
 
 #[test]
-fn a_wrong_local_password_is_counted_against_the_owner() {
-    let owner = owner_with(LoginThrottle::default());
+fn a_wrong_local_password_is_counted_against_the_owner_from_that_address() {
+    let owner = owner();
+    let key = user_streak(owner.id, from());
     let mut ports = Accounts::default();
-    ports.user_read(&owner);
+    ports.streak(key, LoginThrottle::default());
     ports.hasher = hasher_expecting("guess", false);
-    ports.user_row(&owner, Lock::Update);
     let log = ports.record_writes();
     let (service, uow) = ports.build();
 
-    let err = block_on(service.login_local(&owner, CONFIGURED, "guess")).unwrap_err();
+    let err = block_on(service.login_local(&owner, CONFIGURED, "guess", from())).unwrap_err();
 
     assert!(
         matches!(
@@ -292,38 +286,44 @@ fn a_wrong_local_password_is_counted_against_the_owner() {
         ),
         "{err:?}"
     );
-    assert_eq!(uow.outcomes(), [Outcome::Committed]);
+    assert_eq!(uow.outcomes(), [Outcome::Committed, Outcome::Committed]);
     let w = written(&log);
-    assert_eq!(w.updated_users[0].throttle.failures, 1);
+    assert_eq!(w.calls, ["save_login_throttle", "append_events"]);
+    assert_eq!(w.streaks, [(key, streak_of(1, NOW))]);
     assert_eq!(types(&w.events), ["user.login_failed"]);
+    assert_user_event(&w.events[0], "user.login_failed", &owner, None);
     assert!(w.refresh_tokens.is_empty());
 }
 
 #[test]
-fn a_locked_owner_is_throttled_before_the_local_password_is_checked() {
-    let owner = owner_with(LoginThrottle {
-        failures: 0,
-        locked_until: Some(NOW + Duration::minutes(2)),
-    });
+fn a_locked_owner_streak_is_throttled_before_the_local_password_is_checked() {
+    let owner = owner();
     let mut hasher = MockPasswordHasher::new();
     hasher.expect_verify().never();
     let mut ports = Accounts {
         hasher,
         ..Accounts::default()
     };
-    ports.user_read(&owner);
+    // The 12th failure locks for an hour; it was 57 minutes ago.
+    ports.streak(
+        user_streak(owner.id, from()),
+        streak_of(12, NOW - Duration::minutes(57)),
+    );
+    let log = ports.record_writes();
     let (service, uow) = ports.build();
 
-    let err = block_on(service.login_local(&owner, CONFIGURED, "the local one")).unwrap_err();
+    let err =
+        block_on(service.login_local(&owner, CONFIGURED, "the local one", from())).unwrap_err();
 
     assert!(
         matches!(
             err,
             ServiceError::Throttled {
-                retry_after_secs: 120
+                retry_after_secs: 180
             }
         ),
         "{err:?}"
     );
-    assert!(uow.outcomes().is_empty());
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
+    assert!(written(&log).is_empty());
 }

@@ -4,12 +4,13 @@
 use crate::common;
 
 use common::accounts::{
-    Accounts, PASSWORD, assert_user_event, invalid_message, key_actor, phc, stored_user,
+    Accounts, PASSWORD, assert_user_event, from, invalid_message, key_actor, phc, stored_user,
+    streak_of, user_streak,
 };
 use common::writes::written;
 use common::{NOW, actor_user_id, agent_actor, org, types, user_actor};
 use futures_executor::block_on;
-use muster_domain::model::{AgentMode, ApiKeyScope, Email, OrgId, User, UserRole};
+use muster_domain::model::{AgentMode, ApiKeyScope, Email, LoginThrottle, OrgId, User, UserRole};
 use muster_domain::policy::Forbidden;
 use muster_domain::ports::{Lock, MockPasswordHasher, Outcome, RepositoryError, UniqueKey};
 use muster_domain::service::accounts::NewUser;
@@ -182,9 +183,11 @@ fn update_profile_refuses_bad_values_and_non_users_before_any_transaction() {
 }
 
 #[test]
-fn a_wrong_current_password_changes_nothing() {
+fn a_wrong_current_password_changes_nothing_but_is_counted() {
+    let key = user_streak(stored_user().id, from());
     let mut ports = Accounts::default();
     ports.user_read(&stored_user());
+    ports.streak(key, streak_of(2, NOW));
     ports.hasher = MockPasswordHasher::new();
     ports
         .hasher
@@ -193,21 +196,68 @@ fn a_wrong_current_password_changes_nothing() {
         .times(1)
         .returning(|_, _| Ok(false));
     ports.hasher.expect_hash().never();
+    let log = ports.record_writes();
     let (service, uow) = ports.build();
 
     let err = block_on(service.change_password(
         &user_actor(UserRole::Operator),
+        from(),
         "not my password",
         "a new password",
     ))
     .unwrap_err();
 
     assert!(
-        matches!(err, ServiceError::Unauthorized(Unauthorized::WrongPassword)),
+        matches!(
+            err,
+            ServiceError::Unauthorized(Unauthorized::InvalidPasswordOrCode)
+        ),
         "{err:?}"
     );
-    assert_eq!(err.to_string(), "Current password is incorrect");
-    assert!(uow.outcomes().is_empty(), "nothing is written");
+    assert_eq!(err.to_string(), "Invalid password or code");
+    assert_eq!(
+        uow.outcomes(),
+        [Outcome::Committed],
+        "only the attempt is kept"
+    );
+    let w = written(&log);
+    assert_eq!(w.calls, ["save_login_throttle"]);
+    assert_eq!(w.streaks, [(key, streak_of(3, NOW))]);
+}
+
+#[test]
+fn a_locked_streak_refuses_a_password_change_without_checking_the_password() {
+    let mut ports = Accounts::default();
+    ports.user_read(&stored_user());
+    // The 10th failure, 20 seconds ago, locks for 40 more.
+    ports.streak(
+        user_streak(stored_user().id, from()),
+        streak_of(10, NOW - time::Duration::seconds(860)),
+    );
+    ports.hasher = MockPasswordHasher::new();
+    ports.hasher.expect_verify().never();
+    let log = ports.record_writes();
+    let (service, uow) = ports.build();
+
+    let err = block_on(service.change_password(
+        &user_actor(UserRole::Operator),
+        from(),
+        PASSWORD,
+        "a new password",
+    ))
+    .unwrap_err();
+
+    assert!(
+        matches!(
+            err,
+            ServiceError::Throttled {
+                retry_after_secs: 40
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(uow.outcomes(), [Outcome::RolledBack]);
+    assert!(written(&log).is_empty());
 }
 
 #[test]
@@ -218,8 +268,13 @@ fn a_too_short_new_password_is_refused_before_checking_the_current_one() {
     ports.hasher.expect_verify().never();
     let (service, uow) = ports.build();
 
-    let err = block_on(service.change_password(&user_actor(UserRole::Operator), PASSWORD, "short"))
-        .unwrap_err();
+    let err = block_on(service.change_password(
+        &user_actor(UserRole::Operator),
+        from(),
+        PASSWORD,
+        "short",
+    ))
+    .unwrap_err();
 
     assert_eq!(
         invalid_message(&err),
@@ -234,17 +289,35 @@ fn a_password_change_stores_the_new_hash_and_ends_every_login() {
     let mut ports = Accounts::default();
     ports.user_read(&user);
     ports.user_row(&user, Lock::Update);
+    let key = user_streak(user.id, from());
+    ports.streak(key, LoginThrottle::default());
     let log = ports.record_writes();
     let (service, uow) = ports.build();
 
-    block_on(service.change_password(&user_actor(UserRole::Operator), PASSWORD, "a new password"))
-        .unwrap();
+    block_on(service.change_password(
+        &user_actor(UserRole::Operator),
+        from(),
+        PASSWORD,
+        "a new password",
+    ))
+    .unwrap();
 
-    assert_eq!(uow.outcomes(), [Outcome::Committed]);
+    assert_eq!(uow.outcomes(), [Outcome::Committed, Outcome::Committed]);
     let w = written(&log);
     assert_eq!(
         w.calls,
-        ["update_user", "revoke_user_refresh_tokens", "append_events"]
+        [
+            "save_login_throttle",
+            "update_user",
+            "clear_login_throttle",
+            "revoke_user_refresh_tokens",
+            "append_events"
+        ]
+    );
+    assert_eq!(
+        w.cleared_streaks,
+        [key],
+        "the right password ends the streak"
     );
     assert_eq!(
         w.updated_users,

@@ -42,3 +42,4 @@ mod task_transition;
 mod task_workflow;
 mod webhook_delivery;
 mod webhook_gate;
+mod webhook_gate_reruns;

@@ -203,11 +203,17 @@ fn requests_carrying_a_secret_show_everything_but_the_secret() {
         email: "ada@acme.test".into(),
         password: "correct horse battery".into(),
         second_factor: Some("482913".into()),
+        from: muster_domain::model::ClientAddress::new(Some([192, 0, 2, 1].into())),
     };
     redacts(
         &format!("{login:?}"),
         &["correct horse", "482913"],
-        &["LoginRequest", "ada@acme.test", &org.to_string()],
+        &[
+            "LoginRequest",
+            "ada@acme.test",
+            &org.to_string(),
+            "192.0.2.1",
+        ],
     );
 
     let user = NewUser {

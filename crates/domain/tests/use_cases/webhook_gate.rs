@@ -1,7 +1,8 @@
 //! The pre-hook gate (decision D-84) with mocked ports: a change is asked about only when
-//! it wrote events and a pre-hook hears one; a blocking `allow: false` rolls the change
-//! back and records the refusal; a listener's `allow: false`, a timeout or an error let
-//! it through; the hook list is read once a second, not once a change.
+//! it wrote events and a pre-hook hears one, between a run that is rolled back and one
+//! that commits; a blocking `allow: false` leaves the change rolled back and records the
+//! refusal; a listener's `allow: false`, a timeout or an error let it through; the hook
+//! list is read once a second, not once a change.
 
 use crate::common;
 
@@ -148,7 +149,7 @@ fn a_blocking_refusal_rolls_the_change_back_and_is_recorded() {
     assert_eq!(
         run.outcomes,
         [Outcome::RolledBack, Outcome::Committed],
-        "the log after"
+        "decided and rolled back to ask, then the log"
     );
     assert_eq!(run.calls, 1);
 }
@@ -177,7 +178,11 @@ fn listeners_timeouts_errors_and_odd_answers_let_the_change_through() {
             1,
         );
         assert!(run.result.is_ok(), "{result:?}");
-        assert_eq!(run.outcomes, [Outcome::Committed, Outcome::Committed]);
+        assert_eq!(
+            run.outcomes,
+            [Outcome::RolledBack, Outcome::Committed, Outcome::Committed],
+            "decided, asked, decided again and committed, then the log"
+        );
     }
 }
 

@@ -6,7 +6,6 @@
 use std::collections::BTreeMap;
 
 use actix_web::HttpRequest;
-use actix_web::http::header::HOST;
 use muster_a2a::A2aError;
 use muster_a2a::PROTOCOL_VERSION;
 use muster_a2a::types::{
@@ -27,41 +26,6 @@ pub(crate) const SIGNATURE_EXTENSION: &str = "urn:muster:a2a:agent-signature:v1"
 
 const MEDIA: [&str; 2] = ["text/plain", "application/json"];
 
-/// The server's address as the client reached it: the `Host` it named (when it is a
-/// plain `host[:port]`), over https when the connection or a proxy's
-/// `X-Forwarded-Proto` says so. Other forwarding headers are not read: any client can
-/// send them.
-pub(crate) fn base(req: &HttpRequest) -> String {
-    let config = req.app_config();
-    let forwarded_https = req
-        .headers()
-        .get("x-forwarded-proto")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|proto| proto.trim().eq_ignore_ascii_case("https"));
-    let scheme = if config.secure() || forwarded_https {
-        "https"
-    } else {
-        "http"
-    };
-    let host = req
-        .headers()
-        .get(HOST)
-        .and_then(|h| h.to_str().ok())
-        .filter(|h| plain_host(h))
-        .unwrap_or_else(|| config.host());
-    format!("{scheme}://{host}")
-}
-
-/// `host[:port]` with a name, an IPv4 or a bracketed IPv6 address: nothing that could
-/// carry a path, a user or another URL.
-fn plain_host(host: &str) -> bool {
-    !host.is_empty()
-        && host.len() <= 255
-        && host
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | ':' | '[' | ']'))
-}
-
 /// The skill every organization has: hand over a piece of work.
 fn intake() -> AgentSkill {
     AgentSkill {
@@ -78,8 +42,8 @@ fn intake() -> AgentSkill {
 }
 
 /// The public card.
-pub(crate) fn public(req: &HttpRequest) -> AgentCard {
-    card(req, vec![intake()])
+pub(crate) fn public(state: &AppState, req: &HttpRequest) -> AgentCard {
+    card(state, req, vec![intake()])
 }
 
 /// `GetExtendedAgentCard`: the card with a skill per capability of the caller's
@@ -105,11 +69,13 @@ pub(crate) async fn extended(
         tags: vec!["capability".to_owned(), name.as_str().to_owned()],
         examples: Vec::new(),
     }));
-    Ok(card(req, skills))
+    Ok(card(state, req, skills))
 }
 
-fn card(req: &HttpRequest, skills: Vec<AgentSkill>) -> AgentCard {
-    let base = base(req);
+/// Its addresses are the configured public URL's (else the listening address), never a
+/// request's `Host` or forwarding headers: caches on the way keep the public card.
+fn card(state: &AppState, req: &HttpRequest, skills: Vec<AgentSkill>) -> AgentCard {
+    let base = state.edge.base(req);
     let interface = |path: &str, binding: &str| AgentInterface {
         url: format!("{base}{path}"),
         protocol_binding: binding.to_owned(),

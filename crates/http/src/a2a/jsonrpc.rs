@@ -1,6 +1,9 @@
 //! `POST /a2a/jsonrpc`: one JSON-RPC 2.0 request per POST. Answers, errors included,
-//! are HTTP 200 with a JSON-RPC response (as A2A clients expect); the streaming methods
-//! answer Server-Sent Events whose data are JSON-RPC responses.
+//! are HTTP 200 with a JSON-RPC response, as JSON-RPC over HTTP has it (a body that is
+//! not a JSON-RPC request, an unknown method, bad params, an unsupported version); only
+//! what fails before the request is read (credentials, size, content type) keeps its
+//! HTTP status. The streaming methods answer Server-Sent Events whose data are JSON-RPC
+//! responses, their own errors included.
 
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
@@ -9,6 +12,7 @@ use muster_a2a::types::{
     SubscribeToTaskRequest,
 };
 use muster_a2a::{A2aError, ErrorKind};
+use muster_domain::model::Actor;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -59,16 +63,17 @@ pub(crate) struct Call {
         `SendStreamingMessage`, `GetTask`, `ListTasks`, `CancelTask`, `SubscribeToTask`, \
         `GetExtendedAgentCard` and the push notification config methods \
         (`CreateTaskPushNotificationConfig`, `GetTaskPushNotificationConfig`, \
-        `ListTaskPushNotificationConfigs`, `DeleteTaskPushNotificationConfig`). A \
-        method's errors are JSON-RPC errors with HTTP 200 and a `google.rpc.ErrorInfo` in \
-        `data`; a body that is not a JSON-RPC 2.0 request, or a missing or unsupported \
-        version, is 400 with the JSON-RPC error. The streaming methods answer \
-        `text/event-stream`, each event a JSON-RPC response.",
+        `ListTaskPushNotificationConfigs`, `DeleteTaskPushNotificationConfig`). Errors \
+        are JSON-RPC errors with HTTP 200 and a `google.rpc.ErrorInfo` in `data`, those \
+        of a body that is not a JSON-RPC 2.0 request and of a missing or unsupported \
+        version included. The streaming methods answer `text/event-stream`, each event a \
+        JSON-RPC response; an error of theirs (an unknown or closed task, no room for a \
+        stream) is a stream of one `error` event.",
     params(("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")),
     request_body(content = RequestDoc, description = "A JSON-RPC 2.0 request"),
     responses(
-        (status = 200, description = "The JSON-RPC response, or a stream of them", content((Object = "application/json"), (String = "text/event-stream"))),
-        (status = 400, description = "Not a JSON-RPC 2.0 request, or a missing or unsupported A2A-Version: the JSON-RPC error", body = Object),
+        (status = 200, description = "The JSON-RPC response (a result or an error), or a stream of them", content((Object = "application/json"), (String = "text/event-stream"))),
+        (status = 400, description = "Not an error of the request itself (those are 200): an `Idempotency-Key` that is not 1 to 255 printable ASCII characters, or a body that could not be read", body = crate::error::ErrorBody<'static>),
         (status = 401, description = "No valid credentials", body = crate::error::ErrorBody<'static>)
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
@@ -78,16 +83,16 @@ pub(crate) async fn post(
     req: HttpRequest,
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
-    // What is not an A2A 1.0 request at all is refused with 400 (and the JSON-RPC
-    // error); a method's own errors are answered 200, as A2A clients expect.
+    // JSON-RPC over HTTP answers every error of the protocol with 200 and the error
+    // object (D-104): clients and the A2A TCK read the error from the body.
     let call = match read(&auth.body) {
         Ok(call) => call,
-        Err((id, error)) => return Ok(refused(&id, &error)),
+        Err((id, error)) => return Ok(answer(&id, Err(error))),
     };
     if let Err(error) = check_version(&req) {
         // The key covers the body only: a retry with the right header must run.
         crate::idempotency::let_key_go(&req);
-        return Ok(refused(&call.id, &error));
+        return Ok(answer(&call.id, Err(error)));
     }
     let result = match dispatch(&state, &auth, &req, &call).await {
         Ok(Reply::Result(value)) => Ok(value),
@@ -122,19 +127,9 @@ async fn dispatch(
         }
         "SendStreamingMessage" => {
             let request: SendMessageRequest = params(&call.params)?;
-            let slot = stream::reserve(state)?;
-            let (task, history) = ops::send(state, actor, request).await?;
-            let first = ops::view(state, actor, &task, history).await?;
             let framing = Framing::JsonRpc(call.id.clone());
-            let opened = stream::open(
-                state.clone(),
-                actor.clone(),
-                (task, first),
-                Until::Interrupted,
-                framing,
-                slot,
-            );
-            return Ok(Reply::Stream(opened));
+            let opened = send_streaming(state, actor, request, framing.clone()).await;
+            return Ok(Reply::Stream(streamed(&framing, opened)));
         }
         "GetTask" => json!(ops::get(state, actor, &params::<GetTaskRequest>(&call.params)?).await?),
         "ListTasks" => {
@@ -145,19 +140,9 @@ async fn dispatch(
         }
         "SubscribeToTask" => {
             let request: SubscribeToTaskRequest = params(&call.params)?;
-            let slot = stream::reserve(state)?;
-            let task = ops::subscribable(state, actor, &request.id).await?;
-            let first = ops::view(state, actor, &task, None).await?;
             let framing = Framing::JsonRpc(call.id.clone());
-            let opened = stream::open(
-                state.clone(),
-                actor.clone(),
-                (task, first),
-                Until::Terminal,
-                framing,
-                slot,
-            );
-            return Ok(Reply::Stream(opened));
+            let opened = subscribe(state, actor, &request, framing.clone()).await;
+            return Ok(Reply::Stream(streamed(&framing, opened)));
         }
         "GetExtendedAgentCard" => json!(card::extended(state, actor, req).await?),
         "CreateTaskPushNotificationConfig" => {
@@ -181,6 +166,54 @@ async fn dispatch(
         }
     };
     Ok(Reply::Result(result))
+}
+
+/// `SendStreamingMessage`, its params read: the stream of the task it created.
+async fn send_streaming(
+    state: &Data<AppState>,
+    actor: &Actor,
+    request: SendMessageRequest,
+    framing: Framing,
+) -> Result<HttpResponse, A2aError> {
+    let slot = stream::reserve(state, actor)?;
+    let (task, history) = ops::send(state, actor, request).await?;
+    let first = ops::view(state, actor, &task, history).await?;
+    Ok(stream::open(
+        state.clone(),
+        actor.clone(),
+        (task, first),
+        Until::Interrupted,
+        framing,
+        slot,
+    ))
+}
+
+/// `SubscribeToTask`, its params read: the stream of that task.
+async fn subscribe(
+    state: &Data<AppState>,
+    actor: &Actor,
+    request: &SubscribeToTaskRequest,
+    framing: Framing,
+) -> Result<HttpResponse, A2aError> {
+    let slot = stream::reserve(state, actor)?;
+    let task = ops::subscribable(state, actor, &request.id).await?;
+    let first = ops::view(state, actor, &task, None).await?;
+    Ok(stream::open(
+        state.clone(),
+        actor.clone(),
+        (task, first),
+        Until::Terminal,
+        framing,
+        slot,
+    ))
+}
+
+/// A streaming method's answer: its stream, or its error as a stream of one `error`
+/// event. A client that asked for a stream reads the answer as one: the A2A SDKs and
+/// the TCK raise the error such an event carries, while a plain JSON answer is a broken
+/// stream to some of them.
+fn streamed(framing: &Framing, opened: Result<HttpResponse, A2aError>) -> HttpResponse {
+    opened.unwrap_or_else(|error| stream::refused(framing, &error))
 }
 
 /// Reads the request; an unreadable one is answered with the id it carries, if any.
@@ -241,12 +274,6 @@ pub(crate) fn read(body: &[u8]) -> Result<Call, (Value, A2aError)> {
 fn params<T: DeserializeOwned>(params: &Value) -> Result<T, A2aError> {
     serde_json::from_value(params.clone())
         .map_err(|e| A2aError::invalid_params(format!("the params do not fit: {e}")))
-}
-
-/// A request refused before any method ran: 400, with the JSON-RPC error.
-fn refused(id: &Value, error: &A2aError) -> HttpResponse {
-    let body = json!({"jsonrpc": "2.0", "id": id, "error": error.json_rpc()});
-    HttpResponse::BadRequest().json(body)
 }
 
 fn answer(id: &Value, result: Result<Value, A2aError>) -> HttpResponse {

@@ -94,12 +94,11 @@ fn no_such_method(target: &str) -> A2aError {
     responses((status = 200, description = "The Agent Card", body = Object)),
     security(())
 )]
-pub(crate) async fn agent_card(req: HttpRequest) -> HttpResponse {
+pub(crate) async fn agent_card(state: Data<AppState>, req: HttpRequest) -> HttpResponse {
+    // The same for every request (no header shapes it), so any cache may keep it.
     HttpResponse::Ok()
         .insert_header(("cache-control", "public, max-age=300"))
-        // Its addresses come from these headers: a cache must not mix them.
-        .insert_header(("vary", "Host, X-Forwarded-Proto"))
-        .json(card::public(&req))
+        .json(card::public(&state, &req))
 }
 
 /// `POST /a2a/rest/message:send`.
@@ -174,7 +173,7 @@ pub(crate) async fn stream_message(
         async {
             versioned(&req)?;
             let request: SendMessageRequest = body(&auth.body)?;
-            let slot = stream::reserve(&state)?;
+            let slot = stream::reserve(&state, &auth.actor)?;
             let (task, history) = ops::send(&state, &auth.actor, request).await?;
             let first = ops::view(&state, &auth.actor, &task, history).await?;
             let actor = auth.actor.clone();
@@ -355,7 +354,7 @@ async fn subscribe(
     auth: &Authenticated,
     id: &str,
 ) -> Result<HttpResponse, A2aError> {
-    let slot = stream::reserve(state)?;
+    let slot = stream::reserve(state, &auth.actor)?;
     let task = ops::subscribable(state, &auth.actor, id).await?;
     let first = ops::view(state, &auth.actor, &task, None).await?;
     let actor = auth.actor.clone();

@@ -4,7 +4,8 @@
 //! A stream reads the task's events in the audit log (waking when the log grows, the
 //! same signal as `GET /events/stream`, so a change made through any instance reaches
 //! it): each move sends the status it led to, in order, however quickly moves follow
-//! one another. It shares the event stream's bound on open streams and its longest life.
+//! one another. It shares the event stream's bounds on open streams (the instance's and
+//! the organization's share) and its longest life.
 
 use std::convert::Infallible;
 use std::time::Duration;
@@ -17,10 +18,11 @@ use muster_a2a::{A2aError, ErrorKind};
 use muster_domain::model::{Actor, EventPosition, Task as MusterTask, TaskStatus as MusterStatus};
 use muster_domain::ports::EventFilter;
 use serde_json::{Value, json};
-use tokio::sync::{OwnedSemaphorePermit, mpsc};
+use tokio::sync::mpsc;
 
 use super::ops::refusal;
 use crate::state::AppState;
+use crate::streams::{StreamScope, StreamSlot};
 
 /// Longest silence on an open stream: clients time out reads that wait longer.
 const KEEP_ALIVE: Duration = Duration::from_secs(2);
@@ -52,6 +54,16 @@ impl Framing {
     }
 }
 
+/// A streaming method refused before its stream opened (an unknown or closed task, no
+/// room for a stream), answered as the stream the client asked for: one `error` event,
+/// then the end. It holds no place among the open streams.
+pub(super) fn refused(framing: &Framing, error: &A2aError) -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("cache-control", "no-store"))
+        .body(framing.error(error))
+}
+
 /// When a stream is over.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Until {
@@ -68,13 +80,17 @@ impl Until {
     }
 }
 
-/// A place for one more stream, taken before anything is changed: a send refused for
-/// want of one creates no task.
-pub(super) fn reserve(state: &AppState) -> Result<OwnedSemaphorePermit, A2aError> {
-    state.streams.reserve().map_err(|full| {
+/// A place for one more stream of `actor`'s organization, taken before anything is
+/// changed: a send refused for want of one creates no task.
+pub(super) fn reserve(state: &AppState, actor: &Actor) -> Result<StreamSlot, A2aError> {
+    state.streams.reserve(actor.org_id).map_err(|full| {
+        let whose = match full.scope {
+            StreamScope::Instance => "",
+            StreamScope::Organization => " for this organization",
+        };
         A2aError::new(
             ErrorKind::ResourceExhausted,
-            format!("too many open streams ({}); retry later", full.max),
+            format!("too many open streams{whose} ({}); retry later", full.max),
         )
     })
 }
@@ -86,7 +102,7 @@ pub(super) fn open(
     (task, first): (MusterTask, Task),
     until: Until,
     framing: Framing,
-    slot: OwnedSemaphorePermit,
+    slot: StreamSlot,
 ) -> HttpResponse {
     let (tx, rx) = mpsc::channel::<Bytes>(16);
     let follow = Follow {

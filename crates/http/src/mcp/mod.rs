@@ -15,7 +15,6 @@ mod message;
 mod schema;
 
 use actix_web::http::StatusCode;
-use actix_web::http::header::{HOST, ORIGIN};
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 use muster_domain::model::Actor;
@@ -62,7 +61,7 @@ const ANSWERED: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
         (status = 200, description = "The JSON-RPC response", body = Object),
         (status = 202, description = "A notification or a response was received"),
         (status = 400, description = "Not a JSON-RPC message, or an unsupported MCP-Protocol-Version", body = Object),
-        (status = 403, description = "An Origin that is not this server's", body = crate::error::ErrorBody<'static>)
+        (status = 403, description = "A Host this server does not answer to, or an Origin that is not its own (DNS rebinding, another site's page)", body = crate::error::ErrorBody<'static>)
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
 )]
@@ -71,7 +70,6 @@ pub(crate) async fn post(
     req: HttpRequest,
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
-    same_origin(&req)?;
     if let Some(version) = req.headers().get("MCP-Protocol-Version") {
         let known = version
             .to_str()
@@ -175,27 +173,6 @@ async fn call_tool(
             }))
         }
     })
-}
-
-/// A browser page of another origin (DNS rebinding, a malicious site) must not drive
-/// this endpoint: an `Origin` whose host is not the request's `Host` is refused.
-fn same_origin(req: &HttpRequest) -> Result<(), ApiError> {
-    let Some(origin) = req.headers().get(ORIGIN) else {
-        return Ok(());
-    };
-    let host = req.headers().get(HOST).and_then(|h| h.to_str().ok());
-    let origin_host = origin
-        .to_str()
-        .ok()
-        .and_then(|o| o.split_once("://"))
-        .map(|(_, rest)| rest.trim_end_matches('/'));
-    match (origin_host, host) {
-        (Some(origin), Some(host)) if origin.eq_ignore_ascii_case(host) => Ok(()),
-        _ => Err(ApiError::new(
-            StatusCode::FORBIDDEN,
-            "Origin is not this server's",
-        )),
-    }
 }
 
 fn rpc_error(status: StatusCode, error: ErrorData) -> HttpResponse {

@@ -41,6 +41,12 @@ const SHARED: &[(&str, &str, &str, bool)] = &[
     ),
     ("413", "PayloadTooLarge", "The body is over 1 MiB", false),
     (
+        "415",
+        "UnsupportedMediaType",
+        "The body is not declared as `Content-Type: application/json` (A2A routes also take `application/a2a+json`)",
+        false,
+    ),
+    (
         "422",
         "IdempotencyMismatch",
         "This Idempotency-Key was used with a different request body",
@@ -124,7 +130,7 @@ fn add_to(operation: &mut Operation, method: &HttpMethod, has_params: bool) {
             "409" => {
                 keyed || matches!(method, HttpMethod::Patch | HttpMethod::Delete) && has_params
             }
-            "413" => has_body,
+            "413" | "415" => has_body,
             "422" => keyed,
             "429" => agent_writes,
             _ => true,

@@ -105,18 +105,16 @@ const METADATA: &[(&str, &str)] = &[
     ("PatchAgentRequest", "metadata"),
 ];
 
-/// The `JsonValue` component: any JSON value with no NUL in a key or a string.
-fn json_value() -> Value {
-    let any = json!({"$ref": "#/components/schemas/JsonValue"});
-    json!({
-        "description": "Any JSON value with no NUL character in a key or a string.",
-        "anyOf": [
-            {"type": ["null", "boolean", "number"]},
-            {"type": "string", "pattern": NO_NUL},
-            {"type": "array", "items": any},
-            {"type": "object", "propertyNames": {"pattern": NO_NUL}, "additionalProperties": any}
-        ]
-    })
+/// A `metadata` object as code generators can read it: an object with any properties
+/// (`additionalProperties: true`) and NUL-free top-level keys. The NUL rule for nested
+/// values needs a recursive schema, which generators such as openapi-python-client cannot
+/// build (they dropped every operation whose body held one), so it is said in words.
+fn metadata(property: &mut Value) {
+    property["propertyNames"] = json!({"pattern": NO_NUL});
+    property["additionalProperties"] = Value::Bool(true);
+    property["description"] = Value::from(
+        "Any JSON object of at most 64 KiB serialized, with no NUL character (U+0000) in a key or a string at any depth.",
+    );
 }
 
 /// `PATCH` bodies that must name at least one field.
@@ -156,7 +154,6 @@ pub(super) fn add_rules(doc: &mut Value) -> Vec<String> {
             s["minProperties"] = Value::from(1);
         });
     }
-    doc["components"]["schemas"]["JsonValue"] = json_value();
     optional_bodies_are_objects(doc);
     parameters_are_never_null(doc);
     match doc.pointer_mut(CODEHOST_PAYLOAD) {
@@ -164,11 +161,7 @@ pub(super) fn add_rules(doc: &mut Value) -> Vec<String> {
         None => missing.push(CODEHOST_PAYLOAD.to_owned()),
     }
     for (schema, property) in METADATA {
-        edit(doc, &mut missing, schema, property, |p| {
-            p["propertyNames"] = json!({"pattern": NO_NUL});
-            p["additionalProperties"] = json!({"$ref": "#/components/schemas/JsonValue"});
-            p["description"] = Value::from("A JSON object of at most 64 KiB serialized.");
-        });
+        edit(doc, &mut missing, schema, property, metadata);
     }
     missing
 }

@@ -59,7 +59,8 @@ pub(super) fn add_schemes(doc: &mut OpenApi) {
             "chatToken",
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
                 "X-Chat-Token".to_owned(),
-                "The chat integration's shared token, when one is configured.".to_owned(),
+                "The deployment's MUSTER_CHAT_TOKEN; without one the chat route is off (404)."
+                    .to_owned(),
             ))),
         ),
         (

@@ -301,9 +301,9 @@ fn schemathesis_findings_stay_fixed() {
     assert_eq!(
         at(
             &doc,
-            "/components/schemas/CreateTaskRequest/properties/metadata/additionalProperties/$ref"
+            "/components/schemas/CreateTaskRequest/properties/metadata/propertyNames/pattern"
         ),
-        "#/components/schemas/JsonValue"
+        super::rules::NO_NUL
     );
     assert_eq!(
         at(
@@ -327,6 +327,72 @@ fn schemathesis_findings_stay_fixed() {
                 "{method} {path} allows null"
             );
         }
+    }
+}
+
+/// Code generators build a schema that contains itself only as a class that refers to
+/// itself (an object with named properties, such as a node with `children`), not as a
+/// union or a bare array or map: openapi-python-client dropped every operation whose
+/// body held the recursive `JsonValue` union that `metadata` once was. Free-form JSON is
+/// a plain object with any properties instead.
+#[test]
+fn only_object_models_refer_to_themselves() {
+    let doc = doc();
+    let schemas = at(&doc, "/components/schemas");
+    let schemas = schemas.as_object().expect("component schemas");
+    for (name, schema) in schemas {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![name.clone()];
+        let mut recursive = false;
+        while let Some(current) = todo.pop() {
+            let mut refs = Vec::new();
+            component_refs(&schemas[&current], &mut refs);
+            recursive |= refs.contains(name);
+            todo.extend(refs.into_iter().filter(|r| seen.insert(r.clone())));
+        }
+        let object_model = schema["type"] == "object"
+            && schema["properties"].is_object()
+            && ["anyOf", "oneOf", "allOf"]
+                .iter()
+                .all(|union| schema.get(union).is_none());
+        assert!(
+            !recursive || object_model,
+            "{name} refers to itself but is not an object with properties: {schema}"
+        );
+    }
+    for schema in [
+        "CreateTaskRequest",
+        "PatchTaskRequest",
+        "InboundTaskBody",
+        "RegisterRequest",
+        "SpawnRequest",
+        "PatchAgentRequest",
+    ] {
+        let metadata = at(
+            &doc,
+            &format!("/components/schemas/{schema}/properties/metadata"),
+        );
+        assert_eq!(metadata["additionalProperties"], true, "{schema}");
+    }
+}
+
+/// The component schemas `value` names with `$ref`, at any depth.
+fn component_refs(value: &Value, refs: &mut Vec<String>) {
+    match value {
+        Value::Object(fields) => {
+            for (key, field) in fields {
+                match (key.as_str(), field.as_str()) {
+                    ("$ref", Some(target)) => {
+                        if let Some(name) = target.strip_prefix("#/components/schemas/") {
+                            refs.push(name.to_owned());
+                        }
+                    }
+                    _ => component_refs(field, refs),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|item| component_refs(item, refs)),
+        _ => {}
     }
 }
 

@@ -2,9 +2,9 @@
 //! the second factor. Bare objects on the wire (decision D-9).
 
 use crate::openapi::{ErrorBody, LoginAnswer};
-use actix_web::HttpResponse;
 use actix_web::web::{Data, Json};
-use muster_domain::model::{LoginOutcome, OrgId};
+use actix_web::{HttpRequest, HttpResponse};
+use muster_domain::model::{ClientAddress, LoginOutcome, OrgId};
 use muster_domain::service::accounts::{LoginRequest, NewUser};
 
 use crate::ApiError;
@@ -17,6 +17,12 @@ use crate::dto::auth::{
 use crate::extract::{RawBody, SignedInUser};
 use crate::state::{AppState, AuthMode};
 
+/// Where a password or code came from, for the login throttle: the client's address
+/// (the peer's, or what a trusted proxy forwarded; never a header any client can set).
+pub(crate) fn client_address(state: &AppState, req: &HttpRequest) -> ClientAddress {
+    ClientAddress::new(state.edge.client_ip(req))
+}
+
 fn answer_login(outcome: &LoginOutcome) -> HttpResponse {
     match outcome {
         LoginOutcome::SignedIn { tokens, user } => {
@@ -27,6 +33,12 @@ fn answer_login(outcome: &LoginOutcome) -> HttpResponse {
         }
     }
 }
+
+/// The 401 of the routes that check a password or code of the signed-in user.
+const WRONG_SECRET: &str = "Missing or invalid credentials; or the password or code is wrong: `Invalid password or code`, one answer whichever it was";
+
+/// The 429 of the routes that check a password or code of the signed-in user.
+const THROTTLED: &str = "Too many failed password or code checks of this account from this client address (the same count as logins): refused for a while, without a check";
 
 /// `POST /auth/login`.
 #[utoipa::path(
@@ -39,12 +51,17 @@ fn answer_login(outcome: &LoginOutcome) -> HttpResponse {
     responses(
         (status = 200, description = "Signed in; or, when the account has TOTP on and no code was sent, `{requiresTwoFactor: true, message}` (send the same body again with the code)", body = LoginAnswer),
         (status = 401, description = "Wrong e-mail, password or TOTP code", body = ErrorBody),
-        (status = 429, description = "Too many failed attempts: the account is locked for a while", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
+        (status = 429, description = "Too many failed password or code checks of this account from this client address: refused for a while, without a check", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
     ),
     security(())
 )]
-pub(super) async fn login(state: Data<AppState>, body: RawBody) -> Result<HttpResponse, ApiError> {
+pub(super) async fn login(
+    state: Data<AppState>,
+    req: HttpRequest,
+    body: RawBody,
+) -> Result<HttpResponse, ApiError> {
     let body: LoginBody = parse_json(&body.0)?;
+    let from = client_address(&state, &req);
     if let (
         AuthMode::Local {
             owner,
@@ -55,7 +72,7 @@ pub(super) async fn login(state: Data<AppState>, body: RawBody) -> Result<HttpRe
     {
         let outcome = state
             .accounts
-            .login_local(owner, password_hash, &body.password)
+            .login_local(owner, password_hash, &body.password, from)
             .await?;
         return Ok(answer_login(&outcome));
     }
@@ -69,6 +86,7 @@ pub(super) async fn login(state: Data<AppState>, body: RawBody) -> Result<HttpRe
             email,
             password: body.password,
             second_factor: body.totp_code,
+            from,
         })
         .await?;
     Ok(answer_login(&outcome))
@@ -187,17 +205,28 @@ pub(super) async fn profile(
     tag = "users",
     summary = "Change the signed-in user's password",
     request_body = PasswordBody,
-    responses((status = 204, description = "Changed; every login of the user ends (access tokens already issued expire within 15 minutes)")),
+    responses(
+        (status = 204, description = "Changed; every login of the user ends (access tokens already issued expire within 15 minutes)"),
+        (status = 401, description = WRONG_SECRET, body = ErrorBody),
+        (status = 429, description = THROTTLED, body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
+    ),
     security(("userToken" = []))
 )]
 pub(super) async fn password(
     state: Data<AppState>,
+    req: HttpRequest,
     user: SignedInUser,
 ) -> Result<HttpResponse, ApiError> {
     let body: PasswordBody = parse_json(&user.body)?;
+    let from = client_address(&state, &req);
     state
         .accounts
-        .change_password(&user.actor, &body.current_password, &body.new_password)
+        .change_password(
+            &user.actor,
+            from,
+            &body.current_password,
+            &body.new_password,
+        )
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }
@@ -242,17 +271,23 @@ pub(super) async fn register(
     tag = "users",
     summary = "Start TOTP enrolment: a secret and its QR code",
     request_body = TotpSetupBody,
-    responses((status = 200, description = "OK", body = TotpSetupResponse)),
+    responses(
+        (status = 200, description = "OK", body = TotpSetupResponse),
+        (status = 401, description = WRONG_SECRET, body = ErrorBody),
+        (status = 429, description = THROTTLED, body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
+    ),
     security(("userToken" = []))
 )]
 pub(super) async fn totp_setup(
     state: Data<AppState>,
+    req: HttpRequest,
     user: SignedInUser,
 ) -> Result<Json<TotpSetupResponse>, ApiError> {
     let body: TotpSetupBody = parse_json(&user.body)?;
+    let from = client_address(&state, &req);
     let setup = state
         .accounts
-        .totp_setup(&user.actor, &body.password)
+        .totp_setup(&user.actor, from, &body.password)
         .await?;
     Ok(Json(TotpSetupResponse {
         qr_code: setup.qr_code,
@@ -273,15 +308,24 @@ pub(super) async fn totp_setup(
     tag = "users",
     summary = "Finish TOTP enrolment with a first code",
     request_body = TotpCodeBody,
-    responses((status = 204, description = "TOTP is on from now on")),
+    responses(
+        (status = 204, description = "TOTP is on from now on"),
+        (status = 401, description = WRONG_SECRET, body = ErrorBody),
+        (status = 429, description = THROTTLED, body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
+    ),
     security(("userToken" = []))
 )]
 pub(super) async fn totp_verify(
     state: Data<AppState>,
+    req: HttpRequest,
     user: SignedInUser,
 ) -> Result<HttpResponse, ApiError> {
     let body: TotpCodeBody = parse_json(&user.body)?;
-    state.accounts.totp_verify(&user.actor, &body.code).await?;
+    let from = client_address(&state, &req);
+    state
+        .accounts
+        .totp_verify(&user.actor, from, &body.code)
+        .await?;
     Ok(HttpResponse::NoContent().finish())
 }
 
@@ -293,17 +337,23 @@ pub(super) async fn totp_verify(
     tag = "users",
     summary = "Turn TOTP off",
     request_body = TotpDisableBody,
-    responses((status = 204, description = "TOTP is off")),
+    responses(
+        (status = 204, description = "TOTP is off"),
+        (status = 401, description = WRONG_SECRET, body = ErrorBody),
+        (status = 429, description = THROTTLED, body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
+    ),
     security(("userToken" = []))
 )]
 pub(super) async fn totp_disable(
     state: Data<AppState>,
+    req: HttpRequest,
     user: SignedInUser,
 ) -> Result<HttpResponse, ApiError> {
     let body: TotpDisableBody = parse_json(&user.body)?;
+    let from = client_address(&state, &req);
     state
         .accounts
-        .totp_disable(&user.actor, &body.password, &body.code)
+        .totp_disable(&user.actor, from, &body.password, &body.code)
         .await?;
     Ok(HttpResponse::NoContent().finish())
 }

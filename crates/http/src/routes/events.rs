@@ -84,7 +84,7 @@ pub(super) async fn get(
     ),
     responses(
         (status = 200, description = "A Server-Sent Events stream: `retry`, then one `id`/`data` pair per event (the JSON of `GET /events/{id}`'s `data`), with `: heartbeat` comments in between", content_type = "text/event-stream", body = StreamEvent),
-        (status = 503, description = "Too many streams are open on this instance", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
+        (status = 503, description = "Too many streams are open on this instance, or for the caller's organization (its share of the instance's)", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
 )]
@@ -113,12 +113,10 @@ pub(super) async fn stream(
                 })?,
         ),
     };
-    let slot = state.streams.reserve().map_err(|full| {
-        ApiError::busy(
-            format!("Too many open event streams ({}); retry later", full.max),
-            5,
-        )
-    })?;
+    let slot = state
+        .streams
+        .reserve(auth.actor.org_id)
+        .map_err(|full| ApiError::busy(format!("{full}; retry later"), 5))?;
     let from = state
         .events
         .stream_from(&auth.actor, &filter, last_seen)

@@ -45,16 +45,17 @@ pub(super) async fn ready(state: Data<AppState>) -> Result<HttpResponse, ApiErro
     }
 }
 
-/// `GET /metrics`: Prometheus metrics, for a scraper that presents the metrics token;
-/// 404 while metrics are off.
+/// `GET /metrics`: Prometheus metrics, for a scraper that presents the metrics token,
+/// in the format its `Accept` asks for; 404 while metrics are off.
 #[utoipa::path(
     get,
     path = "/metrics",
     operation_id = "metrics",
     tag = "service",
-    summary = "Prometheus metrics (OpenMetrics text)",
+    summary = "Prometheus metrics (OpenMetrics or the Prometheus text format)",
+    description = "OpenMetrics 1.0.0 when `Accept` asks for `application/openmetrics-text` (as Prometheus does), the Prometheus text format 0.0.4 otherwise.",
     responses(
-        (status = 200, description = "The metrics in the OpenMetrics text format", content_type = "application/openmetrics-text; version=1.0.0; charset=utf-8", body = String),
+        (status = 200, description = "The metrics, in the format `Accept` asks for", content((String = "text/plain; version=0.0.4; charset=utf-8"), (String = "application/openmetrics-text; version=1.0.0; charset=utf-8"))),
         (status = 401, description = "The metrics token is missing or wrong", body = ErrorBody),
         (status = 404, description = "Metrics are off (no `MUSTER_METRICS_TOKEN`)", body = ErrorBody)
     ),
@@ -80,7 +81,14 @@ pub(super) async fn metrics(
         }
     }
     access.metrics.refresh_census().await;
+    let accept = req
+        .headers()
+        .get(actix_web::http::header::ACCEPT)
+        .and_then(|value| value.to_str().ok());
+    let format = crate::metrics::Exposition::negotiate(accept);
     Ok(HttpResponse::Ok()
-        .content_type("application/openmetrics-text; version=1.0.0; charset=utf-8")
-        .body(access.metrics.render()))
+        .content_type(format.content_type())
+        // The answer depends on `Accept`: a cache must not give one format for the other.
+        .insert_header((actix_web::http::header::VARY, "Accept"))
+        .body(access.metrics.render(format)))
 }

@@ -30,8 +30,7 @@ pub(super) async fn register(
     req: HttpRequest,
     auth: Authenticated,
 ) -> Result<Json<RemoteAgentResponse>, ApiError> {
-    let new =
-        parse_json::<RegisterRemoteRequest>(&auth.body)?.into_new(crate::a2a::card::base(&req))?;
+    let new = parse_json::<RegisterRemoteRequest>(&auth.body)?.into_new(state.edge.base(&req))?;
     let registered = state.remote.register(&auth.actor, new).await?;
     Ok(Json(registered.into()))
 }

@@ -64,18 +64,18 @@ pub(crate) async fn find(
     )
 }
 
-/// The connection of an installation, in any organization.
+/// The connections of an installation in every organization, oldest first.
 pub(crate) async fn find_by_installation(
     conn: &mut Conn<'_>,
     installation: i64,
-) -> QueryResult<Option<ConnectionRow>> {
+) -> QueryResult<Vec<ConnectionRow>> {
     on_conn!(conn, c => {
         connections::table
             .filter(connections::installation_id.eq(installation))
             .select(ConnectionRow::as_select())
-            .get_result(c)
+            .order((connections::created_at.asc(), connections::id.asc()))
+            .load(c)
             .await
-            .optional()
     })
 }
 

@@ -15,6 +15,7 @@ pub(crate) mod events;
 pub(crate) mod fixed;
 pub(crate) mod inbound_keys;
 pub(crate) mod ledger;
+pub(crate) mod login_throttles;
 pub(crate) mod nonces;
 pub(crate) mod oauth_states;
 pub(crate) mod organizations;

@@ -34,11 +34,11 @@ impl CodeHostRepository for Database {
     async fn by_installation(
         &self,
         installation: InstallationId,
-    ) -> Result<Option<CodeHostConnection>, RepositoryError> {
+    ) -> Result<Vec<CodeHostConnection>, RepositoryError> {
         let mut pooled = self.pooled().await?;
-        let row = codehost::find_by_installation(&mut pooled.conn(), installation.get())
+        let rows = codehost::find_by_installation(&mut pooled.conn(), installation.get())
             .await
             .map_err(from_diesel)?;
-        row.map(CodeHostConnection::try_from).transpose()
+        rows.into_iter().map(CodeHostConnection::try_from).collect()
     }
 }

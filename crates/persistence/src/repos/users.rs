@@ -97,4 +97,13 @@ impl UserRepository for Database {
         )
         .await
     }
+
+    #[tracing::instrument(level = "debug", name = "db.users.purge_login_throttles", skip_all, fields(otel.kind = "client"))]
+    async fn purge_login_throttles(&self, before: OffsetDateTime) -> Result<u64, RepositoryError> {
+        let db = self.clone();
+        detached(async move {
+            purge_in_batches!(db, conn => crate::queries::login_throttles::purge(conn, before))
+        })
+        .await
+    }
 }

@@ -55,7 +55,7 @@ impl TryFrom<TemplateRow> for TaskTemplate {
             id: TemplateId::from_uuid(row.id.0),
             org_id: OrgId::from_uuid(row.org_id.0),
             name: TemplateName::new(&row.name).map_err(|e| corrupt("template name", e))?,
-            title: Title::new(&row.title).map_err(|e| corrupt("template title", e))?,
+            title: Title::stored(&row.title).map_err(|e| corrupt("template title", e))?,
             description: row
                 .description
                 .map(Description::new)

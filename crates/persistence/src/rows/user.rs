@@ -1,5 +1,5 @@
 use diesel::prelude::*;
-use muster_domain::model::{Email, LoginThrottle, OrgId, TotpSettings, User, UserId, UserRole};
+use muster_domain::model::{Email, OrgId, TotpSettings, User, UserId, UserRole};
 use muster_domain::ports::RepositoryError;
 use time::OffsetDateTime;
 
@@ -21,8 +21,6 @@ pub(crate) struct UserRow {
     pub totp_secret: Option<Vec<u8>>,
     pub totp_pending_secret: Option<Vec<u8>>,
     pub totp_last_step: Option<i64>,
-    pub failed_logins: i32,
-    pub locked_until: Option<DbTime>,
     pub last_login_at: Option<DbTime>,
     pub created_at: DbTime,
     pub updated_at: DbTime,
@@ -44,8 +42,6 @@ impl From<&User> for UserRow {
             totp_secret: fields.totp_secret,
             totp_pending_secret: fields.totp_pending_secret,
             totp_last_step: fields.totp_last_step,
-            failed_logins: fields.failed_logins,
-            locked_until: fields.locked_until,
             last_login_at: fields.last_login_at,
             created_at: DbTime(user.created_at),
             updated_at: fields.updated_at,
@@ -60,7 +56,7 @@ impl TryFrom<UserRow> for User {
         Ok(Self {
             id: UserId::from_uuid(row.id.0),
             org_id: OrgId::from_uuid(row.org_id.0),
-            email: Email::new(&row.email).map_err(|e| corrupt("user email", e))?,
+            email: Email::stored(&row.email).map_err(|e| corrupt("user email", e))?,
             name: row.name,
             role: UserRole::parse(&row.role).ok_or_else(|| corrupt("user role", &row.role))?,
             password_hash: row.password_hash,
@@ -70,11 +66,6 @@ impl TryFrom<UserRow> for User {
                 secret: row.totp_secret,
                 pending_secret: row.totp_pending_secret,
                 last_step: row.totp_last_step,
-            },
-            throttle: LoginThrottle {
-                failures: u32::try_from(row.failed_logins)
-                    .map_err(|e| corrupt("failed logins", e))?,
-                locked_until: row.locked_until.map(|t| t.0),
             },
             last_login_at: row.last_login_at.map(|t| t.0),
             created_at: row.created_at.0,
@@ -96,8 +87,6 @@ pub(crate) struct UserChanges {
     pub totp_secret: Option<Vec<u8>>,
     pub totp_pending_secret: Option<Vec<u8>>,
     pub totp_last_step: Option<i64>,
-    pub failed_logins: i32,
-    pub locked_until: Option<DbTime>,
     pub last_login_at: Option<DbTime>,
     pub updated_at: DbTime,
 }
@@ -115,9 +104,6 @@ impl UserChanges {
             totp_secret: user.totp.secret.clone(),
             totp_pending_secret: user.totp.pending_secret.clone(),
             totp_last_step: user.totp.last_step,
-            // More failures than this never happen: the account locks long before.
-            failed_logins: i32::try_from(user.throttle.failures).unwrap_or(i32::MAX),
-            locked_until: user.throttle.locked_until.map(DbTime),
             last_login_at: user.last_login_at.map(DbTime),
             updated_at: DbTime(at),
         }

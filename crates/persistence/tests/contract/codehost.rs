@@ -1,5 +1,5 @@
 //! Code-host connections, links and remembered deliveries (decision D-87): one
-//! connection per installation, a delivery claimed by exactly one transaction even when
+//! connection per installation in an organization, a delivery claimed by exactly one transaction even when
 //! many race, an item linked to one task at a time, and nothing left behind when the
 //! connection goes.
 
@@ -17,7 +17,7 @@ use crate::support::{new_id, now_ms, seed_org, task};
 use crate::writes::Writes;
 
 contract_tests!(
-    connections_round_trip_and_are_unique_per_installation,
+    connections_round_trip_and_are_unique_per_installation_in_an_organization,
     a_delivery_is_claimed_by_one_transaction,
     concurrent_claims_have_one_winner,
     an_item_links_to_one_task_and_goes_with_its_connection,
@@ -76,7 +76,9 @@ async fn claim(
     .await
 }
 
-async fn connections_round_trip_and_are_unique_per_installation(db: &impl Store) {
+async fn connections_round_trip_and_are_unique_per_installation_in_an_organization(
+    db: &impl Store,
+) {
     let seed = seed_org(db).await;
     let mut stored = connection(seed.org, 4242);
     insert(db, &stored).await.unwrap();
@@ -89,7 +91,7 @@ async fn connections_round_trip_and_are_unique_per_installation(db: &impl Store)
     );
     assert_eq!(
         db.by_installation(installation).await.unwrap(),
-        Some(stored.clone())
+        [stored.clone()]
     );
     let other_org = seed_org(db).await;
     assert_eq!(
@@ -98,11 +100,19 @@ async fn connections_round_trip_and_are_unique_per_installation(db: &impl Store)
             .unwrap(),
         None
     );
-    let twin = connection(other_org.org, 4242);
+    // Another organization may connect the same installation; the same one may not.
+    let theirs = connection(other_org.org, 4242);
+    insert(db, &theirs).await.unwrap();
+    let twin = connection(seed.org, 4242);
     match insert(db, &twin).await {
         Err(ServiceError::Conflict(Conflict::Duplicate(UniqueKey::Installation))) => {}
         other => panic!("expected the installation to be taken, got {other:?}"),
     }
+    assert_eq!(
+        db.by_installation(installation).await.unwrap(),
+        [stored.clone(), theirs],
+        "every organization's, oldest first"
+    );
     stored.enabled = false;
     stored.repository = None;
     let changed = stored.clone();

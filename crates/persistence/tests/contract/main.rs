@@ -78,6 +78,8 @@ mod guard;
 #[cfg(test)]
 mod idempotency;
 #[cfg(test)]
+mod login_throttles;
+#[cfg(test)]
 mod nonce_batch;
 #[cfg(test)]
 mod nonces;

@@ -3,7 +3,7 @@
 
 use crate::support::Store;
 use crate::writes::Writes;
-use muster_domain::model::OrgId;
+use muster_domain::model::{AgentHandle, OrgId};
 use muster_domain::ports::{
     AgentRepository, EventFilter, EventLog, OrganizationRepository, UniqueKey, UserRepository,
 };
@@ -16,6 +16,7 @@ contract_tests!(
     any_exists_is_false_then_true,
     create_writes_admin_agent_and_events,
     taken_hr_handle_conflicts_and_persists_nothing,
+    a_handle_taken_in_another_case_conflicts,
     second_default_organization_is_rejected,
     get_unknown_is_none,
 );
@@ -164,4 +165,37 @@ async fn get_unknown_is_none(db: &impl Store) {
             .unwrap(),
         None
     );
+}
+
+/// Handles are unique regardless of case: `HR-…` beside `hr-…` is the same handle. The
+/// handle is still stored and found exactly as given.
+async fn a_handle_taken_in_another_case_conflicts(db: &impl Store) {
+    let first = seed_org(db).await;
+    let upper = AgentHandle::new(&first.handle.as_str().to_ascii_uppercase()).unwrap();
+    assert_ne!(upper, first.handle);
+    let second = new_organization(upper.clone(), false, None);
+    let err = db
+        .create(&second)
+        .await
+        .expect_err("a handle differing only by case must be refused");
+    assert!(
+        matches!(
+            err,
+            ServiceError::Conflict(Conflict::Duplicate(UniqueKey::AgentHandle))
+        ),
+        "got {err:?}"
+    );
+    assert_eq!(db.find_credentials(&upper).await.unwrap(), None);
+    assert_eq!(
+        OrganizationRepository::get(db, second.organization.id)
+            .await
+            .unwrap(),
+        None
+    );
+    // A mixed-case handle of its own is fine, and kept as given.
+    let mixed = AgentHandle::new(&format!("Mixed-{}", new_id().simple())).unwrap();
+    let third = new_organization(mixed.clone(), false, None);
+    db.create(&third).await.unwrap();
+    let creds = db.find_credentials(&mixed).await.unwrap().expect("stored");
+    assert_eq!(creds.agent.handle.as_str(), mixed.as_str());
 }

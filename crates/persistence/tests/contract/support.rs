@@ -21,6 +21,29 @@ use serde_json::json;
 use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
+/// A value the work of a unit of work takes on its one run. A unit of work may run its
+/// work more than once (the pre-hook gate does), so what the work captures is `Clone`:
+/// this shares one value that is not (a channel's end, a closure) between the copies.
+pub struct Once<T>(std::sync::Arc<std::sync::Mutex<Option<T>>>);
+
+impl<T> Clone for Once<T> {
+    fn clone(&self) -> Self {
+        Self(self.0.clone())
+    }
+}
+
+impl<T> Once<T> {
+    /// Holds `value` until it is taken.
+    pub fn new(value: T) -> Self {
+        Self(std::sync::Arc::new(std::sync::Mutex::new(Some(value))))
+    }
+
+    /// The value; panics when taken already (these units of work run once).
+    pub fn take(&self) -> T {
+        self.0.lock().unwrap().take().expect("taken once")
+    }
+}
+
 /// Every port the contract covers, as one bound: the two database engines
 /// ([`Database`]) and the in-memory store implement them all.
 pub trait Store:
@@ -288,13 +311,14 @@ pub async fn change_agent(
     id: AgentId,
     change: impl FnOnce(&mut Agent) + Send + 'static,
 ) {
+    let change = Once::new(change);
     muster_domain::ports::transact(db, move |tx| {
         Box::pin(async move {
             let mut agent = tx
                 .agent(org, id, muster_domain::ports::Lock::Update)
                 .await?
                 .expect("agent");
-            change(&mut agent);
+            (change.take())(&mut agent);
             assert!(tx.update_agent(&agent, now_ms()).await?);
             Ok(())
         })
@@ -386,13 +410,14 @@ impl OpenWrite {
     pub async fn start(db: &impl Store, events: Vec<Event>) -> Self {
         let (written_tx, written) = tokio::sync::oneshot::channel::<()>();
         let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let (written_tx, released) = (Once::new(written_tx), Once::new(released));
         let db = db.clone();
         let done = tokio::spawn(async move {
             muster_domain::ports::transact(&db, move |tx| {
                 Box::pin(async move {
                     tx.append_events(&events).await?;
-                    let _ = written_tx.send(());
-                    let _ = released.await;
+                    let _ = written_tx.take().send(());
+                    let _ = released.take().await;
                     Ok(())
                 })
             })

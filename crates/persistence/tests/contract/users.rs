@@ -78,7 +78,7 @@ async fn every_user_field_round_trips_through_update_user(db: &impl Store) {
     );
 }
 
-/// A user as bootstrap creates it: no second factor, no failures, never logged in.
+/// A user as bootstrap creates it: no second factor, never logged in.
 async fn a_new_user_reads_back_with_its_defaults(db: &impl Store) {
     let seed = seed_org(db).await;
     let admin = &seed.new.admin;
@@ -87,7 +87,6 @@ async fn a_new_user_reads_back_with_its_defaults(db: &impl Store) {
     let stored = stored.unwrap();
     assert!(!stored.email_verified && !stored.totp.enabled);
     assert_eq!(stored.totp.secret, None);
-    assert_eq!(stored.throttle.failures, 0);
     assert_eq!(stored.last_login_at, None);
 }
 

@@ -15,7 +15,7 @@ use muster_domain::service::{Conflict, ServiceError};
 use serde_json::json;
 use time::Duration;
 
-use crate::support::{Seed, change_agent, new_id, now_ms, seed_org, task};
+use crate::support::{Once, Seed, change_agent, new_id, now_ms, seed_org, task};
 use crate::writes::Writes;
 
 contract_tests!(
@@ -128,14 +128,15 @@ async fn a_task_another_claimer_holds_is_passed_over_on_postgres() {
     let (held, free) = (stored_task(&db, org).await, stored_task(&db, org).await);
     let (locked, is_locked) = tokio::sync::oneshot::channel();
     let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let (locked, released) = (Once::new(locked), Once::new(released));
     let holder = {
         let db = db.clone();
         tokio::spawn(async move {
             transact(&db, move |tx| {
                 Box::pin(async move {
                     let got = tx.try_lock_first_claimable(org, &[held.id]).await?;
-                    let _ = locked.send(got);
-                    let _ = released.await;
+                    let _ = locked.take().send(got);
+                    let _ = released.take().await;
                     Ok(())
                 })
             })

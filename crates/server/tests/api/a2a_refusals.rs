@@ -1,15 +1,17 @@
 //! A2A over JSON-RPC: every refusal is a JSON-RPC error with the protocol's code and an
-//! `ErrorInfo` (HTTP 400 when the body is not an A2A 1.0 request at all, 200 for a
-//! method's own errors), and changes nothing.
+//! `ErrorInfo`, answered HTTP 200 as JSON-RPC over HTTP has it (D-104: a body that is not
+//! an A2A 1.0 request at all too; only missing credentials keep their 401), and changes
+//! nothing. A streaming method's own error is a stream of one `error` event.
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::a2a::{error_code, message, request, result, task_count, writer_key};
+use crate::a2a::{error_code, message, request, result, stream_error_code, task_count, writer_key};
 use crate::helpers::{Reply, TestApp, send, str_of};
 
 api_tests!(
     requests_that_are_not_a2a_1_0_get_their_json_rpc_code,
+    malformed_requests_are_answered_200_with_their_error,
     bad_params_are_refused_and_store_nothing,
     unknown_tasks_and_missing_rights_are_refused,
     a_version_refusal_lets_the_idempotency_key_go,
@@ -27,9 +29,10 @@ async fn post(app: &TestApp, key: &str, body: String, version: Option<&str>) -> 
     send(request).await
 }
 
-/// The JSON-RPC error code of a request refused before any method ran (400).
+/// The JSON-RPC error code of a request refused before any method ran: HTTP 200, as
+/// every JSON-RPC error.
 fn code(reply: &Reply) -> i64 {
-    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text);
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
     assert_eq!(reply.body["jsonrpc"], "2.0", "{}", reply.text);
     reply.body["error"]["code"].as_i64().unwrap()
 }
@@ -98,6 +101,79 @@ async fn requests_that_are_not_a2a_1_0_get_their_json_rpc_code(app: &TestApp) {
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
     assert_eq!(reply.body["error"]["code"], -32601, "{}", reply.text);
     assert_eq!(task_count(app).await, before + 1);
+}
+
+/// The malformed requests of the A2A TCK's mandatory JSON-RPC tests, as it sends them:
+/// each answered 200 with its JSON-RPC error, and the request's id when it has one.
+async fn malformed_requests_are_answered_200_with_their_error(app: &TestApp) {
+    let key = writer_key(app).await;
+    let before = task_count(app).await;
+    let send_message = json!({"message": message("Never stored")});
+    let cases = [
+        // A wrong `jsonrpc` and no id; no method and no id; an id that is an object.
+        (
+            json!({"jsonrpc": "aaa", "method": "SendMessage", "params": {}}),
+            -32600,
+            Value::Null,
+        ),
+        (json!({"jsonrpc": "2.0", "params": {}}), -32600, Value::Null),
+        (
+            json!({"jsonrpc": "2.0", "method": "SendMessage", "params": {}, "id": {"bad": 1}}),
+            -32600,
+            Value::Null,
+        ),
+        // With an id, answered with it: JSON-RPC 1.0, no method.
+        (
+            json!({"jsonrpc": "1.0", "id": "v1", "method": "SendMessage", "params": send_message}),
+            -32600,
+            json!("v1"),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": 7, "params": send_message}),
+            -32600,
+            json!(7),
+        ),
+        // An unknown method, params that do not fit.
+        (
+            json!({"jsonrpc": "2.0", "id": "3", "method": "SendMessageXXX", "params": {}}),
+            -32601,
+            json!("3"),
+        ),
+        (
+            json!({"jsonrpc": "2.0", "id": "4", "method": "SendMessage", "params": {"": "x"}}),
+            -32602,
+            json!("4"),
+        ),
+    ];
+    for (body, expected, id) in cases {
+        let reply = post(app, &key, body.to_string(), Some("1.0")).await;
+        assert_eq!(reply.status, StatusCode::OK, "{body}: {}", reply.text);
+        assert_eq!(
+            reply.body["error"]["code"], expected,
+            "{body}: {}",
+            reply.text
+        );
+        assert_eq!(reply.body["id"], id, "{body}: {}", reply.text);
+        assert!(reply.body.get("result").is_none(), "{}", reply.text);
+    }
+    // Not JSON at all: -32700, id null.
+    let unclosed = r#"{"jsonrpc": "2.0", "method": "SendMessage", "params": {"a": true"#;
+    let reply = post(app, &key, unclosed.to_owned(), Some("1.0")).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
+    assert_eq!(
+        (
+            reply.body["error"]["code"].clone(),
+            reply.body["id"].clone()
+        ),
+        (json!(-32700), Value::Null),
+        "{}",
+        reply.text
+    );
+    assert_eq!(
+        task_count(app).await,
+        before,
+        "no malformed request created a task"
+    );
 }
 
 async fn bad_params_are_refused_and_store_nothing(app: &TestApp) {
@@ -171,11 +247,17 @@ async fn unknown_tasks_and_missing_rights_are_refused(app: &TestApp) {
     let key = writer_key(app).await;
     let before = task_count(app).await;
     let missing = uuid::Uuid::now_v7().to_string();
-    for method in ["GetTask", "CancelTask", "SubscribeToTask"] {
+    for method in ["GetTask", "CancelTask"] {
         for id in [missing.as_str(), "not-a-uuid"] {
             let code = error_code(app, &key, method, &json!({"id": id})).await;
             assert_eq!(code, -32001, "{method} {id}");
         }
+    }
+    // Subscribing to an unknown task asked for a stream: its error is the stream's one
+    // event (as the A2A TCK expects).
+    for id in [missing.as_str(), "not-a-uuid"] {
+        let code = stream_error_code(app, &key, "SubscribeToTask", &json!({"id": id})).await;
+        assert_eq!(code, -32001, "SubscribeToTask {id}");
     }
     let reply = json!({"message": {"messageId": "x", "role": "ROLE_USER", "taskId": missing,
                                    "parts": [{"text": "hi"}]}});
@@ -193,6 +275,7 @@ async fn unknown_tasks_and_missing_rights_are_refused(app: &TestApp) {
     let anonymous = send(
         app.anonymous(Method::POST, "/a2a/jsonrpc")
             .header("A2A-Version", "1.0")
+            .header("content-type", "application/json")
             .body(request("ListTasks", &json!({}))),
     )
     .await;

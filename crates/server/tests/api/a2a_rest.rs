@@ -98,7 +98,12 @@ async fn rest_errors_carry_the_http_status_and_reason(app: &TestApp) {
     let path = "/a2a/rest/message:send";
     let refused = send(rest(app, &key, Method::POST, path).json(&raw)).await;
     assert_rest_error(&refused, 400, "CONTENT_TYPE_NOT_SUPPORTED");
-    let malformed = send(rest(app, &key, Method::POST, path).body("{nope")).await;
+    let malformed = send(
+        rest(app, &key, Method::POST, path)
+            .header("content-type", "application/json")
+            .body("{nope"),
+    )
+    .await;
     assert_rest_error(&malformed, 400, "INVALID_REQUEST");
     let query = send(rest(app, &key, Method::GET, "/a2a/rest/tasks?pageSize=x")).await;
     assert_rest_error(&query, 400, "INVALID_PARAMS");

@@ -7,7 +7,7 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::a2a::{error_code, message, request, rest, result, writer_key};
+use crate::a2a::{message, request, rest, result, stream_error_code, writer_key};
 use crate::events_stream::Sse;
 use crate::helpers::{TestApp, send, str_of};
 use crate::task_support::walk;
@@ -152,9 +152,9 @@ async fn a_subscription_ends_when_the_task_closes(app: &TestApp) {
         sse.frame(Duration::from_secs(10)).await.is_none(),
         "the stream ends"
     );
-    // A closed task has nothing to stream: a plain error, not a stream.
+    // A closed task has nothing to stream: the stream is its error, and ends.
     assert_eq!(
-        error_code(app, &key, "SubscribeToTask", &json!({"id": id})).await,
+        stream_error_code(app, &key, "SubscribeToTask", &json!({"id": id})).await,
         -32004
     );
     let rest_reply = send(rest(
@@ -235,7 +235,7 @@ async fn a_full_house_refuses_a_stream_before_it_creates_a_task(app: &TestApp) {
     let before = crate::a2a::task_count(app).await;
     let params = json!({"message": message("No room")});
     assert_eq!(
-        error_code(app, &key, "SendStreamingMessage", &params).await,
+        stream_error_code(app, &key, "SendStreamingMessage", &params).await,
         -32042
     );
     let over_rest =

@@ -302,6 +302,7 @@ async fn grants_check_the_amount_and_the_target(app: &TestApp) {
             &path,
             None,
         )
+        .header("content-type", "application/json")
         .body("{\"amount\": 1"),
     )
     .await;

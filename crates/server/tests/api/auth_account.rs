@@ -82,7 +82,7 @@ async fn password_change_checks_the_current_one_and_ends_logins(app: &TestApp) {
     assert_error_exact(
         &change("wrong password", "a new password").await,
         401,
-        "Current password is incorrect",
+        "Invalid password or code",
     );
     assert_error(
         &change(ADMIN_PASSWORD, "short").await,

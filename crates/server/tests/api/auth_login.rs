@@ -1,6 +1,7 @@
 //! `POST /auth/login`: tokens and the user, the same 401 for every wrong credential,
 //! throttling after ten failures (also under parallel attempts), the default
-//! organization, and the token working on a task route.
+//! organization, and the token working on a task route. The throttle's reach (token
+//! routes, unknown e-mails, other addresses) is in `auth_throttle.rs`.
 
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -136,6 +137,7 @@ async fn ten_failures_lock_the_account(app: &TestApp) {
         .unwrap()
         .parse()
         .unwrap();
+    // The first lock of a streak lasts 15 minutes (later ones double, up to 4 hours).
     assert!((890..=900).contains(&retry), "{retry}");
     // Other accounts are not affected.
     app.admin_token(&app.other).await;

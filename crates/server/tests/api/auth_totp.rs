@@ -187,10 +187,16 @@ async fn disable(app: &TestApp, admin: &Admin, recovery: &[String]) {
         async move { post(app, &token, "/auth/totp/disable", &body).await }
     };
     assert_eq!(disable("wrong password", &recovery[1]).await.status, 401);
+    // One answer, whichever of the two was wrong.
+    assert_error_exact(
+        &disable("wrong password", &recovery[1]).await,
+        401,
+        "Invalid password or code",
+    );
     assert_error_exact(
         &disable(ADMIN_PASSWORD, "123456").await,
         401,
-        "Invalid two-factor code",
+        "Invalid password or code",
     );
     let off = disable(ADMIN_PASSWORD, &recovery[1]).await;
     assert_eq!(off.status, 204, "{}", off.text);
@@ -232,7 +238,7 @@ async fn setup_and_verify_refuse_bad_input(app: &TestApp) {
         &json!({"password": "wrong password"}),
     )
     .await;
-    assert_error_exact(&wrong, 401, "Current password is incorrect");
+    assert_error_exact(&wrong, 401, "Invalid password or code");
     assert_error(
         &post(app, &admin.token, "/auth/totp/setup", &json!({})).await,
         400,
@@ -253,7 +259,7 @@ async fn setup_and_verify_refuse_bad_input(app: &TestApp) {
             &json!({"code": bad}),
         )
         .await;
-        assert_error_exact(&reply, 401, "Invalid two-factor code");
+        assert_error_exact(&reply, 401, "Invalid password or code");
     }
     let me = send(app.bearer(&admin.token, Method::GET, "/auth/me", None)).await;
     assert_eq!(me.body["totpEnabled"], false);

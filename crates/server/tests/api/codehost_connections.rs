@@ -1,6 +1,7 @@
 //! `/api/v1/integrations/codehost/connections` (decision D-87): admin users create,
 //! list, read, switch and delete connections; the webhook secret is shown once; every
-//! bad body is a 400 that stores nothing.
+//! bad body is a 400 that stores nothing; an installation id is unique within an
+//! organization, and another organization's use of it is neither refused nor told.
 
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -13,7 +14,8 @@ use crate::helpers::{TestApp, assert_error, assert_error_exact, keys_of, send, s
 api_tests!(
     an_admin_manages_a_connection_and_sees_the_secret_once,
     connection_bodies_are_checked_field_by_field,
-    one_connection_per_installation,
+    one_connection_per_installation_in_an_organization,
+    an_installation_id_taken_elsewhere_reveals_nothing_and_cannot_be_squatted,
     only_admin_users_manage_connections,
     connections_are_private_to_their_organization,
 );
@@ -200,7 +202,7 @@ async fn connection_bodies_are_checked_field_by_field(app: &TestApp) {
     );
 }
 
-async fn one_connection_per_installation(app: &TestApp) {
+async fn one_connection_per_installation_in_an_organization(app: &TestApp) {
     let installation = fresh_installation();
     let admin = app.admin_token(&app.org).await;
     connect(app, &admin, installation, None).await;
@@ -215,19 +217,57 @@ async fn one_connection_per_installation(app: &TestApp) {
         409,
         "A connection for that installation already exists",
     );
-    // Events are routed by installation alone: another organization cannot claim it.
-    let other = app.admin_token(&app.other).await;
-    let theirs = try_connect(
-        app,
-        &other,
-        &json!({"installationId": installation, "name": "c"}),
-    )
-    .await;
-    assert_error_exact(
-        &theirs,
-        409,
-        "A connection for that installation already exists",
+}
+
+/// Another organization's connection of the same id is not refused (a refusal would
+/// tell that someone has it, and would let whoever connects an id first keep its owner
+/// out): each organization gets its own connection and secret, and an event goes to
+/// the connection whose secret signed it, whoever connected first.
+async fn an_installation_id_taken_elsewhere_reveals_nothing_and_cannot_be_squatted(app: &TestApp) {
+    let installation = fresh_installation();
+    let (ours, theirs) = (
+        app.admin_token(&app.org).await,
+        app.admin_token(&app.other).await,
     );
+    // The other organization connects the id first.
+    let (squatter_id, squatter_secret) = connect(app, &theirs, installation, None).await;
+    let (owner_id, owner_secret) = connect(app, &ours, installation, None).await;
+    assert_ne!(owner_secret, squatter_secret);
+    for (token, only) in [(&ours, &owner_id), (&theirs, &squatter_id)] {
+        let listed = send(app.bearer(token, Method::GET, CONNECTIONS, None)).await;
+        let ids: Vec<String> = listed.list().iter().map(|c| str_of(c, "id")).collect();
+        assert_eq!(ids, std::slice::from_ref(only), "each sees its own only");
+    }
+    let reply = connection(app, &ours, Method::GET, &squatter_id, None).await;
+    assert_eq!(reply.status, 404, "{}", reply.text);
+
+    // The code host signs with the secret its owner gave it: the owner's organization
+    // gets the event, the squatter's nothing.
+    let mut body = payload("issues", installation);
+    body["issue"]["number"] = json!(71);
+    let reply = deliver(app, &owner_secret, "issues", &body).await;
+    assert_eq!(reply.data()["action"], "created", "{}", reply.text);
+    let task = str_of(reply.data(), "taskId");
+    let path = format!("/tasks/{task}");
+    assert_eq!(app.get(&app.org.hr, &path).await.status, 200);
+    assert_eq!(app.get(&app.other.hr, &path).await.status, 404);
+    // The squatter's own secret reaches only its own connection.
+    body["issue"]["number"] = json!(72);
+    let reply = deliver(app, &squatter_secret, "issues", &body).await;
+    let theirs_task = str_of(reply.data(), "taskId");
+    let path = format!("/tasks/{theirs_task}");
+    assert_eq!(app.get(&app.other.hr, &path).await.status, 200);
+    assert_eq!(app.get(&app.org.hr, &path).await.status, 404);
+    // Neither secret: refused as any bad signature.
+    let reply = deliver(app, &"0".repeat(64), "issues", &body).await;
+    assert_error_exact(&reply, 401, "Invalid code-host signature");
+    // Switched off, the squatter's connection still changes nothing for the owner.
+    let off = json!({"enabled": false});
+    let reply = connection(app, &theirs, Method::PATCH, &squatter_id, Some(&off)).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    body["issue"]["number"] = json!(73);
+    let reply = deliver(app, &owner_secret, "issues", &body).await;
+    assert_eq!(reply.data()["action"], "created", "{}", reply.text);
 }
 
 async fn only_admin_users_manage_connections(app: &TestApp) {

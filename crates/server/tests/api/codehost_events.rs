@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::codehost_support::{
-    WEBHOOK, connect, deliver, deliver_as, deliver_at, fresh_installation, payload,
+    WEBHOOK, connect, deliver, deliver_as, deliver_at, fresh_installation, organization_ping,
+    payload,
 };
 use crate::helpers::{TestApp, assert_error, assert_error_exact, send, str_of};
 
@@ -24,6 +25,7 @@ api_tests!(
     redeliveries_racing_across_two_instances_create_one_task,
     other_events_and_repositories_are_ignored,
     the_owner_id_routes_events_without_an_installation,
+    an_organization_webhook_ping_is_answered_ignored,
 );
 
 /// Connects a fresh installation to the first organization: its id and secret.
@@ -538,4 +540,50 @@ async fn the_owner_id_routes_events_without_an_installation(app: &TestApp) {
     let reply = deliver(app, &secret, "issues", &body).await;
     assert_eq!(reply.status, 200, "{}", reply.text);
     assert_eq!(reply.data()["action"], "created");
+}
+
+/// An organization's own webhook: its ping names the organization, no installation and
+/// no repository. Connected by the organization's id, the ping is checked like any event
+/// and answered 200 `ignored`, so the code host shows the hook working; a ping that names
+/// nothing to route is answered `ignored` too.
+async fn an_organization_webhook_ping_is_answered_ignored(app: &TestApp) {
+    let admin = app.admin_token(&app.org).await;
+    let organization = fresh_installation();
+    let (_, secret) = connect(app, &admin, organization, None).await;
+    let ping = organization_ping(organization);
+    assert!(ping.get("installation").is_none() && ping.get("repository").is_none());
+    let reply = deliver(app, &secret, "ping", &ping).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert_eq!(
+        reply.data(),
+        &json!({"action": "ignored", "taskId": null,
+                "reason": "the event \"ping\" is not handled"})
+    );
+    // The ping is how the host's owner learns the secret is wrong, or the connection
+    // missing.
+    let wrong = deliver(app, &"0".repeat(64), "ping", &ping).await;
+    assert_error_exact(&wrong, 401, "Invalid code-host signature");
+    let stranger = fresh_installation();
+    let unknown = deliver(app, &secret, "ping", &organization_ping(stranger)).await;
+    assert_error_exact(
+        &unknown,
+        404,
+        &format!("No code-host connection for installation {stranger}"),
+    );
+    // A ping naming no installation, repository or organization (an app's own hook,
+    // before anything is installed) has nothing to route or check.
+    let mut bare = ping.clone();
+    bare.as_object_mut().unwrap().remove("organization");
+    bare["hook"]["type"] = json!("App");
+    let reply = deliver(app, &"0".repeat(64), "ping", &bare).await;
+    assert_eq!(reply.status, 200, "{}", reply.text);
+    assert_eq!(
+        reply.data(),
+        &json!({"action": "ignored", "taskId": null,
+                "reason": "the ping names no installation: nothing to check or do"})
+    );
+    // Other events still need an installation.
+    let reply = deliver(app, &secret, "issues", &bare).await;
+    assert_error(&reply, 400, "the payload names no installation");
+    assert_eq!(task_count(app).await, 0);
 }

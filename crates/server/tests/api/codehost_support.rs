@@ -34,6 +34,15 @@ pub fn payload(event: &str, installation: i64) -> Value {
     value
 }
 
+/// GitHub's ping of a new organization webhook, as it sends it: no installation, no
+/// repository; the organization (id `organization`) and the hook.
+pub fn organization_ping(organization: i64) -> Value {
+    let text = include_str!("fixtures/codehost/ping_organization.json");
+    let mut value: Value = serde_json::from_str(text).unwrap();
+    value["organization"]["id"] = json!(organization);
+    value
+}
+
 pub async fn try_connect(app: &TestApp, token: &str, body: &Value) -> Reply {
     send(app.bearer(token, Method::POST, CONNECTIONS, Some(body))).await
 }

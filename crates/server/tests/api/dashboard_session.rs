@@ -10,7 +10,6 @@ use crate::helpers::{ADMIN_PASSWORD, TestApp};
 api_tests!(
     root_and_pages_lead_to_sign_in,
     sign_in_sets_strict_http_only_cookies,
-    cookies_are_secure_behind_https,
     a_wrong_password_shows_the_api_refusal_and_sets_no_session,
     a_forged_session_cookie_is_not_a_session,
     an_expired_access_token_is_renewed_once_by_parallel_requests,
@@ -75,6 +74,23 @@ async fn sign_in_sets_strict_http_only_cookies(app: &TestApp) {
         .await
         .unwrap();
     assert_eq!(me.status(), StatusCode::OK);
+}
+
+/// Behind a TLS-terminating proxy the operator trusts (here, on loopback, where the
+/// test client connects from): its `X-Forwarded-Proto` is believed. A stranger's is not
+/// (see `forwarded_headers`).
+pub(crate) mod behind_https {
+    use super::cookies_are_secure_behind_https;
+
+    pub(crate) fn trusted_proxy() -> crate::helpers::AppSettings {
+        crate::helpers::EdgeSettings {
+            trusted_proxies: vec!["127.0.0.1".to_owned()],
+            ..crate::helpers::EdgeSettings::default()
+        }
+        .into()
+    }
+
+    api_tests!(with crate::dashboard_session::behind_https::trusted_proxy(); cookies_are_secure_behind_https);
 }
 
 async fn cookies_are_secure_behind_https(app: &TestApp) {

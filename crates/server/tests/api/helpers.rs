@@ -15,6 +15,7 @@ use muster_persistence::{Database, DatabaseUrl, Engine};
 use muster_server::app::{Application, app_state, deliveries};
 pub use muster_server::auth_settings::{AuthModeSetting, AuthSettings, LocalPassword};
 use muster_server::bootstrap::{BootstrapInput, bootstrap};
+pub use muster_server::edge_settings::EdgeSettings;
 pub use muster_server::metrics_settings::MetricsSettings;
 use muster_server::task_settings::TaskSettings;
 pub use muster_server::webhook_settings::WebhookSettings;
@@ -151,6 +152,8 @@ pub struct AppSettings {
     pub streams: StreamOptions,
     /// `GET /metrics` and its token; off when `None`.
     pub metrics: MetricsSettings,
+    /// Public URLs, allowed hosts, trusted proxies (default: loopback only).
+    pub edge: EdgeSettings,
 }
 
 impl From<AuthSettings> for AppSettings {
@@ -175,6 +178,15 @@ impl From<MetricsSettings> for AppSettings {
     fn from(metrics: MetricsSettings) -> Self {
         Self {
             metrics,
+            ..Self::default()
+        }
+    }
+}
+
+impl From<EdgeSettings> for AppSettings {
+    fn from(edge: EdgeSettings) -> Self {
+        Self {
+            edge,
             ..Self::default()
         }
     }
@@ -232,6 +244,7 @@ async fn start(
     .await
     .unwrap();
     state.metrics = settings.metrics.access(&db.db).unwrap();
+    state.edge = settings.edge.edge().unwrap();
     let metrics = state.metrics.as_ref().map(|a| a.metrics.clone());
     let worker = settings.hooks.as_ref().map(|hooks| {
         let deliveries = deliveries(&db.db, &key, hooks).unwrap();
@@ -319,7 +332,7 @@ impl TestApp {
     /// own (a small one, say).
     pub async fn sibling_over(&self, db: &Database) -> Sibling {
         let hooks = self.settings.hooks.clone().unwrap_or_default();
-        let state = app_state(
+        let mut state = app_state(
             db,
             &self.key,
             &self.settings.auth,
@@ -329,6 +342,7 @@ impl TestApp {
         )
         .await
         .unwrap();
+        state.edge = self.settings.edge.edge().unwrap();
         let deliveries = deliveries(db, &self.key, &hooks).unwrap();
         let every = hooks.poll_every().unwrap_or(Duration::from_millis(50));
         let worker = tokio::spawn(deliver_webhooks(

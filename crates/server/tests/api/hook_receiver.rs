@@ -1,6 +1,6 @@
 //! A webhook receiver on loopback for the delivery tests: records every request (headers
 //! and raw body) and answers from a script (status, body, delay), 200 `{}` when the
-//! script is empty.
+//! script is empty. It can also hold every answer until the test releases them.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -11,6 +11,7 @@ use actix_web::dev::ServerHandle;
 use actix_web::web::{Bytes, Data};
 use actix_web::{App, HttpRequest, HttpResponse, HttpServer};
 use serde_json::Value;
+use tokio::sync::watch;
 
 /// One request the receiver got.
 #[derive(Debug, Clone)]
@@ -85,6 +86,16 @@ struct Shared {
     most_in_flight: AtomicUsize,
     script: Mutex<VecDeque<Answer>>,
     fallback: Mutex<Option<Answer>>,
+    held: Hold,
+}
+
+/// Whether answers wait for [`Receiver::release`].
+struct Hold(watch::Sender<bool>);
+
+impl Default for Hold {
+    fn default() -> Self {
+        Self(watch::channel(false).0)
+    }
 }
 
 /// The running receiver.
@@ -135,6 +146,17 @@ impl Receiver {
         *self.shared.fallback.lock().unwrap() = Some(answer);
     }
 
+    /// Holds every answer (those being prepared and those to come) until
+    /// [`release`](Self::release): a hook that hangs for as long as the test needs.
+    pub fn hold(&self) {
+        self.shared.held.0.send_replace(true);
+    }
+
+    /// Lets the held answers go (each after its own delay).
+    pub fn release(&self) {
+        self.shared.held.0.send_replace(false);
+    }
+
     /// What it received so far.
     pub fn received(&self) -> Vec<Received> {
         self.shared.received.lock().unwrap().clone()
@@ -181,6 +203,8 @@ async fn record(req: HttpRequest, body: Bytes, shared: Data<Shared>) -> HttpResp
     let answer = scripted
         .or_else(|| shared.fallback.lock().unwrap().clone())
         .unwrap_or_else(|| Answer::status(200));
+    // The sender lives as long as `shared`, so the wait ends only on a release.
+    let _ = shared.held.0.subscribe().wait_for(|held| !held).await;
     if !answer.delay.is_zero() {
         tokio::time::sleep(answer.delay).await;
     }

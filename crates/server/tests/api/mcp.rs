@@ -533,6 +533,7 @@ async fn what_is_not_an_mcp_request_is_refused_plainly(app: &TestApp) {
     // Unsigned: 401 as on every route.
     let reply = send(
         app.anonymous(Method::POST, "/mcp")
+            .header("content-type", "application/json")
             .body(rpc("ping", &json!({}))),
     )
     .await;

@@ -1,6 +1,7 @@
 //! `GET /metrics`: off unless a token is set (404); with one, a scrape must present it,
 //! and sees requests by route template (never an id), authentication failures by reason
-//! and the database pool.
+//! and the database pool, in the format the scraper's `Accept` asks for (`OpenMetrics`, or
+//! else the Prometheus text format 0.0.4).
 
 use reqwest::Method;
 
@@ -13,10 +14,13 @@ pub(crate) const TOKEN: &str = "scrape-token-0123456789";
 mod on {
     use super::the_scrape_counts_routes_failures_and_the_pool;
 
+    use super::the_scrape_is_in_the_format_accept_asks_for;
+
     api_tests!(with crate::helpers::MetricsSettings {
         metrics_token: Some(crate::metrics::TOKEN.to_owned()),
     };
         the_scrape_counts_routes_failures_and_the_pool,
+        the_scrape_is_in_the_format_accept_asks_for,
     );
 }
 
@@ -32,6 +36,68 @@ async fn scrape(app: &TestApp, token: Option<&str>) -> crate::helpers::Reply {
         None => request,
     })
     .await
+}
+
+/// What Prometheus 2 and 3 send by default.
+const PROMETHEUS_ACCEPT: &str = "application/openmetrics-text;version=1.0.0,application/openmetrics-text;version=0.0.1;q=0.75,text/plain;version=0.0.4;q=0.5,*/*;q=0.1";
+
+const OPENMETRICS: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+const TEXT_FORMAT: &str = "text/plain; version=0.0.4; charset=utf-8";
+
+async fn scrape_accepting(app: &TestApp, accept: Option<&str>) -> crate::helpers::Reply {
+    let mut request = app.anonymous(Method::GET, "/metrics").bearer_auth(TOKEN);
+    if let Some(accept) = accept {
+        request = request.header("accept", accept);
+    }
+    send(request).await
+}
+
+/// `OpenMetrics` when asked for (as Prometheus asks), the text format 0.0.4 otherwise;
+/// the same samples in both, and each format's own metadata: a counter family is named
+/// `muster_http_requests` in `OpenMetrics` and `muster_http_requests_total` in the text
+/// format, and only `OpenMetrics` ends with `# EOF`.
+async fn the_scrape_is_in_the_format_accept_asks_for(app: &TestApp) {
+    app.task_titled(&app.org.hr, "Counted").await;
+    for (accept, expected) in [
+        (None, TEXT_FORMAT),
+        (Some("*/*"), TEXT_FORMAT),
+        (Some("text/plain"), TEXT_FORMAT),
+        (
+            Some("text/plain;version=0.0.4;q=0.9,application/openmetrics-text;q=0.3"),
+            TEXT_FORMAT,
+        ),
+        (Some(PROMETHEUS_ACCEPT), OPENMETRICS),
+        (
+            Some("application/openmetrics-text; version=1.0.0"),
+            OPENMETRICS,
+        ),
+    ] {
+        let reply = scrape_accepting(app, accept).await;
+        assert_eq!(reply.status, 200, "{accept:?}: {}", reply.text);
+        assert_eq!(reply.headers["content-type"], expected, "{accept:?}");
+        assert_eq!(reply.headers["vary"], "Accept", "{accept:?}");
+        let text = &reply.text;
+        let sample = r#"muster_http_requests_total{method="POST",route="/tasks",status="200"} 1"#;
+        assert!(text.contains(sample), "{accept:?}: {text}");
+        if expected == OPENMETRICS {
+            assert!(text.ends_with("# EOF\n"), "{accept:?}: {text}");
+            assert!(
+                text.contains("# TYPE muster_http_requests counter\n"),
+                "{text}"
+            );
+        } else {
+            assert!(!text.contains("# EOF"), "{accept:?}: {text}");
+            assert!(!text.contains("# UNIT"), "{accept:?}: {text}");
+            assert!(
+                text.contains("# TYPE muster_http_requests_total counter\n"),
+                "{text}"
+            );
+            assert!(
+                text.contains("# HELP muster_http_requests_total "),
+                "{text}"
+            );
+        }
+    }
 }
 
 async fn the_scrape_counts_routes_failures_and_the_pool(app: &TestApp) {
@@ -61,12 +127,7 @@ async fn the_scrape_counts_routes_failures_and_the_pool(app: &TestApp) {
     assert_eq!(scrape(app, Some("not-the-token-at-all")).await.status, 401);
     let reply = scrape(app, Some(TOKEN)).await;
     assert_eq!(reply.status, 200, "{}", reply.text);
-    assert!(
-        reply.headers["content-type"]
-            .to_str()
-            .unwrap()
-            .starts_with("application/openmetrics-text")
-    );
+    assert_eq!(reply.headers["content-type"], TEXT_FORMAT);
     let text = &reply.text;
     for expected in [
         r#"muster_http_requests_total{method="GET",route="/tasks/{id}",status="200"} 2"#,

@@ -5,7 +5,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::Value;
 
-use crate::helpers::{AppSettings, MetricsSettings, TestApp, send};
+use crate::helpers::{AppSettings, MetricsSettings, TestApp, WebhookSettings, send};
 
 mod with_every_optional_route {
     use super::every_documented_operation_is_served;
@@ -21,14 +21,18 @@ api_tests!(
     error_answers_have_the_documented_shape,
 );
 
-/// Settings that switch on the routes that answer 404 while off: Google sign-in and
-/// `/metrics`.
+/// Settings that switch on the routes that answer 404 while off: Google sign-in,
+/// `/metrics` and the chat integration.
 pub fn every_route_on() -> AppSettings {
     AppSettings {
         auth: crate::oauth::provider_settings(),
         metrics: MetricsSettings {
             metrics_token: Some(crate::metrics::TOKEN.to_owned()),
         },
+        hooks: Some(WebhookSettings {
+            chat_token: Some("chat-token-0123456789".to_owned()),
+            ..WebhookSettings::default()
+        }),
         ..AppSettings::default()
     }
 }

@@ -201,7 +201,7 @@ impl TestClock {
 }
 
 impl Clock for TestClock {
-    fn now(&self) -> OffsetDateTime {
+    fn current(&self) -> OffsetDateTime {
         *self.0.lock().unwrap()
     }
 }

@@ -17,7 +17,13 @@ api_tests!(with crate::webhook_support::loopback_hooks();
     a_pre_hook_that_cannot_block_only_listens,
     timeouts_errors_and_odd_answers_allow,
     pre_hooks_are_asked_in_parallel,
+    a_hanging_pre_hook_stalls_no_other_organization,
 );
+
+/// How many of org A's requests wait on its hanging hook at once: more than the test
+/// database's pool holds connections (4), so that a pending question holding one would
+/// leave none for anybody else.
+const HANGING: usize = 6;
 
 async fn pre_hook(
     app: &TestApp,
@@ -208,4 +214,58 @@ async fn pre_hooks_are_asked_in_parallel(app: &TestApp) {
     assert_eq!(first.received().len() + second.received().len(), 2);
     first.stop().await;
     second.stop().await;
+}
+
+/// A pre-hook is asked with no transaction open and no connection held: while one
+/// organization's requests all wait on its hanging hook, another organization writes at
+/// will (and the first organization's questions are asked side by side, not one after
+/// the other behind the writer).
+async fn a_hanging_pre_hook_stalls_no_other_organization(app: &TestApp) {
+    let receiver = Receiver::start();
+    receiver.always(Answer::json(r#"{"allow": true}"#));
+    receiver.hold();
+    let token = app.admin_token(&app.org).await;
+    pre_hook(app, &token, &receiver, json!({"timeoutMs": 30_000})).await;
+    let before = task_count(app).await;
+    let hooked = futures_util::future::join_all((0..HANGING).map(|i| async move {
+        let body = json!({"title": format!("hooked {i}")}).to_string();
+        app.post(&app.org.hr, "/tasks", &body).await
+    }));
+    tokio::pin!(hooked);
+    let asked = tokio::select! {
+        biased;
+        replies = &mut hooked => panic!("answered before the hook did: {replies:?}"),
+        asked = receiver.wait_for(HANGING, Duration::from_secs(10)) => asked,
+    };
+    assert_eq!(
+        asked.len(),
+        HANGING,
+        "every hooked request is asked at once"
+    );
+    let others = async {
+        for i in 0..100 {
+            let reply = app
+                .post(
+                    &app.other.hr,
+                    "/tasks",
+                    &json!({"title": format!("unhooked {i}")}).to_string(),
+                )
+                .await;
+            assert_eq!(reply.status, 200, "create {i}: {}", reply.text);
+        }
+    };
+    tokio::select! {
+        biased;
+        replies = &mut hooked => {
+            panic!("org A was answered before org B's creates were done: {replies:?}")
+        }
+        () = others => {}
+    }
+    receiver.release();
+    for reply in hooked.await {
+        assert_eq!(reply.status, 200, "allowed once asked: {}", reply.text);
+    }
+    assert_eq!(task_count(app).await, before + HANGING);
+    assert_eq!(receiver.received().len(), HANGING, "each asked once");
+    receiver.stop().await;
 }

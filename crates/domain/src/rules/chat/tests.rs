@@ -225,4 +225,17 @@ fn reasons_say_why_nothing_happens() {
         parse("✅ Task: "),
         ChatCommand::Nothing("the task prefix has no title")
     );
+    let hidden = "the title has nothing visible or holds a direction control character";
+    assert_eq!(
+        parse("Created task: \u{200B}\u{200B}"),
+        ChatCommand::Nothing(hidden)
+    );
+    assert_eq!(
+        parse("Created task: pay \u{202E}fdp.exe"),
+        ChatCommand::Nothing(hidden)
+    );
+    assert_eq!(
+        parse(&format!("Created task: {}", "x".repeat(256))),
+        ChatCommand::Nothing("the title is longer than 255 characters")
+    );
 }

@@ -252,8 +252,13 @@ fn the_installation_comes_from_the_installation_else_the_owner() {
     let mut no_installation = issue("opened", &json!({}));
     no_installation["installation"] = json!(null);
     assert_eq!(installation_of(&no_installation).unwrap().get(), 9);
+    // An organization's own webhook names the organization, which owns the repositories.
+    let organization = json!({"zen": "Speak like a human.", "hook_id": 3,
+                              "hook": {"type": "Organization"}, "organization": {"id": 9}});
+    assert_eq!(installation_of(&organization).unwrap().get(), 9);
     for bad in [
         json!({}),
+        json!({"organization": {"id": "9"}}),
         json!({"installation": {"id": "7"}}),
         json!({"installation": {"id": -1}}),
         json!({"repository": {"owner": {"id": 0}}}),

@@ -1,12 +1,14 @@
 //! `POST /auth/login`: e-mail and password, the second factor, throttling (D-14, D-15),
 //! and the single-password login of auth mode `local` (D-20).
 
+use super::throttle::Subject;
 use super::{AccountService, stored_user};
 use crate::ValidationError;
 use crate::model::{
-    AuditEvent, Email, LoginFamilyId, LoginOutcome, OrgId, User, UserId, UserLogin, UserLoginFailed,
+    AuditEvent, ClientAddress, Email, LoginFamilyId, LoginOutcome, OrgId, ThrottleKey, User,
+    UserId, UserLogin, UserLoginFailed,
 };
-use crate::ports::{Lock, Transaction, transact};
+use crate::ports::{Lock, transact};
 use crate::service::{ServiceError, Unauthorized};
 
 /// A login attempt as typed by the user.
@@ -20,6 +22,8 @@ pub struct LoginRequest {
     pub password: String,
     /// A TOTP code or a recovery code, when the account has a second factor.
     pub second_factor: Option<String>,
+    /// Where the attempt came from: the throttle counts failures per account and address.
+    pub from: ClientAddress,
 }
 
 impl std::fmt::Debug for LoginRequest {
@@ -27,6 +31,7 @@ impl std::fmt::Debug for LoginRequest {
         f.debug_struct("LoginRequest")
             .field("org_id", &self.org_id)
             .field("email", &self.email)
+            .field("from", &self.from)
             .finish_non_exhaustive()
     }
 }
@@ -54,22 +59,30 @@ impl LoginMethod {
 
 impl AccountService {
     /// Signs a user in (decisions D-13 to D-15). An unknown organization or e-mail and a
-    /// wrong password are the same 401 after the same password work; each failure on a
-    /// known account counts toward its lock, which answers
-    /// [`ServiceError::Throttled`] until it runs out. With a second factor on and no
+    /// wrong password are the same 401 after the same password work, and count toward a
+    /// throttle streak alike (see [`super::throttle`]): a locked streak answers
+    /// [`ServiceError::Throttled`] before any check. With a second factor on and no
     /// code given, answers [`LoginOutcome::TwoFactorRequired`].
     pub async fn login(&self, req: LoginRequest) -> Result<LoginOutcome, ServiceError> {
         let org = self.login_org(req.org_id).await?;
-        let user = match (org, Email::new(&req.email)) {
-            (Some(org), Ok(email)) => self.ports.users.user_by_email(org, &email).await?,
+        let email = Email::new(&req.email);
+        let user = match (org, &email) {
+            (Some(org), Ok(email)) => self.ports.users.user_by_email(org, email).await?,
             _ => None,
         };
-        if let Some(retry_after_secs) = user
-            .as_ref()
-            .and_then(|u| u.throttle.retry_after(self.now()))
-        {
-            return Err(ServiceError::Throttled { retry_after_secs });
-        }
+        let typed = match &email {
+            Ok(email) => email.as_str().to_owned(),
+            Err(_) => req.email.trim().to_lowercase(),
+        };
+        let subject = match &user {
+            Some(user) => Subject::User(user.id),
+            None => Subject::Typed {
+                org: org.or(req.org_id),
+                email: &typed,
+            },
+        };
+        let streak = self.throttle_key(subject, req.from);
+        self.admit(streak).await?;
         let matches = self
             .ports
             .hasher
@@ -83,11 +96,11 @@ impl AccountService {
             return Err(Unauthorized::InvalidCredentials.into());
         };
         if !matches {
-            self.record_failure(user.org_id, user.id, "invalid_credentials")
-                .await?;
+            self.record_failure(&user, "invalid_credentials").await?;
             return Err(Unauthorized::InvalidCredentials.into());
         }
         if user.totp.enabled && req.second_factor.is_none() {
+            // The attempt stays counted: only a complete sign-in ends the streak.
             return Ok(LoginOutcome::TwoFactorRequired);
         }
         self.complete_login(
@@ -95,27 +108,23 @@ impl AccountService {
             user.id,
             req.second_factor,
             LoginMethod::Password,
+            Some(streak),
         )
         .await
     }
 
     /// The single-password login of auth mode `local` (decision D-20): `phc` is the
-    /// configured password's hash; success signs in the synthetic owner `owner`.
+    /// configured password's hash; success signs in the synthetic owner `owner`. Throttled
+    /// like any login, as the owner's streak from `from`.
     pub async fn login_local(
         &self,
         owner: &User,
         phc: &str,
         password: &str,
+        from: ClientAddress,
     ) -> Result<LoginOutcome, ServiceError> {
-        if let Some(retry_after_secs) = self
-            .ports
-            .users
-            .user(owner.org_id, owner.id)
-            .await?
-            .and_then(|u| u.throttle.retry_after(self.now()))
-        {
-            return Err(ServiceError::Throttled { retry_after_secs });
-        }
+        let streak = self.throttle_key(Subject::User(owner.id), from);
+        self.admit(streak).await?;
         let matches = self
             .ports
             .hasher
@@ -123,12 +132,17 @@ impl AccountService {
             .await
             .map_err(ServiceError::Internal)?;
         if !matches {
-            self.record_failure(owner.org_id, owner.id, "invalid_credentials")
-                .await?;
+            self.record_failure(owner, "invalid_credentials").await?;
             return Err(Unauthorized::InvalidCredentials.into());
         }
-        self.complete_login(owner.org_id, owner.id, None, LoginMethod::Local)
-            .await
+        self.complete_login(
+            owner.org_id,
+            owner.id,
+            None,
+            LoginMethod::Local,
+            Some(streak),
+        )
+        .await
     }
 
     /// The organization a login is for: the one named, else the default one, else 400.
@@ -146,64 +160,39 @@ impl AccountService {
         }
     }
 
-    /// Counts a failed login of `user` (and locks it on the tenth), with a
-    /// `user.login_failed` event. Committed even though the login is refused.
-    pub(super) async fn record_failure(
-        &self,
-        org: OrgId,
-        user: UserId,
-        reason: &'static str,
-    ) -> Result<(), ServiceError> {
-        let service = self.clone();
+    /// Records a failed login of `user` (a `user.login_failed` event; the throttle
+    /// counted the attempt when it was admitted).
+    async fn record_failure(&self, user: &User, reason: &'static str) -> Result<(), ServiceError> {
+        let failed = AuditEvent::UserLoginFailed(UserLoginFailed {
+            reason: reason.to_owned(),
+        });
+        let event = self.event(user, None, self.now(), &failed);
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
-                let now = service.now();
-                let Some(mut stored) = tx.user(org, user, Lock::Update).await? else {
-                    return Ok(());
-                };
-                service.count_failure(tx, &mut stored, reason, now).await
+                tx.append_events(&[event]).await?;
+                Ok(())
             })
         })
         .await
     }
 
-    /// Inside a transaction on the locked row: one more failed login of `stored` (the
-    /// tenth locks it), with its `user.login_failed` event.
-    async fn count_failure(
-        &self,
-        tx: &mut dyn Transaction,
-        stored: &mut User,
-        reason: &str,
-        now: time::OffsetDateTime,
-    ) -> Result<(), ServiceError> {
-        stored.throttle = stored.throttle.after_failure(now);
-        tx.update_user(stored, now).await?;
-        let failed = AuditEvent::UserLoginFailed(UserLoginFailed {
-            reason: reason.to_owned(),
-        });
-        tx.append_events(&[self.event(stored, None, now, &failed)])
-            .await?;
-        Ok(())
-    }
-
-    /// Checks the second factor (when on), clears the throttle, records the login and
-    /// issues a new login's tokens, all in one transaction on the locked user row. A
-    /// wrong code counts as a failed login.
+    /// Checks the second factor (when on), ends the throttle streak `streak` (the
+    /// attempt's, when it had one), records the login and issues a new login's tokens,
+    /// all in one transaction on the locked user row. A wrong code is a failed login
+    /// (its attempt stays counted).
     pub(super) async fn complete_login(
         &self,
         org: OrgId,
         user: UserId,
         second_factor: Option<String>,
         method: LoginMethod,
+        streak: Option<ThrottleKey>,
     ) -> Result<LoginOutcome, ServiceError> {
         let service = self.clone();
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let now = service.now();
                 let mut stored = stored_user(tx, org, user, Lock::Update).await?;
-                if let Some(retry_after_secs) = stored.throttle.retry_after(now) {
-                    return Ok(Err(ServiceError::Throttled { retry_after_secs }));
-                }
                 let checked_factor = method == LoginMethod::Password && stored.totp.enabled;
                 if checked_factor {
                     let code = second_factor.unwrap_or_default();
@@ -214,8 +203,10 @@ impl AccountService {
                             }
                         }
                         Err(refused) => {
-                            service
-                                .count_failure(tx, &mut stored, "invalid_totp", now)
+                            let failed = AuditEvent::UserLoginFailed(UserLoginFailed {
+                                reason: "invalid_totp".to_owned(),
+                            });
+                            tx.append_events(&[service.event(&stored, None, now, &failed)])
                                 .await?;
                             return Ok(Err(refused.into()));
                         }
@@ -226,7 +217,9 @@ impl AccountService {
                     // factor: a user who turned it on signs in with it.
                     return Ok(Err(Unauthorized::InvalidTwoFactorCode.into()));
                 }
-                stored.throttle = stored.throttle.after_success();
+                if let Some(streak) = &streak {
+                    tx.clear_login_throttle(streak).await?;
+                }
                 stored.last_login_at = Some(now);
                 if method == LoginMethod::OAuth {
                     // The provider verified this address.

@@ -2,8 +2,8 @@
 //! logout, profile and password, user creation, TOTP setup (decisions D-13 to D-16, D-20).
 //!
 //! Every change runs as one transaction with its audit event. Where a refusal must
-//! still be remembered (a failed login counts toward the lock; a reused refresh token
-//! ends its login), the work commits and answers the refusal afterwards.
+//! still be remembered (a password or code attempt counts toward the throttle; a reused
+//! refresh token ends its login), the work commits and answers the refusal afterwards.
 
 mod login;
 mod oauth;
@@ -11,6 +11,7 @@ mod owner;
 mod profile;
 mod second_factor;
 mod sessions;
+mod throttle;
 mod totp;
 
 use std::sync::Arc;

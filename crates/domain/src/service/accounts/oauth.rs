@@ -32,9 +32,6 @@ pub enum SignInFailure {
     /// No user of the default organization has that e-mail.
     #[error("unknown_user")]
     UnknownUser,
-    /// The account is locked after failed logins.
-    #[error("account_locked")]
-    Locked,
     /// The user turned two-factor authentication on: they sign in with password and
     /// code, not through the provider alone.
     #[error("two_factor_required")]
@@ -102,11 +99,10 @@ impl AccountService {
             return Ok(Err(SignInFailure::UnknownUser));
         };
         match self
-            .complete_login(user.org_id, user.id, None, LoginMethod::OAuth)
+            .complete_login(user.org_id, user.id, None, LoginMethod::OAuth, None)
             .await
         {
             Ok(outcome) => Ok(Ok(outcome)),
-            Err(ServiceError::Throttled { .. }) => Ok(Err(SignInFailure::Locked)),
             Err(ServiceError::Unauthorized(_)) => Ok(Err(SignInFailure::TwoFactorRequired)),
             Err(other) => Err(other),
         }

@@ -1,16 +1,17 @@
 //! The signed-in user's own account (`/auth/me`, `/auth/profile`, `/auth/password`) and
 //! user creation by an admin (`/auth/register`).
 
+use super::throttle::Subject;
 use super::{AccountService, stored_user};
 use crate::ValidationError;
 use crate::model::{
-    Actor, AuditEvent, Email, OrgId, Password, User, UserCreated, UserId, UserRole,
+    Actor, AuditEvent, ClientAddress, Email, OrgId, Password, User, UserCreated, UserId, UserRole,
     UserSecurityChanged,
 };
 use crate::policy::{self, Forbidden};
 use crate::ports::{Lock, RepositoryError, UniqueKey, transact};
 use crate::service::{Entity, NotFound, ServiceError, Unauthorized};
-use crate::validation::{max_chars, no_nul};
+use crate::validation::{displayable, max_chars, no_nul};
 
 /// A user to create, as typed by the admin.
 #[derive(Clone, PartialEq, Eq)]
@@ -38,7 +39,8 @@ impl std::fmt::Debug for NewUser {
     }
 }
 
-/// A display name: trimmed, 1..=255 characters.
+/// A display name: trimmed, 1..=255 characters, holding a visible character and no
+/// bidirectional control.
 fn display_name(value: &str) -> Result<String, ValidationError> {
     let trimmed = value.trim();
     if trimmed.is_empty() {
@@ -46,6 +48,7 @@ fn display_name(value: &str) -> Result<String, ValidationError> {
     }
     max_chars("name", trimmed, 255)?;
     no_nul("name", trimmed)?;
+    displayable("name", trimmed)?;
     Ok(trimmed.to_owned())
 }
 
@@ -97,17 +100,23 @@ impl AccountService {
     }
 
     /// Changes the user's password after checking the current one, and ends every login
-    /// (all refresh tokens are revoked).
+    /// (all refresh tokens are revoked). The check is an attempt of the user's throttle
+    /// streak from `from`, like a login's.
     pub async fn change_password(
         &self,
         actor: &Actor,
+        from: ClientAddress,
         current: &str,
         new: &str,
     ) -> Result<(), ServiceError> {
         let user = self.me(actor).await?;
         let new = Password::new(new)
             .map_err(|_| ValidationError::new("newPassword must be 8 to 128 characters"))?;
-        self.check_password(&user, current).await?;
+        let streak = self.throttle_key(Subject::User(user.id), from);
+        self.admit(streak).await?;
+        if !self.password_matches(&user, current).await? {
+            return Err(Unauthorized::InvalidPasswordOrCode.into());
+        }
         let hash = self
             .ports
             .hasher
@@ -122,6 +131,7 @@ impl AccountService {
                 let mut user = stored_user(tx, org, id, Lock::Update).await?;
                 user.password_hash = hash;
                 tx.update_user(&user, now).await?;
+                tx.clear_login_throttle(&streak).await?;
                 tx.revoke_user_refresh_tokens(id, now).await?;
                 let changed = AuditEvent::UserPasswordChanged(UserSecurityChanged {});
                 tx.append_events(&[service.event(&user, Some(id.as_uuid()), now, &changed)])
@@ -175,22 +185,16 @@ impl AccountService {
         .await
     }
 
-    /// Refuses with [`Unauthorized::WrongPassword`] unless `password` is the user's.
-    pub(super) async fn check_password(
+    /// Whether `password` is the user's (the caller admitted the attempt first).
+    pub(super) async fn password_matches(
         &self,
         user: &User,
         password: &str,
-    ) -> Result<(), ServiceError> {
-        let matches = self
-            .ports
+    ) -> Result<bool, ServiceError> {
+        self.ports
             .hasher
             .verify(password, Some(user.password_hash.clone()))
             .await
-            .map_err(ServiceError::Internal)?;
-        if matches {
-            Ok(())
-        } else {
-            Err(Unauthorized::WrongPassword.into())
-        }
+            .map_err(ServiceError::Internal)
     }
 }

@@ -1,9 +1,15 @@
 //! Turning the second factor on and off (decision D-15): setup with the password stores
 //! a pending secret and fresh recovery codes; verifying a first code turns it on;
-//! disabling needs the password and a code.
+//! disabling needs the password and a code. Each password or code check is an attempt
+//! of the user's login-throttle streak (see [`super::throttle`]), and any wrong one is
+//! [`Unauthorized::InvalidPasswordOrCode`].
 
+use super::throttle::Subject;
 use super::{AccountService, stored_user};
-use crate::model::{Actor, AuditEvent, BearerSecret, TokenHash, TotpSettings, UserSecurityChanged};
+use crate::model::{
+    Actor, AuditEvent, BearerSecret, ClientAddress, TokenHash, TotpSettings, User,
+    UserSecurityChanged,
+};
 use crate::ports::{Lock, transact};
 use crate::service::{Conflict, ServiceError, Unauthorized};
 
@@ -21,16 +27,22 @@ pub struct TotpSetup {
 
 impl AccountService {
     /// Starts a setup: checks the password, stores a new pending secret and replaces the
-    /// recovery codes. Refused while the second factor is on.
+    /// recovery codes. Refused while the second factor is on. The check is an attempt
+    /// of the user's throttle streak from `from`.
     pub async fn totp_setup(
         &self,
         actor: &Actor,
+        from: ClientAddress,
         password: &str,
     ) -> Result<TotpSetup, ServiceError> {
         let user = self.me(actor).await?;
-        self.check_password(&user, password).await?;
         if user.totp.enabled {
             return Err(Conflict::TwoFactorEnabled.into());
+        }
+        let streak = self.throttle_key(Subject::User(user.id), from);
+        self.admit(streak).await?;
+        if !self.password_matches(&user, password).await? {
+            return Err(Unauthorized::InvalidPasswordOrCode.into());
         }
         let secret = self
             .ports
@@ -58,6 +70,7 @@ impl AccountService {
                 user.totp.pending_secret = Some(sealed);
                 tx.update_user(&user, now).await?;
                 tx.replace_recovery_codes(id, &hashes).await?;
+                tx.clear_login_throttle(&streak).await?;
                 Ok(())
             })
         })
@@ -69,29 +82,32 @@ impl AccountService {
         })
     }
 
-    /// Turns the second factor on with a first valid code of the pending secret.
-    pub async fn totp_verify(&self, actor: &Actor, code: &str) -> Result<(), ServiceError> {
-        let id = crate::policy::signed_in_user(actor)?;
-        let org = actor.org_id;
+    /// Turns the second factor on with a first valid code of the pending secret. The
+    /// code is an attempt of the user's throttle streak from `from`.
+    pub async fn totp_verify(
+        &self,
+        actor: &Actor,
+        from: ClientAddress,
+        code: &str,
+    ) -> Result<(), ServiceError> {
+        let user = self.me(actor).await?;
+        pending_secret(&user)?;
+        let (org, id) = (user.org_id, user.id);
+        let streak = self.throttle_key(Subject::User(id), from);
+        self.admit(streak).await?;
         let code = code.trim().to_owned();
         let service = self.clone();
         transact(self.ports.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let now = service.now();
                 let mut user = stored_user(tx, org, id, Lock::Update).await?;
-                let Some(pending) = user.totp.pending_secret.clone() else {
-                    return Err(if user.totp.enabled {
-                        Conflict::TwoFactorEnabled.into()
-                    } else {
-                        Conflict::TwoFactorNotStarted.into()
-                    });
-                };
+                let pending = pending_secret(&user)?;
                 let step = service
                     .ports
                     .totp
                     .check(id, &pending, &code, now)
                     .map_err(ServiceError::Internal)?
-                    .ok_or(Unauthorized::InvalidTwoFactorCode)?;
+                    .ok_or(Unauthorized::InvalidPasswordOrCode)?;
                 user.totp = TotpSettings {
                     enabled: true,
                     secret: Some(pending),
@@ -99,6 +115,7 @@ impl AccountService {
                     last_step: Some(step),
                 };
                 tx.update_user(&user, now).await?;
+                tx.clear_login_throttle(&streak).await?;
                 let enabled = AuditEvent::UserTotpEnabled(UserSecurityChanged {});
                 tx.append_events(&[service.event(&user, Some(id.as_uuid()), now, &enabled)])
                     .await?;
@@ -109,15 +126,23 @@ impl AccountService {
     }
 
     /// Turns the second factor off, given the password and a current code (or a
-    /// recovery code); the recovery codes go with it.
+    /// recovery code); the recovery codes go with it. Both are checked whichever is
+    /// wrong, as one attempt of the user's throttle streak from `from`, and a wrong one
+    /// is the same 401 whichever it was.
     pub async fn totp_disable(
         &self,
         actor: &Actor,
+        from: ClientAddress,
         password: &str,
         code: &str,
     ) -> Result<(), ServiceError> {
         let user = self.me(actor).await?;
-        self.check_password(&user, password).await?;
+        if !user.totp.enabled {
+            return Err(Conflict::TwoFactorNotEnabled.into());
+        }
+        let streak = self.throttle_key(Subject::User(user.id), from);
+        self.admit(streak).await?;
+        let password_ok = self.password_matches(&user, password).await?;
         let (org, id) = (user.org_id, user.id);
         let code = code.to_owned();
         let service = self.clone();
@@ -128,10 +153,16 @@ impl AccountService {
                 if !user.totp.enabled {
                     return Err(Conflict::TwoFactorNotEnabled.into());
                 }
-                service.check_second_factor(tx, &user, &code, now).await??;
+                // Checked even after a wrong password, so the answer's timing does not
+                // tell which was wrong; refusing rolls back a recovery code's use.
+                let factor = service.check_second_factor(tx, &user, &code, now).await?;
+                if !password_ok || factor.is_err() {
+                    return Err(Unauthorized::InvalidPasswordOrCode.into());
+                }
                 user.totp = TotpSettings::default();
                 tx.update_user(&user, now).await?;
                 tx.replace_recovery_codes(id, &[]).await?;
+                tx.clear_login_throttle(&streak).await?;
                 let disabled = AuditEvent::UserTotpDisabled(UserSecurityChanged {});
                 tx.append_events(&[service.event(&user, Some(id.as_uuid()), now, &disabled)])
                     .await?;
@@ -139,5 +170,14 @@ impl AccountService {
             })
         })
         .await
+    }
+}
+
+/// The pending secret of a setup to verify; a conflict when there is none.
+fn pending_secret(user: &User) -> Result<Vec<u8>, ServiceError> {
+    match &user.totp.pending_secret {
+        Some(pending) => Ok(pending.clone()),
+        None if user.totp.enabled => Err(Conflict::TwoFactorEnabled.into()),
+        None => Err(Conflict::TwoFactorNotStarted.into()),
     }
 }

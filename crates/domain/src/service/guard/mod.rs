@@ -269,7 +269,8 @@ impl GuardedUnitOfWork {
 impl UnitOfWork for GuardedUnitOfWork {
     async fn run(&self, work: Work) -> Result<crate::ports::WorkOutput, ServiceError> {
         let guard = self.guard.clone();
-        let counted: Work = Box::new(move |tx| {
+        let counted = crate::ports::work(move |tx| {
+            let (work, guard) = (work.clone(), guard.clone());
             Box::pin(async move {
                 let output = work(&mut *tx).await?;
                 guard.count_change(&mut *tx).await?;

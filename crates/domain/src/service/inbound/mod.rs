@@ -252,7 +252,7 @@ impl InboundService {
         edit: F,
     ) -> Result<InboundKey, ServiceError>
     where
-        F: FnOnce(&mut InboundKey) -> Result<AuditEvent, ServiceError> + Send + 'static,
+        F: FnOnce(&mut InboundKey) -> Result<AuditEvent, ServiceError> + Clone + Send + 'static,
     {
         let (org, now, service, actor) =
             (actor.org_id, self.clock.now(), self.clone(), actor.clone());

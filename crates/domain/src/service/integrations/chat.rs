@@ -1,5 +1,6 @@
-//! `POST /api/v1/webhooks/chat` (decision D-86): a chat message creates a task, marks one
-//! done, or is ignored, and says which.
+//! `POST /api/v1/webhooks/chat` (decisions D-86, D-100): a chat message creates a task,
+//! marks one done, or is ignored, and says which. Off until a token is configured; every
+//! request then carries it, and only authors mapped to an agent complete tasks.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -40,22 +41,39 @@ pub struct ChatSettings {
     pub agents: HashMap<String, AgentId>,
     /// The organization of unmapped authors (the deployment's default when `None`).
     pub default_org: Option<OrgId>,
-    /// The token requests must carry in `X-Chat-Token` (`MUSTER_CHAT_TOKEN`), if any.
+    /// The token every request must carry in `X-Chat-Token` (`MUSTER_CHAT_TOKEN`).
+    /// Without one (or with an empty one) the integration is off (decision D-100).
     pub token: Option<String>,
 }
 
 impl ChatSettings {
-    /// `Ok` when no token is configured, or `given` is it (compared in constant time).
-    pub fn check_token(&self, given: Option<&str>) -> Result<(), Unauthorized> {
-        match (&self.token, given) {
-            (None, _) => Ok(()),
-            (Some(token), Some(given)) if constant_time::eq(token.as_bytes(), given.as_bytes()) => {
-                Ok(())
+    /// Whether the integration is on: a token is configured.
+    pub fn is_on(&self) -> bool {
+        self.token.as_deref().is_some_and(|t| !t.is_empty())
+    }
+
+    /// `Ok` only when a token is configured and `given` is it, byte for byte (compared
+    /// in constant time). Fails closed: with no token configured nothing passes.
+    pub fn check_token(&self, given: Option<&[u8]>) -> Result<ChatCaller, Unauthorized> {
+        match (self.token.as_deref().filter(|t| !t.is_empty()), given) {
+            (Some(token), Some(given)) if constant_time::eq(token.as_bytes(), given) => {
+                Ok(ChatCaller(()))
             }
-            (Some(_), _) => Err(Unauthorized::InvalidChatToken),
+            _ => Err(Unauthorized::InvalidChatToken),
         }
     }
 }
+
+/// A request that carried the configured chat token: only
+/// [`ChatService::check_token`] makes one, and [`ChatService::handle`] needs one, so no
+/// message is handled without the token.
+#[derive(Debug)]
+pub struct ChatCaller(());
+
+/// Why a completion from an unmapped author is ignored. It says nothing about the
+/// hint: such an author could read no task, so the answer must not tell whether a title
+/// exists.
+pub const UNMAPPED_COMPLETION: &str = "only chat authors mapped to an agent may complete tasks";
 
 /// Chat messages into task changes.
 #[derive(Clone)]
@@ -91,19 +109,32 @@ impl ChatService {
         }
     }
 
-    /// The settings' token check (`X-Chat-Token`).
-    pub fn check_token(&self, given: Option<&str>) -> Result<(), ServiceError> {
+    /// Whether the integration is on (a token is configured); off, its route answers
+    /// as if it did not exist.
+    pub fn is_on(&self) -> bool {
+        self.settings.is_on()
+    }
+
+    /// The settings' token check (`X-Chat-Token`), before anything else of a request is
+    /// read.
+    pub fn check_token(&self, given: Option<&[u8]>) -> Result<ChatCaller, ServiceError> {
         Ok(self.settings.check_token(given)?)
     }
 
-    /// Handles one message: from a mapped author it acts as that agent in its
-    /// organization; from anyone else (bots excepted: they are ignored) as the service
-    /// in the default organization.
-    pub async fn handle(&self, message: &ChatMessage) -> Result<IntegrationAnswer, ServiceError> {
+    /// Handles one message of a `caller` that carried the token: from a mapped author it
+    /// acts as that agent in its organization; from anyone else (bots excepted: they are
+    /// ignored) as the service in the default organization, which may create tasks but
+    /// not complete them (decision D-100).
+    pub async fn handle(
+        &self,
+        _caller: &ChatCaller,
+        message: &ChatMessage,
+    ) -> Result<IntegrationAnswer, ServiceError> {
         let actor = match self.actor_for(message).await? {
             Ok(actor) => actor,
             Err(reason) => return Ok(IntegrationAnswer::ignored(reason, None)),
         };
+        let mapped = self.settings.agents.contains_key(&message.author_id);
         match parse(&message.content) {
             ChatCommand::Nothing(reason) => Ok(IntegrationAnswer::ignored(reason, None)),
             ChatCommand::Create { title, priority } => {
@@ -131,6 +162,11 @@ impl ChatService {
                     )
                     .await?;
                 Ok(IntegrationAnswer::done(IntegrationAction::Created, task.id))
+            }
+            // Checked before any title is looked at, so the answer is the same whatever
+            // the hint names.
+            ChatCommand::Complete { .. } if !mapped => {
+                Ok(IntegrationAnswer::ignored(UNMAPPED_COMPLETION, None))
             }
             ChatCommand::Complete { hint } => self.complete(&actor, &hint).await,
         }

@@ -4,7 +4,7 @@
 mod chat;
 mod codehost;
 
-pub use self::chat::{ChatMessage, ChatService, ChatSettings};
+pub use self::chat::{ChatCaller, ChatMessage, ChatService, ChatSettings, UNMAPPED_COMPLETION};
 pub use self::codehost::{
     CodeHostPorts, CodeHostService, HostDelivery, IssuedConnection, NewConnection,
 };

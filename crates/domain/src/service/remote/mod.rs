@@ -292,15 +292,15 @@ fn default_handle(name: &str, id: uuid::Uuid) -> Result<AgentHandle, ValidationE
     AgentHandle::new(&handle)
 }
 
-/// The card's name as a display name: trimmed, at most 255 characters, never empty.
+/// The card's name as a display name: trimmed, at most 255 characters, without the
+/// characters that hide or reorder text, never without a visible character.
 fn display_name(name: &str) -> String {
-    let name: String = name
-        .trim()
+    let name: String = crate::validation::without_hidden(name.trim())
         .chars()
         .filter(|c| !c.is_control())
         .take(crate::model::Agent::MAX_NAME_CHARS)
         .collect();
-    if name.trim().is_empty() {
+    if name.chars().all(crate::validation::is_invisible) {
         "Remote A2A agent".to_owned()
     } else {
         name.trim().to_owned()
@@ -373,5 +373,7 @@ mod tests {
     fn display_names_are_never_empty() {
         assert_eq!(display_name(" \n "), "Remote A2A agent");
         assert_eq!(display_name(" Bot "), "Bot");
+        assert_eq!(display_name("\u{200B}\u{3164}"), "Remote A2A agent");
+        assert_eq!(display_name("Bot\u{202E}toB"), "BottoB");
     }
 }

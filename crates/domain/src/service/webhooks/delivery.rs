@@ -397,7 +397,7 @@ impl DeliveryService {
 }
 
 /// One call made, not yet recorded.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Attempt {
     record: DeliveryAttempt,
     result: CallResult,

@@ -4,30 +4,26 @@
 //! change (403, nothing written, `webhook.blocked` recorded); a timeout, an HTTP error or
 //! an answer that is not the expected JSON lets it through.
 //!
-//! [`GatedUnitOfWork`] wraps the unit of work every use case runs through, so no use case
-//! has to remember to ask: the would-be events are exactly those the change appended.
-//! The questions are asked inside the transaction, before the commit: the change is
-//! held (its rows locked; on SQLite, the one writer) for at most the slowest asked hook's
-//! timeout, and only when the organization has a pre-hook for one of its event types.
+//! [`HookGate`] finds the questions a change raises (which enabled pre-hook hears which
+//! of its would-be events) and asks them; [`GatedUnitOfWork`](super::GatedUnitOfWork)
+//! runs every use case's change through it, with no transaction open while hooks answer.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use async_trait::async_trait;
 use futures_util::future::join_all;
 use serde::Deserialize;
 use time::{Duration, OffsetDateTime};
+use uuid::Uuid;
 
 use super::ServiceError;
 use super::calls::{Attempted, hook_call};
 use crate::model::{
     AuditEvent, DeliveryAttempt, DeliveryAttemptId, Event, EventId, OrgId, Webhook, WebhookBlocked,
+    WebhookId,
 };
 use crate::policy::Forbidden;
-use crate::ports::{
-    CallResult, Clock, HookCaller, IdGenerator, SecretVault, Transaction, UnitOfWork, Work,
-    WorkOutput,
-};
+use crate::ports::{CallResult, Clock, HookCaller, IdGenerator, SecretVault, Transaction};
 use crate::rules::delivery::{delivery_body, delivery_id, is_success};
 
 /// How long the list of an organization's pre-hooks is reused before it is read again:
@@ -57,13 +53,20 @@ struct Cached {
     hooks: Arc<Vec<Webhook>>,
 }
 
+/// One pre-hook to ask about one would-be event.
+#[derive(Debug, Clone)]
+pub(super) struct Question {
+    pub(super) hook: Webhook,
+    pub(super) event: Event,
+}
+
 /// What asking the pre-hooks came to.
 #[derive(Debug, Default)]
 pub(super) struct Verdict {
     /// The calls made, for the hooks' logs.
-    attempts: Vec<DeliveryAttempt>,
+    pub(super) attempts: Vec<DeliveryAttempt>,
     /// The first refusal of a blocking hook, with the event recording it.
-    refusal: Option<(Forbidden, Event)>,
+    pub(super) refusal: Option<(Forbidden, Event)>,
 }
 
 /// The answer a pre-hook gives (decision D-84).
@@ -128,12 +131,13 @@ impl HookGate {
         Ok(hooks)
     }
 
-    /// Asks every enabled pre-hook that hears one of `events` about it, all in parallel.
-    pub(super) async fn ask(
+    /// Which enabled pre-hook hears which of `events` (written in `tx`, whose
+    /// organization's hooks it reads when they are not known from the last second).
+    pub(super) async fn questions(
         &self,
         tx: &mut dyn Transaction,
         events: &[Event],
-    ) -> Result<Verdict, ServiceError> {
+    ) -> Result<Vec<Question>, ServiceError> {
         let mut questions = Vec::new();
         let mut orgs: Vec<OrgId> = events.iter().map(|e| e.org_id).collect();
         orgs.dedup();
@@ -141,18 +145,29 @@ impl HookGate {
             let hooks = self.pre_hooks(tx, org).await?;
             for event in events.iter().filter(|e| e.org_id == org) {
                 for hook in hooks.iter().filter(|h| h.hears(&event.event_type)) {
-                    questions.push((hook.clone(), event));
+                    questions.push(Question {
+                        hook: hook.clone(),
+                        event: event.clone(),
+                    });
                 }
             }
         }
-        if questions.is_empty() {
-            return Ok(Verdict::default());
-        }
+        Ok(questions)
+    }
+
+    /// Asks `questions`, all in parallel, each within its hook's timeout, as the
+    /// `round`-th round of questions about one change (from 0). Holds nothing of any
+    /// transaction: the caller has none open.
+    pub(super) async fn ask(
+        &self,
+        questions: &[Question],
+        round: u32,
+    ) -> Result<Verdict, ServiceError> {
         let now = self.clock.now();
         let mut calls = Vec::with_capacity(questions.len());
-        for (hook, event) in &questions {
+        for Question { hook, event } in questions {
             let body = delivery_body(event, now);
-            let id = delivery_id(hook.id, event.id.as_uuid());
+            let id = question_id(hook.id, event.id, round);
             calls.push(hook_call(
                 self.vault.as_ref(),
                 hook,
@@ -163,7 +178,8 @@ impl HookGate {
         }
         let results = join_all(calls.iter().map(|call| self.caller.call(call))).await;
         let mut verdict = Verdict::default();
-        for (((hook, event), call), result) in questions.iter().zip(&calls).zip(&results) {
+        for ((Question { hook, event }, call), result) in questions.iter().zip(&calls).zip(&results)
+        {
             verdict.attempts.push(
                 Attempted {
                     id: DeliveryAttemptId::from_uuid(self.ids.new_id()),
@@ -213,6 +229,18 @@ impl HookGate {
     }
 }
 
+/// The `X-Service-Delivery` of a question: the event's delivery id in the first round;
+/// in a later one (the change was worked out anew, its event ids replayed but its
+/// content changed) one of its own, so that a receiver dropping repeated ids does not
+/// take a new question for one it answered.
+fn question_id(hook: WebhookId, event: EventId, round: u32) -> Uuid {
+    let event = event.as_uuid();
+    if round == 0 {
+        return delivery_id(hook, event);
+    }
+    delivery_id(hook, Uuid::new_v5(&event, &round.to_be_bytes()))
+}
+
 /// A hook's `allow: false`, with its reason if it gave one.
 struct Refused {
     reason: Option<String>,
@@ -231,70 +259,4 @@ fn refusal(result: &CallResult) -> Option<Refused> {
     Some(Refused {
         reason: answer.reason.filter(|r| !r.trim().is_empty()),
     })
-}
-
-/// The unit of work every use case runs through: the inner one, with the pre-hooks asked
-/// before each commit, and the calls made logged after it.
-pub struct GatedUnitOfWork {
-    inner: Arc<dyn UnitOfWork>,
-    gate: Arc<HookGate>,
-}
-
-impl std::fmt::Debug for GatedUnitOfWork {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("GatedUnitOfWork").finish_non_exhaustive()
-    }
-}
-
-impl GatedUnitOfWork {
-    /// Wraps `inner`.
-    pub fn new(inner: Arc<dyn UnitOfWork>, gate: Arc<HookGate>) -> Self {
-        Self { inner, gate }
-    }
-}
-
-#[async_trait]
-impl UnitOfWork for GatedUnitOfWork {
-    async fn run(&self, work: Work) -> Result<WorkOutput, ServiceError> {
-        let gate = self.gate.clone();
-        let verdict: Arc<Mutex<Verdict>> = Arc::default();
-        let seen = verdict.clone();
-        let gated: Work = Box::new(move |tx| {
-            Box::pin(async move {
-                let output = work(&mut *tx).await?;
-                let events = tx.written_events();
-                if events.is_empty() {
-                    return Ok(output);
-                }
-                let asked = gate.ask(&mut *tx, &events).await?;
-                let refusal = asked.refusal.as_ref().map(|(f, _)| f.clone());
-                *seen.lock().unwrap_or_else(PoisonError::into_inner) = asked;
-                match refusal {
-                    Some(forbidden) => Err(forbidden.into()),
-                    None => Ok(output),
-                }
-            })
-        });
-        let result = self.inner.run(gated).await;
-        let Verdict { attempts, refusal } =
-            std::mem::take(&mut *verdict.lock().unwrap_or_else(PoisonError::into_inner));
-        if !attempts.is_empty() {
-            let blocked: Vec<Event> = refusal.into_iter().map(|(_, event)| event).collect();
-            // The log and the refusal's event are written whatever became of the change.
-            // Failing to write them does not change its answer.
-            let _ = self
-                .inner
-                .run(Box::new(move |tx| {
-                    Box::pin(async move {
-                        tx.insert_delivery_attempts(&attempts).await?;
-                        if !blocked.is_empty() {
-                            tx.append_events(&blocked).await?;
-                        }
-                        Ok(Box::new(()) as WorkOutput)
-                    })
-                }))
-                .await;
-        }
-        result
-    }
 }

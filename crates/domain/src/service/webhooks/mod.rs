@@ -1,10 +1,12 @@
 //! Outbound webhooks (decisions D-81 to D-85): registration and its checks
-//! ([`WebhookService`]), the pre-hook gate every change passes ([`gate`]), and the
-//! delivery of post-hooks from the stored events ([`delivery`]).
+//! ([`WebhookService`]), the pre-hook gate every change passes ([`gate`], asked with no
+//! transaction open by [`gated`]), and the delivery of post-hooks from the stored events
+//! ([`delivery`]).
 
 mod calls;
 mod delivery;
 mod gate;
+mod gated;
 mod push;
 mod test_delivery;
 
@@ -12,7 +14,8 @@ use std::sync::Arc;
 
 pub(crate) use self::calls::seal_auth_for;
 pub use self::delivery::{DeliveryService, DrainReport};
-pub use self::gate::{GatedUnitOfWork, HookGate};
+pub use self::gate::HookGate;
+pub use self::gated::GatedUnitOfWork;
 pub use self::push::NewPush;
 pub use self::test_delivery::TestOutcome;
 use super::{Entity, NotFound, ServiceError};

@@ -10,9 +10,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use muster_domain::model::{
-    AccessToken, Actor, ActorKind, ApiKeyId, ApiKeyScope, BearerSecret, Email, Event, KeyAccess,
-    LoginOutcome, OrgId, OrgName, Organization, TokenHash, TokenPair, TotpSettings, User, UserId,
-    UserRole,
+    AccessToken, Actor, ActorKind, ApiKeyId, ApiKeyScope, BearerSecret, ClientAddress, Email,
+    Event, KeyAccess, LoginOutcome, LoginThrottle, OrgId, OrgName, Organization, ThrottleKey,
+    TokenHash, TokenPair, TotpSettings, User, UserId, UserRole,
 };
 use muster_domain::ports::{
     Lock, MockOrganizationRepository, MockPasswordHasher, MockTokenMinter, MockTotpAuthority,
@@ -56,6 +56,35 @@ pub fn fake_hash(secret: &str) -> TokenHash {
         chunk.copy_from_slice(&hasher.finish().to_be_bytes());
     }
     TokenHash(out)
+}
+
+/// The client address of the tests' attempts.
+pub fn from() -> ClientAddress {
+    ClientAddress::new(Some(std::net::Ipv4Addr::new(192, 0, 2, 1).into()))
+}
+
+/// Another client address.
+pub fn elsewhere() -> ClientAddress {
+    ClientAddress::new(Some(std::net::Ipv4Addr::new(198, 51, 100, 7).into()))
+}
+
+/// The key of `user`'s login-throttle streak from `from`, as the service names it
+/// (hashed with [`fake_hash`]).
+pub fn user_streak(user: UserId, from: ClientAddress) -> ThrottleKey {
+    ThrottleKey(fake_hash(&format!("login-throttle\nuser\n{user}\n{from}")).0)
+}
+
+/// The key of the streak of an e-mail `typed` (normalized) that names no user of `org`.
+pub fn typed_streak(org: OrgId, typed: &str, from: ClientAddress) -> ThrottleKey {
+    ThrottleKey(fake_hash(&format!("login-throttle\ne-mail\n{org}\n{typed}\n{from}")).0)
+}
+
+/// A streak of `failures` failures, the last at `last`.
+pub fn streak_of(failures: u32, last: OffsetDateTime) -> LoginThrottle {
+    LoginThrottle {
+        failures,
+        last_failure_at: Some(last),
+    }
 }
 
 /// The access token the fake minter issues to `user` at [`NOW`].
@@ -304,6 +333,15 @@ impl Accounts {
             .expect_user()
             .withf(move |o, i, l| *o == org && *i == id && *l == lock)
             .returning(move |_, _, _| Ok(Some(stored.clone())));
+    }
+
+    /// `tx.login_throttle` answers `streak` when asked for `key` at [`NOW`] (any number
+    /// of times); asked for another key, the test fails.
+    pub fn streak(&mut self, key: ThrottleKey, streak: LoginThrottle) {
+        self.tx
+            .expect_login_throttle()
+            .withf(move |k, at| *k == key && *at == NOW)
+            .returning(move |_, _| Ok(streak));
     }
 
     /// Records every write of the transaction (see [`Writes`](super::writes::Writes));

@@ -4,8 +4,8 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use muster_domain::model::{
-    ApiKey, Event, LoginFamilyId, OAuthState, Organization, RefreshToken, RefreshTokenId,
-    TokenHash, User, UserId,
+    ApiKey, Event, LoginFamilyId, LoginThrottle, OAuthState, Organization, RefreshToken,
+    RefreshTokenId, ThrottleKey, TokenHash, User, UserId,
 };
 use muster_domain::ports::MockTransaction;
 use time::OffsetDateTime;
@@ -37,6 +37,10 @@ pub struct Writes {
     pub api_keys: Vec<ApiKey>,
     /// `insert_oauth_state`.
     pub oauth_states: Vec<OAuthState>,
+    /// `save_login_throttle`.
+    pub streaks: Vec<(ThrottleKey, LoginThrottle)>,
+    /// `clear_login_throttle`.
+    pub cleared_streaks: Vec<ThrottleKey>,
     /// `append_events`, flattened.
     pub events: Vec<Event>,
 }
@@ -137,6 +141,7 @@ pub fn record_writes(tx: &mut MockTransaction) -> Log {
         w.oauth_states.push(state.clone());
         Ok(())
     });
+    record_streak_writes(tx, &log);
     let sink = Arc::clone(&log);
     tx.expect_append_events().returning(move |events| {
         let mut w = sink.lock().unwrap();
@@ -145,4 +150,23 @@ pub fn record_writes(tx: &mut MockTransaction) -> Log {
         Ok(())
     });
     log
+}
+
+/// The login-throttle writes of [`record_writes`].
+fn record_streak_writes(tx: &mut MockTransaction, log: &Log) {
+    let sink = Arc::clone(log);
+    tx.expect_save_login_throttle()
+        .returning(move |key, streak| {
+            let mut w = sink.lock().unwrap();
+            w.calls.push("save_login_throttle");
+            w.streaks.push((*key, *streak));
+            Ok(())
+        });
+    let sink = Arc::clone(log);
+    tx.expect_clear_login_throttle().returning(move |key| {
+        let mut w = sink.lock().unwrap();
+        w.calls.push("clear_login_throttle");
+        w.cleared_streaks.push(*key);
+        Ok(())
+    });
 }

@@ -2,9 +2,8 @@
 //! unique 32-byte hashes.
 
 use muster_domain::model::{
-    ApiKey, ApiKeyId, ApiKeyName, ApiKeyScope, BearerSecret, Email, LoginFamilyId, LoginThrottle,
-    OAuthState, OrgId, RefreshToken, RefreshTokenId, TokenHash, TotpSettings, User, UserId,
-    UserRole,
+    ApiKey, ApiKeyId, ApiKeyName, ApiKeyScope, BearerSecret, Email, LoginFamilyId, OAuthState,
+    OrgId, RefreshToken, RefreshTokenId, TokenHash, TotpSettings, User, UserId, UserRole,
 };
 use time::Duration;
 
@@ -37,10 +36,6 @@ pub fn full_user(org: OrgId) -> User {
             pending_secret: Some(vec![0xfe, 0x00, 0x01]),
             last_step: Some(59_000_000_123),
         },
-        throttle: LoginThrottle {
-            failures: 4,
-            locked_until: Some(now + Duration::minutes(15)),
-        },
         last_login_at: Some(now - Duration::hours(2)),
         created_at: now - Duration::days(1),
     }
@@ -57,10 +52,6 @@ pub fn changed_user(user: &User) -> User {
         totp: TotpSettings {
             enabled: !user.totp.enabled,
             ..TotpSettings::default()
-        },
-        throttle: LoginThrottle {
-            failures: user.throttle.failures + 1,
-            locked_until: None,
         },
         last_login_at: None,
         ..user.clone()

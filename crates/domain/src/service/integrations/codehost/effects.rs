@@ -275,10 +275,12 @@ fn not_linked(item: &ItemRef) -> IntegrationAnswer {
     IntegrationAnswer::ignored(format!("{item} is not linked to a task"), None)
 }
 
-/// The item's title, cut to what a task takes; "Issue #12" when it has none.
+/// The item's title, cut to what a task takes, without the characters that hide or
+/// reorder text (a task's title must show what it holds); "Issue #12" when nothing
+/// visible is left.
 fn title(item: &Item) -> Result<Title, ServiceError> {
-    let clean = item.title.replace('\0', "");
-    let text = if clean.trim().is_empty() {
+    let clean = crate::validation::without_hidden(&item.title.replace('\0', ""));
+    let text = if clean.chars().all(crate::validation::is_invisible) {
         let kind = match item.at.kind {
             LinkKind::Issue => "Issue",
             LinkKind::PullRequest => "Pull request",
@@ -307,4 +309,32 @@ fn reason(text: &str) -> Result<Reason, ServiceError> {
 /// `text` cut to at most `max` characters.
 fn fit(text: &str, max: usize) -> String {
     text.chars().take(max).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(title: &str) -> Item {
+        Item {
+            at: ItemRef {
+                repository: "acme/widgets".to_owned(),
+                kind: LinkKind::Issue,
+                number: 12,
+            },
+            title: title.to_owned(),
+            body: None,
+            url: None,
+            author: None,
+        }
+    }
+
+    #[test]
+    fn an_items_title_is_kept_without_what_hides_or_reorders_text() {
+        let shown = |t: &str| title(&item(t)).unwrap().as_str().to_owned();
+        assert_eq!(shown("Fix \u{202E}the parser\u{202C}"), "Fix the parser");
+        assert_eq!(shown("\u{200B}\u{2060}"), "Issue #12");
+        assert_eq!(shown("  "), "Issue #12");
+        assert_eq!(shown("Crash on\u{0}start"), "Crash onstart");
+    }
 }

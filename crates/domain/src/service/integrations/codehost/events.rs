@@ -16,6 +16,10 @@ use crate::service::{ServiceError, Unauthorized};
 /// Longest `X-Host-Delivery` value remembered.
 pub const MAX_DELIVERY_ID_CHARS: usize = 200;
 
+/// Why a `ping` that names no installation is ignored: there is no connection to check
+/// it against and nothing to do (a code host sends it to see that the URL answers).
+const UNROUTED_PING: &str = "the ping names no installation: nothing to check or do";
+
 /// One event as the code host sends it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostDelivery {
@@ -31,11 +35,12 @@ pub struct HostDelivery {
 }
 
 impl CodeHostService {
-    /// Handles one event: the connection of its installation (404 when none), its
-    /// signature under the connection's secret (401), then, when the connection is on
+    /// Handles one event: the connections of its installation (404 when none), the one
+    /// whose secret signed it (401 when none did), then, when that connection is on
     /// and covers the repository, its effect on tasks, in one transaction with the
     /// record of its delivery id, so that a redelivery (even a concurrent one) is
-    /// answered the same without a second effect.
+    /// answered the same without a second effect. A `ping` that names no installation
+    /// is ignored.
     pub async fn receive(
         &self,
         delivery: &HostDelivery,
@@ -43,14 +48,18 @@ impl CodeHostService {
         let delivery_id = delivery_id(delivery.delivery.as_deref())?;
         let payload: Value = serde_json::from_slice(&delivery.body)
             .map_err(|err| ValidationError::new(format!("malformed JSON: {err}")))?;
-        let installation = installation_of(&payload)?;
-        let connection = self
-            .ports
-            .connections
-            .by_installation(installation)
-            .await?
-            .ok_or(ServiceError::UnknownInstallation(installation.get()))?;
-        self.verify(&connection, &delivery.signature, &delivery.body)?;
+        let installation = match installation_of(&payload) {
+            Ok(installation) => installation,
+            Err(_) if delivery.event == "ping" => {
+                return Ok(IntegrationAnswer::ignored(UNROUTED_PING, None));
+            }
+            Err(err) => return Err(err.into()),
+        };
+        let connections = self.ports.connections.by_installation(installation).await?;
+        if connections.is_empty() {
+            return Err(ServiceError::UnknownInstallation(installation.get()));
+        }
+        let connection = self.signed_by(connections, &delivery.signature, &delivery.body)?;
         if !connection.enabled {
             return Ok(IntegrationAnswer::ignored(
                 "the connection is disabled",
@@ -95,33 +104,38 @@ impl CodeHostService {
         .await
     }
 
-    /// `sha256=<hex>` of the body under the connection's secret, compared in constant
-    /// time; hex digits in either case.
-    fn verify(
+    /// The connection whose secret signed the body (`sha256=<hex>`, hex digits in
+    /// either case, compared in constant time). Several organizations may connect the
+    /// same installation id, but only the one that gave the code host its secret gets
+    /// the events: a connection made by someone else never sees them. Every candidate
+    /// is checked, so the time taken does not tell which one matched.
+    fn signed_by(
         &self,
-        connection: &CodeHostConnection,
+        connections: Vec<CodeHostConnection>,
         signature: &str,
         body: &[u8],
-    ) -> Result<(), ServiceError> {
-        let secret = self
-            .ports
-            .vault
-            .open(
-                CodeHostConnection::SECRET_PURPOSE,
-                connection.id.as_uuid(),
-                &connection.sealed_secret,
-            )
-            .map_err(ServiceError::internal)?;
-        let expected = self.ports.signer.sign_hex(secret.as_bytes(), body);
+    ) -> Result<CodeHostConnection, ServiceError> {
         let given = signature
             .strip_prefix("sha256=")
             .map(str::to_ascii_lowercase)
             .unwrap_or_default();
-        if constant_time::eq(expected.as_bytes(), given.as_bytes()) {
-            Ok(())
-        } else {
-            Err(Unauthorized::InvalidHostSignature.into())
+        let mut signer = None;
+        for connection in connections {
+            let secret = self
+                .ports
+                .vault
+                .open(
+                    CodeHostConnection::SECRET_PURPOSE,
+                    connection.id.as_uuid(),
+                    &connection.sealed_secret,
+                )
+                .map_err(ServiceError::internal)?;
+            let expected = self.ports.signer.sign_hex(secret.as_bytes(), body);
+            if constant_time::eq(expected.as_bytes(), given.as_bytes()) && signer.is_none() {
+                signer = Some(connection);
+            }
         }
+        signer.ok_or_else(|| Unauthorized::InvalidHostSignature.into())
     }
 }
 

@@ -84,7 +84,9 @@ impl CodeHostService {
     }
 
     /// Creates a connection, answered with its webhook secret, with
-    /// `codehost_connection.created`. One connection per installation (409).
+    /// `codehost_connection.created`. One connection per installation in an organization
+    /// (409); another organization's connection of the same id is neither refused nor
+    /// told of: events go to the connection whose secret signed them.
     pub async fn create(
         &self,
         actor: &Actor,

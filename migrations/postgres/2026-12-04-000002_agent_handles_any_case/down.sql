@@ -1,0 +1,2 @@
+DROP INDEX agents_agent_id_folded;
+ALTER TABLE agents DROP COLUMN agent_id_case_twin;

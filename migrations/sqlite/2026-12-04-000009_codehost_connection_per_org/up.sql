@@ -1,0 +1,59 @@
+-- An installation id is unique within an organization, not across the deployment: a
+-- second organization may connect the same id, and an event goes to the connection
+-- whose secret signed it. So nobody learns that another organization connected an id,
+-- and nobody can take an id first to keep its owner out. The unique index also finds an
+-- installation's connections.
+--
+-- SQLite cannot drop a column's UNIQUE: the three tables are rebuilt. Migrations run in
+-- a transaction with foreign keys on, where dropping a table deletes its rows first
+-- (cascading): so the children are copied and dropped before their parent, which then
+-- has no children left, and renaming a table rewrites the references to it.
+CREATE TABLE codehost_connections_next (
+    id               TEXT PRIMARY KEY NOT NULL,
+    org_id           TEXT NOT NULL REFERENCES organizations (id),
+    installation_id  INTEGER NOT NULL,
+    name             TEXT NOT NULL,
+    repository       TEXT,
+    sealed_secret    BLOB NOT NULL,
+    enabled          INTEGER NOT NULL DEFAULT 1,
+    created_at       TEXT NOT NULL,
+    updated_at       TEXT NOT NULL,
+    UNIQUE (installation_id, org_id)
+) STRICT;
+INSERT INTO codehost_connections_next
+    (id, org_id, installation_id, name, repository, sealed_secret, enabled, created_at, updated_at)
+SELECT id, org_id, installation_id, name, repository, sealed_secret, enabled, created_at, updated_at
+FROM codehost_connections;
+
+CREATE TABLE codehost_links_next (
+    connection_id  TEXT NOT NULL REFERENCES codehost_connections_next (id) ON DELETE CASCADE,
+    repository     TEXT NOT NULL,
+    kind           TEXT NOT NULL CHECK (kind IN ('issue', 'pull_request')),
+    number         INTEGER NOT NULL,
+    task_id        TEXT NOT NULL REFERENCES tasks (id),
+    linked_at      TEXT NOT NULL,
+    PRIMARY KEY (connection_id, repository, kind, number)
+) STRICT;
+INSERT INTO codehost_links_next (connection_id, repository, kind, number, task_id, linked_at)
+SELECT connection_id, repository, kind, number, task_id, linked_at FROM codehost_links;
+
+CREATE TABLE codehost_deliveries_next (
+    connection_id  TEXT NOT NULL REFERENCES codehost_connections_next (id) ON DELETE CASCADE,
+    delivery_id    TEXT NOT NULL,
+    received_at    TEXT NOT NULL,
+    action         TEXT,
+    task_id        TEXT,
+    reason         TEXT,
+    PRIMARY KEY (connection_id, delivery_id)
+) STRICT;
+INSERT INTO codehost_deliveries_next
+    (connection_id, delivery_id, received_at, action, task_id, reason)
+SELECT connection_id, delivery_id, received_at, action, task_id, reason FROM codehost_deliveries;
+
+DROP TABLE codehost_deliveries;
+DROP TABLE codehost_links;
+DROP TABLE codehost_connections;
+ALTER TABLE codehost_connections_next RENAME TO codehost_connections;
+ALTER TABLE codehost_links_next RENAME TO codehost_links;
+ALTER TABLE codehost_deliveries_next RENAME TO codehost_deliveries;
+CREATE INDEX codehost_connections_org_newest ON codehost_connections (org_id, created_at DESC, id DESC);
