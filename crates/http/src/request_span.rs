@@ -102,11 +102,37 @@ fn secret_prefix(path_and_query: &str) -> Option<&'static str> {
             lenient.push(c.to_ascii_lowercase());
         }
     }
+    let lenient = without_dot_segments(&lenient);
     SECRET_PREFIXES.into_iter().find(|prefix| {
         lenient
             .strip_prefix(prefix)
             .is_some_and(|rest| rest.len() > 1 && rest.starts_with('/'))
     })
+}
+
+/// `path` with its `.` and `..` segments resolved (RFC 3986, 5.2.4), as a proxy that
+/// normalizes paths would read it: `/x/../webhooks/./inbound/k` is `/webhooks/inbound/k`.
+fn without_dot_segments(path: &str) -> String {
+    let mut kept: Vec<&str> = Vec::new();
+    let segments: Vec<&str> = path.split('/').collect();
+    let last = segments.len().saturating_sub(1);
+    for (i, segment) in segments.iter().enumerate() {
+        match *segment {
+            "." => {}
+            ".." => {
+                // The leading empty segment (the root) stays.
+                if kept.len() > 1 {
+                    kept.pop();
+                }
+            }
+            other => kept.push(other),
+        }
+        // A path ending in a dot segment still ends in a `/`.
+        if i == last && matches!(*segment, "." | "..") {
+            kept.push("");
+        }
+    }
+    kept.join("/")
 }
 
 /// `text` with each `%XX` escape decoded (invalid UTF-8 replaced; a stray `%` kept).
@@ -168,6 +194,10 @@ mod tests {
             "/API/V1/Webhooks/Inbound/ik_s3cret",
             "/api/v1/webhooks/inbound%2Fik_s3cret",
             "/api/v1/webhooks/%69nbound/ik_s3cret",
+            "/api/v1/webhooks/./inbound/ik_s3cret",
+            "/api/v1/x/../webhooks/inbound/ik_s3cret",
+            "/api/v1/webhooks/inbound/./ik_s3cret",
+            "/api/v1/webhooks/%2e%2e/webhooks/inbound/ik_s3cret",
         ] {
             assert_eq!(
                 redacted_target("default", target),

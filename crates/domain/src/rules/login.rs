@@ -5,7 +5,7 @@
 //! success ends the streak, and so does a quiet [`FORGOTTEN_AFTER`]. A stranger's
 //! failures therefore slow the stranger, never the owner signing in from elsewhere, and
 //! no lock lasts longer than [`LONGEST_LOCK`] after the last failure (OWASP ASVS V2.2.1:
-//! soft lockouts with ever longer delays; one address gets about 13 attempts in the
+//! soft lockouts with ever longer delays; one address gets about 12 attempts in the
 //! first hour of a streak and fewer after that).
 
 use time::{Duration, OffsetDateTime};

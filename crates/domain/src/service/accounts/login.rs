@@ -60,7 +60,7 @@ impl LoginMethod {
 impl AccountService {
     /// Signs a user in (decisions D-13 to D-15). An unknown organization or e-mail and a
     /// wrong password are the same 401 after the same password work, and count toward a
-    /// throttle streak alike (see [`super::throttle`]): a locked streak answers
+    /// throttle streak alike (see the `throttle` module): a locked streak answers
     /// [`ServiceError::Throttled`] before any check. With a second factor on and no
     /// code given, answers [`LoginOutcome::TwoFactorRequired`].
     pub async fn login(&self, req: LoginRequest) -> Result<LoginOutcome, ServiceError> {
