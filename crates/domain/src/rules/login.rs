@@ -66,7 +66,7 @@ impl LoginThrottle {
     /// use muster_domain::model::LoginThrottle;
     /// use time::macros::datetime;
     /// let now = datetime!(2026-11-23 12:00:00 UTC);
-    /// let locked = LoginThrottle { failures: 10, last_failure_at: Some(now - time::Duration::seconds(30)) };
+    /// let locked = LoginThrottle { failures: 10, last_failure_at: Some(now - time::Duration::seconds(870)) };
     /// assert_eq!(locked.retry_after(now), Some(30));
     /// assert_eq!(LoginThrottle::default().retry_after(now), None);
     /// ```
@@ -166,7 +166,7 @@ mod tests {
         );
         assert_eq!(
             locked.retry_after(NOW + Duration::milliseconds(1)),
-            Some(60),
+            Some(900),
             "rounded up"
         );
         assert_eq!(streak(MAX_FAILURES - 1, NOW).locked_until(), None);
