@@ -43,11 +43,12 @@ impl EdgeSettings {
     /// the dashboard, `/mcp` and, in auth modes `none` and `local`, every route refuse
     /// other names, and the Agent Card names the listening address.
     pub fn warn_if_unnamed(&self, edge: &Edge, bind: &str) {
-        let loopback = bind
+        // An address that does not parse is refused when the server binds it, with an
+        // error of its own: no warning on top of that.
+        let beyond_loopback = bind
             .parse::<std::net::SocketAddr>()
-            .is_ok_and(|addr| addr.ip().is_loopback())
-            || bind.starts_with("localhost:");
-        if edge.loopback_only() && !loopback {
+            .is_ok_and(|addr| !addr.ip().is_loopback());
+        if edge.loopback_only() && beyond_loopback {
             tracing::warn!(
                 bind,
                 "no MUSTER_PUBLIC_URL or MUSTER_ALLOWED_HOSTS: the dashboard and /mcp answer \
