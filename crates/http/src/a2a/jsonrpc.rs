@@ -69,7 +69,7 @@ pub(crate) struct Call {
         version included. The streaming methods answer `text/event-stream`, each event a \
         JSON-RPC response; an error of theirs (an unknown or closed task, no room for a \
         stream) is a stream of one `error` event.",
-    params(("A2A-Version" = String, Header, pattern = "^1\\.0(\\.[0-9]+)?$", description = "The protocol version: `1.0` (a patch number is ignored)")),
+    params(("A2A-Version" = Option<String>, Header, description = "The protocol version: `1.0` (a patch number is ignored); a missing or other value is answered with the JSON-RPC error -32009 (HTTP 200, as every protocol error here)")),
     request_body(content = RequestDoc, description = "A JSON-RPC 2.0 request"),
     responses(
         (status = 200, description = "The JSON-RPC response (a result or an error), or a stream of them", content((Object = "application/json"), (String = "text/event-stream"))),

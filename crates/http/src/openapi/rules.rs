@@ -22,6 +22,21 @@ pub(crate) fn trimmed(longest: usize) -> String {
     )
 }
 
+/// The characters that leave nothing to see (the domain's `is_invisible`, within the
+/// Basic Multilingual Plane): white space, control characters, the default-ignorable
+/// code points and the Braille blank, as a class body.
+const INVISIBLE: &str = "\\x00-\\x1f\\x7f-\\x9f\\u00ad\\u034f\\u061c\\u115f\\u1160\\u17b4\\u17b5\\u180b-\\u180f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u206f\\u2800\\u3164\\ufe00-\\ufe0f\\ufeff\\uffa0\\ufff0-\\ufff8";
+
+/// [`trimmed`] for a title or a name shown to people: it must also hold a visible
+/// character and no bidirectional control (U+202A to U+202E, U+2066 to U+2069).
+pub(crate) fn displayable(longest: usize) -> String {
+    let trimmed = trimmed(longest);
+    let rest = trimmed.strip_prefix('^').unwrap_or(&trimmed);
+    format!(
+        "^(?![^\\x00]*[\\u202a-\\u202e\\u2066-\\u2069])(?=[^\\x00]*[^{WHITESPACE}{INVISIBLE}]){rest}"
+    )
+}
+
 /// At least one character other than the whitespace the server trims, and no NUL:
 /// comment bodies and reasons, whose length counts the whitespace.
 pub(crate) const NON_BLANK: &str = "^[^\\x00]*[^\\x00\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$";
@@ -59,6 +74,19 @@ const TRIMMED: &[(&str, &str, usize)] = &[
     ("ProfileBody", "name", 255),
     ("CapabilityInput", "capability", 100),
     ("AddCapabilityRequest", "capability", 100),
+];
+
+/// Of [`TRIMMED`], the titles and names the server also requires to be displayable
+/// (see [`displayable`]).
+const DISPLAYED: &[(&str, &str, usize)] = &[
+    ("CreateTaskRequest", "title", 255),
+    ("PatchTaskRequest", "title", 255),
+    ("InboundTaskBody", "title", 500),
+    ("InstantiateRequest", "title", 255),
+    ("RegisterRequest", "name", 255),
+    ("SpawnRequest", "name", 255),
+    ("PatchAgentRequest", "name", 255),
+    ("RegisterBody", "name", 255),
 ];
 
 /// (schema, property, pattern) of single strings.
@@ -139,6 +167,11 @@ pub(super) fn add_rules(doc: &mut Value) -> Vec<String> {
                 fields.remove("maxLength");
                 fields.remove("minLength");
             }
+        });
+    }
+    for (schema, property, longest) in DISPLAYED {
+        edit(doc, &mut missing, schema, property, |p| {
+            p["pattern"] = Value::from(displayable(*longest));
         });
     }
     for (schema, property, pattern) in PATTERNS {
