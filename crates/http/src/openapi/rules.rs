@@ -188,6 +188,12 @@ pub(super) fn add_rules(doc: &mut Value) -> Vec<String> {
         });
     }
     optional_bodies_are_objects(doc);
+    // JSON-RPC answers a missing or malformed body with its own parse error, HTTP 200
+    // (D-104): the body is the protocol's to judge, not the transport's.
+    match doc.pointer_mut("/paths/~1a2a~1jsonrpc/post/requestBody") {
+        Some(body) => body["required"] = Value::Bool(false),
+        None => missing.push("/a2a/jsonrpc requestBody".to_owned()),
+    }
     parameters_are_never_null(doc);
     match doc.pointer_mut(CODEHOST_PAYLOAD) {
         Some(schema) => *schema = codehost_payload(),

@@ -98,10 +98,10 @@ fn limits_are_the_domains() {
             &format!("/components/schemas/{name}/properties/{field}/{key}"),
         )
     };
-    let trimmed = |longest| serde_json::Value::from(super::rules::trimmed(longest));
+    let displayed = |longest| serde_json::Value::from(super::rules::displayable(longest));
     assert_eq!(
         schema("CreateTaskRequest", "title", "pattern"),
-        trimmed(Title::MAX_CHARS)
+        displayed(Title::MAX_CHARS)
     );
     assert_eq!(
         schema("CreateTaskRequest", "description", "maxLength"),
@@ -113,7 +113,7 @@ fn limits_are_the_domains() {
     );
     assert_eq!(
         schema("PatchTaskRequest", "title", "pattern"),
-        trimmed(Title::MAX_CHARS)
+        displayed(Title::MAX_CHARS)
     );
     assert_eq!(
         schema("TransitionRequest", "reason", "maxLength"),
@@ -125,7 +125,7 @@ fn limits_are_the_domains() {
     );
     assert_eq!(
         schema("InboundTaskBody", "title", "pattern"),
-        trimmed(Title::INBOUND_MAX_CHARS)
+        displayed(Title::INBOUND_MAX_CHARS)
     );
     assert_eq!(
         schema("InboundBatchBody", "tasks", "maxItems"),
@@ -217,7 +217,7 @@ fn every_added_rule_finds_its_schema() {
             &served,
             "/components/schemas/CreateTaskRequest/properties/title/pattern"
         ),
-        super::rules::trimmed(Title::MAX_CHARS)
+        super::rules::displayable(Title::MAX_CHARS)
     );
     assert_eq!(
         at(
@@ -296,7 +296,7 @@ fn schemathesis_findings_stay_fixed() {
             &doc,
             "/components/schemas/CreateTaskRequest/properties/title/pattern"
         ),
-        super::rules::trimmed(Title::MAX_CHARS)
+        super::rules::displayable(Title::MAX_CHARS)
     );
     assert_eq!(
         at(
