@@ -13,12 +13,15 @@
 //!
 //! The task's id is the Muster task's; its context is its parent task (or itself when it
 //! has none). Its history is the message that created it, then its comments: those of
-//! the task's creator as `ROLE_USER`, the others as `ROLE_AGENT`.
+//! the task's creator as `ROLE_USER`, the others as `ROLE_AGENT`. Muster's own fields
+//! travel in `metadata.muster`: a task shows its title, status, reward and payer there,
+//! and a message that creates a task may ask for a reward there.
 
 use muster_domain::model::{
     Comment, Description, Metadata, Task as MusterTask, TaskOutcome, TaskStatus as Status, Title,
 };
 use muster_domain::ports::{OutcomeFilter, TaskFilter};
+use muster_domain::rules::reward::{MAX_REWARD, reward_amount};
 use serde_json::{Map, Value, json};
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
@@ -35,6 +38,9 @@ pub struct NewTaskText {
     pub description: Option<Description>,
     /// `{"source": "a2a", "a2aMessageId": ...}`.
     pub metadata: Metadata,
+    /// `metadata.muster.reward` of the message: the reward asked for, escrowed from the
+    /// sender (decision D-101); `None` for the organization's default.
+    pub reward: Option<i64>,
 }
 
 /// Longest `messageId` kept, in characters.
@@ -42,6 +48,9 @@ pub const MAX_MESSAGE_ID_CHARS: usize = 255;
 
 /// The metadata key holding the `messageId` of the message that created a task.
 pub const MESSAGE_ID_KEY: &str = "a2aMessageId";
+
+/// The metadata key under which Muster's own fields travel, both ways.
+pub const METADATA_NAMESPACE: &str = "muster";
 
 /// The A2A state of a Muster task.
 pub fn state(task: &MusterTask) -> TaskState {
@@ -165,13 +174,18 @@ pub fn task(task: &MusterTask, comments: &[Comment], history: Option<usize>) -> 
 fn muster_view(task: &MusterTask) -> Map<String, Value> {
     let mut view = Map::new();
     view.insert(
-        "muster".to_owned(),
+        METADATA_NAMESPACE.to_owned(),
         json!({
             "title": task.title.as_str(),
             "status": task.status.as_str(),
             "priority": task.priority.as_str(),
             "assigneeId": task.assignee_id.map(|a| a.to_string()),
             "approvalRequired": task.approval_required,
+            "reward": task.reward,
+            "rewardPayer": {
+                "kind": task.reward_payer.kind(),
+                "id": task.reward_payer.id(task.org_id).to_string(),
+            },
         }),
     );
     view
@@ -257,11 +271,13 @@ pub fn text(message: &Message) -> Result<String, A2aError> {
     Ok(paragraphs.join("\n\n"))
 }
 
-/// The title, description and metadata of the task a message creates: the title is the
-/// first line of its first text part (cut to the longest title allowed), the
-/// description its whole [`text`], and the metadata says where it came from.
+/// The title, description, metadata and reward of the task a message creates: the title
+/// is the first line of its first text part (cut to the longest title allowed), the
+/// description its whole [`text`], the metadata says where it came from, and the reward
+/// is the message's `metadata.muster.reward` when it has one.
 pub fn new_task(message: &Message) -> Result<NewTaskText, A2aError> {
     check_sender(message)?;
+    let reward = reward(message)?;
     let description = text(message)?;
     let first_line = message
         .parts
@@ -283,7 +299,30 @@ pub fn new_task(message: &Message) -> Result<NewTaskText, A2aError> {
         title: Title::new(&title).map_err(invalid)?,
         description: Some(Description::new(description).map_err(invalid)?),
         metadata: Metadata::new(Value::Object(metadata)).map_err(invalid)?,
+        reward,
     })
+}
+
+/// The reward a message asks for in `metadata.muster.reward`: an integer from 0 to
+/// 1,000,000,000, or left out for the organization's default.
+fn reward(message: &Message) -> Result<Option<i64>, A2aError> {
+    let Some(value) = message
+        .metadata
+        .as_ref()
+        .and_then(|m| m.get(METADATA_NAMESPACE))
+        .and_then(|m| m.get("reward"))
+    else {
+        return Ok(None);
+    };
+    value
+        .as_i64()
+        .and_then(|amount| reward_amount(amount).ok())
+        .map(Some)
+        .ok_or_else(|| {
+            A2aError::invalid_params(format!(
+                "message.metadata.muster.reward must be an integer from 0 to {MAX_REWARD}"
+            ))
+        })
 }
 
 /// A message's `messageId` (required, at most 255 characters) and `role` (required).

@@ -7,8 +7,8 @@ use muster_a2a::ErrorKind;
 use muster_a2a::mapping::{self, MESSAGE_ID_KEY};
 use muster_a2a::types::{Message, Part, Role, TaskState};
 use muster_domain::model::{
-    Author, Comment, CommentBody, CommentId, Description, Metadata, OrgId, Tags, Task, TaskId,
-    TaskOutcome, TaskPriority, TaskResult, TaskStatus, Title, UserId,
+    AgentId, Author, Comment, CommentBody, CommentId, Description, Metadata, OrgId, RewardPayer,
+    Tags, Task, TaskId, TaskOutcome, TaskPriority, TaskResult, TaskStatus, Title, UserId,
 };
 use serde_json::{Value, json};
 use time::macros::datetime;
@@ -40,6 +40,8 @@ fn task(status: TaskStatus, approval_required: bool) -> Task {
         version: 4,
         result: None,
         outcome: None,
+        reward: 10,
+        reward_payer: RewardPayer::Treasury,
     }
 }
 
@@ -245,6 +247,22 @@ fn the_task_carries_musters_own_fields_in_metadata() {
     assert_eq!(view["muster"]["status"], "review");
     assert_eq!(view["muster"]["title"], "Ship it");
     assert_eq!(view["muster"]["approvalRequired"], true);
+    assert_eq!(view["muster"]["reward"], 10);
+    // The treasury pays under the organization's id; an agent under its own.
+    assert_eq!(
+        view["muster"]["rewardPayer"],
+        json!({"kind": "treasury", "id": Uuid::from_u128(2).to_string()})
+    );
+    let agent = AgentId::from_uuid(Uuid::from_u128(9));
+    let paid = Task {
+        reward_payer: RewardPayer::Agent(agent),
+        ..task(TaskStatus::Todo, false)
+    };
+    let view = Value::Object(mapping::task(&paid, &[], Some(0)).metadata.unwrap());
+    assert_eq!(
+        view["muster"]["rewardPayer"],
+        json!({"kind": "agent", "id": agent.to_string()})
+    );
     let json =
         serde_json::to_value(mapping::task(&task(TaskStatus::Done, false), &[], Some(0))).unwrap();
     assert_eq!(json["status"]["state"], "TASK_STATE_COMPLETED");
@@ -285,6 +303,31 @@ fn a_message_becomes_a_title_and_a_description() {
     };
     let only_data = mapping::new_task(&message(vec![data])).unwrap();
     assert_eq!(only_data.title.as_str(), "A message from an A2A client");
+    assert_eq!(only_data.reward, None, "the organization's default");
+}
+
+#[test]
+fn a_message_may_ask_for_a_reward_in_its_muster_metadata() {
+    let with = |metadata: Value| Message {
+        metadata: metadata.as_object().cloned(),
+        ..message(vec![Part::text("Pay me")])
+    };
+    let asked = |metadata| mapping::new_task(&with(metadata)).map(|n| n.reward);
+    assert_eq!(asked(json!({"muster": {"reward": 25}})).unwrap(), Some(25));
+    assert_eq!(asked(json!({"muster": {"reward": 0}})).unwrap(), Some(0));
+    assert_eq!(asked(json!({"other": {"reward": 25}})).unwrap(), None);
+    assert_eq!(asked(json!({"muster": {"title": "x"}})).unwrap(), None);
+    for refused in [
+        json!({"muster": {"reward": -1}}),
+        json!({"muster": {"reward": 1_000_000_001_i64}}),
+        json!({"muster": {"reward": "10"}}),
+        json!({"muster": {"reward": 2.5}}),
+        json!({"muster": {"reward": null}}),
+    ] {
+        let err = asked(refused.clone()).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::InvalidParams, "{refused}");
+        assert!(err.message.contains("metadata.muster.reward"), "{refused}");
+    }
 }
 
 #[test]

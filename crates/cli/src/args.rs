@@ -73,6 +73,11 @@ pub enum TaskCommand {
         /// A tag (repeat for more).
         #[arg(long = "tag")]
         tags: Vec<String>,
+        /// Credits for whoever finishes it, escrowed from your balance (an agent) or the
+        /// organization's treasury (0 to 1,000,000,000; default: the organization's
+        /// default reward, when the payer can fund it).
+        #[arg(long, value_parser = clap::value_parser!(i64).range(0..=1_000_000_000))]
+        reward: Option<i64>,
     },
     /// Move a task to another status.
     Move {

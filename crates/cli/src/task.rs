@@ -34,6 +34,7 @@ pub async fn run(client: &Client, command: TaskCommand, json: bool) -> anyhow::R
             priority,
             assignee,
             tags,
+            reward,
         } => {
             let body = CreateTaskRequest {
                 title,
@@ -41,6 +42,7 @@ pub async fn run(client: &Client, command: TaskCommand, json: bool) -> anyhow::R
                 priority,
                 assignee_id: assignee,
                 tags: (!tags.is_empty()).then_some(tags),
+                reward,
                 ..CreateTaskRequest::default()
             };
             show(&client.create_task(&body).await?, json)
@@ -128,6 +130,15 @@ fn show(task: &TaskResponse, json: bool) -> anyhow::Result<()> {
         ("priority", wire(&task.priority)),
         ("assignee", or_dash(task.assignee_id)),
         ("creator", or_dash(task.creator_id)),
+        (
+            "reward",
+            format!(
+                "{} from {} {}",
+                task.reward,
+                wire(&task.reward_payer.kind),
+                task.reward_payer.id
+            ),
+        ),
         ("parent", or_dash(task.parent_task_id)),
         (
             "approval",

@@ -1,8 +1,9 @@
 //! Embedding the domain: the use cases wired to the in-memory ports (feature `memory`).
 //!
-//! A small organization's day: bootstrap it, register two agents with different
-//! capabilities, create a task that needs Rust, let routing pick the agent that has
-//! it, move the task to `done`, and read what that paid and what the audit log kept.
+//! A small organization's day: bootstrap it with credits in its treasury, register two
+//! agents with different capabilities, create a task that needs Rust (its reward is
+//! escrowed from the treasury), let routing pick the agent that has it, move the task
+//! to `done`, and read what that paid and what the audit log kept.
 //!
 //! Run: `cargo run -p muster-domain --features memory --example embedded`.
 
@@ -20,7 +21,7 @@ use muster_domain::ports::{EventFilter, PasswordHasher, SecretSealer};
 use muster_domain::rules::reward::DEFAULT_TASK_REWARD;
 use muster_domain::service::{
     AgentService, AutoAssign, BootstrapRequest, BootstrapService, EventQuery, EventService,
-    NewAgent, NewTask, TaskService,
+    NewAgent, NewTask, TaskService, TreasuryService,
 };
 use serde_json::json;
 
@@ -39,12 +40,16 @@ fn main() -> Result<(), Box<dyn Error>> {
     })
 }
 
+/// Credits the operator grants the treasury at bootstrap: only grants create credits.
+const TREASURY: i64 = 100;
+
 /// The use cases, all on one in-memory store.
 struct Services {
     vault: Arc<PlainVault>,
     bootstrap: BootstrapService,
     agents: AgentService,
     tasks: TaskService,
+    treasury: TreasuryService,
     events: EventService,
 }
 
@@ -68,7 +73,18 @@ impl Services {
                 clock.clone(),
                 ids.clone(),
             ),
-            tasks: TaskService::new(Arc::new(store.clone()), Arc::new(store.clone()), clock, ids),
+            tasks: TaskService::new(
+                Arc::new(store.clone()),
+                Arc::new(store.clone()),
+                clock.clone(),
+                ids.clone(),
+            ),
+            treasury: TreasuryService::new(
+                Arc::new(store.clone()),
+                Arc::new(store.clone()),
+                clock,
+                ids,
+            ),
             events: EventService::new(Arc::new(store)),
             vault,
         }
@@ -87,6 +103,7 @@ impl Services {
                     .map_err(|e| e.to_string())?,
                 hr_handle: None,
                 hr_secret: self.vault.generate()?,
+                treasury: TREASURY,
             })
             .await?;
         let admin = Actor {
@@ -142,8 +159,9 @@ impl Services {
         Ok((rustacean.view.agent, writer.view.agent))
     }
 
-    /// A task that needs Rust, routed to whoever covers it best, moved along the
-    /// transition table to done: its assignee is paid.
+    /// A task that needs Rust, its default reward escrowed from the treasury, routed to
+    /// whoever covers it best, moved along the transition table to done: its assignee is
+    /// paid the escrow.
     async fn work(&self, admin: &Actor, rustacean: &Agent) -> Result<(), Box<dyn Error>> {
         let new = NewTask {
             title: Title::new("Fix the parser")?,
@@ -155,8 +173,12 @@ impl Services {
             due_at: None,
             tags: Tags::default(),
             metadata: Metadata::new(json!({ "requiredCapabilities": ["rust"] }))?,
+            reward: None,
         };
         let task = self.tasks.create(admin, new).await?;
+        if task.reward != DEFAULT_TASK_REWARD {
+            return Err(format!("the escrow was {}", task.reward).into());
+        }
         let task = self
             .tasks
             .auto_assign(admin, task.id, AutoAssign::new(None, Vec::new())?)
@@ -176,10 +198,15 @@ impl Services {
         if paid.current_balance != DEFAULT_TASK_REWARD {
             return Err(format!("the reward was {}", paid.current_balance).into());
         }
+        let treasury = self.treasury.get(admin).await?;
+        if treasury.balance != TREASURY - DEFAULT_TASK_REWARD {
+            return Err(format!("the treasury holds {}", treasury.balance).into());
+        }
         println!(
-            "done: {} earned {} credits",
+            "done: {} earned {} credits from the treasury, which holds {}",
             paid.handle.as_str(),
-            paid.current_balance
+            paid.current_balance,
+            treasury.balance
         );
         Ok(())
     }

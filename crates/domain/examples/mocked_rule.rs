@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use futures_executor::block_on;
 use muster_domain::model::{
-    Actor, ActorKind, Author, Metadata, OrgId, Tags, Task, TaskId, TaskPriority, TaskStatus, Title,
-    UserId, UserRole,
+    Actor, ActorKind, Author, Metadata, OrgId, RewardPayer, Tags, Task, TaskId, TaskPriority,
+    TaskStatus, Title, UserId, UserRole,
 };
 use muster_domain::ports::{
     Lock, MockClock, MockIdGenerator, MockTaskRepository, MockTransaction, MockUnitOfWork, Outcome,
@@ -96,5 +96,7 @@ fn backlog_task(org: OrgId, id: TaskId) -> Result<Task, Box<dyn Error>> {
         version: 1,
         result: None,
         outcome: None,
+        reward: 0,
+        reward_payer: RewardPayer::Treasury,
     })
 }

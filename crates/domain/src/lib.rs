@@ -82,8 +82,10 @@
 //!     due_at: None,
 //!     tags: Tags::default(),
 //!     metadata: Metadata::default(),
+//!     reward: None, // the default reward, escrowed from the treasury when it can pay it
 //! };
 //! let created = block_on(tasks.create(&operator, new))?;
+//! assert_eq!(created.reward, 0, "the new organization's treasury is empty");
 //! assert_eq!(block_on(tasks.get(&operator, created.id))?.title.as_str(), "Write the report");
 //!
 //! // Another organization does not see it.

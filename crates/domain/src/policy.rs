@@ -3,7 +3,7 @@
 
 use crate::model::{
     Actor, ActorKind, Agent, AgentId, AgentMode, AgentRole, AgentStatus, ApiKeyScope, KeyAccess,
-    TaskStatus, UserRole,
+    RewardPayer, TaskStatus, UserRole,
 };
 
 /// Why an actor is refused (answered as 403). The variant names the rule; `Display` is
@@ -81,6 +81,16 @@ pub enum Forbidden {
     /// The runaway guard's thresholds are set by admin users and founder or admin agents.
     #[error("only admin users and founder or admin agents may change the runaway guard")]
     GuardAdminRequired,
+    /// The treasury is seen and funded by admin users and founder or admin agents
+    /// (decision D-101).
+    #[error("only admin users and founder or admin agents may see or fund the treasury")]
+    TreasuryAdminRequired,
+    /// A task's reward is changed only by whoever pays it: the agent that created the
+    /// task, or for the treasury a user (decision D-101).
+    #[error(
+        "only the reward's payer may change it: the creating agent, or a user for the treasury"
+    )]
+    RewardPayerRequired,
     /// Transfers go to children, the parent or siblings, unless the sender is at level
     /// 10 (decision D-59).
     #[error("credits can only be transferred to your parent, children or siblings")]
@@ -392,6 +402,32 @@ pub fn may_grant_credits(actor: &Actor) -> Result<(), Forbidden> {
         | ActorKind::System => Ok(()),
         ActorKind::User { .. } if is_user_admin(actor) => Ok(()),
         _ => Err(Forbidden::GranterRequired),
+    }
+}
+
+/// May `actor` see and fund the organization's treasury (decision D-101)? Those who may
+/// grant credits.
+pub fn may_fund_treasury(actor: &Actor) -> Result<(), Forbidden> {
+    may_grant_credits(actor).map_err(|err| match err {
+        Forbidden::GranterRequired => Forbidden::TreasuryAdminRequired,
+        other => other,
+    })
+}
+
+/// May `actor` change the reward of a task that `payer` pays (decision D-101)? The paying
+/// agent itself; for the treasury, users (signed in or through a write key) and the
+/// service.
+pub fn may_change_reward(actor: &Actor, payer: RewardPayer) -> Result<(), Forbidden> {
+    may_write(actor)?;
+    let allowed = match (payer, &actor.kind) {
+        (RewardPayer::Agent(id), ActorKind::Agent { id: caller, .. }) => id == *caller,
+        (RewardPayer::Treasury, ActorKind::User { .. } | ActorKind::System) => true,
+        _ => false,
+    };
+    if allowed {
+        Ok(())
+    } else {
+        Err(Forbidden::RewardPayerRequired)
     }
 }
 
@@ -924,6 +960,8 @@ mod tests {
             version: 1,
             result: None,
             outcome: None,
+            reward: 0,
+            reward_payer: crate::model::RewardPayer::Treasury,
         }
     }
 }

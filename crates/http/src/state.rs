@@ -10,7 +10,7 @@ use muster_domain::ports::{IdempotencyStore, IdentityProvider};
 use muster_domain::service::guard::GuardService;
 use muster_domain::service::{
     AccountService, AgentService, ApiKeyService, ChatService, CodeHostService, EventService,
-    InboundService, RemoteAgentService, TaskService, WebhookService,
+    InboundService, RemoteAgentService, TaskService, TreasuryService, WebhookService,
 };
 
 use crate::SignInStarts;
@@ -81,6 +81,8 @@ pub struct AppState {
     pub tasks: TaskService,
     /// Agent use cases.
     pub agents: AgentService,
+    /// The organization's treasury: its balance, ledger and grants.
+    pub treasury: TreasuryService,
     /// Audit log use cases.
     pub events: EventService,
     /// The runaway guard's thresholds.

@@ -105,6 +105,8 @@ diesel::table! {
         lease_expires_at -> Nullable<PortableTimestamp>,
         result -> Nullable<Text>,
         outcome -> Nullable<Text>,
+        reward -> BigInt,
+        reward_payer_agent_id -> Nullable<PortableUuid>,
     }
 }
 
@@ -310,6 +312,34 @@ diesel::table! {
     use diesel::sql_types::*;
     use crate::types::{PortableTimestamp, PortableUuid};
 
+    treasuries (org_id) {
+        org_id -> PortableUuid,
+        balance -> BigInt,
+        updated_at -> Nullable<PortableTimestamp>,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    treasury_entries (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        kind -> Text,
+        amount -> BigInt,
+        balance_after -> BigInt,
+        reason -> Nullable<Text>,
+        task_id -> Nullable<PortableUuid>,
+        actor_id -> Nullable<PortableUuid>,
+        created_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
     reputation_events (id) {
         id -> PortableUuid,
         org_id -> PortableUuid,
@@ -485,6 +515,8 @@ joinable!(agent_capabilities -> agents (agent_id));
 joinable!(credit_ledger -> agents (agent_id));
 joinable!(reputation_events -> agents (agent_id));
 joinable!(tasks -> organizations (org_id));
+joinable!(treasuries -> organizations (org_id));
+joinable!(treasury_entries -> organizations (org_id));
 joinable!(events -> organizations (org_id));
 joinable!(webhook_subscriptions -> webhooks (webhook_id));
 joinable!(webhook_deliveries -> webhooks (webhook_id));
@@ -513,6 +545,8 @@ allow_tables_to_appear_in_same_query!(
     task_templates,
     agent_capabilities,
     credit_ledger,
+    treasuries,
+    treasury_entries,
     reputation_events,
     webhooks,
     webhook_subscriptions,

@@ -13,7 +13,7 @@ use muster_domain::model::{
     DependencyId, Email, Escalation, Event, EventId, GuardSettings, InboundKey, InboundKeyId,
     IntegrationAnswer, ItemRef, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization,
     RefreshToken, RefreshTokenId, ReputationEvent, Tally, TallyAdd, Task, TaskDependency, TaskId,
-    TaskTemplate, Threshold, TokenHash, User, UserId, Webhook, WebhookId,
+    TaskTemplate, Threshold, TokenHash, Treasury, TreasuryEntry, User, UserId, Webhook, WebhookId,
 };
 use muster_domain::ports::{Lock, RepositoryError, Transaction, UnitOfWork, Work, WorkOutput};
 use muster_domain::service::ServiceError;
@@ -26,13 +26,13 @@ use crate::error::from_diesel;
 use crate::queries::{
     agents, api_keys, capabilities, codehost, comments, deliveries, dependencies, escalations,
     events, inbound_keys, ledger, oauth_states, organizations, recovery_codes, refresh_tokens,
-    tasks, templates, users, webhooks,
+    tasks, templates, treasuries, users, webhooks,
 };
 use crate::rows::{
     AgentChanges, AgentRow, ApiKeyRow, AttemptRow, CapabilityRow, CommentRow, ConnectionRow,
     DependencyRow, EscalationRow, EventRow, HostDeliveryRow, InboundKeyRow, LedgerRow,
     OAuthStateRow, OrganizationRow, RefreshTokenRow, ReputationRow, SubscriptionRow, TaskRow,
-    TemplateRow, UserChanges, UserRow, WebhookRow,
+    TemplateRow, TreasuryEntryRow, TreasuryRow, UserChanges, UserRow, WebhookRow,
 };
 
 /// Why a transaction ended without a commit: the store failed, or the work refused.
@@ -637,6 +637,40 @@ impl Transaction for DbTransaction<'_> {
     ) -> Result<(), RepositoryError> {
         let rows: Vec<LedgerRow> = entries.iter().map(LedgerRow::from).collect();
         ledger::insert_entries(&mut self.0, &rows)
+            .await
+            .map_err(from_diesel)
+    }
+
+    /// With [`Lock::Update`] a missing row is created at 0 and locked (see
+    /// [`treasuries::lock`]); otherwise a missing row reads as the empty treasury.
+    #[tracing::instrument(level = "debug", name = "db.tx.treasury", skip_all, fields(otel.kind = "client"))]
+    async fn treasury(&mut self, org: OrgId, lock: Lock) -> Result<Treasury, RepositoryError> {
+        if lock == Lock::Update {
+            let row = treasuries::lock(&mut self.0, org)
+                .await
+                .map_err(from_diesel)?;
+            return Ok(Treasury::from(row));
+        }
+        let row = treasuries::find(&mut self.0, org, Some(lock))
+            .await
+            .map_err(from_diesel)?;
+        Ok(row.map_or_else(|| Treasury::empty(org), Treasury::from))
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.update_treasury", skip_all, fields(otel.kind = "client"))]
+    async fn update_treasury(&mut self, treasury: &Treasury) -> Result<(), RepositoryError> {
+        treasuries::save(&mut self.0, TreasuryRow::from(treasury))
+            .await
+            .map_err(from_diesel)
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_treasury_entries", skip_all, fields(otel.kind = "client"))]
+    async fn insert_treasury_entries(
+        &mut self,
+        entries: &[TreasuryEntry],
+    ) -> Result<(), RepositoryError> {
+        let rows: Vec<TreasuryEntryRow> = entries.iter().map(TreasuryEntryRow::from).collect();
+        treasuries::insert_entries(&mut self.0, &rows)
             .await
             .map_err(from_diesel)
     }

@@ -20,8 +20,8 @@ use muster_domain::service::guard::{GuardService, GuardedUnitOfWork, RunawayGuar
 use muster_domain::service::{
     AccountPorts, AccountService, AgentService, ApiKeyService, ChatService, ChatSettings,
     CodeHostPorts, CodeHostService, DeliveryService, EventService, GatedUnitOfWork, HookGate,
-    InboundPorts, InboundService, RemoteAgentService, RemotePorts, TaskService, WebhookPorts,
-    WebhookService,
+    InboundPorts, InboundService, RemoteAgentService, RemotePorts, TaskService, TreasuryService,
+    WebhookPorts, WebhookService,
 };
 use muster_http::{
     AppState, AuthMode, EventStreams, OAuthSettings, Readiness, ServerOptions, SignInStarts,
@@ -118,9 +118,11 @@ pub async fn app_state(
         signer: Arc::new(HmacSha256),
         clock: clock.clone(),
         ids: ids.clone(),
-    });
+    })
+    .with_reward(task_settings.task_reward);
     let tasks = TaskService::new(db.clone(), uow.clone(), clock.clone(), ids.clone())
-        .with_reward(task_settings.task_reward);
+        .with_reward(task_settings.task_reward)
+        .with_budget_period(task_settings.budget_period);
     let (chat, codehost) = integrations(&tasks, &db, &uow, key, auth, hooks)?;
     let agents = AgentService::new(
         db.clone(),
@@ -156,6 +158,7 @@ pub async fn app_state(
         codehost,
         remote,
         agents,
+        treasury: TreasuryService::new(db.clone(), uow.clone(), clock.clone(), ids.clone()),
         streams: EventStreams::start(events.clone(), streams),
         metrics: None,
         events,

@@ -24,6 +24,8 @@ pub struct BootstrapInput {
     pub admin_password: String,
     /// HR agent `agentId`; default `hr-<org slug>`.
     pub hr_agent_id: Option<String>,
+    /// Credits granted to the new organization's treasury (0: none).
+    pub treasury: i64,
 }
 
 /// The one JSON object the command prints.
@@ -93,6 +95,7 @@ pub async fn bootstrap(
         admin_password_hash,
         hr_handle,
         hr_secret: secret.clone(),
+        treasury: input.treasury,
     };
     let created = service.bootstrap(request).await.map_err(|e| match e {
         ServiceError::Conflict(conflict @ Conflict::HandleTaken { .. }) => {
@@ -121,6 +124,7 @@ impl std::fmt::Debug for BootstrapInput {
             .field("org_name", &self.org_name)
             .field("admin_email", &self.admin_email)
             .field("hr_agent_id", &self.hr_agent_id)
+            .field("treasury", &self.treasury)
             .finish_non_exhaustive()
     }
 }

@@ -154,6 +154,11 @@ pub struct BootstrapArgs {
     /// `agentId` of its HR agent (default `hr-<org slug>`); unique across the deployment.
     #[arg(long)]
     pub hr_agent_id: Option<String>,
+    /// Credits granted to the organization's treasury, which pays the rewards of the
+    /// tasks people, API keys and integrations create (0 to 1,000,000,000; default 0).
+    #[arg(long, default_value_t = 0,
+          value_parser = clap::value_parser!(i64).range(0..=1_000_000_000))]
+    pub treasury: i64,
     #[command(flatten)]
     pub database: DatabaseArgs,
 }
@@ -209,6 +214,7 @@ impl std::fmt::Debug for BootstrapArgs {
             .field("org_name", &self.org_name)
             .field("admin_email", &self.admin_email)
             .field("hr_agent_id", &self.hr_agent_id)
+            .field("treasury", &self.treasury)
             .finish_non_exhaustive()
     }
 }

@@ -237,6 +237,7 @@ pub async fn bootstrap_command(args: BootstrapArgs) -> anyhow::Result<()> {
         admin_email: args.admin_email,
         admin_password: args.admin_password,
         hr_agent_id: args.hr_agent_id,
+        treasury: args.treasury,
     };
     let output = bootstrap(&db, &key, input).await?;
     println!("{}", serde_json::to_string(&output)?);

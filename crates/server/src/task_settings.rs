@@ -19,8 +19,9 @@ use crate::metrics_settings::record;
 /// The task settings of `muster serve`.
 #[derive(Debug, Clone, Args)]
 pub struct TaskSettings {
-    /// Credits a task pays its assignee when it reaches `done` (its parent takes its
-    /// management fee out of them).
+    /// The reward a task gets when its creator names none: escrowed from its payer
+    /// (the creating agent, else the organization's treasury) when the payer can fund
+    /// it, and paid to the assignee when the task is done (decision D-101).
     #[arg(long, env = "MUSTER_TASK_REWARD", default_value_t = DEFAULT_TASK_REWARD,
           value_parser = clap::value_parser!(i64).range(0..=1_000_000))]
     pub task_reward: i64,

@@ -52,7 +52,8 @@ impl CanSpendQuery {
     }
 }
 
-/// Body of `POST /agents/:id/credits/grant` and `POST /agents/credits/spend`.
+/// Body of `POST /agents/:id/credits/grant`, `POST /agents/credits/spend` and
+/// `POST /org/treasury/grant`.
 #[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AmountRequest {

@@ -24,6 +24,7 @@ pub mod routing;
 pub mod task_links;
 pub mod tasks;
 pub mod time;
+pub mod treasury;
 pub mod webhooks;
 
 /// The domain's values that appear on the wire (statuses, priorities, roles, modes…),

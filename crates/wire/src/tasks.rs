@@ -1,10 +1,11 @@
 //! `/tasks` shapes.
 
 use muster_domain::model::{
-    AgentId, Author, Description, Metadata, Reason, Tags, Task, TaskId, TaskOutcome, TaskPriority,
-    TaskResult, TaskStatus, Title,
+    AgentId, Author, Description, Metadata, Reason, RewardPayer, Tags, Task, TaskId, TaskOutcome,
+    TaskPriority, TaskResult, TaskStatus, Title,
 };
 use muster_domain::ports::TaskFilter;
+use muster_domain::rules::reward::reward_amount;
 use muster_domain::service::{NewTask, TaskMove, TaskPatch, TaskService};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -41,6 +42,13 @@ pub struct CreateTaskRequest {
     #[schema(value_type = Option<Object>)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
+    /// Credits escrowed from the payer (the creating agent, else the organization's
+    /// treasury) for whoever finishes the task (decision D-101). Left out: the
+    /// organization's default reward, or 0 when the payer cannot fund it; given: refused
+    /// with 409 when the payer cannot fund it.
+    #[schema(minimum = 0, maximum = 1_000_000_000)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reward: Option<i64>,
 }
 
 impl CreateTaskRequest {
@@ -61,6 +69,7 @@ impl CreateTaskRequest {
             metadata: self
                 .metadata
                 .map_or_else(|| Ok(Metadata::default()), Metadata::new)?,
+            reward: self.reward.map(reward_amount).transpose()?,
         })
     }
 }
@@ -94,6 +103,12 @@ pub struct PatchTaskRequest {
     #[schema(value_type = Object)]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub metadata: Patch<Value>,
+    /// A new reward (decision D-101), changed only by its payer: raising it escrows the
+    /// difference (409 when the payer cannot fund it), lowering it returns the difference.
+    #[serde(default)]
+    #[schema(value_type = i64, minimum = 0, maximum = 1_000_000_000)]
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub reward: Patch<i64>,
 }
 
 impl PatchTaskRequest {
@@ -115,6 +130,11 @@ impl PatchTaskRequest {
                 .metadata
                 .required("metadata")?
                 .map(Metadata::new)
+                .transpose()?,
+            reward: self
+                .reward
+                .required("reward")?
+                .map(reward_amount)
                 .transpose()?,
         })
     }
@@ -252,6 +272,43 @@ pub struct TaskResponse {
     /// How a cancelled task ended (`failed`, `rejected`); only when it says so.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outcome: Option<TaskOutcome>,
+    /// Credits held in escrow for whoever finishes it: paid to the assignee when it is
+    /// done, returned to the payer when it is cancelled (decision D-101).
+    pub reward: i64,
+    /// Whose credits the reward came from.
+    pub reward_payer: RewardPayerResponse,
+}
+
+/// Who pays a task's reward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RewardPayerKind {
+    /// The agent that created the task.
+    Agent,
+    /// The organization's treasury.
+    Treasury,
+}
+
+/// `{kind, id}`: the paying agent's UUID, or the organization's for the treasury.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RewardPayerResponse {
+    /// `agent` or `treasury`.
+    pub kind: RewardPayerKind,
+    /// The agent's UUID, or the organization's for the treasury.
+    pub id: Uuid,
+}
+
+impl RewardPayerResponse {
+    /// The wire form of `payer` for a task of organization `org`.
+    pub fn of(payer: RewardPayer, org: muster_domain::model::OrgId) -> Self {
+        Self {
+            kind: match payer {
+                RewardPayer::Agent(_) => RewardPayerKind::Agent,
+                RewardPayer::Treasury => RewardPayerKind::Treasury,
+            },
+            id: payer.id(org),
+        }
+    }
 }
 
 impl From<Task> for TaskResponse {
@@ -277,6 +334,75 @@ impl From<Task> for TaskResponse {
             lease_expires_at: task.lease_expires_at,
             result: task.result.map(|r| r.as_str().to_owned()),
             outcome: task.outcome,
+            reward: task.reward,
+            reward_payer: RewardPayerResponse::of(task.reward_payer, task.org_id),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CreateTaskRequest, PatchTaskRequest, RewardPayerKind, RewardPayerResponse};
+    use muster_domain::model::{AgentId, OrgId, RewardPayer};
+    use uuid::Uuid;
+
+    fn create(json: &str) -> Result<Option<i64>, String> {
+        let body: CreateTaskRequest = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        body.into_new_task()
+            .map(|n| n.reward)
+            .map_err(|e| e.message().to_owned())
+    }
+
+    fn patch(json: &str) -> Result<Option<i64>, String> {
+        let body: PatchTaskRequest = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        body.into_patch()
+            .map(|p| p.reward)
+            .map_err(|e| e.message().to_owned())
+    }
+
+    #[test]
+    fn a_reward_is_optional_on_create_and_checked_for_its_range() {
+        assert_eq!(create(r#"{"title":"t"}"#), Ok(None));
+        assert_eq!(create(r#"{"title":"t","reward":0}"#), Ok(Some(0)));
+        assert_eq!(
+            create(r#"{"title":"t","reward":1000000000}"#),
+            Ok(Some(1_000_000_000))
+        );
+        let range = Err("reward must be between 0 and 1000000000".to_owned());
+        assert_eq!(create(r#"{"title":"t","reward":-1}"#), range);
+        assert_eq!(create(r#"{"title":"t","reward":1000000001}"#), range);
+    }
+
+    #[test]
+    fn a_patched_reward_may_be_left_out_but_not_cleared() {
+        assert_eq!(patch(r#"{"title":"t"}"#), Ok(None));
+        assert_eq!(patch(r#"{"reward":25}"#), Ok(Some(25)));
+        assert_eq!(
+            patch(r#"{"reward":null}"#),
+            Err("reward must not be null".to_owned())
+        );
+        assert_eq!(
+            patch(r#"{"reward":-5}"#),
+            Err("reward must be between 0 and 1000000000".to_owned())
+        );
+    }
+
+    #[test]
+    fn the_payer_is_the_agent_or_the_organization_for_the_treasury() {
+        let org = OrgId::from_uuid(Uuid::from_u128(1));
+        let agent = AgentId::from_uuid(Uuid::from_u128(2));
+        let json = |payer| serde_json::to_value(RewardPayerResponse::of(payer, org)).ok();
+        assert_eq!(
+            json(RewardPayer::Treasury),
+            Some(serde_json::json!({"kind": "treasury", "id": org.as_uuid()}))
+        );
+        assert_eq!(
+            json(RewardPayer::Agent(agent)),
+            Some(serde_json::json!({"kind": "agent", "id": agent.as_uuid()}))
+        );
+        assert_eq!(
+            RewardPayerResponse::of(RewardPayer::Agent(agent), org).kind,
+            RewardPayerKind::Agent
+        );
     }
 }

@@ -11,6 +11,7 @@ mod mcp;
 mod service;
 mod task_links;
 mod tasks;
+mod treasury;
 
 pub use agent_skills::ScoreDirection;
 pub use agents::Lifecycle;

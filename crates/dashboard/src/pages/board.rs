@@ -334,6 +334,7 @@ fn new_task(form: &Create) -> Result<NewTask, Refusal> {
         due_at: None,
         tags: tags_of(&form.tags)?,
         metadata: Metadata::default(),
+        reward: None,
     })
 }
 

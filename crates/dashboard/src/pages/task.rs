@@ -6,7 +6,8 @@ use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
 use maud::{Markup, html};
 use muster_domain::model::{
-    Agent, Author, Comment, CommentId, Escalation, Task, TaskDependency, TaskId, TaskStatus,
+    Agent, Author, Comment, CommentId, Escalation, RewardPayer, Task, TaskDependency, TaskId,
+    TaskStatus,
 };
 use muster_domain::policy;
 use muster_domain::ports::EventFilter;
@@ -152,6 +153,13 @@ fn fields(loaded: &Loaded) -> Markup {
             @if let Some(due) = task.due_at { dt { "Due" } dd { (when(due)) } }
             @if let Some(parent) = task.parent_task_id {
                 dt { "Parent" } dd { a href={"/ui/tasks/" (parent)} { (parent) } }
+            }
+            dt { "Reward" } dd.reward {
+                (task.reward) " credits from "
+                @match task.reward_payer {
+                    RewardPayer::Agent(id) => a href={"/ui/agents/" (id)} { (agent_name(&loaded.agents, id)) },
+                    RewardPayer::Treasury => "the treasury",
+                }
             }
             dt { "Tags" } dd { @for tag in task.tags.as_slice() { span.tag { (tag) } " " } }
             @if let Some(result) = &task.result { dt { "Result" } dd { (result.as_str()) } }

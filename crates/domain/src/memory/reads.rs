@@ -15,11 +15,13 @@ use crate::model::{
     CapabilityName, CodeHostConnection, CodeHostConnectionId, Comment, CommentId, DeliveryAttempt,
     Escalation, EscalationId, InboundKey, InboundKeyId, InstallationId, LedgerEntry, LedgerEntryId,
     OrgId, Organization, ReputationEvent, ReputationKind, Task, TaskDependency, TaskId, TaskStatus,
-    TaskTemplate, TemplateId, TokenHash, User, UserId, Webhook, WebhookId,
+    TaskTemplate, TemplateId, TokenHash, Treasury, TreasuryEntry, TreasuryEntryId, User, UserId,
+    Webhook, WebhookId,
 };
 use crate::ports::{
     AgentFilter, AgentRepository, CodeHostRepository, InboundKeyRepository, OrganizationRepository,
-    Overdue, RepositoryError, TaskFilter, TaskRepository, UserRepository, WebhookRepository,
+    Overdue, RepositoryError, TaskFilter, TaskRepository, TreasuryRepository, UserRepository,
+    WebhookRepository,
 };
 use crate::rules::candidates::RosterEntry;
 
@@ -478,6 +480,34 @@ impl OrganizationRepository for MemoryStore {
 
     async fn any_exists(&self) -> Result<bool, RepositoryError> {
         Ok(!self.snapshot().organizations.is_empty())
+    }
+}
+
+#[async_trait]
+impl TreasuryRepository for MemoryStore {
+    async fn treasury(&self, org: OrgId) -> Result<Treasury, RepositoryError> {
+        Ok(self
+            .snapshot()
+            .treasuries
+            .get(&org.as_uuid())
+            .cloned()
+            .unwrap_or_else(|| Treasury::empty(org)))
+    }
+
+    async fn history(
+        &self,
+        org: OrgId,
+        before: Option<TreasuryEntryId>,
+        limit: u32,
+    ) -> Result<Vec<TreasuryEntry>, RepositoryError> {
+        let state = self.snapshot();
+        let entries = newest_first(
+            &state.treasury_entries,
+            before.map(TreasuryEntryId::as_uuid),
+        )
+        .filter(|e| e.org_id == org)
+        .cloned();
+        Ok(first(entries, limit))
     }
 }
 

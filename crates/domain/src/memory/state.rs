@@ -10,7 +10,7 @@ use crate::model::{
     AgentCredentials, ApiKey, Capability, CodeHostConnection, CodeHostLink, Comment,
     DeliveryAttempt, Escalation, Event, GuardSettings, InboundKey, IntegrationAnswer, LedgerEntry,
     LoginThrottle, OAuthState, Organization, RefreshToken, ReputationEvent, StoredResponse, Tally,
-    Task, TaskDependency, TaskTemplate, User, Webhook,
+    Task, TaskDependency, TaskTemplate, Treasury, TreasuryEntry, User, Webhook,
 };
 
 /// An agent as stored: with its sealed secret and its runaway-guard windows.
@@ -89,6 +89,9 @@ pub(super) struct State {
     pub(super) escalations: Table<Uuid, Escalation>,
     pub(super) templates: Table<Uuid, TaskTemplate>,
     pub(super) ledger: Table<Uuid, LedgerEntry>,
+    /// Treasuries by organization (decision D-101).
+    pub(super) treasuries: Table<Uuid, Treasury>,
+    pub(super) treasury_entries: Table<Uuid, TreasuryEntry>,
     pub(super) reputation: Table<Uuid, ReputationEvent>,
     /// Events by their place in the log (the stream's order).
     pub(super) events: Table<i64, Event>,

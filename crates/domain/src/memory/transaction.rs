@@ -18,7 +18,7 @@ use crate::model::{
     InboundKey, InboundKeyId, IntegrationAnswer, ItemRef, LedgerEntry, Level, LoginFamilyId,
     LoginThrottle, OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId, ReputationEvent,
     Tally, TallyAdd, Task, TaskDependency, TaskId, TaskPriority, TaskStatus, TaskTemplate,
-    ThrottleKey, TokenHash, User, UserId, Webhook, WebhookId,
+    ThrottleKey, TokenHash, Treasury, TreasuryEntry, User, UserId, Webhook, WebhookId,
 };
 use crate::ports::{Lock, RepositoryError, Transaction, UniqueKey};
 use crate::rules::guard;
@@ -881,6 +881,42 @@ impl Transaction for MemoryTransaction {
                 entry.id.as_uuid(),
                 entry.clone(),
                 "credit_ledger",
+            )?;
+        }
+        Ok(())
+    }
+
+    async fn treasury(&mut self, org: OrgId, lock: Lock) -> Result<Treasury, RepositoryError> {
+        let treasury = self
+            .state
+            .treasuries
+            .get(&org.as_uuid())
+            .cloned()
+            .unwrap_or_else(|| Treasury::empty(org));
+        // Locking creates the row, as the SQL adapters do.
+        if lock == Lock::Update {
+            self.state.treasuries.put(org.as_uuid(), treasury.clone());
+        }
+        Ok(treasury)
+    }
+
+    async fn update_treasury(&mut self, treasury: &Treasury) -> Result<(), RepositoryError> {
+        self.state
+            .treasuries
+            .put(treasury.org_id.as_uuid(), treasury.clone());
+        Ok(())
+    }
+
+    async fn insert_treasury_entries(
+        &mut self,
+        entries: &[TreasuryEntry],
+    ) -> Result<(), RepositoryError> {
+        for entry in entries {
+            insert_new(
+                &mut self.state.treasury_entries,
+                entry.id.as_uuid(),
+                entry.clone(),
+                "treasury_entries",
             )?;
         }
         Ok(())

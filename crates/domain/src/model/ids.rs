@@ -104,6 +104,10 @@ id_type!(
     ReputationEventId
 );
 id_type!(
+    /// Identifies one movement of an organization's treasury.
+    TreasuryEntryId
+);
+id_type!(
     /// Identifies an outbound webhook.
     WebhookId
 );

@@ -3,12 +3,12 @@ use time::OffsetDateTime;
 
 use super::{AgentId, LedgerEntryId, OrgId, ReputationEventId, TaskId};
 
-/// Why credits moved (decision D-58).
+/// Why credits moved (decisions D-58, D-101).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub enum CreditKind {
-    /// A completed task's reward, net of the parent's fee.
+    /// A completed task's reward paid out of its escrow, net of the parent's fee.
     Earned,
     /// A parent's management fee from a child's reward.
     Fee,
@@ -20,17 +20,23 @@ pub enum CreditKind {
     TransferIn,
     /// Sent to another agent.
     TransferOut,
+    /// Put in the escrow of a task it created, as the task's reward (decision D-101).
+    Escrowed,
+    /// Back from a task's escrow: cancelled, lowered, or done by itself or by nobody.
+    Refunded,
 }
 
 impl CreditKind {
     /// Every kind.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 8] = [
         Self::Earned,
         Self::Fee,
         Self::Granted,
         Self::Spent,
         Self::TransferIn,
         Self::TransferOut,
+        Self::Escrowed,
+        Self::Refunded,
     ];
 
     /// The stored name.
@@ -42,6 +48,8 @@ impl CreditKind {
             Self::Spent => "spent",
             Self::TransferIn => "transfer_in",
             Self::TransferOut => "transfer_out",
+            Self::Escrowed => "escrowed",
+            Self::Refunded => "refunded",
         }
     }
 

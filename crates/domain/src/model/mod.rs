@@ -25,6 +25,7 @@ mod task;
 mod template;
 mod text;
 mod throttle;
+mod treasury;
 mod user;
 mod webhook;
 
@@ -52,7 +53,7 @@ pub use ids::{
     AgentId, ApiKeyId, CapabilityId, CommentId, DependencyId, EscalationId, EventId, LedgerEntryId,
     LoginFamilyId, OrgId, RefreshTokenId, ReputationEventId, TaskId, TemplateId, UserId,
 };
-pub use ids::{CodeHostConnectionId, DeliveryAttemptId, InboundKeyId, WebhookId};
+pub use ids::{CodeHostConnectionId, DeliveryAttemptId, InboundKeyId, TreasuryEntryId, WebhookId};
 pub use inbound::InboundKey;
 pub use integration::{IntegrationAction, IntegrationAnswer};
 pub use lease::Lease;
@@ -67,5 +68,6 @@ pub use task::{Metadata, Tags, Task, TaskOutcome, TaskPriority, TaskResult, Task
 pub use template::{TaskTemplate, TemplateName};
 pub use text::{Description, Reason, Title};
 pub use throttle::{ClientAddress, LoginThrottle, ThrottleKey};
+pub use treasury::{RewardPayer, Treasury, TreasuryEntry, TreasuryKind};
 pub use user::{Email, Password, TotpSettings, User, UserRole};
 pub use webhook::{DeliveryAttempt, HookEvents, HookName, HookTimeout, HookType, HookUrl, Webhook};

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use super::{AgentId, Author, Description, OrgId, TaskId, Title};
+use super::{AgentId, Author, Description, OrgId, RewardPayer, TaskId, Title};
 use crate::ValidationError;
 use crate::validation::{json_without_nul, no_nul};
 
@@ -299,6 +299,11 @@ pub struct Task {
     /// Why a cancelled task ended: failed or rejected; `None` when it was abandoned
     /// (and for every task not cancelled).
     pub outcome: Option<TaskOutcome>,
+    /// Credits held in escrow for whoever finishes it (decision D-101): paid out when
+    /// it is done, returned to its payer when it is cancelled.
+    pub reward: i64,
+    /// Whose credits the reward came from.
+    pub reward_payer: RewardPayer,
     /// Bumped on every change; guards against lost updates.
     pub version: i64,
 }
@@ -308,6 +313,15 @@ impl Task {
     /// moves it to `done`.
     pub fn awaits_approval(&self) -> bool {
         self.status == TaskStatus::Review && self.approval_required
+    }
+
+    /// The credits its escrow holds now: its reward until it is done or cancelled.
+    pub fn escrowed(&self) -> i64 {
+        if self.status.is_terminal() {
+            0
+        } else {
+            self.reward
+        }
     }
 }
 

@@ -20,6 +20,7 @@ mod signing;
 mod targets;
 mod tasks;
 mod transaction;
+mod treasury;
 mod users;
 mod webhooks;
 
@@ -42,6 +43,7 @@ pub use signing::MessageSigner;
 pub use targets::{TargetGuard, TargetRefusal};
 pub use tasks::{OutcomeFilter, Overdue, TaskFilter, TaskRepository};
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact, work};
+pub use treasury::TreasuryRepository;
 pub use users::UserRepository;
 pub use webhooks::{
     CallResult, DeliveryQueue, HandoverTarget, HookCall, HookCaller, PendingDelivery, PushRenderer,
@@ -80,6 +82,8 @@ pub use targets::MockTargetGuard;
 pub use tasks::MockTaskRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use transaction::{MockTransaction, MockUnitOfWork, Outcome};
+#[cfg(any(test, feature = "mocks"))]
+pub use treasury::MockTreasuryRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use users::MockUserRepository;
 #[cfg(any(test, feature = "mocks"))]

@@ -16,7 +16,7 @@ use crate::model::{
     DependencyId, Email, Escalation, Event, EventId, GuardSettings, InboundKey, InboundKeyId,
     IntegrationAnswer, ItemRef, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization,
     RefreshToken, RefreshTokenId, ReputationEvent, Tally, TallyAdd, Task, TaskDependency, TaskId,
-    TaskTemplate, TokenHash, User, UserId, Webhook, WebhookId,
+    TaskTemplate, TokenHash, Treasury, TreasuryEntry, User, UserId, Webhook, WebhookId,
 };
 use crate::service::ServiceError;
 
@@ -440,6 +440,20 @@ pub trait Transaction: Send {
     async fn insert_ledger_entries(
         &mut self,
         entries: &[LedgerEntry],
+    ) -> Result<(), RepositoryError>;
+
+    /// The organization's treasury (decision D-101). With [`Lock::Update`] its row is
+    /// created at 0 when missing and locked until the commit (after any task and agent
+    /// rows: the treasury is always locked last); otherwise a missing row reads as 0.
+    async fn treasury(&mut self, org: OrgId, lock: Lock) -> Result<Treasury, RepositoryError>;
+
+    /// Stores the treasury's new balance (its row was locked with [`Lock::Update`]).
+    async fn update_treasury(&mut self, treasury: &Treasury) -> Result<(), RepositoryError>;
+
+    /// Appends movements of the treasury.
+    async fn insert_treasury_entries(
+        &mut self,
+        entries: &[TreasuryEntry],
     ) -> Result<(), RepositoryError>;
 
     /// Appends changes of reputation.

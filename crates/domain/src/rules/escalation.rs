@@ -123,6 +123,8 @@ mod tests {
             version: 1,
             result: None,
             outcome: None,
+            reward: 0,
+            reward_payer: crate::model::RewardPayer::Treasury,
         }
     }
 

@@ -2,7 +2,7 @@
 
 use time::OffsetDateTime;
 
-use crate::model::{ReputationKind, TaskStatus};
+use crate::model::{AgentId, ReputationKind, TaskStatus};
 
 /// The score every agent starts with.
 pub const INITIAL_SCORE: i32 = 50;
@@ -51,6 +51,44 @@ pub const fn level(score: i32) -> &'static str {
     }
 }
 
+/// Whether `creator` is in `assignee`'s own line (decision D-101): itself, one of its
+/// ancestors (`assignee_ancestors`, its parent first) or one of its descendants (the
+/// assignee is among `creator_ancestors`).
+///
+/// ```
+/// use muster_domain::model::AgentId;
+/// use muster_domain::rules::reputation::in_own_line;
+/// let [root, child, other] = [1, 2, 3].map(|n| AgentId::from_uuid(uuid::Uuid::from_u128(n)));
+/// assert!(in_own_line(root, child, &[root], &[]));
+/// assert!(in_own_line(child, root, &[], &[root]));
+/// assert!(!in_own_line(other, child, &[root], &[root]));
+/// ```
+pub fn in_own_line(
+    creator: AgentId,
+    assignee: AgentId,
+    assignee_ancestors: &[AgentId],
+    creator_ancestors: &[AgentId],
+) -> bool {
+    creator == assignee
+        || assignee_ancestors.contains(&creator)
+        || creator_ancestors.contains(&assignee)
+}
+
+/// What the assignee earns from `kinds` when the task's creator is in its own line: no
+/// reputation for finishing its own work orders (neither completion nor on-time
+/// delivery); the penalties stay.
+pub fn earned_from_own_line(kinds: Vec<ReputationKind>) -> Vec<ReputationKind> {
+    kinds
+        .into_iter()
+        .filter(|k| {
+            !matches!(
+                k,
+                ReputationKind::TaskCompleted | ReputationKind::OnTimeDelivery
+            )
+        })
+        .collect()
+}
+
 /// What the assignee's reputation gains or loses when its task moves `from` -> `to` at
 /// `at`: completion (+ on time or late when the task has a due date), failure (cancelled
 /// after work started), or rework (sent back from review).
@@ -85,6 +123,22 @@ mod tests {
     use time::macros::datetime;
 
     use super::*;
+
+    #[test]
+    fn own_line_earns_no_completion_but_keeps_penalties() {
+        use ReputationKind::{LateDelivery, OnTimeDelivery, TaskCompleted};
+        assert!(earned_from_own_line(vec![TaskCompleted, OnTimeDelivery]).is_empty());
+        assert_eq!(
+            earned_from_own_line(vec![TaskCompleted, LateDelivery]),
+            vec![LateDelivery]
+        );
+        let id = |n| AgentId::from_uuid(uuid::Uuid::from_u128(n));
+        // A grandparent is in the line; a sibling or a cousin is not.
+        assert!(in_own_line(id(1), id(3), &[id(2), id(1)], &[]));
+        assert!(in_own_line(id(3), id(1), &[], &[id(2), id(1)]));
+        assert!(in_own_line(id(4), id(4), &[], &[]));
+        assert!(!in_own_line(id(5), id(3), &[id(2), id(1)], &[id(2), id(1)]));
+    }
     use TaskStatus::{Backlog, Blocked, Cancelled, Done, InProgress, Review, Todo};
 
     const AT: OffsetDateTime = datetime!(2026-01-02 03:04:05 UTC);

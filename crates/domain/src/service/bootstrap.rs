@@ -2,14 +2,18 @@ use std::sync::Arc;
 
 use serde_json::Map;
 
+use super::agents::CreditAmount;
+use super::treasury::grant_to;
 use super::{Conflict, ServiceError};
+use crate::ValidationError;
 use crate::model::{
-    Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentRegistered, AgentRole,
-    AgentSecret, AgentStatus, AuditEvent, Email, Event, EventId, FeePct, Level, OrgId, OrgName,
-    Organization, User, UserCreated, UserId, UserRole,
+    Actor, ActorKind, Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentRegistered,
+    AgentRole, AgentSecret, AgentStatus, AuditEvent, Email, Event, EventId, FeePct, Level, OrgId,
+    OrgName, Organization, Treasury, TreasuryEntry, User, UserCreated, UserId, UserRole,
 };
 use crate::ports::{
-    Clock, IdGenerator, RepositoryError, SecretSealer, Transaction, UniqueKey, UnitOfWork, transact,
+    Clock, IdGenerator, Lock, RepositoryError, SecretSealer, Transaction, UniqueKey, UnitOfWork,
+    transact,
 };
 
 /// Input of `muster bootstrap`, validated; the password arrives already hashed.
@@ -25,6 +29,9 @@ pub struct BootstrapRequest {
     pub hr_handle: Option<AgentHandle>,
     /// The HR agent's new signing secret; sealed for storage by the service.
     pub hr_secret: AgentSecret,
+    /// Credits to grant the new organization's treasury (decision D-101):
+    /// 0..=1,000,000,000, 0 for none.
+    pub treasury: i64,
 }
 
 /// Everything `muster bootstrap` creates, written together.
@@ -36,6 +43,10 @@ pub struct NewOrganization {
     pub admin: User,
     /// Its HR agent, with the sealed secret.
     pub hr_agent: AgentCredentials,
+    /// Its treasury, with the operator's grant.
+    pub treasury: Treasury,
+    /// The grant's ledger row, when there is one.
+    pub treasury_grant: Option<TreasuryEntry>,
     /// The audit events of the above.
     pub events: Vec<Event>,
 }
@@ -91,6 +102,13 @@ impl BootstrapService {
     /// Builds the rows and their events; whether the organization is the default one is
     /// decided inside the transaction.
     fn prepare(&self, req: BootstrapRequest) -> Result<NewOrganization, ServiceError> {
+        if !(0..=CreditAmount::MAX).contains(&req.treasury) {
+            return Err(ValidationError::new(format!(
+                "treasury must be between 0 and {}",
+                CreditAmount::MAX
+            ))
+            .into());
+        }
         let now = self.clock.now();
         let org_id = OrgId::from_uuid(self.ids.new_id());
         let handle = match req.hr_handle {
@@ -139,7 +157,7 @@ impl BootstrapService {
             role: agent.role,
             level: agent.level,
         });
-        let events = [
+        let mut events: Vec<Event> = [
             (admin.id.as_uuid(), user_created),
             (agent.id.as_uuid(), agent_registered),
         ]
@@ -155,6 +173,7 @@ impl BootstrapService {
             )
         })
         .collect();
+        let (treasury, treasury_grant) = self.fund(org_id, req.treasury, &mut events, now);
         Ok(NewOrganization {
             organization: Organization {
                 id: org_id,
@@ -167,8 +186,41 @@ impl BootstrapService {
                 agent,
                 encrypted_secret,
             },
+            treasury,
+            treasury_grant,
             events,
         })
+    }
+}
+
+impl BootstrapService {
+    /// The new organization's treasury with the operator's grant of `amount` (none for
+    /// 0), its event added to `events`.
+    fn fund(
+        &self,
+        org_id: OrgId,
+        amount: i64,
+        events: &mut Vec<Event>,
+        now: time::OffsetDateTime,
+    ) -> (Treasury, Option<TreasuryEntry>) {
+        let mut treasury = Treasury::empty(org_id);
+        let operator = Actor {
+            org_id,
+            kind: ActorKind::System,
+        };
+        let grant = (amount > 0).then(|| {
+            let (entry, event) = grant_to(
+                self.ids.as_ref(),
+                &operator,
+                &mut treasury,
+                amount,
+                Some("bootstrap".to_owned()),
+                now,
+            );
+            events.push(event);
+            entry
+        });
+        (treasury, grant)
     }
 }
 
@@ -201,6 +253,13 @@ async fn write(tx: &mut dyn Transaction, new: &NewOrganization) -> Result<(), Se
             }
             other => other.into(),
         })?;
+    // The treasury row is made here (locking it creates it), then funded.
+    tx.treasury(new.organization.id, Lock::Update).await?;
+    if let Some(grant) = &new.treasury_grant {
+        tx.update_treasury(&new.treasury).await?;
+        tx.insert_treasury_entries(std::slice::from_ref(grant))
+            .await?;
+    }
     tx.append_events(&new.events).await?;
     Ok(())
 }

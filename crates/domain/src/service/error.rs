@@ -292,6 +292,14 @@ pub enum Conflict {
         /// The amount asked.
         amount: i64,
     },
+    /// The treasury holds less than a reward asked of it (decision D-101).
+    #[error("Insufficient treasury: {balance} credits available, {amount} needed")]
+    TreasuryInsufficient {
+        /// The treasury's balance.
+        balance: i64,
+        /// The amount asked.
+        amount: i64,
+    },
     /// The amount would exceed the period limit (decision D-59).
     #[error("Budget period limit exceeded: {remaining} credits remain in this period")]
     BudgetExceeded {

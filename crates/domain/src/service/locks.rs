@@ -13,19 +13,39 @@ pub(crate) async fn lock_agents(
     org: OrgId,
     ids: &[AgentId],
 ) -> Result<Vec<Agent>, ServiceError> {
-    let mut order: Vec<AgentId> = ids.to_vec();
-    order.sort_unstable();
-    order.dedup();
+    let wanted: Vec<(AgentId, Lock)> = ids.iter().map(|id| (*id, Lock::Update)).collect();
+    lock_agents_as(tx, org, &wanted).await
+}
+
+/// Locks the agents of `wanted` of `org` in ascending id order, each as asked (an agent
+/// asked twice is locked once, for update if either asks it), and answers them in the
+/// order asked. A missing agent is [`NotFound`]. Locking in the one order, a share lock
+/// never waits for an update lock that waits for it.
+pub(crate) async fn lock_agents_as(
+    tx: &mut dyn Transaction,
+    org: OrgId,
+    wanted: &[(AgentId, Lock)],
+) -> Result<Vec<Agent>, ServiceError> {
+    let mut order: Vec<(AgentId, Lock)> = Vec::with_capacity(wanted.len());
+    for (id, lock) in wanted {
+        match order.iter_mut().find(|(seen, _)| seen == id) {
+            Some((_, held)) if *lock == Lock::Update => *held = Lock::Update,
+            Some(_) => {}
+            None => order.push((*id, *lock)),
+        }
+    }
+    order.sort_unstable_by_key(|(id, _)| *id);
     let mut locked = Vec::with_capacity(order.len());
-    for id in order {
+    for (id, lock) in order {
         let agent = tx
-            .agent(org, id, Lock::Update)
+            .agent(org, id, lock)
             .await?
             .ok_or(NotFound::new(Entity::Agent, id))?;
         locked.push(agent);
     }
-    ids.iter()
-        .map(|id| {
+    wanted
+        .iter()
+        .map(|(id, _)| {
             locked
                 .iter()
                 .find(|a| a.id == *id)

@@ -16,6 +16,7 @@ mod paging;
 mod remote;
 mod scoring;
 pub(crate) mod tasks;
+mod treasury;
 mod webhooks;
 
 pub use accounts::{AccountPorts, AccountService};
@@ -50,6 +51,7 @@ pub use tasks::{
     AutoAssign, CandidateQuery, ClaimRequest, EscalationSweep, IntegrationMove, NewEscalation,
     NewTask, SweepFailure, SweepRun, TaskMove, TaskPage, TaskPatch, TaskService, TemplateOverrides,
 };
+pub use treasury::{TreasuryPage, TreasuryService};
 pub use webhooks::{
     DeliveryService, DrainReport, GatedUnitOfWork, HookGate, NewPush, NewWebhook, TestOutcome,
     WebhookPatch, WebhookPorts, WebhookService, check_secret,

@@ -8,10 +8,10 @@ use common::{NOW, types};
 use futures_executor::block_on;
 use muster_domain::model::{
     AgentHandle, AgentMode, AgentRole, AgentSecret, AgentStatus, Email, EventSeverity, OrgName,
-    UserRole,
+    Treasury, TreasuryKind, UserRole,
 };
 use muster_domain::ports::{
-    MockSecretSealer, MockTransaction, MockUnitOfWork, Outcome, RepositoryError, SealError,
+    Lock, MockSecretSealer, MockTransaction, MockUnitOfWork, Outcome, RepositoryError, SealError,
     UniqueKey,
 };
 use muster_domain::service::{
@@ -27,11 +27,12 @@ fn request(org_name: &str, hr_handle: Option<&str>) -> BootstrapRequest {
         admin_password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into(),
         hr_handle: hr_handle.map(|h| AgentHandle::new(h).unwrap()),
         hr_secret: AgentSecret::new("s3cret".into()),
+        treasury: 0,
     }
 }
 
 /// Expects one bootstrap's writes, in order, on `tx`: organization, admin, HR agent
-/// (answering `agent_outcome`), events. Records what was written into `created`.
+/// (answering `agent_outcome`), treasury (and its grant), events. Records what was written into `created`.
 fn expect_writes(
     tx: &mut MockTransaction,
     created: &Created,
@@ -48,6 +49,8 @@ fn expect_writes(
                 organization: org.clone(),
                 admin: placeholder_admin(org.id),
                 hr_agent: placeholder_agent(),
+                treasury: Treasury::empty(org.id),
+                treasury_grant: None,
                 events: Vec::new(),
             });
             Ok(())
@@ -67,6 +70,29 @@ fn expect_writes(
         .returning(move |agent| {
             sink.lock().unwrap().last_mut().unwrap().hr_agent = agent.clone();
             agent_outcome()
+        });
+    // The treasury row is made (locked) with the organization, then funded if granted.
+    tx.expect_treasury()
+        .withf(|_, lock| *lock == Lock::Update)
+        .times(..=1)
+        .in_sequence(&mut seq)
+        .returning(|org, _| Ok(Treasury::empty(org)));
+    let sink = Arc::clone(created);
+    tx.expect_update_treasury()
+        .times(..=1)
+        .in_sequence(&mut seq)
+        .returning(move |treasury| {
+            sink.lock().unwrap().last_mut().unwrap().treasury = treasury.clone();
+            Ok(())
+        });
+    let sink = Arc::clone(created);
+    tx.expect_insert_treasury_entries()
+        .times(..=1)
+        .in_sequence(&mut seq)
+        .returning(move |entries| {
+            assert_eq!(entries.len(), 1);
+            sink.lock().unwrap().last_mut().unwrap().treasury_grant = Some(entries[0].clone());
+            Ok(())
         });
     let sink = Arc::clone(created);
     tx.expect_append_events()
@@ -392,4 +418,78 @@ fn a_sealing_failure_stores_nothing() {
 
     assert!(matches!(err, ServiceError::Internal(_)), "{err:?}");
     assert!(uow.outcomes().is_empty(), "no transaction was opened");
+}
+
+#[test]
+fn no_treasury_is_granted_by_default() {
+    let (result, stored) = bootstrap(request("Acme Corp", None));
+
+    assert_eq!(result.treasury, Treasury::empty(result.organization.id));
+    assert_eq!(result.treasury_grant, None);
+    assert_eq!(stored.treasury_grant, None);
+    assert!(
+        !types(&stored.events).contains(&"treasury.granted"),
+        "{:?}",
+        types(&stored.events)
+    );
+}
+
+#[test]
+fn a_treasury_asked_for_is_granted_in_the_same_transaction() {
+    let (result, stored) = bootstrap(BootstrapRequest {
+        treasury: 500,
+        ..request("Acme Corp", None)
+    });
+
+    assert_eq!(result, stored, "the caller gets exactly what was stored");
+    let org = stored.organization.id;
+    assert_eq!(
+        (stored.treasury.org_id, stored.treasury.balance),
+        (org, 500)
+    );
+    assert_eq!(stored.treasury.updated_at, Some(NOW));
+    let grant = stored.treasury_grant.unwrap();
+    assert_eq!(grant.org_id, org);
+    assert_eq!(grant.kind, TreasuryKind::Granted);
+    assert_eq!((grant.amount, grant.balance_after), (500, 500));
+    assert_eq!(grant.reason.as_deref(), Some("bootstrap"));
+    assert_eq!((grant.task_id, grant.actor_id), (None, None));
+    let granted = stored
+        .events
+        .iter()
+        .find(|e| e.event_type == "treasury.granted")
+        .unwrap();
+    assert_eq!(granted.entity_type, "organization");
+    assert_eq!(granted.entity_id, org.as_uuid());
+    assert_eq!(granted.actor_id, None, "the operator, not a user");
+    assert_eq!(
+        granted.payload,
+        serde_json::json!({"amount": 500, "reason": "bootstrap", "balanceAfter": 500})
+    );
+}
+
+#[test]
+fn a_treasury_out_of_range_is_refused_before_anything_is_written() {
+    for treasury in [-1, 1_000_000_001] {
+        let uow = Arc::new(MockUnitOfWork::new(MockTransaction::new()));
+        let service = BootstrapService::new(
+            uow.clone(),
+            Arc::new(sealer()),
+            common::clock(),
+            common::ids(),
+        );
+
+        let err = block_on(service.bootstrap(BootstrapRequest {
+            treasury,
+            ..request("Acme Corp", None)
+        }))
+        .unwrap_err();
+
+        assert!(
+            matches!(err, ServiceError::Invalid(_)),
+            "{treasury}: {err:?}"
+        );
+        assert_eq!(err.to_string(), "treasury must be between 0 and 1000000000");
+        assert!(uow.outcomes().is_empty(), "no transaction was opened");
+    }
 }

@@ -1,8 +1,9 @@
-//! The credit ledger under random sequences of grants, spends, transfers and finished
-//! tasks whose reward pays a management fee, on the in-memory store: credits are only
-//! created by grants and rewards and only destroyed by spending, no balance goes below
-//! zero, every agent's ledger adds up to its balance, and a refused operation changes
-//! nothing.
+//! The credit ledger under random sequences of grants (to agents and to the treasury),
+//! spends, transfers and finished tasks whose reward, escrowed from the treasury, pays a
+//! management fee, on the in-memory store: credits are only created by grants and only
+//! destroyed by spending (decision D-101), no balance goes below zero, every agent's
+//! ledger and the treasury's add up to their balances, and a refused operation changes
+//! nothing. (`economy_properties` covers escrows left open, agent payers and patches.)
 
 use crate::common::world::{World, actor_of};
 
@@ -10,14 +11,17 @@ use futures_executor::block_on;
 use proptest::prelude::*;
 
 use muster_domain::model::{Actor, Agent, AgentHandle, AgentMode, FeePct, Metadata, TaskStatus};
-use muster_domain::ports::AgentRepository;
-use muster_domain::rules::reward::DEFAULT_TASK_REWARD;
+use muster_domain::ports::{AgentRepository, TreasuryRepository};
 use muster_domain::service::{CreditAmount, NewAgent, NewChild};
+
+/// What the operator grants the treasury at bootstrap.
+const TREASURY: i64 = 60;
 
 /// One step of a sequence; agents by index into the family (0 is the parent).
 #[derive(Debug, Clone)]
 enum Op {
     Grant(usize, i64),
+    GrantTreasury(i64),
     Spend(usize, i64),
     Transfer(usize, usize, i64),
     Finish(usize),
@@ -28,6 +32,7 @@ fn op() -> impl Strategy<Value = Op> {
     let amount = 1..400_i64;
     prop_oneof![
         (who.clone(), amount.clone()).prop_map(|(w, a)| Op::Grant(w, a)),
+        (1..40_i64).prop_map(Op::GrantTreasury),
         (who.clone(), amount.clone()).prop_map(|(w, a)| Op::Spend(w, a)),
         (who.clone(), who.clone(), amount).prop_map(|(f, t, a)| Op::Transfer(f, t, a)),
         who.prop_map(Op::Finish),
@@ -67,6 +72,7 @@ fn family(world: &World, fee: i64) -> Vec<(Agent, Actor)> {
     members
 }
 
+/// The family's balances, then the treasury's.
 fn balances(world: &World, family: &[(Agent, Actor)]) -> Vec<i64> {
     family
         .iter()
@@ -75,6 +81,7 @@ fn balances(world: &World, family: &[(Agent, Actor)]) -> Vec<i64> {
                 .unwrap()
                 .current_balance
         })
+        .chain([block_on(world.treasury.get(&world.admin)).unwrap().balance])
         .collect()
 }
 
@@ -90,6 +97,9 @@ fn apply(world: &World, family: &[(Agent, Actor)], op: &Op) -> Option<i64> {
         ))
         .ok()
         .map(|_| a),
+        Op::GrantTreasury(a) => block_on(world.treasury.grant(&world.admin, amount(a), None))
+            .ok()
+            .map(|_| a),
         Op::Spend(who, a) => block_on(world.agents.spend(&family[who].1, amount(a), None))
             .ok()
             .map(|_| -a),
@@ -101,13 +111,15 @@ fn apply(world: &World, family: &[(Agent, Actor)], op: &Op) -> Option<i64> {
         ))
         .ok()
         .map(|_| 0),
+        // The admin's task: its default reward comes from the treasury while it lasts
+        // (reward 0 after), and is paid out in full: nothing is created or destroyed.
         Op::Finish(who) => {
             let task = world.task("paid work");
             block_on(world.tasks.assign(&world.admin, task.id, family[who].0.id)).unwrap();
             for to in [TaskStatus::InProgress, TaskStatus::Done] {
                 block_on(world.tasks.transition(&world.admin, task.id, to, None)).unwrap();
             }
-            Some(DEFAULT_TASK_REWARD)
+            Some(0)
         }
     }
 }
@@ -120,9 +132,9 @@ proptest! {
         fee in 0..=50_i64,
         ops in prop::collection::vec(op(), 1..24),
     ) {
-        let world = World::new();
+        let world = World::with_treasury(TREASURY);
         let family = family(&world, fee);
-        let mut circulating = 0_i64;
+        let mut circulating = TREASURY;
         for op in &ops {
             let before = balances(&world, &family);
             if let Some(change) = apply(&world, &family, op) {
@@ -142,5 +154,9 @@ proptest! {
                 prop_assert_eq!(newest.balance_after, balance);
             }
         }
+        let treasury = block_on(world.treasury.get(&world.admin)).unwrap().balance;
+        let entries = block_on(TreasuryRepository::history(&world.store, world.org, None, 10_000)).unwrap();
+        prop_assert_eq!(entries.iter().map(|e| e.amount).sum::<i64>(), treasury);
+        prop_assert_eq!(entries.first().map(|e| e.balance_after), Some(treasury));
     }
 }

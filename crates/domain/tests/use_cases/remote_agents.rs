@@ -417,6 +417,7 @@ fn in_review_only_a_final_state_moves_the_task() {
         due_at: None,
         tags: muster_domain::model::Tags::default(),
         metadata: muster_domain::model::Metadata::new(json!({})).unwrap(),
+        reward: None,
     };
     let task = block_on(rig.world.tasks.create(&rig.world.admin, new)).unwrap();
     let caller = accepting();

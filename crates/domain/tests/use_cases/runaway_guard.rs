@@ -202,6 +202,33 @@ fn spending_counts_the_credits_its_events_name() {
 }
 
 #[test]
+fn a_reward_an_agent_escrows_counts_like_a_spend_and_a_refund_gives_nothing_back() {
+    let payer = json!({"kind": "agent", "id": agent_uuid()});
+    let seen = change(
+        vec![
+            event("task.created", Some(agent_uuid()), json!({"reward": 30})),
+            event(
+                "credits.escrowed",
+                Some(agent_uuid()),
+                json!({"amount": 30, "payer": payer, "balanceAfter": 0}),
+            ),
+            event(
+                "credits.refunded",
+                Some(agent_uuid()),
+                json!({"amount": 5, "payer": payer, "balanceAfter": 5, "reason": "lowered"}),
+            ),
+        ],
+        thresholds(0, 100),
+        (1, 30),
+    );
+    assert_eq!(
+        (seen.tallies[0].1.actions, seen.tallies[0].1.credits),
+        (1, 30)
+    );
+    assert!(seen.result.is_ok(), "{:?}", seen.result);
+}
+
+#[test]
 fn users_and_the_service_are_not_agents() {
     let user = Uuid::from_u128(0x05e7);
     let seen = change(

@@ -79,6 +79,7 @@ fn stale_late_and_orphaned_tasks_are_escalated_for_their_reason() {
         due_at: Some(world.clock_now() + Duration::hours(1)),
         tags: muster_domain::model::Tags::default(),
         metadata: muster_domain::model::Metadata::default(),
+        reward: None,
     };
     let late = block_on(world.tasks.create(&world.admin, new)).unwrap();
     let orphan = world.task("orphan");

@@ -149,7 +149,8 @@ fn earned(world: &World) -> Vec<(serde_json::Value, serde_json::Value)> {
 
 #[test]
 fn finishing_a_task_pays_nothing_when_the_reward_is_zero() {
-    let world = World::new();
+    // The treasury could fund a reward, but the default is 0: nothing is escrowed.
+    let world = World::with_treasury(100);
     let unpaid = TaskService::new(
         Arc::new(world.store.clone()),
         Arc::new(world.store.clone()),
@@ -164,11 +165,18 @@ fn finishing_a_task_pays_nothing_when_the_reward_is_zero() {
     let assignee = done.task.assignee_id.unwrap();
     let view = block_on(world.agents.get(&world.admin, assignee)).unwrap();
     assert_eq!(view.agent.current_balance, 0);
+    assert_eq!((task.reward, done.task.reward), (0, 0));
+    assert_eq!(
+        block_on(world.treasury.get(&world.admin)).unwrap().balance,
+        100
+    );
+    assert!(world.events("credits.escrowed").is_empty());
 }
 
 #[test]
 fn a_parent_whose_fee_comes_to_nothing_gets_no_fee_entry() {
-    let world = World::new();
+    // The treasury pays the admin's tasks' rewards.
+    let world = World::with_treasury(100);
     let (parent, parent_actor) = world.register("manager", 6, AgentMode::Orchestrator, &[]);
     let child = World::new_child("report", None);
     let child = block_on(world.agents.spawn(&parent_actor, child))

@@ -10,8 +10,8 @@ use common::{
 };
 use futures_executor::block_on;
 use muster_domain::model::{
-    Actor, AgentId, AgentMode, AgentStatus, Author, Event, EventSeverity, OrgId, Task, TaskStatus,
-    UserRole,
+    Actor, AgentId, AgentMode, AgentStatus, Author, Event, EventSeverity, OrgId, RewardPayer, Task,
+    TaskStatus, UserRole,
 };
 use muster_domain::ports::{
     Lock, MockTaskRepository, MockTransaction, MockUnitOfWork, Outcome, RepositoryError,
@@ -24,8 +24,10 @@ use uuid::Uuid;
 /// What one unit of work stored: the task, then the events.
 type Inserted = Arc<Mutex<Vec<(Task, Vec<Event>)>>>;
 
+/// The service, with no default reward: these tests are about the task row, so no
+/// payer is read or charged (the escrow has its own tests, in `economy`).
 fn service(tasks: MockTaskRepository, uow: &Arc<MockUnitOfWork>) -> TaskService {
-    TaskService::new(Arc::new(tasks), uow.clone(), common::clock(), common::ids())
+    TaskService::new(Arc::new(tasks), uow.clone(), common::clock(), common::ids()).with_reward(0)
 }
 
 /// A service whose transaction is `tx` (no repository reads expected).
@@ -96,6 +98,8 @@ fn create_stores_a_todo_task_at_version_1_with_one_created_event() {
     assert_eq!(task.status, TaskStatus::Todo);
     assert_eq!(task.version, 1);
     assert_eq!(task.creator, Some(Author::Agent(actor_agent_id())));
+    assert_eq!(task.reward_payer, RewardPayer::Agent(actor_agent_id()));
+    assert_eq!(task.reward, 0);
     assert_eq!(task.org_id, org());
     assert_eq!(task.title.as_str(), "Ship");
     assert_eq!((task.created_at, task.updated_at), (NOW, NOW));
@@ -119,6 +123,7 @@ fn create_stores_a_todo_task_at_version_1_with_one_created_event() {
     assert_eq!(event.payload["title"], "Ship");
     assert_eq!(event.payload["status"], "todo");
     assert_eq!(event.payload["priority"], "urgent");
+    assert_eq!(event.payload["reward"], 0);
 }
 
 #[test]
@@ -131,6 +136,7 @@ fn create_by_a_user_records_the_user_as_creator() {
         .unwrap();
 
     assert_eq!(task.creator, Some(Author::User(actor_user_id())));
+    assert_eq!(task.reward_payer, RewardPayer::Treasury);
     assert_eq!(task.status, TaskStatus::Todo);
     let events = &inserted.lock().unwrap()[0].1;
     assert_eq!(events[0].actor_id, Some(actor_user_id().as_uuid()));
@@ -145,6 +151,7 @@ fn create_by_the_system_has_no_creator_and_no_event_actor() {
     let task = block_on(service.create(&system_actor(), new_task("Swept"))).unwrap();
 
     assert_eq!(task.creator, None);
+    assert_eq!(task.reward_payer, RewardPayer::Treasury);
     assert_eq!(inserted.lock().unwrap()[0].1[0].actor_id, None);
 }
 

@@ -93,9 +93,11 @@ fn worker(n: u128) -> Agent {
     sample_agent(agent_id(n), AgentMode::Worker, AgentStatus::Active)
 }
 
-/// A task in review needing approval, assigned to agent 1 (child of agent 2, fee 10%).
+/// A task in review needing approval, assigned to agent 1 (child of agent 2, fee 10%),
+/// with 10 credits of its creator's in escrow.
 fn review_task() -> (Task, Vec<Agent>) {
     let mut task = sample_task(task_id(1), TaskStatus::Review);
+    task.reward = 10;
     task.approval_required = true;
     task.assignee_id = Some(agent_id(1));
     let mut child = worker(1);
@@ -137,7 +139,8 @@ fn approving_closes_the_task_and_pays_the_assignee_and_its_parent() {
         .iter()
         .map(|a| (a.id, a.current_balance))
         .collect();
-    assert_eq!(balances, [(agent_id(2), 8), (agent_id(1), 109)]);
+    // Written in the order they are locked: ascending id.
+    assert_eq!(balances, [(agent_id(1), 109), (agent_id(2), 8)]);
     let ledger: Vec<(CreditKind, i64, i64)> = written
         .ledger
         .iter()
@@ -150,7 +153,7 @@ fn approving_closes_the_task_and_pays_the_assignee_and_its_parent() {
     assert_eq!(written.ledger[1].counterparty_id, Some(agent_id(1)));
     assert_eq!(written.reputation.len(), 1);
     assert_eq!(written.reputation[0].kind, ReputationKind::TaskCompleted);
-    assert_eq!(written.agents[1].reputation_score, 55);
+    assert_eq!(written.agents[0].reputation_score, 55);
 }
 
 /// What a refusal must be.

@@ -389,6 +389,7 @@ fn a_pre_hook_registered_on_this_instance_is_asked_at_once() {
         due_at: None,
         tags: muster_domain::model::Tags::default(),
         metadata: muster_domain::model::Metadata::default(),
+        reward: None,
     };
     // The gate reads the organization's pre-hooks (none) and keeps them for a second.
     block_on(tasks.create(&world.admin, new_task("before"))).unwrap();

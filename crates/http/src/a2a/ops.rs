@@ -193,6 +193,7 @@ async fn create(
         title,
         description,
         metadata,
+        reward,
     } = mapping::new_task(message)?;
     let parent = match message.context_id.as_deref() {
         Some(context) if !context.is_empty() => {
@@ -223,6 +224,7 @@ async fn create(
         due_at: None,
         tags: Tags::default(),
         metadata,
+        reward,
     };
     state.tasks.create(actor, new).await.map_err(refusal)
 }

@@ -78,14 +78,14 @@ pub(super) const TOOLS: &[Spec] = &[
     },
     Spec {
         name: "create_task",
-        description: "Create a task.",
+        description: "Create a task. Its reward (credits for whoever finishes it) is escrowed from your balance when you are an agent, else from the organization's treasury: an explicit reward the payer cannot fund is refused; left out, the organization's default reward is escrowed when it can be, else the task carries none.",
         operation: "createTask",
         access: Access::Write,
         own_id: false,
     },
     Spec {
         name: "update_task",
-        description: "Change a task's title, description, priority, due date, tags or metadata; only the fields given change, null clears description and dueAt.",
+        description: "Change a task's title, description, priority, due date, tags, metadata or reward; only the fields given change, null clears description and dueAt. Only the reward's payer may change it: raising it escrows the difference, lowering it returns the difference.",
         operation: "updateTask",
         access: Access::Write,
         own_id: false,

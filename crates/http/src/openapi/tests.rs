@@ -4,9 +4,10 @@
 use std::collections::BTreeSet;
 
 use muster_domain::model::{
-    AgentMode, AgentRole, AgentStatus, CommentBody, Description, Reason, Tags, TaskPriority,
-    TaskStatus, Title,
+    AgentMode, AgentRole, AgentStatus, CommentBody, CreditKind, Description, Reason, Tags,
+    TaskPriority, TaskStatus, Title, TreasuryKind,
 };
+use muster_domain::rules::reward::MAX_REWARD;
 use muster_domain::service::{CandidateQuery, CreditAmount, EventQuery, PageRequest};
 use serde_json::Value;
 
@@ -139,6 +140,10 @@ fn limits_are_the_domains() {
         schema("TransferRequest", "amount", "maximum"),
         CreditAmount::MAX
     );
+    for body in ["CreateTaskRequest", "PatchTaskRequest"] {
+        assert_eq!(schema(body, "reward", "minimum"), 0, "{body}");
+        assert_eq!(schema(body, "reward", "maximum"), MAX_REWARD, "{body}");
+    }
     let param = |path: &str, name: &str| {
         let params = at(&doc, &format!("/paths/{path}/get/parameters"));
         params
@@ -169,6 +174,12 @@ fn enums_list_exactly_their_wire_values() {
     assert_eq!(listed("AgentStatus"), wire(AgentStatus::ALL));
     assert_eq!(listed("AgentMode"), wire(AgentMode::ALL));
     assert_eq!(listed("AgentRole"), wire(AgentRole::ALL));
+    assert_eq!(listed("CreditKind"), wire(&CreditKind::ALL));
+    assert_eq!(listed("TreasuryKind"), wire(&TreasuryKind::ALL));
+    assert_eq!(
+        listed("RewardPayerKind"),
+        serde_json::json!(["agent", "treasury"])
+    );
 }
 
 #[test]

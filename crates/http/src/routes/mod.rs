@@ -21,6 +21,7 @@ mod remote_agents;
 mod routing;
 mod task_links;
 mod tasks;
+mod treasury;
 mod webhooks;
 
 mod document;
@@ -50,6 +51,10 @@ fn register(cfg: &mut web::ServiceConfig, seen: &mut Vec<Operation>) {
     let mut table = Table::new(cfg, seen);
     tasks(&mut table);
     agent_routes(&mut table);
+    table
+        .add(at("/org/treasury").get(treasury::get))
+        .get("/org/treasury/history", treasury::history)
+        .post("/org/treasury/grant", treasury::grant);
     // Before the outbound hooks: `/api/v1/webhooks/inbound/...` and
     // `/api/v1/webhooks/chat` must not be read as hook ids.
     inbound_webhook_routes(&mut table);

@@ -25,5 +25,6 @@ pub(crate) mod recovery_codes;
 pub(crate) mod refresh_tokens;
 pub(crate) mod tasks;
 pub(crate) mod templates;
+pub(crate) mod treasuries;
 pub(crate) mod users;
 pub(crate) mod webhooks;

@@ -8,5 +8,6 @@ mod inbound_keys;
 mod nonces;
 mod organizations;
 mod tasks;
+mod treasuries;
 mod users;
 mod webhooks;

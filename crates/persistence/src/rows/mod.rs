@@ -18,6 +18,7 @@ mod recovery_code;
 mod refresh_token;
 mod task;
 mod template;
+mod treasury;
 mod user;
 mod webhook;
 
@@ -38,6 +39,7 @@ pub(crate) use recovery_code::RecoveryCodeRow;
 pub(crate) use refresh_token::RefreshTokenRow;
 pub(crate) use task::TaskRow;
 pub(crate) use template::TemplateRow;
+pub(crate) use treasury::{TreasuryEntryRow, TreasuryRow};
 pub(crate) use user::{UserChanges, UserRow};
 pub(crate) use webhook::{AttemptRow, DeliveryRow, SubscriptionRow, WebhookRow};
 

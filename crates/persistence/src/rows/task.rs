@@ -1,7 +1,7 @@
 use diesel::prelude::*;
 use muster_domain::model::{
-    AgentId, Author, Description, Metadata, OrgId, Tags, Task, TaskId, TaskOutcome, TaskPriority,
-    TaskResult, TaskStatus, Title, UserId,
+    AgentId, Author, Description, Metadata, OrgId, RewardPayer, Tags, Task, TaskId, TaskOutcome,
+    TaskPriority, TaskResult, TaskStatus, Title, UserId,
 };
 use muster_domain::ports::RepositoryError;
 
@@ -37,6 +37,9 @@ pub(crate) struct TaskRow {
     pub lease_expires_at: Option<DbTime>,
     pub result: Option<String>,
     pub outcome: Option<String>,
+    pub reward: i64,
+    /// The agent whose balance escrowed the reward; NULL: the treasury (decision D-101).
+    pub reward_payer_agent_id: Option<DbUuid>,
 }
 
 impl From<&Task> for TaskRow {
@@ -72,6 +75,8 @@ impl From<&Task> for TaskRow {
             lease_expires_at: task.lease_expires_at.map(DbTime),
             result: task.result.as_ref().map(|r| r.as_str().to_owned()),
             outcome: task.outcome.map(|o| o.as_str().to_owned()),
+            reward: task.reward,
+            reward_payer_agent_id: task.reward_payer.agent().map(|id| DbUuid(id.as_uuid())),
         }
     }
 }
@@ -124,6 +129,12 @@ impl TryFrom<TaskRow> for Task {
                 .outcome
                 .map(|o| TaskOutcome::parse(&o).ok_or_else(|| corrupt("task outcome", o)))
                 .transpose()?,
+            reward: row.reward,
+            reward_payer: row
+                .reward_payer_agent_id
+                .map_or(RewardPayer::Treasury, |id| {
+                    RewardPayer::Agent(AgentId::from_uuid(id.0))
+                }),
         })
     }
 }

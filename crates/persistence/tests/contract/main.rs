@@ -98,6 +98,8 @@ mod support;
 #[cfg(test)]
 mod tasks;
 #[cfg(test)]
+mod treasury;
+#[cfg(test)]
 mod unit_of_work;
 #[cfg(test)]
 mod users;

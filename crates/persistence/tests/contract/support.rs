@@ -10,7 +10,8 @@ use diesel::sql_types::Text;
 use muster_domain::model::{
     Agent, AgentCredentials, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Author,
     Email, Event, EventId, EventSeverity, FeePct, Level, Metadata, OrgId, OrgName, Organization,
-    Tags, Task, TaskId, TaskPriority, TaskStatus, Title, User, UserId, UserRole, event_types,
+    RewardPayer, Tags, Task, TaskId, TaskPriority, TaskStatus, Title, User, UserId, UserRole,
+    event_types,
 };
 use muster_domain::ports::OrganizationRepository;
 use muster_domain::service::NewOrganization;
@@ -59,6 +60,7 @@ pub trait Store:
     + muster_domain::ports::DeliveryQueue
     + muster_domain::ports::CodeHostRepository
     + muster_domain::ports::InboundKeyRepository
+    + muster_domain::ports::TreasuryRepository
     + Clone
     + Send
     + Sync
@@ -79,6 +81,7 @@ impl<S> Store for S where
         + muster_domain::ports::DeliveryQueue
         + muster_domain::ports::CodeHostRepository
         + muster_domain::ports::InboundKeyRepository
+        + muster_domain::ports::TreasuryRepository
         + Clone
         + Send
         + Sync
@@ -196,6 +199,9 @@ pub fn new_organization(
             agent,
             encrypted_secret: vec![0x00, 0x01, 0x7f, 0x80, 0xfe, 0xff, 0x00],
         },
+        // Not stored by `Writes::create`: a treasury has no row until it is locked.
+        treasury: muster_domain::model::Treasury::empty(org_id),
+        treasury_grant: None,
         events,
     }
 }
@@ -246,6 +252,8 @@ pub fn task(org: OrgId) -> Task {
         version: 1,
         result: None,
         outcome: None,
+        reward: 0,
+        reward_payer: RewardPayer::Treasury,
     }
 }
 
@@ -284,6 +292,8 @@ pub fn full_task(seed: &Seed, parent: TaskId) -> Task {
                 .expect("result"),
         ),
         outcome: Some(muster_domain::model::TaskOutcome::Rejected),
+        reward: 1_000_000_000,
+        reward_payer: RewardPayer::Agent(seed.hr),
         ..task(seed.org)
     }
 }

@@ -1,6 +1,7 @@
 //! Credits (decisions D-58, D-59): balances, grants by admins and founders, spending
 //! within the balance and the period limit, transfers along the hierarchy with their two
-//! ledger rows, the ledger's paging, and a finished task's reward with the parent's fee.
+//! ledger rows, the ledger's paging, and a finished task's reward (escrowed from the
+//! treasury, decision D-101) with the parent's fee.
 
 use reqwest::Method;
 use serde_json::{Value, json};
@@ -11,7 +12,7 @@ use crate::helpers::{
     Agent, Reply, TestApp, assert_bad_queries, assert_error, assert_error_exact, assert_timestamp,
     keys_of, send, str_of,
 };
-use crate::task_support::{assigned_task, count, events_typed, set_agent, walk};
+use crate::task_support::{count, events_typed, set_agent, walk};
 use crate::task_tools::{Caller, event_total, patch, user_id};
 
 api_tests!(
@@ -897,7 +898,14 @@ async fn a_finished_task_pays_the_child_and_the_parents_fee(app: &TestApp) {
     .await;
     assert_eq!(reply.data()["managementFeePct"], 20);
     let child = active_child(app, &parent, &json!({})).await;
-    let task = assigned_task(app, &app.org.hr, &child, json!({})).await;
+    // The reward comes from the treasury, funded first; nothing is made from nothing.
+    crate::economy_support::fund_treasury(app, &app.org, 10).await;
+    let admin = crate::economy_support::admin(app, &app.org).await;
+    let body = json!({ "title": "assigned work", "assigneeId": child.uuid });
+    let task = str_of(
+        &crate::economy_support::created(app, &admin, &body).await,
+        "id",
+    );
     walk(app, &child, &task, &["in_progress"]).await;
     assert_eq!(count(app, "credit_ledger").await, 0);
     walk(app, &child, &task, &["done"]).await;
@@ -927,5 +935,9 @@ async fn a_finished_task_pays_the_child_and_the_parents_fee(app: &TestApp) {
     assert_eq!(
         payloads(app, &child, "credits.earned").await[0]["amount"],
         8
+    );
+    assert_eq!(
+        crate::economy_support::treasury_balance(app, &admin).await,
+        0
     );
 }

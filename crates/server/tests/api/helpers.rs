@@ -288,6 +288,7 @@ async fn bootstrap_org(db: &TestDatabase, key: &ServerKey, name: &str) -> Org {
         admin_email: admin_email.clone(),
         admin_password: ADMIN_PASSWORD.to_owned(),
         hr_agent_id: Some(unique_handle("hr")),
+        treasury: 0,
     };
     let out = bootstrap(&db.db, key, input).await.unwrap();
     Org {

@@ -35,6 +35,19 @@ async fn task_in_review(app: &TestApp, assignee: Option<&Agent>) -> String {
     id
 }
 
+/// The task's own events (`task.*`, newest first), after checking its reward was
+/// escrowed once and paid out to the assignee once, never refunded.
+async fn task_events(app: &TestApp, task: &str) -> Vec<Value> {
+    let events = app.events_of(&app.org.hr, task).await;
+    let count = |kind: &str| events.iter().filter(|e| e["type"] == kind).count();
+    assert_eq!(count("credits.escrowed"), 1, "{events:?}");
+    assert_eq!(count("credits.refunded"), 0, "{events:?}");
+    events
+        .into_iter()
+        .filter(|e| e["type"].as_str().is_some_and(|t| t.starts_with("task.")))
+        .collect()
+}
+
 async fn approve(app: &TestApp, caller: &Caller, task: &str) -> crate::helpers::Reply {
     caller
         .call(app, Method::POST, &format!("/tasks/{task}/approve"), None)
@@ -45,6 +58,8 @@ async fn approval_closes_the_task_with_its_events(app: &TestApp) {
     let hr = &app.org.hr;
     let assignee = app.worker(&app.org).await;
     let approver = app.worker(&app.org).await;
+    // The HR agent pays the reward it sets (decision D-101).
+    crate::agent_support::grant(app, &app.org, hr, 10).await;
     let id = task_in_review(app, Some(&assignee)).await;
     let before = app.get(hr, &format!("/tasks/{id}")).await.data().clone();
     assert_eq!(before["approvedBy"], Value::Null);
@@ -71,7 +86,7 @@ async fn approval_closes_the_task_with_its_events(app: &TestApp) {
         "stored as answered"
     );
 
-    let events = app.events_of(hr, &id).await;
+    let events = task_events(app, &id).await;
     assert_eq!(
         types(&events[..3]),
         ["task.done", "task.transitioned", "task.approved"],
@@ -370,6 +385,7 @@ async fn approve_body_is_empty_or_an_empty_object(app: &TestApp) {
 async fn simultaneous_approvals_close_the_task_once(app: &TestApp) {
     let hr = &app.org.hr;
     let assignee = app.worker(&app.org).await;
+    crate::agent_support::grant(app, &app.org, hr, 10).await;
     let id = task_in_review(app, Some(&assignee)).await;
     let mut approvers = Vec::new();
     for _ in 0..4 {
@@ -392,7 +408,7 @@ async fn simultaneous_approvals_close_the_task_once(app: &TestApp) {
     for reply in replies.iter().filter(|r| r.status.as_u16() != 200) {
         assert_error(reply, 409, "");
     }
-    let events = app.events_of(hr, &id).await;
+    let events = task_events(app, &id).await;
     assert_eq!(
         types(&events),
         [

@@ -1,17 +1,22 @@
-//! What a task's outcome is worth (decisions D-58, D-63): the completion reward less the
-//! parent's management fee (floored), its ledger rows and `credits.earned` events, the
-//! reputation each move earns or costs with `reputation.changed`, the score's clamps,
-//! and twenty children of one parent finishing at once.
+//! What a task's outcome is worth (decisions D-58, D-63, D-101): the reward escrowed from
+//! the treasury when an admin creates the task, paid on done less the parent's
+//! management fee (floored), its ledger rows and `credits.earned` events, the reputation
+//! each move earns or costs with `reputation.changed`, the score's clamps, and twenty
+//! children of one parent finishing at once.
 
 use std::collections::BTreeSet;
 
 use serde_json::{Value, json};
 
+use crate::economy_support::{
+    admin, created, events_as, fund_treasury, id_of, treasury_balance, treasury_history,
+};
 use crate::helpers::{Agent, TestApp};
 use crate::task_support::{
     assigned_task, balance, count, events_typed, reputation, set_agent, set_parent, set_task,
     sql_rows, task_of, walk,
 };
+use crate::task_tools::Caller;
 
 api_tests!(
     done_pays_the_assignee_and_the_parents_fee,
@@ -23,8 +28,31 @@ api_tests!(
     concurrent_completions_pay_the_parent_every_fee,
 );
 
-/// The reward a finished task pays (decision D-58).
+/// The reward a task gets by default, escrowed when it is created (decisions D-58, D-101).
 const REWARD: i64 = 10;
+
+/// Funds the treasury with `amount` and answers the admin user, whose tasks it pays for.
+async fn house(app: &TestApp, amount: i64) -> Caller {
+    fund_treasury(app, &app.org, amount).await;
+    admin(app, &app.org).await
+}
+
+/// The reason of the one `credits.refunded` event of `task`.
+async fn refund_reason(app: &TestApp, admin: &Caller, task: &str) -> Value {
+    let refunds = events_as(app, admin, task, "credits.refunded").await;
+    assert_eq!(refunds.len(), 1, "{refunds:?}");
+    refunds[0]["payload"]["reason"].clone()
+}
+
+/// Creates a task for `assignee` as `admin` (the treasury pays its reward), with `extra`
+/// fields; answers its id.
+async fn house_task(app: &TestApp, admin: &Caller, assignee: &Agent, extra: Value) -> String {
+    let mut body = json!({ "title": "assigned work", "assigneeId": assignee.uuid });
+    if let (Some(body), Value::Object(extra)) = (body.as_object_mut(), extra) {
+        body.extend(extra);
+    }
+    id_of(&created(app, admin, &body).await)
+}
 
 /// A parent with `fee_pct` and a child of it, both active workers.
 async fn family(app: &TestApp, fee_pct: i64) -> (Agent, Agent) {
@@ -98,7 +126,9 @@ async fn done_pays_the_assignee_and_the_parents_fee(app: &TestApp) {
     let (parent, child) = family(app, 15).await;
     set_agent(app, &child, "current_balance = 100").await;
     set_agent(app, &parent, "current_balance = 7").await;
-    let task = assigned_task(app, &app.org.hr, &child, json!({})).await;
+    let admin = house(app, 100).await;
+    let task = house_task(app, &admin, &child, json!({})).await;
+    assert_eq!(treasury_balance(app, &admin).await, 100 - REWARD);
     walk(app, &child, &task, &["in_progress", "done"]).await;
 
     // 15% of 10 is 1.5: the parent takes 1, the child keeps 9.
@@ -141,17 +171,14 @@ async fn done_pays_the_assignee_and_the_parents_fee(app: &TestApp) {
     assert_eq!(changes[0]["scoreAfter"], 55);
     assert_eq!(changes[0]["taskId"], task);
     assert!(reputation_changes(app, &parent).await.is_empty());
+    // The treasury paid once, when the task was made.
+    assert_eq!(treasury_balance(app, &admin).await, 100 - REWARD);
 }
 
 async fn approving_pays_like_finishing(app: &TestApp) {
     let (parent, child) = family(app, 50).await;
-    let task = assigned_task(
-        app,
-        &app.org.hr,
-        &child,
-        json!({ "approvalRequired": true }),
-    )
-    .await;
+    let admin = house(app, REWARD).await;
+    let task = house_task(app, &admin, &child, json!({ "approvalRequired": true })).await;
     walk(app, &child, &task, &["in_progress", "review"]).await;
     assert_eq!(balance(app, &app.org, &child).await, 0);
     let reply = app
@@ -175,9 +202,10 @@ async fn approving_pays_like_finishing(app: &TestApp) {
 }
 
 async fn the_fee_is_a_floored_share_of_the_reward(app: &TestApp) {
+    let admin = house(app, 11 * REWARD).await;
     for fee_pct in [0, 1, 9, 10, 15, 19, 20, 33, 49, 50] {
         let (parent, child) = family(app, fee_pct).await;
-        let task = assigned_task(app, &app.org.hr, &child, json!({})).await;
+        let task = house_task(app, &admin, &child, json!({})).await;
         walk(app, &child, &task, &["in_progress", "review", "done"]).await;
         let fee = REWARD * fee_pct / 100;
         assert_eq!(
@@ -203,7 +231,7 @@ async fn the_fee_is_a_floored_share_of_the_reward(app: &TestApp) {
     }
     // No parent: the whole reward.
     let orphan = app.worker(&app.org).await;
-    let task = assigned_task(app, &app.org.hr, &orphan, json!({})).await;
+    let task = house_task(app, &admin, &orphan, json!({})).await;
     walk(app, &orphan, &task, &["in_progress", "done"]).await;
     assert_eq!(balance(app, &app.org, &orphan).await, REWARD);
     assert_eq!(
@@ -213,8 +241,12 @@ async fn the_fee_is_a_floored_share_of_the_reward(app: &TestApp) {
 }
 
 async fn nothing_is_paid_without_an_assignee_or_before_done(app: &TestApp) {
-    let task = app.task_titled(&app.org.hr, "nobody's").await;
+    let admin = house(app, 3 * REWARD).await;
+    let task = id_of(&created(app, &admin, &json!({ "title": "nobody's" })).await);
     walk(app, &app.org.hr, &task, &["in_progress", "review", "done"]).await;
+    // The escrow went back to the treasury.
+    assert_eq!(treasury_balance(app, &admin).await, 3 * REWARD);
+    assert_eq!(refund_reason(app, &admin, &task).await, "unassigned");
     assert_eq!(count(app, "credit_ledger").await, 0);
     assert_eq!(count(app, "reputation_events").await, 0);
     assert_eq!(count(app, "events WHERE type = 'credits.earned'").await, 0);
@@ -226,7 +258,7 @@ async fn nothing_is_paid_without_an_assignee_or_before_done(app: &TestApp) {
 
     // Moves that do not close pay nothing; done pays once, however the task got there.
     let (parent, child) = family(app, 20).await;
-    let task = assigned_task(app, &app.org.hr, &child, json!({})).await;
+    let task = house_task(app, &admin, &child, json!({})).await;
     walk(
         app,
         &child,
@@ -248,11 +280,15 @@ async fn nothing_is_paid_without_an_assignee_or_before_done(app: &TestApp) {
     assert_eq!(balance(app, &app.org, &parent).await, 2);
     assert_eq!(count(app, "credit_ledger").await, 2);
 
-    // Cancelling pays nothing.
-    let cancelled = assigned_task(app, &app.org.hr, &child, json!({})).await;
+    // Cancelling pays nothing: the escrow goes back to the treasury.
+    let cancelled = house_task(app, &admin, &child, json!({})).await;
+    assert_eq!(treasury_balance(app, &admin).await, REWARD);
     walk(app, &child, &cancelled, &["in_progress", "cancelled"]).await;
     assert_eq!(balance(app, &app.org, &child).await, 8);
     assert_eq!(count(app, "credit_ledger").await, 2);
+    assert_eq!(treasury_balance(app, &admin).await, 2 * REWARD);
+    assert_eq!(refund_reason(app, &admin, &cancelled).await, "cancelled");
+    assert_eq!(treasury_history(app, &admin).await[0]["type"], "refunded");
 }
 
 /// One move sequence and what it is worth to the assignee's reputation.
@@ -457,11 +493,12 @@ async fn concurrent_completions_pay_the_parent_every_fee(app: &TestApp) {
     let fee = REWARD * fee_pct / 100;
     let parent = app.worker(&app.org).await;
     set_agent(app, &parent, &format!("management_fee_pct = {fee_pct}")).await;
+    let admin = house(app, 20 * REWARD).await;
     let mut work = Vec::new();
     for _ in 0..CHILDREN {
         let child = app.worker(&app.org).await;
         set_parent(app, &child, &parent).await;
-        let task = assigned_task(app, &app.org.hr, &child, json!({})).await;
+        let task = house_task(app, &admin, &child, json!({})).await;
         walk(app, &child, &task, &["in_progress"]).await;
         work.push((child, task));
     }

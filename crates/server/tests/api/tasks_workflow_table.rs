@@ -308,6 +308,8 @@ fn one_winner(replies: &[Reply], round: &str) -> Value {
 async fn concurrent_moves_of_one_task_have_one_winner_per_step(app: &TestApp) {
     let hr = &app.org.hr;
     let worker = app.worker(&app.org).await;
+    // The HR agent pays the task's reward into escrow (decision D-101).
+    crate::agent_support::grant(app, &app.org, hr, 10).await;
     let id = task_with(
         app,
         hr,
@@ -390,10 +392,17 @@ async fn concurrent_moves_of_one_task_have_one_winner_per_step(app: &TestApp) {
         events.iter().filter(|e| e["type"] == closing_type).count(),
         1
     );
+    let of_task = events
+        .iter()
+        .filter(|e| e["type"].as_str().is_some_and(|t| t.starts_with("task.")))
+        .count();
+    assert_eq!(of_task, 1 + 4 + 1, "created, four moves, one closing event");
+    // The escrow went in once, and came back once if the task was cancelled.
+    let credits = |kind: &str| events.iter().filter(|e| e["type"] == kind).count();
+    assert_eq!(credits("credits.escrowed"), 1);
     assert_eq!(
-        events.len(),
-        1 + 4 + 1,
-        "created, four moves, one closing event"
+        credits("credits.refunded"),
+        usize::from(last == "cancelled")
     );
     let stored = app.get(hr, &format!("/tasks/{id}")).await;
     assert_eq!(stored.data()["status"], last);

@@ -90,6 +90,23 @@ fn bootstrap_rejects_bad_input_with_one_line() {
 }
 
 #[test]
+fn bootstrap_refuses_a_treasury_out_of_range() {
+    let scratch = Scratch::new();
+    let url = scratch.sqlite_url();
+    for treasury in ["-1", "1000000001", "ten"] {
+        let out = muster()
+            .args(["bootstrap", "--org-name", "Acme", "--admin-email", "a@b.co"])
+            .args(["--admin-password", "correct horse", "--database-url", &url])
+            .arg(format!("--treasury={treasury}"))
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{treasury}");
+        assert!(stderr(&out).contains("--treasury"), "{}", stderr(&out));
+        assert!(out.stdout.is_empty(), "{treasury}");
+    }
+}
+
+#[test]
 fn migrate_applies_once_then_reports_up_to_date() {
     let scratch = Scratch::new();
     let url = scratch.sqlite_url();

@@ -19,6 +19,11 @@ struct Live {
 }
 
 fn live() -> Live {
+    live_with(&[])
+}
+
+/// [`live`], bootstrapped with `extra` arguments.
+fn live_with(extra: &[&str]) -> Live {
     let scratch = Scratch::new();
     let out = muster()
         .args([
@@ -29,6 +34,7 @@ fn live() -> Live {
             "admin@example.com",
         ])
         .args(["--database-url", &scratch.sqlite_url()])
+        .args(extra)
         .env("MUSTER_ADMIN_PASSWORD", "a good long password")
         .output()
         .unwrap();
@@ -161,6 +167,54 @@ fn task_commands_run_an_agents_whole_loop() {
     );
     let moved = live.json(&["task", "move", &id, "done", "--reason", "shipped"]);
     assert_eq!(moved["status"], "done");
+}
+
+#[test]
+fn a_treasury_funded_at_bootstrap_pays_the_rewards_people_set() {
+    let live = live_with(&["--treasury", "100"]);
+    let as_admin = |args: &[&str]| {
+        let out = live
+            .anonymous(args)
+            .env("MUSTER_EMAIL", "admin@example.com")
+            .env("MUSTER_PASSWORD", "a good long password")
+            .output()
+            .unwrap();
+        serde_json::from_str::<Value>(&succeeded(&out)).unwrap()
+    };
+    let task = as_admin(&[
+        "task",
+        "create",
+        "Paid by the treasury",
+        "--reward",
+        "30",
+        "--json",
+    ]);
+    assert_eq!(task["reward"], 30, "{task}");
+    assert_eq!(task["rewardPayer"]["kind"], "treasury", "{task}");
+    // The HR agent holds no credits: a reward it names is refused, and nothing is made.
+    let out = live
+        .muster(&["task", "create", "Paid by HR", "--reward", "5"])
+        .output()
+        .unwrap();
+    assert_one_clear_error(
+        &out,
+        "Insufficient balance: 0 credits available, 5 needed (409)",
+    );
+    let shown = live.ok(&["task", "show", task["id"].as_str().unwrap()]);
+    assert!(shown.contains("30 from treasury"), "{shown}");
+    // Out of range is refused before anything is sent.
+    let out = live
+        .muster(&["task", "create", "Too dear", "--reward", "1000000001"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        live.json(&["task", "list"])["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 #[test]

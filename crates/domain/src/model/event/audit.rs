@@ -7,12 +7,13 @@ use super::EventSeverity;
 use super::payloads::{
     AgentBudgetUpdated, AgentCapabilityAdded, AgentCapabilityRemoved, AgentCapabilityUpdated,
     AgentDemoted, AgentRegistered, AgentSpawned, AgentStatusChanged, AgentUpdated, ApiKeyCreated,
-    ApiKeyRevoked, CodeHostConnectionChanged, CreditsEarned, CreditsGranted, CreditsSpent,
-    CreditsTransferred, GuardUpdated, InboundWebhookChanged, ReputationChanged, TaskApproved,
-    TaskAssigned, TaskClaimed, TaskClosed, TaskCommented, TaskCreated, TaskDependencyAdded,
-    TaskDependencyRemoved, TaskEscalated, TaskLeaseExpired, TaskTransitioned, TaskUpdated,
-    TemplateCreated, UserCreated, UserLogin, UserLoginFailed, UserLogout, UserSecurityChanged,
-    WebhookBlocked, WebhookChanged, WebhookDeleted, WebhookDisabled,
+    ApiKeyRevoked, CodeHostConnectionChanged, CreditsEarned, CreditsEscrowed, CreditsGranted,
+    CreditsRefunded, CreditsSpent, CreditsTransferred, GuardUpdated, InboundWebhookChanged,
+    ReputationChanged, TaskApproved, TaskAssigned, TaskClaimed, TaskClosed, TaskCommented,
+    TaskCreated, TaskDependencyAdded, TaskDependencyRemoved, TaskEscalated, TaskLeaseExpired,
+    TaskTransitioned, TaskUpdated, TemplateCreated, TreasuryGranted, UserCreated, UserLogin,
+    UserLoginFailed, UserLogout, UserSecurityChanged, WebhookBlocked, WebhookChanged,
+    WebhookDeleted, WebhookDisabled,
 };
 
 macro_rules! audit_events {
@@ -123,6 +124,12 @@ audit_events! {
     CreditsSpent(CreditsSpent) = "credits.spent", CREDITS_SPENT, "agent", Info;
     /// An agent earned credits for a finished task (or a management fee).
     CreditsEarned(CreditsEarned) = "credits.earned", CREDITS_EARNED, "agent", Info;
+    /// A task's reward went from its payer into the task's escrow (decision D-101).
+    CreditsEscrowed(CreditsEscrowed) = "credits.escrowed", CREDITS_ESCROWED, "task", Info;
+    /// Credits came back from a task's escrow to its payer.
+    CreditsRefunded(CreditsRefunded) = "credits.refunded", CREDITS_REFUNDED, "task", Info;
+    /// Credits were created in the organization's treasury.
+    TreasuryGranted(TreasuryGranted) = "treasury.granted", TREASURY_GRANTED, "organization", Info;
     /// A user signed in.
     UserLogin(UserLogin) = "user.login", USER_LOGIN, "user", Info;
     /// A sign-in failed.

@@ -4,19 +4,19 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use super::*;
-use crate::model::Event;
 use crate::model::{
     AgentId, AgentMode, AgentRole, Level, TaskId, TaskPriority, TaskStatus, UserRole,
 };
+use crate::model::{Event, PayerRef};
 
-/// Decision D-70, written out.
+/// Decision D-70, written out (with D-101's escrow, refund and treasury events).
 const D70: &str = "task.created task.updated task.transitioned task.done task.cancelled \
     task.assigned task.approved task.commented task.escalated task.dependency_added \
     task.dependency_removed template.created agent.registered agent.spawned agent.activated \
     agent.rejected agent.revoked agent.suspended agent.unsuspended agent.updated \
     agent.demoted agent.budget_updated agent.capability_added agent.capability_updated \
     agent.capability_removed reputation.changed credits.transferred credits.granted \
-    credits.spent credits.earned user.login user.login_failed user.logout user.created \
+    credits.spent credits.earned credits.escrowed credits.refunded treasury.granted user.login user.login_failed user.logout user.created \
     user.password_changed user.totp_enabled user.totp_disabled api_key.created \
     api_key.revoked webhook.created webhook.updated webhook.deleted webhook.disabled \
     webhook.blocked inbound_webhook.created inbound_webhook.updated inbound_webhook.rotated \
@@ -88,8 +88,10 @@ fn samples() -> Vec<(AuditEvent, Value)> {
                 priority: TaskPriority::High,
                 assignee_id: Some(agent(1)),
                 parent_task_id: None,
+                reward: 10,
+                reward_unfunded: None,
             }),
-            json!({"title": "Ship", "status": "todo", "priority": "high", "assigneeId": id(1), "parentTaskId": null}),
+            json!({"title": "Ship", "status": "todo", "priority": "high", "assigneeId": id(1), "parentTaskId": null, "reward": 10}),
         ),
         (
             E::TaskUpdated(TaskUpdated {
@@ -259,6 +261,37 @@ fn samples() -> Vec<(AuditEvent, Value)> {
             json!({"amount": 9, "taskId": id(7), "source": "reward", "balanceAfter": 79}),
         ),
         (
+            E::CreditsEscrowed(CreditsEscrowed {
+                amount: 10,
+                payer: PayerRef {
+                    kind: "agent",
+                    id: Uuid::from_u128(1),
+                },
+                balance_after: 69,
+            }),
+            json!({"amount": 10, "payer": {"kind": "agent", "id": id(1)}, "balanceAfter": 69}),
+        ),
+        (
+            E::CreditsRefunded(CreditsRefunded {
+                amount: 4,
+                payer: PayerRef {
+                    kind: "treasury",
+                    id: Uuid::from_u128(10),
+                },
+                balance_after: 504,
+                reason: "lowered",
+            }),
+            json!({"amount": 4, "payer": {"kind": "treasury", "id": id(10)}, "balanceAfter": 504, "reason": "lowered"}),
+        ),
+        (
+            E::TreasuryGranted(TreasuryGranted {
+                amount: 500,
+                reason: Some("bootstrap".into()),
+                balance_after: 500,
+            }),
+            json!({"amount": 500, "reason": "bootstrap", "balanceAfter": 500}),
+        ),
+        (
             E::UserLogin(UserLogin {
                 method: "password".into(),
                 two_factor: true,
@@ -402,13 +435,40 @@ fn every_type_has_a_pinned_payload_shape() {
 fn entity_type_follows_the_family_of_the_type() {
     for (event, _) in samples() {
         let family = event.event_type().split('.').next().unwrap();
-        let expected = match family {
-            "reputation" | "credits" => "agent",
-            "guard" => "organization",
-            other => other,
+        let expected = match event.event_type() {
+            // A reward's escrow moves are the task's (decision D-101).
+            "credits.escrowed" | "credits.refunded" => "task",
+            _ => match family {
+                "reputation" | "credits" => "agent",
+                "guard" | "treasury" => "organization",
+                other => other,
+            },
         };
         assert_eq!(event.entity_type(), expected, "{}", event.event_type());
     }
+}
+
+#[test]
+fn a_task_made_without_its_default_reward_says_so() {
+    let created = |reward_unfunded| {
+        AuditEvent::TaskCreated(TaskCreated {
+            title: "Ship".into(),
+            status: TaskStatus::Todo,
+            priority: TaskPriority::High,
+            assignee_id: None,
+            parent_task_id: None,
+            reward: 0,
+            reward_unfunded,
+        })
+        .payload()
+    };
+    assert_eq!(
+        created(Some(10)),
+        json!({"title": "Ship", "status": "todo", "priority": "high", "assigneeId": null,
+            "parentTaskId": null, "reward": 0, "rewardUnfunded": 10})
+    );
+    // Funded (or no default asked): the key is absent, not null.
+    assert!(created(None).get("rewardUnfunded").is_none());
 }
 
 #[test]

@@ -143,7 +143,7 @@ impl AgentService {
                 let mut agent = lock_agents(tx, actor.org_id, &[id]).await?.remove(0);
                 let now = service.clock.now();
                 roll_over(&mut agent, service.period, now);
-                refuse(check_spend(&agent, amount.get()), amount)?;
+                refuse(check_spend(&agent, amount.get()), amount.get())?;
                 debit(&mut agent, amount.get());
                 let reason = reason.map(|r| r.as_str().to_owned());
                 let entry = service.entry(
@@ -197,7 +197,7 @@ impl AgentService {
                 policy::may_transfer(&sender, &receiver)?;
                 let now = service.clock.now();
                 roll_over(&mut sender, service.period, now);
-                refuse(check_spend(&sender, amount.get()), amount)?;
+                refuse(check_spend(&sender, amount.get()), amount.get())?;
                 debit(&mut sender, amount.get());
                 receiver.current_balance = receiver.current_balance.saturating_add(amount.get());
                 let reason = reason.map(|r| r.as_str().to_owned());
@@ -295,13 +295,10 @@ fn ensure_active(agent: &Agent) -> Result<(), Conflict> {
     }
 }
 
-/// A refused spend as its 409.
-fn refuse(verdict: Result<(), SpendRefusal>, amount: CreditAmount) -> Result<(), Conflict> {
+/// A refused spend (or escrow) of `amount` as its 409.
+pub(crate) fn refuse(verdict: Result<(), SpendRefusal>, amount: i64) -> Result<(), Conflict> {
     verdict.map_err(|refusal| match refusal {
-        SpendRefusal::Insufficient { balance } => Conflict::InsufficientBalance {
-            balance,
-            amount: amount.get(),
-        },
+        SpendRefusal::Insufficient { balance } => Conflict::InsufficientBalance { balance, amount },
         SpendRefusal::OverLimit { remaining } => Conflict::BudgetExceeded { remaining },
     })
 }

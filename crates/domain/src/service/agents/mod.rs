@@ -15,6 +15,7 @@ use time::OffsetDateTime;
 
 pub use self::budgets::{BudgetStatus, CanSpend};
 pub use self::capabilities::{CapabilityMatch, MatchQuery};
+pub(crate) use self::credits::refuse;
 pub use self::credits::{CreditAmount, LedgerPage, Transfer};
 pub(crate) use self::lifecycle::insert_new;
 pub use self::lifecycle::{AgentPatch, NewAgent, Registered, budget_limit};

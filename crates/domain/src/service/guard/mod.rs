@@ -220,7 +220,10 @@ fn actors_and_spending(events: &[Event]) -> Vec<(Uuid, i64)> {
             continue;
         };
         let spent = match event.event_type.as_str() {
-            event_types::CREDITS_SPENT | event_types::CREDITS_TRANSFERRED => event
+            // A reward escrowed by an agent leaves its balance like a spend (D-101).
+            event_types::CREDITS_SPENT
+            | event_types::CREDITS_TRANSFERRED
+            | event_types::CREDITS_ESCROWED => event
                 .payload
                 .get("amount")
                 .and_then(serde_json::Value::as_i64)

@@ -7,12 +7,14 @@ use serde_json::{Map, Value};
 use super::{InboundService, ServiceError};
 use crate::ValidationError;
 use crate::model::{
-    AgentId, Description, Event, EventId, InboundKey, Metadata, Tags, Task, TaskId, TaskPriority,
-    TaskStatus, Title,
+    Actor, ActorKind, AgentId, Description, Event, EventId, InboundKey, Metadata, OrgId,
+    RewardPayer, Tags, Task, TaskId, TaskPriority, TaskStatus, Title, Treasury,
 };
-use crate::ports::{Lock, transact};
+use crate::ports::{Lock, Transaction, transact};
 use crate::service::Unauthorized;
+use crate::service::tasks::escrow::{Books, Purse, take};
 use crate::service::tasks::{check_new_task, created_event};
+use time::OffsetDateTime;
 
 /// Most tasks one batch request may create.
 pub const MAX_BATCH: usize = 100;
@@ -96,20 +98,8 @@ impl InboundService {
             })?;
             tasks.push(task);
         }
-        let events: Vec<Event> = tasks
-            .iter()
-            .map(|task| {
-                Event::record(
-                    EventId::from_uuid(self.ids.new_id()),
-                    task.org_id,
-                    None,
-                    task.id.as_uuid(),
-                    now,
-                    &created_event(task),
-                )
-            })
-            .collect();
         let (org, id, value) = (key.org_id, key.id, key.key.clone());
+        let (service, reward) = (self.clone(), self.reward);
         transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 // Rotated, disabled or deleted since it was read: refused like any other.
@@ -122,14 +112,82 @@ impl InboundService {
                 }
                 for task in &tasks {
                     check_new_task(tx, task).await?;
+                }
+                let mut tasks = tasks;
+                let (events, books, treasury) =
+                    service.fund(tx, org, &mut tasks, reward, now).await?;
+                for task in &tasks {
                     tx.insert_task(task).await?;
                 }
+                if let Some(treasury) = &treasury {
+                    tx.update_treasury(treasury).await?;
+                }
+                books.write(tx).await?;
                 tx.append_events(&events).await?;
                 tx.touch_inbound_key(id, now).await?;
                 Ok(tasks)
             })
         })
         .await
+    }
+
+    /// Escrows the default `reward` of each of `tasks` from the treasury (decision
+    /// D-101), in order, while it can fund them (locked last, after the assignees); the
+    /// rest get reward 0 and their `task.created` says so. Answers the events, the
+    /// ledger rows and the treasury when it moved.
+    async fn fund(
+        &self,
+        tx: &mut dyn Transaction,
+        org: OrgId,
+        tasks: &mut [Task],
+        reward: i64,
+        now: OffsetDateTime,
+    ) -> Result<(Vec<Event>, Books, Option<Treasury>), ServiceError> {
+        let system = Actor {
+            org_id: org,
+            kind: ActorKind::System,
+        };
+        let mut books = Books::default();
+        let mut escrows = Vec::new();
+        let mut treasury = None;
+        if reward > 0 && tx.treasury(org, Lock::Nothing).await?.balance >= reward {
+            let locked = treasury.insert(tx.treasury(org, Lock::Update).await?);
+            for task in tasks.iter_mut() {
+                let purse = Purse::Treasury(&mut *locked);
+                if let Ok(event) = take(
+                    self.ids.as_ref(),
+                    &system,
+                    purse,
+                    task,
+                    reward,
+                    &mut books,
+                    now,
+                ) {
+                    task.reward = reward;
+                    escrows.push(event);
+                }
+            }
+        }
+        let mut events: Vec<Event> = tasks
+            .iter()
+            .map(|task| {
+                let unfunded = (reward > 0 && task.reward == 0).then_some(reward);
+                Event::record(
+                    EventId::from_uuid(self.ids.new_id()),
+                    task.org_id,
+                    None,
+                    task.id.as_uuid(),
+                    now,
+                    &created_event(task, unfunded),
+                )
+            })
+            .collect();
+        events.extend(escrows);
+        Ok((
+            events,
+            books,
+            treasury.filter(|t| t.updated_at == Some(now)),
+        ))
     }
 
     /// The task `item` makes with `key`'s defaults.
@@ -170,6 +228,8 @@ impl InboundService {
             version: 1,
             result: None,
             outcome: None,
+            reward: 0,
+            reward_payer: RewardPayer::Treasury,
         })
     }
 }

@@ -73,6 +73,7 @@ pub struct InboundService {
     signer: Arc<dyn MessageSigner>,
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
+    reward: i64,
 }
 
 impl std::fmt::Debug for InboundService {
@@ -114,7 +115,16 @@ impl InboundService {
             signer: ports.signer,
             clock: ports.clock,
             ids: ports.ids,
+            reward: crate::rules::reward::DEFAULT_TASK_REWARD,
         }
+    }
+
+    /// Sets the reward the tasks it creates get from the treasury when it can fund it
+    /// (decision D-101).
+    #[must_use]
+    pub fn with_reward(mut self, reward: i64) -> Self {
+        self.reward = reward;
+        self
     }
 
     /// Creates a key, answered with its secret, with `inbound_webhook.created`.

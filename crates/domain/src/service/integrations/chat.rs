@@ -158,6 +158,7 @@ impl ChatService {
                             due_at: None,
                             tags: Tags::default(),
                             metadata,
+                            reward: None,
                         },
                     )
                     .await?;

@@ -5,6 +5,7 @@ mod claims;
 mod comments;
 mod dependencies;
 mod escalations;
+pub(crate) mod escrow;
 mod integration;
 mod outcomes;
 mod routing;
@@ -18,6 +19,7 @@ use time::OffsetDateTime;
 
 pub use self::claims::ClaimRequest;
 pub use self::escalations::NewEscalation;
+use self::escrow::{Books, Purse, take};
 pub(crate) use self::integration::Closing;
 pub use self::integration::IntegrationMove;
 pub use self::routing::{AutoAssign, CandidateQuery};
@@ -28,13 +30,15 @@ use super::{Conflict, Entity, NotFound, Page, PageRequest, ServiceError};
 use crate::ValidationError;
 use crate::model::{
     Actor, AgentId, AgentMode, AuditEvent, Author, Description, Event, EventId, Metadata, OrgId,
-    Tags, Task, TaskCreated, TaskId, TaskPriority, TaskStatus, TaskUpdated, Title,
+    RewardPayer, Tags, Task, TaskCreated, TaskId, TaskPriority, TaskStatus, TaskUpdated, Title,
 };
 use crate::policy;
 use crate::ports::{
     Clock, IdGenerator, Lock, TaskFilter, TaskRepository, Transaction, UnitOfWork, transact,
 };
+use crate::rules::budget::{BudgetPeriod, roll_over};
 use crate::rules::reward::DEFAULT_TASK_REWARD;
+use crate::service::locks::lock_agents_as;
 
 /// A task to create, already validated field by field.
 #[derive(Debug, Clone, PartialEq)]
@@ -57,6 +61,10 @@ pub struct NewTask {
     pub tags: Tags,
     /// Arbitrary JSON object.
     pub metadata: Metadata,
+    /// Credits to escrow for whoever finishes it (checked with
+    /// [`reward_amount`](crate::rules::reward::reward_amount)); `None` for the
+    /// service's default reward, which a payer that cannot fund it makes 0 (D-101).
+    pub reward: Option<i64>,
 }
 
 /// The editable fields of `PATCH /tasks/:id` (decision D-39): `None` leaves a field as
@@ -75,6 +83,8 @@ pub struct TaskPatch {
     pub tags: Option<Tags>,
     /// New metadata (replacing the old).
     pub metadata: Option<Metadata>,
+    /// New reward: the difference is taken from or given back to its payer (D-101).
+    pub reward: Option<i64>,
 }
 
 impl TaskPatch {
@@ -95,6 +105,7 @@ pub struct TaskService {
     clock: Arc<dyn Clock>,
     ids: Arc<dyn IdGenerator>,
     reward: i64,
+    period: BudgetPeriod,
 }
 
 impl std::fmt::Debug for TaskService {
@@ -109,9 +120,9 @@ impl TaskService {
     /// Largest page size of `GET /tasks` (decision D-7).
     pub const MAX_PAGE_SIZE: u32 = PageRequest::<TaskId>::MAX_LIMIT;
 
-    /// Wires the service to its ports: `tasks` for reads, `uow` for changes. A finished
-    /// task pays [`DEFAULT_TASK_REWARD`] credits until [`with_reward`](Self::with_reward)
-    /// says otherwise.
+    /// Wires the service to its ports: `tasks` for reads, `uow` for changes. A task
+    /// created with no reward named gets [`DEFAULT_TASK_REWARD`] credits until
+    /// [`with_reward`](Self::with_reward) says otherwise.
     pub fn new(
         tasks: Arc<dyn TaskRepository>,
         uow: Arc<dyn UnitOfWork>,
@@ -124,13 +135,22 @@ impl TaskService {
             clock,
             ids,
             reward: DEFAULT_TASK_REWARD,
+            period: BudgetPeriod::default(),
         }
     }
 
-    /// Sets the credits a task pays its assignee when it reaches `done` (decision D-58).
+    /// Sets the reward a task gets when its creator names none (decision D-101).
     #[must_use]
     pub fn with_reward(mut self, reward: i64) -> Self {
         self.reward = reward;
+        self
+    }
+
+    /// Sets the agents' budget period, within which an agent's escrowed rewards count
+    /// as spending (decision D-57).
+    #[must_use]
+    pub fn with_budget_period(mut self, period: BudgetPeriod) -> Self {
+        self.period = period;
         self
     }
 
@@ -146,7 +166,9 @@ impl TaskService {
         .await
     }
 
-    /// [`create`](Self::create) inside a transaction that also writes other things.
+    /// [`create`](Self::create) inside a transaction that also writes other things. The
+    /// reward is escrowed from its payer (decision D-101): an explicit one it cannot fund
+    /// is refused (409); the default one is then 0, and `task.created` says so.
     pub(crate) async fn create_in(
         &self,
         tx: &mut dyn Transaction,
@@ -154,11 +176,83 @@ impl TaskService {
         new: NewTask,
     ) -> Result<Task, ServiceError> {
         policy::may_write(actor)?;
-        let task = self.new_task(actor, new);
-        let event = self.task_event(actor, &task, &created_event(&task));
-        check_new_task(tx, &task).await?;
+        let asked = new.reward;
+        let mut task = self.new_task(actor, new);
+        let (org, now) = (task.org_id, task.created_at);
+        // Tasks before agents, as every use case locks them, so that none waits in a cycle.
+        if let Some(parent) = task.parent_task_id
+            && tx.task(org, parent, Lock::Share).await?.is_none()
+        {
+            return Err(NotFound::new(Entity::ParentTask, parent).into());
+        }
+        let amount = asked.unwrap_or(self.reward);
+        let fund = amount > 0
+            && (asked.is_some()
+                || self
+                    .seems_funded(tx, org, task.reward_payer, amount, now)
+                    .await?);
+        let payer_agent = task.reward_payer.agent().filter(|_| fund);
+        // The assignee share-locked (it cannot be suspended until the task is stored),
+        // the paying agent locked for update, in the one agent order.
+        let wanted: Vec<(AgentId, Lock)> = task
+            .assignee_id
+            .map(|id| (id, Lock::Share))
+            .into_iter()
+            .chain(payer_agent.map(|id| (id, Lock::Update)))
+            .collect();
+        let mut locked = lock_agents_as(tx, org, &wanted).await?;
+        if task.assignee_id.is_some()
+            && let Some(assignee) = locked.first()
+        {
+            ensure_assignable(assignee)?;
+        }
+        let mut books = Books::default();
+        let mut unfunded = (amount > 0 && !fund).then_some(amount);
+        let mut escrowed = None;
+        let mut treasury = None;
+        if fund {
+            let purse = match payer_agent {
+                Some(_) => match locked.last_mut() {
+                    Some(agent) => {
+                        roll_over(agent, self.period, now);
+                        Purse::Agent(agent)
+                    }
+                    None => return Err(ServiceError::internal("the paying agent was not locked")),
+                },
+                None => Purse::Treasury(treasury.insert(tx.treasury(org, Lock::Update).await?)),
+            };
+            match take(
+                self.ids.as_ref(),
+                actor,
+                purse,
+                &task,
+                amount,
+                &mut books,
+                now,
+            ) {
+                Ok(event) => {
+                    task.reward = amount;
+                    escrowed = Some(event);
+                }
+                Err(_) if asked.is_none() => unfunded = Some(amount),
+                Err(refusal) => return Err(refusal.into()),
+            }
+        }
+        let created = created_event(&task, unfunded);
+        let mut events = vec![self.task_event(actor, &task, &created)];
         tx.insert_task(&task).await?;
-        tx.append_events(&[event]).await?;
+        if let Some(event) = escrowed {
+            events.push(event);
+            match (payer_agent, locked.last(), &treasury) {
+                (Some(_), Some(agent), _) => {
+                    tx.update_agent(agent, now).await?;
+                }
+                (None, _, Some(treasury)) => tx.update_treasury(treasury).await?,
+                _ => {}
+            }
+        }
+        books.write(tx).await?;
+        tx.append_events(&events).await?;
         Ok(task)
     }
 
@@ -227,18 +321,29 @@ impl TaskService {
         let current = locked_task(tx, actor.org_id, id).await?;
         ensure_open(&current)?;
         let mut task = current.clone();
-        let fields = apply_patch(&mut task, patch);
+        let reward = patch.reward.filter(|r| *r != current.reward);
+        let mut fields = apply_patch(&mut task, patch);
+        let now = self.clock.now();
+        let mut moved = (Vec::new(), Books::default());
+        if let Some(reward) = reward {
+            policy::may_change_reward(actor, current.reward_payer)?;
+            moved = self.rereward(tx, actor, &mut task, reward, now).await?;
+            fields.push("reward".to_owned());
+        }
         if fields.is_empty() {
             return Ok(current);
         }
-        let now = self.clock.now();
-        let event = self.task_event_at(
+        let (credits, books) = moved;
+        let mut events = vec![self.task_event_at(
             actor,
             id,
             now,
             &AuditEvent::TaskUpdated(TaskUpdated { fields }),
-        );
-        self.save(tx, &current, task, now, vec![event]).await
+        )];
+        events.extend(credits);
+        let task = self.save(tx, &current, task, now, events).await?;
+        books.write(tx).await?;
+        Ok(task)
     }
 
     /// The task of `new`, created now by `actor`.
@@ -268,6 +373,10 @@ impl TaskService {
             version: 1,
             result: None,
             outcome: None,
+            reward: 0,
+            reward_payer: actor
+                .agent_id()
+                .map_or(RewardPayer::Treasury, RewardPayer::Agent),
         }
     }
 
@@ -332,13 +441,16 @@ impl TaskService {
     }
 }
 
-pub(crate) fn created_event(task: &Task) -> AuditEvent {
+/// `task.created` for `task`; `unfunded` is the default reward its payer could not fund.
+pub(crate) fn created_event(task: &Task, unfunded: Option<i64>) -> AuditEvent {
     AuditEvent::TaskCreated(TaskCreated {
         title: task.title.as_str().to_owned(),
         status: task.status,
         priority: task.priority,
         assignee_id: task.assignee_id,
         parent_task_id: task.parent_task_id,
+        reward: task.reward,
+        reward_unfunded: unfunded,
     })
 }
 
@@ -429,15 +541,20 @@ async fn check_assignable(
         .agent(org, id, Lock::Share)
         .await?
         .ok_or(NotFound::new(Entity::Agent, id))?;
-    if policy::agent_may_act(&agent).is_err() {
-        return Err(Conflict::AssigneeNotActive { agent: id }.into());
+    ensure_assignable(&agent)?;
+    Ok(agent)
+}
+
+/// An assignee must be active and execute work (decision D-34).
+fn ensure_assignable(agent: &crate::model::Agent) -> Result<(), Conflict> {
+    if policy::agent_may_act(agent).is_err() {
+        return Err(Conflict::AssigneeNotActive { agent: agent.id });
     }
     if matches!(agent.mode, AgentMode::Orchestrator | AgentMode::Observer) {
         return Err(Conflict::AssigneeDoesNotExecute {
-            agent: id,
+            agent: agent.id,
             mode: agent.mode,
-        }
-        .into());
+        });
     }
-    Ok(agent)
+    Ok(())
 }

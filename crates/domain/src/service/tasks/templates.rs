@@ -95,6 +95,7 @@ impl TaskService {
             due_at: overrides.due_at,
             tags: template.tags,
             metadata: template.metadata,
+            reward: None,
         };
         self.create(actor, new).await
     }

@@ -4,6 +4,8 @@
 
 pub mod accounts;
 pub mod agents;
+pub mod books;
+pub mod economy;
 pub mod world;
 pub mod writes;
 
@@ -12,8 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use muster_domain::model::{
     Actor, ActorKind, Agent, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Author,
-    Event, FeePct, Level, Metadata, OrgId, Tags, Task, TaskId, TaskPriority, TaskStatus, Title,
-    UserId, UserRole,
+    Event, FeePct, Level, Metadata, OrgId, RewardPayer, Tags, Task, TaskId, TaskPriority,
+    TaskStatus, Title, UserId, UserRole,
 };
 use muster_domain::ports::{MockClock, MockIdGenerator};
 use muster_domain::service::NewTask;
@@ -126,6 +128,8 @@ pub fn sample_task(id: TaskId, status: TaskStatus) -> Task {
         version: 7,
         result: None,
         outcome: None,
+        reward: 0,
+        reward_payer: RewardPayer::Agent(actor_agent_id()),
     }
 }
 
@@ -146,6 +150,7 @@ pub fn new_task(title: &str) -> NewTask {
         due_at: None,
         tags: Tags::new(vec!["ops".into()]).unwrap(),
         metadata: Metadata::default(),
+        reward: None,
     }
 }
 

@@ -15,6 +15,7 @@ use muster_domain::model::{
 use muster_domain::ports::{EventFilter, EventLog, SecretSealer};
 use muster_domain::service::{
     AgentService, BootstrapRequest, BootstrapService, NewAgent, NewChild, NewTask, TaskService,
+    TreasuryService,
 };
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -32,14 +33,21 @@ pub struct World {
     pub ids: Arc<TimeOrderedIds>,
     pub tasks: TaskService,
     pub agents: AgentService,
+    pub treasury: TreasuryService,
     pub org: OrgId,
     pub admin: Actor,
     pub hr: Actor,
 }
 
 impl World {
-    /// A fresh store with organization "Acme", its admin and its HR agent (level 10).
+    /// A fresh store with organization "Acme", its admin and its HR agent (level 10),
+    /// its treasury empty.
     pub fn new() -> Self {
+        Self::with_treasury(0)
+    }
+
+    /// [`new`](Self::new), its treasury granted `treasury` credits at bootstrap.
+    pub fn with_treasury(treasury: i64) -> Self {
         let store = MemoryStore::new();
         let clock = Arc::new(ManualClock::new(START));
         let vault = Arc::new(PlainVault::default());
@@ -56,6 +64,7 @@ impl World {
             admin_password_hash: "$plain$x".into(),
             hr_handle: None,
             hr_secret: vault.generate().unwrap(),
+            treasury,
         }))
         .unwrap();
         let admin = Actor {
@@ -69,6 +78,12 @@ impl World {
         let hr = actor_of(&org.hr_agent.agent);
         Self {
             tasks: TaskService::new(
+                Arc::new(store.clone()),
+                Arc::new(store.clone()),
+                clock.clone(),
+                ids.clone(),
+            ),
+            treasury: TreasuryService::new(
                 Arc::new(store.clone()),
                 Arc::new(store.clone()),
                 clock.clone(),
@@ -184,6 +199,7 @@ impl World {
             due_at: None,
             tags: Tags::default(),
             metadata: Metadata::new(metadata).unwrap(),
+            reward: None,
         };
         block_on(self.tasks.create(&self.admin, new)).unwrap()
     }

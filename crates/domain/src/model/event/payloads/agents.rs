@@ -1,4 +1,5 @@
 use serde::Serialize;
+use uuid::Uuid;
 
 use crate::model::{AgentId, AgentMode, AgentRole, Level, TaskId};
 
@@ -165,6 +166,56 @@ pub struct CreditsGranted {
 
 /// `credits.spent`.
 pub type CreditsSpent = CreditsGranted;
+
+/// Who pays a task's reward, on the wire: `{kind: agent|treasury, id}` (decision D-101).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PayerRef {
+    /// `agent` or `treasury`.
+    pub kind: &'static str,
+    /// The agent's UUID, or the organization's for the treasury.
+    pub id: Uuid,
+}
+
+/// `credits.escrowed`: a task's reward (or a raise of it) left its payer for the task's
+/// escrow.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreditsEscrowed {
+    /// How many credits.
+    pub amount: i64,
+    /// Whose credits.
+    pub payer: PayerRef,
+    /// The payer's balance afterwards.
+    pub balance_after: i64,
+}
+
+/// `credits.refunded`: credits came back from a task's escrow to its payer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CreditsRefunded {
+    /// How many credits.
+    pub amount: i64,
+    /// Whose credits.
+    pub payer: PayerRef,
+    /// The payer's balance afterwards.
+    pub balance_after: i64,
+    /// `cancelled`, `lowered`, `unassigned` (done with no assignee) or `self` (done by
+    /// its own payer).
+    pub reason: &'static str,
+}
+
+/// `treasury.granted`: credits were created in the organization's treasury.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TreasuryGranted {
+    /// How many credits.
+    pub amount: i64,
+    /// Why.
+    pub reason: Option<String>,
+    /// The treasury's balance afterwards.
+    pub balance_after: i64,
+}
 
 /// `credits.earned`: a completion reward, or a management fee taken from a child's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

@@ -16,6 +16,12 @@ pub struct TaskCreated {
     pub assignee_id: Option<AgentId>,
     /// The parent task, for a sub-task.
     pub parent_task_id: Option<TaskId>,
+    /// The reward put in escrow (decision D-101).
+    pub reward: i64,
+    /// The default reward its payer could not fund, when the task was made with reward
+    /// 0 for that reason; otherwise absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reward_unfunded: Option<i64>,
 }
 
 /// `task.updated`: which fields changed (camelCase names), not their values.

@@ -267,6 +267,7 @@ impl Effects<'_, '_> {
             due_at: None,
             tags: Tags::default(),
             metadata,
+            reward: None,
         })
     }
 }
