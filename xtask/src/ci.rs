@@ -1,4 +1,5 @@
-//! `cargo xtask ci`: formatting check, clippy with `-D warnings`, the whole test suite,
+//! `cargo xtask ci`: formatting check, clippy with `-D warnings`, the client's lean
+//! dependency tree (`cargo xtask client-deps`), the whole test suite,
 //! whose database tests run on BOTH engines (SQLite and PostgreSQL), and schemathesis
 //! against a live server (the binary the tests built) on both (`cargo xtask fuzz-api`),
 //! and the official MCP Python and TypeScript SDKs against one on both (`cargo xtask
@@ -28,6 +29,10 @@ pub fn ci() -> Result<(), String> {
         "-D",
         "warnings",
     ])?;
+    // muster-client's tree: no argon2, jsonwebtoken, diesel, actix, utoipa or
+    // muster-auth; and the client compiles without muster-wire's `openapi` feature,
+    // which every workspace build turns on.
+    crate::client_deps::check()?;
     // muster-domain as a library: its docs, its examples, its API against the last
     // tagged release.
     crate::domain::check()?;

@@ -1,6 +1,8 @@
 //! Project automation.
 //!
 //! - `cargo xtask ci`: everything CI runs (see `ci.rs`).
+//! - `cargo xtask client-deps`: `muster-client`'s dependency tree holds none of the
+//!   server's machinery (see `client_deps.rs`).
 //! - `cargo xtask bench`: throughput and latency on both engines (see `bench/mod.rs`).
 //! - `cargo xtask openapi`: regenerates `docs/openapi.json` (see `openapi.rs`).
 //! - `cargo xtask fuzz-api`: schemathesis against a live server (see `fuzz_api/`).
@@ -15,11 +17,13 @@
 //! - `cargo xtask promtool`: promtool and the `OpenMetrics` parser on a live server's
 //!   scrape (see `promtool.rs`).
 //! - `cargo xtask domain`: docs, examples and the API check of `muster-domain` (see `domain.rs`).
-//! - `cargo xtask mutants`: mutation testing of the domain and auth crates (see `mutants.rs`).
+//! - `cargo xtask mutants`: mutation testing of the domain, auth and signing crates
+//!   (see `mutants.rs`).
 
 mod a2a_clients;
 mod bench;
 mod ci;
+mod client_deps;
 mod command;
 mod dashboard_e2e;
 mod domain;
@@ -50,6 +54,8 @@ struct Cli {
 enum Task {
     /// Formatting check, clippy with -D warnings, and every test on both engines.
     Ci,
+    /// Check muster-client's tree (no argon2, jsonwebtoken, diesel, actix) and its build alone.
+    ClientDeps,
     /// Benchmark a release build of `muster serve` on SQLite and/or PostgreSQL.
     Bench(bench::BenchArgs),
     /// Regenerate docs/openapi.json from the code.
@@ -68,7 +74,7 @@ enum Task {
     GeneratedClient(generated_client::GeneratedClientArgs),
     /// Lint a live server's /metrics scrape with promtool, in both formats it answers in.
     Promtool(promtool::PromtoolArgs),
-    /// Mutation-test muster-domain and muster-auth with their own tests; print the score.
+    /// Mutation-test muster-domain, muster-auth and muster-signing with their own tests.
     Mutants(mutants::MutantsArgs),
     /// Check muster-domain as a library: docs, examples, API against the last release.
     Domain,
@@ -77,6 +83,7 @@ enum Task {
 fn main() -> ExitCode {
     let result = match Cli::parse().task {
         Task::Ci => ci::ci().map(|()| true),
+        Task::ClientDeps => client_deps::check().map(|()| true),
         Task::Bench(args) => bench::run(&args).map_err(|e| format!("{e:#}")),
         Task::Openapi => openapi::openapi().map(|()| true),
         Task::FuzzApi(args) => fuzz_api::run(&args).map_err(|e| format!("{e:#}")),

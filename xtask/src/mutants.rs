@@ -18,12 +18,14 @@ use crate::command::cargo;
 const CARGO_MUTANTS_VERSION: &str = "27.1.0";
 
 /// The packages measured by default.
-const DEFAULT_PACKAGES: [&str; 2] = ["muster-domain", "muster-auth"];
+/// (`muster-signing` is the request-signing recipe that left `muster-auth`.)
+const DEFAULT_PACKAGES: [&str; 3] = ["muster-domain", "muster-auth", "muster-signing"];
 
 /// `cargo xtask mutants` options.
 #[derive(Debug, Args)]
 pub struct MutantsArgs {
-    /// A package to mutate (repeatable); default: muster-domain and muster-auth.
+    /// A package to mutate (repeatable); default: muster-domain, muster-auth and
+    /// muster-signing.
     #[arg(long = "package", short = 'p')]
     packages: Vec<String>,
     /// Mutate only this file (repeatable, a glob relative to the workspace root).

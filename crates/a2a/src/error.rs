@@ -135,6 +135,10 @@ pub struct A2aError {
     pub kind: ErrorKind,
     /// What went wrong.
     pub message: String,
+    /// Muster's stable code of a refusal (`insufficient_balance`, decision D-102), sent
+    /// as the `code` of the `ErrorInfo`'s `metadata`; `None` for the protocol's own
+    /// errors, which its `reason` names.
+    pub code: Option<&'static str>,
 }
 
 impl A2aError {
@@ -143,7 +147,15 @@ impl A2aError {
         Self {
             kind,
             message: message.into(),
+            code: None,
         }
+    }
+
+    /// The same error carrying Muster's `code`.
+    #[must_use]
+    pub fn with_code(mut self, code: &'static str) -> Self {
+        self.code = Some(code);
+        self
     }
 
     /// Parameters that do not fit.
@@ -157,11 +169,15 @@ impl A2aError {
     }
 
     fn details(&self) -> Value {
+        let metadata = match self.code {
+            Some(code) => json!({"code": code}),
+            None => json!({}),
+        };
         json!([{
             "@type": "type.googleapis.com/google.rpc.ErrorInfo",
             "reason": self.kind.reason(),
             "domain": self.kind.domain(),
-            "metadata": {},
+            "metadata": metadata,
         }])
     }
 
@@ -217,6 +233,23 @@ mod tests {
             "muster"
         );
         assert_eq!(refused.rest_body()["error"]["code"], 403);
+    }
+
+    #[test]
+    fn a_refusal_carries_musters_code_in_the_error_infos_metadata() {
+        let refused = A2aError::new(ErrorKind::Conflict, "Insufficient balance")
+            .with_code("insufficient_balance");
+        let metadata = json!({"code": "insufficient_balance"});
+        assert_eq!(refused.json_rpc()["data"][0]["metadata"], metadata);
+        assert_eq!(
+            refused.rest_body()["error"]["details"][0]["metadata"],
+            metadata
+        );
+        assert_eq!(
+            refused.json_rpc()["code"],
+            -32041,
+            "the JSON-RPC code stays"
+        );
     }
 
     #[test]

@@ -8,40 +8,27 @@ use muster_a2a::mapping::{self, MESSAGE_ID_KEY};
 use muster_a2a::types::{Message, Part, Role, TaskState};
 use muster_domain::model::{
     AgentId, Author, Comment, CommentBody, CommentId, Description, Metadata, OrgId, RewardPayer,
-    Tags, Task, TaskId, TaskOutcome, TaskPriority, TaskResult, TaskStatus, Title, UserId,
+    Task, TaskId, TaskOutcome, TaskResult, TaskStatus, Title, UserId,
 };
 use serde_json::{Value, json};
 use time::macros::datetime;
 use uuid::Uuid;
 
 fn task(status: TaskStatus, approval_required: bool) -> Task {
-    let at = datetime!(2026-11-27 10:00 UTC);
+    let id = TaskId::from_uuid(Uuid::from_u128(1));
+    let org = OrgId::from_uuid(Uuid::from_u128(2));
     Task {
-        id: TaskId::from_uuid(Uuid::from_u128(1)),
-        org_id: OrgId::from_uuid(Uuid::from_u128(2)),
-        title: Title::new("Ship it").unwrap(),
-        description: None,
         status,
-        priority: TaskPriority::Normal,
-        assignee_id: None,
         creator: Some(Author::User(UserId::from_uuid(Uuid::from_u128(3)))),
-        parent_task_id: None,
         approval_required,
-        due_at: None,
-        tags: Tags::default(),
-        metadata: Metadata::default(),
-        approved_by: None,
-        approved_at: None,
-        created_at: at,
-        updated_at: at,
-        status_changed_at: at,
-        last_activity_at: at,
-        lease_expires_at: None,
         version: 4,
-        result: None,
-        outcome: None,
         reward: 10,
-        reward_payer: RewardPayer::Treasury,
+        ..Task::new(
+            id,
+            org,
+            Title::new("Ship it").unwrap(),
+            datetime!(2026-11-27 10:00 UTC),
+        )
     }
 }
 

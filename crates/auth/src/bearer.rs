@@ -34,6 +34,31 @@ pub enum BearerAuthError {
     Storage(#[source] RepositoryError),
 }
 
+impl BearerAuthError {
+    /// Every code [`code`](Self::code) can answer (decision D-102).
+    pub const CODES: &'static [&'static str] = &[
+        "access_token_expired",
+        "invalid_access_token",
+        "invalid_api_key",
+        "api_key_expired",
+        "internal",
+        "unavailable",
+    ];
+
+    /// The stable code of the refusal (decision D-102). An unreachable key store is
+    /// `unavailable`, any other storage failure `internal`.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Self::ExpiredAccessToken => "access_token_expired",
+            Self::InvalidAccessToken => "invalid_access_token",
+            Self::InvalidApiKey => "invalid_api_key",
+            Self::ExpiredApiKey => "api_key_expired",
+            Self::Storage(RepositoryError::Unavailable(_)) => "unavailable",
+            Self::Storage(_) => "internal",
+        }
+    }
+}
+
 impl From<RepositoryError> for BearerAuthError {
     fn from(err: RepositoryError) -> Self {
         Self::Storage(err)

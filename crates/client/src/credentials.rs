@@ -2,7 +2,7 @@
 
 use std::time::{Duration, Instant};
 
-use muster_auth::signing::RequestSignature;
+use muster_signing::RequestSignature;
 use muster_wire::auth::TokensResponse;
 use reqwest::RequestBuilder;
 use tokio::sync::Mutex;

@@ -57,8 +57,24 @@
 //!
 //! # Failures
 //!
-//! An answer the server refuses is [`Error::Api`] with its status and its sentence
-//! (`title must be at most 255 characters`), exactly as the HTTP API words it.
+//! An answer the server refuses is [`Error::Api`], an [`ApiError`] with its status,
+//! its stable code (`insufficient_balance`, `stale_timestamp`: the server's docs/api.md
+//! lists them) and its sentence (`title must be at most 255 characters`), exactly as
+//! the HTTP API words it. Branch on the code, never on the sentence.
+//! [`Error::is_retryable`] says whether the same call may succeed later (the service was
+//! busy or another request got in the way; see [`RETRYABLE_CODES`]).
+//!
+//! ```no_run
+//! # async fn run(client: muster_client::Client, id: uuid::Uuid) -> Result<(), muster_client::Error> {
+//! match client.get_task(id).await {
+//!     Ok(task) => println!("{}", task.title),
+//!     Err(err) if err.code() == Some("task_not_found") => println!("no such task"),
+//!     Err(err) if err.is_retryable() => println!("busy; try again later: {err}"),
+//!     Err(err) => return Err(err),
+//! }
+//! # Ok(())
+//! # }
+//! ```
 
 mod client;
 mod credentials;
@@ -68,7 +84,7 @@ mod stream;
 
 pub use client::{Client, login_body};
 pub use credentials::{Credentials, UserSession};
-pub use error::Error;
+pub use error::{ApiError, Error, RETRYABLE_CODES};
 /// The request and response types of the API, shared with the server.
 pub use muster_wire as types;
 pub use routes::{Lifecycle, ScoreDirection, Status};

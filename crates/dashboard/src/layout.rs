@@ -87,7 +87,7 @@ pub(crate) fn page(
                     h1 { (title) }
                     div #notice role="alert" aria-live="assertive" {
                         @if let Some(notice) = notice {
-                            p.notice.error { (notice.message) }
+                            p.notice.error data-code=[notice.code] { (notice.message) }
                         }
                     }
                     (content)

@@ -21,6 +21,7 @@ pub(crate) async fn stream(state: Data<AppState>, viewer: Viewer) -> HttpRespons
             };
             return Refusal {
                 status: actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+                code: Some(muster_http::error_codes::TOO_MANY_STREAMS),
                 message: format!("too many open event streams{whose}; retry later"),
             }
             .into_text();

@@ -1,5 +1,6 @@
 //! What a refused request shows: the API's status and sentence, so a person sees the
-//! same reason an agent would get.
+//! same reason an agent would get, and its stable code (decision D-102) kept on the
+//! notice as `data-code`.
 
 use actix_web::http::StatusCode;
 use muster_domain::service::ServiceError;
@@ -9,6 +10,9 @@ use muster_http::ApiError;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Refusal {
     pub status: StatusCode,
+    /// The API's code; `None` for a notice of the dashboard's own that no API answer
+    /// stands for.
+    pub code: Option<&'static str>,
     pub message: String,
 }
 
@@ -17,6 +21,7 @@ impl Refusal {
     pub fn bad_request(message: impl Into<String>) -> Self {
         Self {
             status: StatusCode::BAD_REQUEST,
+            code: Some(muster_http::error_codes::VALIDATION_FAILED),
             message: message.into(),
         }
     }
@@ -41,6 +46,7 @@ impl From<ApiError> for Refusal {
     fn from(err: ApiError) -> Self {
         Self {
             status: actix_web::ResponseError::status_code(&err),
+            code: Some(err.code()),
             message: err.message().to_owned(),
         }
     }

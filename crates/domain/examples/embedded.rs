@@ -14,8 +14,8 @@ use futures_executor::block_on;
 use muster_domain::memory::fakes::{PlainHasher, PlainVault};
 use muster_domain::memory::{MemoryStore, SystemClock, TimeOrderedIds};
 use muster_domain::model::{
-    Actor, ActorKind, Agent, AgentHandle, AgentMode, AgentRole, CapabilityName, Email, FeePct,
-    Metadata, OrgName, Proficiency, Tags, TaskPriority, TaskStatus, Title, UserRole,
+    Actor, ActorKind, Agent, AgentHandle, CapabilityName, Email, Metadata, OrgName, Proficiency,
+    TaskPriority, TaskStatus, Title, UserRole,
 };
 use muster_domain::ports::{EventFilter, PasswordHasher, SecretSealer};
 use muster_domain::rules::reward::DEFAULT_TASK_REWARD;
@@ -95,15 +95,16 @@ impl Services {
         let org = self
             .bootstrap
             .bootstrap(BootstrapRequest {
-                org_name: OrgName::new("Acme")?,
-                admin_email: Email::new("admin@acme.test")?,
-                admin_password_hash: PlainHasher
-                    .hash("correct horse")
-                    .await
-                    .map_err(|e| e.to_string())?,
-                hr_handle: None,
-                hr_secret: self.vault.generate()?,
                 treasury: TREASURY,
+                ..BootstrapRequest::new(
+                    OrgName::new("Acme")?,
+                    Email::new("admin@acme.test")?,
+                    PlainHasher
+                        .hash("correct horse")
+                        .await
+                        .map_err(|e| e.to_string())?,
+                    self.vault.generate()?,
+                )
             })
             .await?;
         let admin = Actor {
@@ -135,17 +136,10 @@ impl Services {
     /// Two workers with one capability each; HR registers them.
     async fn staff(&self, hr: &Actor) -> Result<(Agent, Agent), Box<dyn Error>> {
         let register = |handle: &str, skill: &str| -> Result<NewAgent, Box<dyn Error>> {
+            let new = NewAgent::new(AgentHandle::new(handle)?, handle.to_owned());
             Ok(NewAgent {
-                handle: AgentHandle::new(handle)?,
-                name: handle.to_owned(),
-                level: None,
-                model: None,
-                role: AgentRole::Worker,
-                mode: AgentMode::Worker,
-                management_fee_pct: FeePct::default(),
-                budget_period_limit: None,
                 capabilities: vec![(CapabilityName::new(skill)?, Proficiency::Expert)],
-                metadata: Metadata::default(),
+                ..new
             })
         };
         let rustacean = self
@@ -163,17 +157,11 @@ impl Services {
     /// whoever covers it best, moved along the transition table to done: its assignee is
     /// paid the escrow.
     async fn work(&self, admin: &Actor, rustacean: &Agent) -> Result<(), Box<dyn Error>> {
+        let title = Title::new("Fix the parser")?;
         let new = NewTask {
-            title: Title::new("Fix the parser")?,
-            description: None,
             priority: TaskPriority::High,
-            assignee_id: None,
-            parent_task_id: None,
-            approval_required: false,
-            due_at: None,
-            tags: Tags::default(),
             metadata: Metadata::new(json!({ "requiredCapabilities": ["rust"] }))?,
-            reward: None,
+            ..NewTask::new(title)
         };
         let task = self.tasks.create(admin, new).await?;
         if task.reward != DEFAULT_TASK_REWARD {

@@ -12,8 +12,7 @@ use std::sync::Arc;
 
 use futures_executor::block_on;
 use muster_domain::model::{
-    Actor, ActorKind, Author, Metadata, OrgId, RewardPayer, Tags, Task, TaskId, TaskPriority,
-    TaskStatus, Title, UserId, UserRole,
+    Actor, ActorKind, Author, OrgId, Task, TaskId, TaskStatus, Title, UserId, UserRole,
 };
 use muster_domain::ports::{
     Lock, MockClock, MockIdGenerator, MockTaskRepository, MockTransaction, MockUnitOfWork, Outcome,
@@ -71,32 +70,10 @@ fn main() -> Result<(), Box<dyn Error>> {
 
 /// The stored task: in the backlog, at version 1.
 fn backlog_task(org: OrgId, id: TaskId) -> Result<Task, Box<dyn Error>> {
-    let at = OffsetDateTime::UNIX_EPOCH;
+    let title = Title::new("Write the report")?;
     Ok(Task {
-        id,
-        org_id: org,
-        title: Title::new("Write the report")?,
-        description: None,
         status: TaskStatus::Backlog,
-        priority: TaskPriority::Normal,
-        assignee_id: None,
         creator: Some(Author::User(UserId::from_uuid(Uuid::from_u128(3)))),
-        parent_task_id: None,
-        approval_required: false,
-        due_at: None,
-        tags: Tags::default(),
-        metadata: Metadata::default(),
-        approved_by: None,
-        approved_at: None,
-        created_at: at,
-        updated_at: at,
-        status_changed_at: at,
-        last_activity_at: at,
-        lease_expires_at: None,
-        version: 1,
-        result: None,
-        outcome: None,
-        reward: 0,
-        reward_payer: RewardPayer::Treasury,
+        ..Task::new(id, org, title, OffsetDateTime::UNIX_EPOCH)
     })
 }

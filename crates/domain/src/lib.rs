@@ -56,7 +56,7 @@
 //!
 //! use futures_executor::block_on;
 //! use muster_domain::memory::{MemoryStore, SystemClock, TimeOrderedIds};
-//! use muster_domain::model::{Actor, ActorKind, Metadata, OrgId, Tags, TaskPriority, Title};
+//! use muster_domain::model::{Actor, ActorKind, OrgId, TaskPriority, Title};
 //! use muster_domain::model::{UserId, UserRole};
 //! use muster_domain::service::{NewTask, ServiceError, TaskService};
 //! use uuid::Uuid;
@@ -72,17 +72,11 @@
 //!     org_id: OrgId::from_uuid(Uuid::now_v7()),
 //!     kind: ActorKind::User { id: UserId::from_uuid(Uuid::now_v7()), role: UserRole::Operator, key: None },
 //! };
+//! // Every field not named keeps its default; with no reward named, the task gets the
+//! // default reward, escrowed from the treasury when it can pay it.
 //! let new = NewTask {
-//!     title: Title::new("Write the report")?,
-//!     description: None,
 //!     priority: TaskPriority::High,
-//!     assignee_id: None,
-//!     parent_task_id: None,
-//!     approval_required: false,
-//!     due_at: None,
-//!     tags: Tags::default(),
-//!     metadata: Metadata::default(),
-//!     reward: None, // the default reward, escrowed from the treasury when it can pay it
+//!     ..NewTask::new(Title::new("Write the report")?)
 //! };
 //! let created = block_on(tasks.create(&operator, new))?;
 //! assert_eq!(created.reward, 0, "the new organization's treasury is empty");

@@ -934,34 +934,16 @@ mod tests {
     }
 
     fn task() -> crate::model::Task {
-        use crate::model::{Metadata, Tags, TaskId, TaskPriority, Title};
-        let at = time::OffsetDateTime::UNIX_EPOCH;
-        crate::model::Task {
-            id: TaskId::from_uuid(Uuid::from_u128(1)),
-            org_id: OrgId::from_uuid(Uuid::nil()),
-            title: Title::new("Review").unwrap(),
-            description: None,
+        use crate::model::{Task, TaskId, Title};
+        Task {
             status: TaskStatus::Review,
-            priority: TaskPriority::default(),
-            assignee_id: None,
-            creator: None,
-            parent_task_id: None,
             approval_required: true,
-            due_at: None,
-            tags: Tags::default(),
-            metadata: Metadata::default(),
-            approved_by: None,
-            approved_at: None,
-            created_at: at,
-            updated_at: at,
-            status_changed_at: at,
-            last_activity_at: at,
-            lease_expires_at: None,
-            version: 1,
-            result: None,
-            outcome: None,
-            reward: 0,
-            reward_payer: crate::model::RewardPayer::Treasury,
+            ..Task::new(
+                TaskId::from_uuid(Uuid::from_u128(1)),
+                OrgId::from_uuid(Uuid::nil()),
+                Title::new("Review").unwrap(),
+                time::OffsetDateTime::UNIX_EPOCH,
+            )
         }
     }
 }

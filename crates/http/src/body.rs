@@ -11,7 +11,7 @@ use serde::de::DeserializeOwned;
 use muster_domain::service::PageRequest;
 
 use crate::dto::paging::PageQuery;
-use crate::error::ApiError;
+use crate::error::{ApiError, codes};
 
 /// Parses a UUID from a path segment or query value, naming the field on failure.
 pub fn parse_uuid(field: &str, value: &str) -> Result<uuid::Uuid, ApiError> {
@@ -25,6 +25,7 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 fn too_large() -> ApiError {
     ApiError::new(
         StatusCode::PAYLOAD_TOO_LARGE,
+        codes::PAYLOAD_TOO_LARGE,
         format!("request body must be at most {MAX_BODY_BYTES} bytes"),
     )
 }
@@ -42,8 +43,13 @@ pub(crate) async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result
     }
     let mut body = BytesMut::with_capacity(declared.unwrap_or(0));
     while let Some(chunk) = payload.next().await {
-        let chunk =
-            chunk.map_err(|e| ApiError::bad_request(format!("cannot read request body: {e}")))?;
+        let chunk = chunk.map_err(|e| {
+            ApiError::new(
+                StatusCode::BAD_REQUEST,
+                codes::BAD_REQUEST,
+                format!("cannot read request body: {e}"),
+            )
+        })?;
         if body.len() + chunk.len() > MAX_BODY_BYTES {
             return Err(too_large());
         }
@@ -57,18 +63,22 @@ pub(crate) async fn read_body(req: &HttpRequest, mut payload: Payload) -> Result
 /// not exist", "title is required", "status: unknown variant `x`, expected one of ...".
 pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
     if body.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::bad_request("request body must be a JSON object"));
+        return Err(not_an_object());
     }
     // Well-formed JSON of the wrong shape must name the field, so tell the two apart
     // first: serde_json files some type errors (a number where an enum goes) as syntax.
     if let Err(err) = serde_json::from_slice::<serde::de::IgnoredAny>(body) {
-        return Err(ApiError::bad_request(format!("malformed JSON: {err}")));
+        return Err(ApiError::new(
+            StatusCode::BAD_REQUEST,
+            codes::INVALID_JSON,
+            format!("malformed JSON: {err}"),
+        ));
     }
     // Our bodies are JSON objects (decisions D-3, D-4). Serde would also fill a struct
     // from an array of its fields in order (`["<uuid>", true]`), so refuse any other
     // top-level value before it gets the chance.
     if !is_an_object(body) {
-        return Err(ApiError::bad_request("request body must be a JSON object"));
+        return Err(not_an_object());
     }
     let mut deserializer = serde_json::Deserializer::from_slice(body);
     match serde_path_to_error::deserialize(&mut deserializer) {
@@ -86,6 +96,15 @@ pub fn parse_json<T: DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
             )))
         }
     }
+}
+
+/// 400 `invalid_json`: an empty body, or one that is not a JSON object.
+fn not_an_object() -> ApiError {
+    ApiError::new(
+        StatusCode::BAD_REQUEST,
+        codes::INVALID_JSON,
+        "request body must be a JSON object",
+    )
 }
 
 /// Whether `body`'s first value starts as a JSON object (whitespace aside).

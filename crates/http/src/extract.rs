@@ -15,7 +15,7 @@ use muster_auth::bearer::BearerAuthenticator;
 use muster_domain::model::Actor;
 
 use crate::body::read_body;
-use crate::error::ApiError;
+use crate::error::{ApiError, codes};
 use crate::state::{AppState, AuthMode};
 use crate::trailing_slash::SentTarget;
 
@@ -92,10 +92,16 @@ pub(crate) fn presented(req: &HttpRequest) -> Result<Presented<'_>, ApiError> {
     };
     if signed {
         return Err(ApiError::unauthorized(
+            codes::MIXED_CREDENTIALS,
             "use one credential scheme per request: agent signature headers or Authorization",
         ));
     }
-    let malformed = || ApiError::unauthorized("Authorization must be `Bearer <token>`");
+    let malformed = || {
+        ApiError::unauthorized(
+            codes::MALFORMED_AUTHORIZATION,
+            "Authorization must be `Bearer <token>`",
+        )
+    };
     let value = authorization.to_str().map_err(|_| malformed())?;
     let (scheme, token) = value.split_once(' ').ok_or_else(malformed)?;
     let token = token.trim();
@@ -107,6 +113,7 @@ pub(crate) fn presented(req: &HttpRequest) -> Result<Presented<'_>, ApiError> {
 
 fn missing_credentials() -> ApiError {
     ApiError::unauthorized(
+        codes::MISSING_CREDENTIALS,
         "missing credentials: sign the request as an agent or send Authorization: Bearer <token>",
     )
 }
@@ -179,7 +186,12 @@ fn access_token_only<'a>(
     _body: &'a Bytes,
 ) -> LocalBoxFuture<'a, Result<Actor, ApiError>> {
     Box::pin(async move {
-        let needs_token = || ApiError::unauthorized("this route needs a user access token");
+        let needs_token = || {
+            ApiError::unauthorized(
+                codes::ACCESS_TOKEN_REQUIRED,
+                "this route needs a user access token",
+            )
+        };
         match presented(req)? {
             Presented::Bearer(token) if !BearerAuthenticator::is_api_key(token) => {
                 Ok(state.bearer_auth.access_token(token)?)
@@ -225,8 +237,12 @@ async fn verify_signature(
         req.headers()
             .get(name)
             .map(|v| {
-                v.to_str()
-                    .map_err(|_| ApiError::unauthorized(format!("invalid {name} header")))
+                v.to_str().map_err(|_| {
+                    ApiError::unauthorized(
+                        codes::INVALID_SIGNING_HEADER,
+                        format!("invalid {name} header"),
+                    )
+                })
             })
             .transpose()
     };

@@ -15,6 +15,7 @@ use muster_domain::service::ServiceError;
 use time::OffsetDateTime;
 
 use crate::ApiError;
+use crate::error::codes;
 use crate::state::AppState;
 
 /// The request header.
@@ -79,10 +80,12 @@ pub(crate) async fn begin(
         Begun::Replay(stored) => Err(ApiError::replay(stored)),
         Begun::InProgress => Err(ApiError::new(
             StatusCode::CONFLICT,
+            codes::IDEMPOTENCY_KEY_IN_PROGRESS,
             "A request with this Idempotency-Key is still being handled; retry later",
         )),
         Begun::Mismatch => Err(ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
+            codes::IDEMPOTENCY_KEY_MISMATCH,
             "This Idempotency-Key was used with a different request body",
         )),
     }

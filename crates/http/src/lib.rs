@@ -37,6 +37,8 @@ use tracing_actix_web::{RequestId, TracingLogger};
 pub use body::{MAX_BODY_BYTES, parse_json, parse_query, parse_uuid};
 pub use edge::{Edge, EdgeError};
 pub use error::ApiError;
+/// The codes the HTTP adapter answers of its own (decision D-102).
+pub use error::codes as error_codes;
 pub use extract::{Authenticated, RawBody, SignedInUser};
 pub use metrics::{CensusProbe, Exposition, JobOutcome, Metrics, PoolProbe};
 /// The request and response shapes, shared with the client (the `muster-wire` crate).

@@ -13,7 +13,7 @@ use actix_web::HttpRequest;
 use actix_web::http::StatusCode;
 use actix_web::http::header::{CONTENT_TYPE, HeaderValue};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, codes};
 
 /// The JSON media type every JSON route takes.
 const JSON: &str = "application/json";
@@ -41,6 +41,7 @@ pub(crate) fn check(req: &HttpRequest, body: &[u8]) -> Result<(), ApiError> {
     } else {
         Err(ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            codes::UNSUPPORTED_MEDIA_TYPE,
             if a2a {
                 format!("Content-Type must be {JSON} or {A2A_JSON}")
             } else {

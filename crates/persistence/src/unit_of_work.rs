@@ -694,7 +694,7 @@ impl Transaction for DbTransaction<'_> {
         events::append(&mut self.0, &rows)
             .await
             .map_err(from_diesel)?;
-        deliveries::enqueue(&mut self.0, &rows)
+        deliveries::enqueue(&mut self.0, batch)
             .await
             .map_err(from_diesel)?;
         self.1.extend_from_slice(batch);

@@ -90,12 +90,9 @@ pub async fn bootstrap(
         Arc::new(UuidV7Ids),
     );
     let request = BootstrapRequest {
-        org_name,
-        admin_email,
-        admin_password_hash,
         hr_handle,
-        hr_secret: secret.clone(),
         treasury: input.treasury,
+        ..BootstrapRequest::new(org_name, admin_email, admin_password_hash, secret.clone())
     };
     let created = service.bootstrap(request).await.map_err(|e| match e {
         ServiceError::Conflict(conflict @ Conflict::HandleTaken { .. }) => {

@@ -14,10 +14,11 @@ fn reason(value: Option<String>) -> Result<Option<Reason>, ValidationError> {
 }
 
 /// Body of `PATCH /agents/:id/budget`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BudgetRequest {
-    #[schema(minimum = 0)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     pub budget_period_limit: i64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reset_current_period: Option<bool>,
@@ -34,11 +35,12 @@ impl BudgetRequest {
 }
 
 /// Query of `GET /agents/:id/budget/can-spend`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 #[serde(deny_unknown_fields)]
 pub struct CanSpendQuery {
-    #[param(minimum = 1)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1))]
     pub amount: i64,
 }
 
@@ -54,12 +56,13 @@ impl CanSpendQuery {
 
 /// Body of `POST /agents/:id/credits/grant`, `POST /agents/credits/spend` and
 /// `POST /org/treasury/grant`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AmountRequest {
-    #[schema(minimum = 1, maximum = 1_000_000_000)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1_000_000_000))]
     pub amount: i64,
-    #[schema(max_length = 2000)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
@@ -72,13 +75,14 @@ impl AmountRequest {
 }
 
 /// Body of `POST /agents/credits/transfer`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TransferRequest {
     pub to_agent_id: Uuid,
-    #[schema(minimum = 1, maximum = 1_000_000_000)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 1_000_000_000))]
     pub amount: i64,
-    #[schema(max_length = 2000)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
@@ -95,7 +99,8 @@ impl TransferRequest {
 }
 
 /// The budget status object (decision D-57); `agentId` is the agent's UUID.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BudgetResponse {
     pub agent_id: Uuid,
@@ -123,7 +128,8 @@ impl From<BudgetStatus> for BudgetResponse {
 }
 
 /// `{canSpend, remaining}` (decision D-60).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CanSpendResponse {
     pub can_spend: bool,
@@ -140,7 +146,8 @@ impl From<CanSpend> for CanSpendResponse {
 }
 
 /// `{agentId, currentBalance}`.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BalanceResponse {
     /// The agent's UUID.
@@ -159,7 +166,8 @@ impl From<&muster_domain::model::Agent> for BalanceResponse {
 }
 
 /// One ledger row on the wire.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LedgerResponse {
     pub id: Uuid,
@@ -192,7 +200,8 @@ impl From<LedgerEntry> for LedgerResponse {
 }
 
 /// The result of a transfer (decision D-59).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TransferResponse {
     pub transfer_id: Uuid,

@@ -16,10 +16,11 @@ use super::routing::MatchedCapability;
 use muster_domain::ValidationError;
 
 /// Body of `POST /agents/:id/capabilities`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AddCapabilityRequest {
-    #[schema(min_length = 1, max_length = 100)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 100))]
     pub capability: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proficiency: Option<Proficiency>,
@@ -36,7 +37,8 @@ impl AddCapabilityRequest {
 }
 
 /// Body of `PATCH /agents/capabilities/:capabilityId`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ProficiencyRequest {
     /// The new proficiency.
@@ -44,12 +46,16 @@ pub struct ProficiencyRequest {
 }
 
 /// Query of `GET /agents/capabilities/match` and `/best-match`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct MatchRequest {
     /// Comma-separated capability names (at least one).
-    #[param(pattern = "^[^\\x00]*[^,\\s\\x00][^\\x00]*$")]
+    #[cfg_attr(
+        feature = "openapi",
+        param(pattern = "^[^\\x00]*[^,\\s\\x00][^\\x00]*$")
+    )]
     pub capabilities: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_proficiency: Option<Proficiency>,
@@ -69,7 +75,8 @@ impl MatchRequest {
 }
 
 /// A capability match (decision D-62): `agentId` is the handle, beside `id`.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MatchResponse {
     pub id: Uuid,
@@ -100,12 +107,13 @@ impl From<CapabilityMatch> for MatchResponse {
 }
 
 /// Body of `POST /agents/:id/reputation/bonus` and `/penalty`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ScoreRequest {
-    #[schema(min_length = 1, max_length = 2000)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 2000))]
     pub reason: String,
-    #[schema(minimum = 1, maximum = 50)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 50))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub amount: Option<i64>,
 }
@@ -118,14 +126,15 @@ impl ScoreRequest {
 }
 
 /// Query of `GET /agents/:id/reputation/history`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 #[serde(deny_unknown_fields)]
 pub struct HistoryQuery {
-    #[param(minimum = 1, maximum = 100)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 100))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
-    #[param(minimum = 0)]
+    #[cfg_attr(feature = "openapi", param(minimum = 0))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub offset: Option<i64>,
 }
@@ -141,11 +150,12 @@ impl HistoryQuery {
 }
 
 /// Query of `GET /agents/leaderboard/trust`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 #[serde(deny_unknown_fields)]
 pub struct LeaderboardQuery {
-    #[param(minimum = 1, maximum = 100)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 100))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<i64>,
 }
@@ -158,7 +168,8 @@ impl LeaderboardQuery {
 }
 
 /// The reputation summary; `agentId` is the agent's UUID.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryResponse {
     pub agent_id: Uuid,
@@ -179,7 +190,8 @@ impl From<ReputationSummary> for SummaryResponse {
 }
 
 /// A reputation event on the wire.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ReputationEventResponse {
     pub id: Uuid,
@@ -208,7 +220,8 @@ impl From<ReputationEvent> for ReputationEventResponse {
 }
 
 /// `{data, total}` of the reputation history.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct HistoryResponse {
     /// The events, newest first.
     pub data: Vec<ReputationEventResponse>,
@@ -217,7 +230,8 @@ pub struct HistoryResponse {
 }
 
 /// A leaderboard row (decision D-65): `agentId` is the handle, beside `id`.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LeaderboardResponse {
     pub id: Uuid,

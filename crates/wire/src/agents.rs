@@ -18,10 +18,11 @@ use super::nullable::Patch;
 use muster_domain::ValidationError;
 
 /// One capability in a register or spawn body.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CapabilityInput {
-    #[schema(min_length = 1, max_length = 100)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 100))]
     pub capability: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proficiency: Option<Proficiency>,
@@ -53,32 +54,33 @@ fn model(value: Option<String>) -> Result<Option<String>, ValidationError> {
 }
 
 /// Body of `POST /agents/register`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RegisterRequest {
-    #[schema(min_length = 1, max_length = 100)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 100))]
     pub agent_id: String,
-    #[schema(min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 255))]
     pub name: String,
-    #[schema(minimum = 1, maximum = 10)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 10))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<i64>,
-    #[schema(max_length = 100)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub role: Option<AgentRole>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<AgentMode>,
-    #[schema(minimum = 0, maximum = 50)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 50))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub management_fee_pct: Option<i64>,
-    #[schema(minimum = 0)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_period_limit: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<Vec<CapabilityInput>>,
-    #[schema(value_type = Option<Object>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
 }
@@ -86,9 +88,9 @@ pub struct RegisterRequest {
 impl RegisterRequest {
     /// Validates every field into the domain's types.
     pub fn into_new_agent(self) -> Result<NewAgent, ValidationError> {
+        let handle = AgentHandle::new(&self.agent_id)?;
+        let name = Agent::check_name(&self.name)?;
         Ok(NewAgent {
-            handle: AgentHandle::new(&self.agent_id)?,
-            name: Agent::check_name(&self.name)?,
             level: self.level.map(Level::new).transpose()?,
             model: model(self.model)?,
             role: self.role.unwrap_or(AgentRole::Worker),
@@ -101,32 +103,34 @@ impl RegisterRequest {
             budget_period_limit: self.budget_period_limit.map(budget_limit).transpose()?,
             capabilities: capabilities(self.capabilities)?,
             metadata: metadata(self.metadata)?,
+            ..NewAgent::new(handle, name)
         })
     }
 }
 
 /// Body of `POST /agents/spawn`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SpawnRequest {
-    #[schema(min_length = 1, max_length = 100)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 100))]
     pub agent_id: String,
-    #[schema(min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 255))]
     pub name: String,
-    #[schema(minimum = 1, maximum = 10)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 10))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub level: Option<i64>,
-    #[schema(max_length = 100)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<AgentMode>,
-    #[schema(minimum = 0)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub budget_period_limit: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<Vec<CapabilityInput>>,
-    #[schema(value_type = Option<Object>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
 }
@@ -134,50 +138,52 @@ pub struct SpawnRequest {
 impl SpawnRequest {
     /// Validates every field; the level is checked against the parent's by the use case.
     pub fn into_new_child(self) -> Result<NewChild, ValidationError> {
+        let handle = AgentHandle::new(&self.agent_id)?;
+        let name = Agent::check_name(&self.name)?;
         Ok(NewChild {
-            handle: AgentHandle::new(&self.agent_id)?,
-            name: Agent::check_name(&self.name)?,
             level: self.level,
             model: model(self.model)?,
             mode: self.mode.unwrap_or(AgentMode::Worker),
             budget_period_limit: self.budget_period_limit.map(budget_limit).transpose()?,
             capabilities: capabilities(self.capabilities)?,
             metadata: metadata(self.metadata)?,
+            ..NewChild::new(handle, name)
         })
     }
 }
 
 /// Body of `PATCH /agents/:id`: every field optional; `null` clears `model` and
 /// `budgetPeriodLimit` (no limit); `metadata` replaces the old.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PatchAgentRequest {
     #[serde(default)]
-    #[schema(value_type = String, min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, min_length = 1, max_length = 255))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub name: Patch<String>,
     #[serde(default)]
-    #[schema(value_type = i64, minimum = 1, maximum = 10)]
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 1, maximum = 10))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub level: Patch<i64>,
     #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 100)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, max_length = 100))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub model: Patch<String>,
     #[serde(default)]
-    #[schema(value_type = AgentMode)]
+    #[cfg_attr(feature = "openapi", schema(value_type = AgentMode))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub mode: Patch<AgentMode>,
     #[serde(default)]
-    #[schema(value_type = i64, minimum = 0, maximum = 50)]
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 0, maximum = 50))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub management_fee_pct: Patch<i64>,
     #[serde(default)]
-    #[schema(value_type = Option<i64>, minimum = 0)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>, minimum = 0))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub budget_period_limit: Patch<i64>,
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub metadata: Patch<Value>,
 }
@@ -210,10 +216,11 @@ impl PatchAgentRequest {
 }
 
 /// An optional body with an optional `reason` (reject, demote).
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct ReasonRequest {
-    #[schema(max_length = 2000)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
 }
@@ -226,8 +233,9 @@ impl ReasonRequest {
 }
 
 /// Query of `GET /agents` (decision D-7 paging).
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListAgentsQuery {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -238,11 +246,11 @@ pub struct ListAgentsQuery {
     pub mode: Option<AgentMode>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_id: Option<Uuid>,
-    #[param(minimum = 1, maximum = 500)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 500))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
     /// `meta.nextCursor` of the previous page.
-    #[param(value_type = Option<uuid::Uuid>)]
+    #[cfg_attr(feature = "openapi", param(value_type = Option<uuid::Uuid>))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
 }
@@ -265,18 +273,20 @@ impl ListAgentsQuery {
 }
 
 /// Query of `GET /agents/:id/hierarchy`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 #[serde(deny_unknown_fields)]
 pub struct HierarchyQuery {
     /// Levels below the root, 1..=10 (default 3).
-    #[param(minimum = 1, maximum = 10)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 10))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub depth: Option<i64>,
 }
 
 /// A capability on the wire.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CapabilityResponse {
     pub id: Uuid,
@@ -301,7 +311,8 @@ impl From<Capability> for CapabilityResponse {
 
 /// An agent on the wire (never its secret). `agentId` is the handle; list entries leave
 /// out `capabilities`.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AgentResponse {
     pub id: Uuid,
@@ -364,7 +375,8 @@ impl From<AgentView> for AgentResponse {
 }
 
 /// `{data, secret, message}`: a new agent with its secret, shown once.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WithSecret {
     /// The agent.
     pub data: AgentResponse,
@@ -401,7 +413,8 @@ impl WithSecret {
 }
 
 /// `{id, agentId, status}`: the answer of a status change.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct StatusResponse {
     pub id: Uuid,
@@ -422,7 +435,8 @@ impl From<Agent> for StatusResponse {
 }
 
 /// A pending agent (decision D-52).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PendingResponse {
     pub id: Uuid,
@@ -448,7 +462,8 @@ impl From<Agent> for PendingResponse {
 }
 
 /// A node of the hierarchy (decision D-56).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct HierarchyResponse {
     pub id: Uuid,
@@ -459,7 +474,7 @@ pub struct HierarchyResponse {
     pub mode: AgentMode,
     pub status: AgentStatus,
     pub parent_id: Option<Uuid>,
-    #[schema(no_recursion)]
+    #[cfg_attr(feature = "openapi", schema(no_recursion))]
     pub children: Vec<HierarchyResponse>,
 }
 
@@ -481,7 +496,8 @@ impl From<HierarchyNode> for HierarchyResponse {
 }
 
 /// `{canSpawn, current, max, reason}` (decision D-51).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CapacityResponse {
     pub can_spawn: bool,

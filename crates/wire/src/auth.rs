@@ -32,15 +32,16 @@ secret_debug!(
 );
 
 /// Body of `POST /auth/login`. In auth mode `local`, `password` alone.
-#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LoginBody {
     /// Login e-mail (the document says required: only auth mode `local` lets it out).
-    #[schema(value_type = String, required = true, format = Email)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, required = true, format = Email))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
     /// Password.
-    #[schema(max_length = 128)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 128))]
     pub password: String,
     /// TOTP or recovery code.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -51,7 +52,8 @@ pub struct LoginBody {
 }
 
 /// Body of `/auth/refresh` and `/auth/logout`.
-#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RefreshBody {
     /// The refresh token.
@@ -59,42 +61,45 @@ pub struct RefreshBody {
 }
 
 /// Body of `POST /auth/profile`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ProfileBody {
     /// New display name.
-    #[schema(min_length = 1)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// New e-mail.
-    #[schema(format = Email)]
+    #[cfg_attr(feature = "openapi", schema(format = Email))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
 }
 
 /// Body of `POST /auth/password`.
-#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PasswordBody {
     /// The password now.
     pub current_password: String,
     /// The password to set.
-    #[schema(min_length = 8, max_length = 128)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 8, max_length = 128))]
     pub new_password: String,
 }
 
 /// Body of `POST /auth/register`.
-#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RegisterBody {
     /// Login e-mail.
-    #[schema(format = Email)]
+    #[cfg_attr(feature = "openapi", schema(format = Email))]
     pub email: String,
     /// Initial password.
-    #[schema(min_length = 8, max_length = 128)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 8, max_length = 128))]
     pub password: String,
     /// Display name.
-    #[schema(min_length = 1)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1))]
     pub name: String,
     /// Organization (the caller's own).
     pub org_id: Uuid,
@@ -104,7 +109,8 @@ pub struct RegisterBody {
 }
 
 /// Body of `POST /auth/totp/setup`.
-#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpSetupBody {
     /// The current password.
@@ -112,7 +118,8 @@ pub struct TotpSetupBody {
 }
 
 /// Body of `POST /auth/totp/verify`.
-#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpCodeBody {
     /// A code from the authenticator.
@@ -120,7 +127,8 @@ pub struct TotpCodeBody {
 }
 
 /// Body of `POST /auth/totp/disable`.
-#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TotpDisableBody {
     /// The current password.
@@ -130,7 +138,8 @@ pub struct TotpDisableBody {
 }
 
 /// `{accessToken, refreshToken, expiresIn}`.
-#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TokensResponse {
     pub access_token: String,
@@ -154,7 +163,8 @@ impl TokensResponse {
 }
 
 /// `{requiresTwoFactor: true, message}`.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TwoFactorRequired {
     pub requires_two_factor: bool,
@@ -171,7 +181,8 @@ impl Default for TwoFactorRequired {
 }
 
 /// `{id, email, name, role}`.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UserSummary {
     pub id: Uuid,
     pub email: String,
@@ -191,7 +202,8 @@ impl From<&User> for UserSummary {
 }
 
 /// The whole User of the contract.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UserResponse {
     pub id: Uuid,
@@ -224,7 +236,8 @@ impl From<&User> for UserResponse {
 }
 
 /// `{qrCode, recoveryCodes, message}`.
-#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TotpSetupResponse {
     /// PNG data URL.
@@ -236,23 +249,25 @@ pub struct TotpSetupResponse {
 }
 
 /// Body of `POST /api-keys`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateApiKeyBody {
     /// Name.
     pub name: String,
     /// Scopes, `[read]` by default.
-    #[schema(min_items = 1)]
+    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub scopes: Option<Vec<ApiKeyScope>>,
     /// Lifetime in days; no expiry when absent.
-    #[schema(minimum = 1, maximum = 3650)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 3650))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_in_days: Option<i64>,
 }
 
 /// An API key without its secret; with it only in the creation answer.
-#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ApiKeyResponse {
     pub id: Uuid,
@@ -288,7 +303,8 @@ impl ApiKeyResponse {
 }
 
 /// `{message}`.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MessageResponse {
     /// What happened.
     pub message: std::borrow::Cow<'static, str>,

@@ -5,7 +5,8 @@ use muster_domain::service::ChatMessage;
 use serde::{Deserialize, Serialize};
 
 /// Body of `POST /api/v1/webhooks/chat`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ChatMessageBody {
     #[serde(default)]
     pub id: String,
@@ -16,7 +17,8 @@ pub struct ChatMessageBody {
 }
 
 /// The message's author.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ChatAuthorBody {
     pub id: String,
     #[serde(default)]

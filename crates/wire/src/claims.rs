@@ -8,12 +8,13 @@ use serde::{Deserialize, Serialize};
 use muster_domain::ValidationError;
 
 /// Body of `POST /tasks/claim` (all optional; no body at all is `{}`).
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ClaimBody {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capabilities: Option<Vec<String>>,
-    #[schema(minimum = 1, maximum = 86400)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 86400))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lease_seconds: Option<i64>,
 }
@@ -37,10 +38,11 @@ impl ClaimBody {
 }
 
 /// Body of `POST /tasks/:id/heartbeat` (optional).
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct HeartbeatBody {
-    #[schema(minimum = 1, maximum = 86400)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 86400))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lease_seconds: Option<i64>,
 }

@@ -12,8 +12,9 @@ use super::time::{DayEdge, parse};
 use muster_domain::ValidationError;
 
 /// Query of `GET /events`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListEventsQuery {
     #[serde(rename = "type")]
@@ -27,17 +28,17 @@ pub struct ListEventsQuery {
     pub entity_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub severity: Option<EventSeverity>,
-    #[param(format = DateTime)]
+    #[cfg_attr(feature = "openapi", param(format = DateTime))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_date: Option<String>,
-    #[param(format = DateTime)]
+    #[cfg_attr(feature = "openapi", param(format = DateTime))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_date: Option<String>,
     // A u32: utoipa would say int32, whose maximum is half of it.
-    #[param(minimum = 1, maximum = 4_294_967_295_u64, format = Int64)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 4_294_967_295_u64, format = Int64))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<u32>,
-    #[param(minimum = 1, maximum = 200)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 200))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
 }
@@ -86,7 +87,8 @@ impl ListEventsQuery {
 }
 
 /// Paging information of `GET /events`.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EventListMeta {
     /// Events matching the filter, over all pages.
     pub total: u64,
@@ -97,7 +99,8 @@ pub struct EventListMeta {
 }
 
 /// An audit event on the wire.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EventResponse {
     pub id: Uuid,

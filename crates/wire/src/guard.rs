@@ -9,17 +9,18 @@ use muster_domain::ValidationError;
 
 /// Body of `PATCH /agents/guard`: each field left out stays as it is, `null` returns it
 /// to the deployment's default, `0` switches the breaker off.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct GuardRequest {
     /// Writes an agent may make per minute.
     #[serde(default)]
-    #[schema(value_type = Option<i64>, minimum = 0, maximum = 1_000_000)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>, minimum = 0, maximum = 1_000_000))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub actions_per_minute: Patch<i64>,
     /// Credits an agent may spend (or send) per hour.
     #[serde(default)]
-    #[schema(value_type = Option<i64>, minimum = 0, maximum = 1_000_000_000_000_i64)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>, minimum = 0, maximum = 1_000_000_000_000_i64))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub credits_per_hour: Patch<i64>,
 }
@@ -41,7 +42,8 @@ impl GuardRequest {
 }
 
 /// Two thresholds; `0` is off.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ThresholdsResponse {
     /// Writes per agent per minute.
@@ -60,7 +62,8 @@ impl From<Breakers> for ThresholdsResponse {
 }
 
 /// The organization's own thresholds; `null` follows the default.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OwnThresholdsResponse {
     /// Writes per agent per minute, or `null`.
@@ -80,7 +83,8 @@ impl From<GuardSettings> for OwnThresholdsResponse {
 
 /// The runaway guard of the caller's organization: the thresholds in force at the top,
 /// then where they come from.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct GuardResponse {
     /// Writes per agent per minute in force (`0`: off).

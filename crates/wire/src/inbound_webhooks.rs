@@ -15,16 +15,17 @@ use uuid::Uuid;
 use super::nullable::Patch;
 
 /// Body of `POST /api/v1/inbound-webhooks`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateInboundKeyBody {
-    #[schema(min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 255))]
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_agent_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_priority: Option<TaskPriority>,
-    #[schema(max_items = 50)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 50))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_tags: Option<Vec<String>>,
 }
@@ -42,27 +43,28 @@ impl CreateInboundKeyBody {
 }
 
 /// Body of `PATCH /api/v1/inbound-webhooks/:id`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateInboundKeyBody {
     #[serde(default)]
-    #[schema(value_type = String, min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, min_length = 1, max_length = 255))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub name: Patch<String>,
     #[serde(default)]
-    #[schema(value_type = Option<uuid::Uuid>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<uuid::Uuid>))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub default_agent_id: Patch<Uuid>,
     #[serde(default)]
-    #[schema(value_type = TaskPriority)]
+    #[cfg_attr(feature = "openapi", schema(value_type = TaskPriority))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub default_priority: Patch<TaskPriority>,
     #[serde(default)]
-    #[schema(value_type = Vec<String>, max_items = 50)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, max_items = 50))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub default_tags: Patch<Vec<String>>,
     #[serde(default)]
-    #[schema(value_type = bool)]
+    #[cfg_attr(feature = "openapi", schema(value_type = bool))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub enabled: Patch<bool>,
 }
@@ -92,7 +94,8 @@ impl UpdateInboundKeyBody {
 
 /// An inbound key as answered: the key always (it is the URL), the secret only when it
 /// was just drawn (create, rotate).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct InboundKeyResponse {
     pub id: Uuid,
@@ -135,22 +138,23 @@ impl InboundKeyResponse {
 }
 
 /// One task of `POST /api/v1/webhooks/inbound/:key` (and of a batch).
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct InboundTaskBody {
-    #[schema(min_length = 1, max_length = 500)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 500))]
     pub title: String,
-    #[schema(max_length = 100_000)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100_000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<TaskPriority>,
-    #[schema(max_items = 50)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 50))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assignee_id: Option<Uuid>,
-    #[schema(value_type = Option<Object>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
 }
@@ -158,21 +162,23 @@ pub struct InboundTaskBody {
 impl InboundTaskBody {
     /// The checked task.
     pub fn into_task(self) -> Result<InboundTask, ValidationError> {
+        let title = Title::inbound(&self.title)?;
         Ok(InboundTask {
-            title: Title::inbound(&self.title)?,
             description: self.description.map(Description::new).transpose()?,
             priority: self.priority,
             tags: self.tags.unwrap_or_default(),
             assignee_id: self.assignee_id.map(AgentId::from_uuid),
             metadata: self.metadata.map(Metadata::new).transpose()?,
+            ..InboundTask::new(title)
         })
     }
 }
 
 /// Body of `POST /api/v1/webhooks/inbound/:key/batch`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct InboundBatchBody {
-    #[schema(min_items = 1, max_items = 100)]
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 100))]
     pub tasks: Vec<InboundTaskBody>,
 }
 

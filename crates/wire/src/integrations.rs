@@ -12,7 +12,8 @@ use uuid::Uuid;
 use muster_domain::ValidationError;
 
 /// `{action, taskId, reason}`.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct IntegrationAnswerResponse {
     pub action: String,
@@ -31,14 +32,15 @@ impl From<IntegrationAnswer> for IntegrationAnswerResponse {
 }
 
 /// Body of `POST /api/v1/integrations/codehost/connections`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateConnectionBody {
-    #[schema(minimum = 1)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1))]
     pub installation_id: i64,
-    #[schema(min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 255))]
     pub name: String,
-    #[schema(max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 255))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub repository: Option<String>,
 }
@@ -59,17 +61,19 @@ impl CreateConnectionBody {
 }
 
 /// Body of `PATCH /api/v1/integrations/codehost/connections/:id`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateConnectionBody {
     /// Switch it on or off.
-    #[schema(value_type = bool, required = true)]
+    #[cfg_attr(feature = "openapi", schema(value_type = bool, required = true))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub enabled: Option<bool>,
 }
 
 /// A connection as answered: the webhook secret only in the answer of create.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ConnectionResponse {
     pub id: Uuid,

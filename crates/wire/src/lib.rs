@@ -6,6 +6,12 @@
 //! the same types, so the two cannot drift apart. A conversion that rejects input fails
 //! with the domain's [`muster_domain::ValidationError`], which the server answers with
 //! 400 and its message.
+//!
+//! The OpenAPI schemas of the shapes (utoipa's `ToSchema` and `IntoParams`, and every
+//! `schema(...)`/`param(...)` attribute) are behind the `openapi` feature, which the
+//! server turns on: the client compiles no utoipa. Write a new one the same way,
+//! `#[cfg_attr(feature = "openapi", schema(...))]`; `cargo xtask client-deps` builds the
+//! client without the feature and fails on a bare one.
 
 pub mod agent_money;
 pub mod agent_skills;
@@ -34,14 +40,16 @@ pub use muster_domain::model;
 use serde::{Deserialize, Serialize};
 
 /// `{data: ...}`, the envelope of every task and event answer (decision D-9).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Data<T> {
     /// The payload.
     pub data: T,
 }
 
 /// `{data: [...], meta: {...}}` for paged lists.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Paged<T, M> {
     /// The page.
     pub data: Vec<T>,

@@ -7,15 +7,16 @@ use uuid::Uuid;
 use muster_domain::ValidationError;
 
 /// The paging part of a list's query.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 #[serde(deny_unknown_fields)]
 pub struct PageQuery {
-    #[param(minimum = 1, maximum = 500)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 500))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
     /// `meta.nextCursor` of the previous page.
-    #[param(value_type = Option<uuid::Uuid>)]
+    #[cfg_attr(feature = "openapi", param(value_type = Option<uuid::Uuid>))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
 }
@@ -53,7 +54,8 @@ pub fn parse_cursor<C: From<Uuid>>(cursor: Option<&str>) -> Result<Option<C>, Va
 }
 
 /// `{data: [...]}`, plus `meta: {nextCursor}` only when more remain.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PageResponse<T> {
     /// The items.
     pub data: Vec<T>,
@@ -64,7 +66,8 @@ pub struct PageResponse<T> {
 }
 
 /// Paging information.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct NextCursor {
     /// Pass as `cursor` to get the next page.

@@ -8,18 +8,25 @@ use serde::{Deserialize, Serialize};
 use crate::agents::AgentResponse;
 
 /// What the remote agent is sent in `Authorization` with every task.
-#[derive(Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RemoteAuthentication {
     /// An HTTP authentication scheme (`Bearer`, `Basic`, ...).
-    #[schema(
-        min_length = 1,
-        max_length = 64,
-        pattern = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 64,
+            pattern = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+        )
     )]
     pub scheme: String,
     /// Its credentials (write-only: never answered).
-    #[schema(min_length = 1, max_length = 4096, pattern = r"^[ -~]+$")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 4096, pattern = r"^[ -~]+$")
+    )]
     pub credentials: String,
 }
 
@@ -32,20 +39,21 @@ impl std::fmt::Debug for RemoteAuthentication {
 }
 
 /// Body of `POST /agents/remote`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct RegisterRemoteRequest {
     /// Where the agent's A2A Agent Card is (`https://…/.well-known/agent-card.json`).
-    #[schema(min_length = 1, max_length = 2048)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 2048))]
     pub card_url: String,
     /// The `agentId` of the agent that stands for it; `a2a-<card name>-<8 hex>` when
     /// absent.
-    #[schema(min_length = 1, max_length = 100)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 100))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<String>,
     /// This server's base URL as the remote agent reaches it: its updates are pushed
     /// under it. The server's public URL, as the Agent Card names it, when absent.
-    #[schema(min_length = 1, max_length = 2048)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 2048))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub callback_url: Option<String>,
     /// Sent to the remote agent in `Authorization` with every task.
@@ -70,7 +78,8 @@ impl RegisterRemoteRequest {
 }
 
 /// What the card said.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RemoteCardResponse {
     /// The agent's name.
@@ -84,7 +93,8 @@ pub struct RemoteCardResponse {
 }
 
 /// `{data, card, cardUrl, callbackUrl, message}`: a registered remote agent.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RemoteAgentResponse {
     /// The agent that stands for it (assign tasks to its `id`).

@@ -12,14 +12,15 @@ use super::time::{DayEdge, parse};
 use muster_domain::ValidationError;
 
 /// Query of `GET /tasks/:id/candidates`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CandidatesQuery {
-    #[param(minimum = 0, maximum = 100)]
+    #[cfg_attr(feature = "openapi", param(minimum = 0, maximum = 100))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_coverage: Option<i64>,
-    #[param(minimum = 1, maximum = 100)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 100))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_results: Option<i64>,
 }
@@ -32,7 +33,8 @@ impl CandidatesQuery {
 }
 
 /// A candidate on the wire: `agentId` is the agent's UUID (decision D-9).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CandidateResponse {
     pub agent_id: Uuid,
@@ -47,7 +49,8 @@ pub struct CandidateResponse {
 }
 
 /// One capability that counted toward a candidate's coverage.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MatchedCapability {
     pub capability: String,
     pub proficiency: muster_domain::model::Proficiency,
@@ -84,10 +87,11 @@ impl From<Candidate> for CandidateResponse {
 }
 
 /// Body of `POST /tasks/:id/auto-assign` (may be left out).
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AutoAssignRequest {
-    #[schema(minimum = 0, maximum = 100)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 100))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub min_coverage: Option<i64>,
     #[serde(default)]
@@ -107,10 +111,11 @@ impl AutoAssignRequest {
 }
 
 /// Body of `POST /tasks/:id/create-template`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CreateTemplateRequest {
-    #[schema(min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 255))]
     pub name: String,
 }
 
@@ -122,17 +127,18 @@ impl CreateTemplateRequest {
 }
 
 /// Body of `POST /tasks/templates/:id/instantiate` (may be left out).
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct InstantiateRequest {
-    #[schema(min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 255))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub assignee_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_task_id: Option<Uuid>,
-    #[schema(format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(format = DateTime))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub due_at: Option<String>,
 }
@@ -153,7 +159,8 @@ impl InstantiateRequest {
 }
 
 /// A template on the wire (decision D-38).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TemplateResponse {
     pub id: Uuid,

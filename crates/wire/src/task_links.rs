@@ -12,12 +12,14 @@ use uuid::Uuid;
 use muster_domain::ValidationError;
 
 /// Body of `POST /tasks/:id/approve`: nothing (an empty body or `{}`).
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct EmptyRequest {}
 
 /// Body of `POST /tasks/:id/assign`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AssignRequest {
     /// The new assignee.
@@ -25,7 +27,8 @@ pub struct AssignRequest {
 }
 
 /// Body of `POST /tasks/:id/dependencies`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct DependencyRequest {
     /// The task depended on.
@@ -36,7 +39,8 @@ pub struct DependencyRequest {
 }
 
 /// A dependency on the wire.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DependencyResponse {
     pub id: Uuid,
@@ -60,7 +64,8 @@ impl From<TaskDependency> for DependencyResponse {
 }
 
 /// `{data, message}`: what a removal or an escalation answers.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DataWithMessage<T> {
     /// The record.
     pub data: T,
@@ -69,10 +74,11 @@ pub struct DataWithMessage<T> {
 }
 
 /// Body of `POST /tasks/:id/comments`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CommentRequest {
-    #[schema(min_length = 1, max_length = 20000)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 20000))]
     pub body: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_comment_id: Option<Uuid>,
@@ -89,7 +95,8 @@ impl CommentRequest {
 }
 
 /// A comment on the wire: its author is `agentId` or `userId` (decision D-40).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CommentResponse {
     pub id: Uuid,
@@ -120,11 +127,12 @@ impl From<Comment> for CommentResponse {
 }
 
 /// Body of `POST /tasks/:id/escalate`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct EscalateRequest {
     pub reason: EscalationReason,
-    #[schema(max_length = 2000)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -143,7 +151,8 @@ impl EscalateRequest {
 }
 
 /// An escalation on the wire.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EscalationResponse {
     pub id: Uuid,

@@ -17,12 +17,13 @@ use super::time::{DayEdge, parse};
 use muster_domain::ValidationError;
 
 /// Body of `POST /tasks`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateTaskRequest {
-    #[schema(min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 255))]
     pub title: String,
-    #[schema(max_length = 100_000)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100_000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -33,20 +34,20 @@ pub struct CreateTaskRequest {
     pub parent_task_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approval_required: Option<bool>,
-    #[schema(format = DateTime, example = "2026-12-01T17:00:00.000Z")]
+    #[cfg_attr(feature = "openapi", schema(format = DateTime, example = "2026-12-01T17:00:00.000Z"))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub due_at: Option<String>,
-    #[schema(max_items = 50, inline)]
+    #[cfg_attr(feature = "openapi", schema(max_items = 50, inline))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tags: Option<Vec<String>>,
-    #[schema(value_type = Option<Object>)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Object>))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
     /// Credits escrowed from the payer (the creating agent, else the organization's
     /// treasury) for whoever finishes the task (decision D-101). Left out: the
     /// organization's default reward, or 0 when the payer cannot fund it; given: refused
     /// with 409 when the payer cannot fund it.
-    #[schema(minimum = 0, maximum = 1_000_000_000)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1_000_000_000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reward: Option<i64>,
 }
@@ -54,8 +55,8 @@ pub struct CreateTaskRequest {
 impl CreateTaskRequest {
     /// Validates every field into the domain's types.
     pub fn into_new_task(self) -> Result<NewTask, ValidationError> {
+        let title = Title::new(&self.title)?;
         Ok(NewTask {
-            title: Title::new(&self.title)?,
             description: self.description.map(Description::new).transpose()?,
             priority: self.priority.unwrap_or_default(),
             assignee_id: self.assignee_id.map(AgentId::from_uuid),
@@ -70,43 +71,45 @@ impl CreateTaskRequest {
                 .metadata
                 .map_or_else(|| Ok(Metadata::default()), Metadata::new)?,
             reward: self.reward.map(reward_amount).transpose()?,
+            ..NewTask::new(title)
         })
     }
 }
 
 /// Body of `PATCH /tasks/:id` (decision D-39): every field optional; `null` clears
 /// `description` and `dueAt`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PatchTaskRequest {
     #[serde(default)]
-    #[schema(value_type = String, min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, min_length = 1, max_length = 255))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub title: Patch<String>,
     #[serde(default)]
-    #[schema(value_type = Option<String>, max_length = 100_000)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, max_length = 100_000))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub description: Patch<String>,
     #[serde(default)]
-    #[schema(value_type = TaskPriority)]
+    #[cfg_attr(feature = "openapi", schema(value_type = TaskPriority))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub priority: Patch<TaskPriority>,
     #[serde(default)]
-    #[schema(value_type = Option<String>, format = DateTime)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, format = DateTime))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub due_at: Patch<String>,
     #[serde(default)]
-    #[schema(value_type = Vec<String>, max_items = 50)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, max_items = 50))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub tags: Patch<Vec<String>>,
     #[serde(default)]
-    #[schema(value_type = Object)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub metadata: Patch<Value>,
     /// A new reward (decision D-101), changed only by its payer: raising it escrows the
     /// difference (409 when the payer cannot fund it), lowering it returns the difference.
     #[serde(default)]
-    #[schema(value_type = i64, minimum = 0, maximum = 1_000_000_000)]
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 0, maximum = 1_000_000_000))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub reward: Patch<i64>,
 }
@@ -141,16 +144,17 @@ impl PatchTaskRequest {
 }
 
 /// Body of `POST /tasks/:id/transition`.
-#[derive(Debug, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct TransitionRequest {
     /// Target status.
     pub status: TaskStatus,
-    #[schema(max_length = 2000)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// What came of the task (replaces its result; 1 to 20,000 characters).
-    #[schema(min_length = 1, max_length = 20000)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 20000))]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub result: Option<String>,
     /// How a cancelled task ended: `failed` or `rejected` (only with `status: cancelled`).
@@ -176,8 +180,9 @@ impl TransitionRequest {
 }
 
 /// Query of `GET /tasks` (decision D-7 paging).
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ListTasksQuery {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -199,11 +204,11 @@ pub struct ListTasksQuery {
     /// without regard to case; at most 100 characters).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub q: Option<String>,
-    #[param(minimum = 1, maximum = 500)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 500))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
     /// `meta.nextCursor` of the previous page.
-    #[param(value_type = Option<uuid::Uuid>)]
+    #[cfg_attr(feature = "openapi", param(value_type = Option<uuid::Uuid>))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
 }
@@ -238,7 +243,8 @@ impl ListTasksQuery {
 }
 
 /// A task on the wire.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TaskResponse {
     pub id: Uuid,
@@ -280,7 +286,8 @@ pub struct TaskResponse {
 }
 
 /// Who pays a task's reward.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum RewardPayerKind {
     /// The agent that created the task.
@@ -290,7 +297,8 @@ pub enum RewardPayerKind {
 }
 
 /// `{kind, id}`: the paying agent's UUID, or the organization's for the treasury.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RewardPayerResponse {
     /// `agent` or `treasury`.
     pub kind: RewardPayerKind,

@@ -8,7 +8,8 @@ use uuid::Uuid;
 
 /// `{orgId, balance, updatedAt}`: the credits the organization holds to pay the rewards
 /// of the tasks people, API keys and integrations create.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TreasuryResponse {
     /// The organization's UUID.
@@ -31,7 +32,8 @@ impl From<Treasury> for TreasuryResponse {
 }
 
 /// One movement of the treasury, with the balance it left.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TreasuryEntryResponse {
     pub id: Uuid,

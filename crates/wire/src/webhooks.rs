@@ -12,23 +12,24 @@ use super::nullable::Patch;
 use muster_domain::ValidationError;
 
 /// Body of `POST /api/v1/webhooks`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct CreateWebhookBody {
-    #[schema(min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 255))]
     pub name: String,
-    #[schema(format = "uri", max_length = 2048)]
+    #[cfg_attr(feature = "openapi", schema(format = "uri", max_length = 2048))]
     pub url: String,
-    #[schema(min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 255))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub secret: Option<String>,
-    #[schema(min_items = 1, max_items = 100)]
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 100))]
     pub events: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hook_type: Option<HookType>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub can_block: Option<bool>,
-    #[schema(minimum = 1000, maximum = 30000)]
+    #[cfg_attr(feature = "openapi", schema(minimum = 1000, maximum = 30000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_ms: Option<i64>,
 }
@@ -36,11 +37,11 @@ pub struct CreateWebhookBody {
 impl CreateWebhookBody {
     /// The checked hook.
     pub fn into_new(self) -> Result<NewWebhook, ValidationError> {
+        let name = HookName::new(&self.name)?;
+        let url = HookUrl::new(&self.url)?;
+        let events = HookEvents::new(self.events)?;
         Ok(NewWebhook {
-            name: HookName::new(&self.name)?,
-            url: HookUrl::new(&self.url)?,
             secret: self.secret,
-            events: HookEvents::new(self.events)?,
             hook_type: self.hook_type.unwrap_or(HookType::Post),
             can_block: self.can_block.unwrap_or(false),
             timeout: self
@@ -48,44 +49,46 @@ impl CreateWebhookBody {
                 .map(HookTimeout::new)
                 .transpose()?
                 .unwrap_or(HookTimeout::DEFAULT),
+            ..NewWebhook::new(name, url, events)
         })
     }
 }
 
 /// Body of `PATCH /api/v1/webhooks/:id`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::ToSchema)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UpdateWebhookBody {
     #[serde(default)]
-    #[schema(value_type = String, min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, min_length = 1, max_length = 255))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub name: Patch<String>,
     #[serde(default)]
-    #[schema(value_type = String, format = "uri", max_length = 2048)]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, format = "uri", max_length = 2048))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub url: Patch<String>,
     #[serde(default)]
-    #[schema(value_type = Option<String>, min_length = 1, max_length = 255)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>, min_length = 1, max_length = 255))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub secret: Patch<String>,
     #[serde(default)]
-    #[schema(value_type = Vec<String>, min_items = 1, max_items = 100)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<String>, min_items = 1, max_items = 100))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub events: Patch<Vec<String>>,
     #[serde(default)]
-    #[schema(value_type = HookType)]
+    #[cfg_attr(feature = "openapi", schema(value_type = HookType))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub hook_type: Patch<HookType>,
     #[serde(default)]
-    #[schema(value_type = bool)]
+    #[cfg_attr(feature = "openapi", schema(value_type = bool))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub can_block: Patch<bool>,
     #[serde(default)]
-    #[schema(value_type = i64, minimum = 1000, maximum = 30000)]
+    #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 1000, maximum = 30000))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub timeout_ms: Patch<i64>,
     #[serde(default)]
-    #[schema(value_type = bool)]
+    #[cfg_attr(feature = "openapi", schema(value_type = bool))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub enabled: Patch<bool>,
 }
@@ -123,7 +126,8 @@ impl UpdateWebhookBody {
 }
 
 /// An outbound webhook as answered: never its secret, only whether it has one.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookResponse {
     pub id: Uuid,
@@ -166,7 +170,8 @@ impl From<&Webhook> for WebhookResponse {
 }
 
 /// One entry of `GET /api/v1/webhooks/:id/deliveries`.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DeliveryResponse {
     pub id: Uuid,
@@ -202,22 +207,24 @@ impl From<&DeliveryAttempt> for DeliveryResponse {
 }
 
 /// Query of `GET /api/v1/webhooks/:id/deliveries`.
-#[derive(Debug, Default, Deserialize, Serialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
 #[serde(deny_unknown_fields)]
 pub struct DeliveriesQuery {
     /// Page size (1..=200, default 50).
-    #[param(minimum = 1, maximum = 200)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 200))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
     /// Page number, from 1 (a u32: utoipa would say int32, whose maximum is half of it).
-    #[param(minimum = 1, maximum = 4_294_967_295_u64, format = Int64)]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 4_294_967_295_u64, format = Int64))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub page: Option<u32>,
 }
 
 /// `meta` of a page of deliveries.
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeliveryPageMeta {
     /// Deliveries of the hook in all pages.
     pub total: u64,
@@ -228,7 +235,8 @@ pub struct DeliveryPageMeta {
 }
 
 /// The answer of `POST /api/v1/webhooks/:id/test` (decision D-85).
-#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TestResponse {
     pub delivered: bool,

@@ -38,6 +38,36 @@ pub enum AgentAuthError {
 }
 
 impl AgentAuthError {
+    /// Every code [`code`](Self::code) can answer (decision D-102).
+    pub const CODES: &'static [&'static str] = &[
+        "missing_signing_header",
+        "invalid_timestamp",
+        "stale_timestamp",
+        "invalid_nonce",
+        "invalid_signature",
+        "agent_not_active",
+        "nonce_reused",
+        "internal",
+        "unavailable",
+    ];
+
+    /// The stable code of the refusal (decision D-102), beside the 401's short reason:
+    /// `stale_timestamp`, `nonce_reused`, `invalid_signature`... A server fault is
+    /// `internal`, an unreachable store `unavailable`, as for any other route.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Self::MissingHeader(_) => "missing_signing_header",
+            Self::InvalidTimestamp => "invalid_timestamp",
+            Self::StaleTimestamp => "stale_timestamp",
+            Self::InvalidNonce => "invalid_nonce",
+            Self::InvalidSignature => "invalid_signature",
+            Self::AgentNotActive => "agent_not_active",
+            Self::NonceReused => "nonce_reused",
+            Self::Storage(RepositoryError::Unavailable(_)) => "unavailable",
+            Self::Internal(_) | Self::Storage(_) => "internal",
+        }
+    }
+
     /// Whether the caller is at fault: `true` for every 401 reason, `false` for
     /// [`Internal`](Self::Internal) and [`Storage`](Self::Storage), which are server
     /// faults.
@@ -51,3 +81,6 @@ impl From<RepositoryError> for AgentAuthError {
         Self::Storage(err)
     }
 }
+
+#[cfg(test)]
+mod tests;

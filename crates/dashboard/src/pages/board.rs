@@ -7,7 +7,7 @@ use actix_web::web::{Data, Path, Query};
 use actix_web::{HttpRequest, HttpResponse};
 use maud::{Markup, html};
 use muster_domain::model::{Agent, Task, TaskId, TaskPriority, TaskStatus};
-use muster_domain::model::{Description, Metadata, Tags, Title};
+use muster_domain::model::{Description, Tags, Title};
 use muster_domain::policy;
 use muster_domain::ports::TaskFilter;
 use muster_domain::service::NewTask;
@@ -324,17 +324,13 @@ pub(crate) fn description_of(typed: &str) -> Result<Option<Description>, Refusal
 
 fn new_task(form: &Create) -> Result<NewTask, Refusal> {
     let description = description_of(&form.description)?;
+    let title = Title::new(form.title.trim())?;
     Ok(NewTask {
-        title: Title::new(form.title.trim())?,
         description,
         priority: priority_of(&form.priority)?,
-        assignee_id: None,
-        parent_task_id: None,
         approval_required: form.approval.is_some(),
-        due_at: None,
         tags: tags_of(&form.tags)?,
-        metadata: Metadata::default(),
-        reward: None,
+        ..NewTask::new(title)
     })
 }
 

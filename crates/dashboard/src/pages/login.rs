@@ -142,6 +142,7 @@ pub(crate) async fn sign_in(
             true,
             Refusal {
                 status: StatusCode::UNAUTHORIZED,
+                code: None,
                 message: "This account has two-factor sign-in: enter your password again with the code from your authenticator app.".to_owned(),
             },
         ),

@@ -206,6 +206,7 @@ pub(crate) async fn test(
         Ok(outcome) => {
             let refusal = Refusal {
                 status: StatusCode::OK,
+                code: None,
                 message: format!(
                     "Test not delivered: {}",
                     outcome.error.unwrap_or_else(|| match outcome.status_code {

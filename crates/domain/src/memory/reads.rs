@@ -24,6 +24,7 @@ use crate::ports::{
     WebhookRepository,
 };
 use crate::rules::candidates::RosterEntry;
+use crate::rules::claimable::lease_expired;
 
 /// At most `limit` of `rows`.
 fn first<T>(rows: impl Iterator<Item = T>, limit: u32) -> Vec<T> {
@@ -279,9 +280,9 @@ impl TaskRepository for MemoryStore {
         let mut expired: Vec<(OffsetDateTime, &Task)> = state
             .tasks
             .values()
-            .filter(|t| t.status == TaskStatus::InProgress)
             .filter(|t| org.is_none_or(|o| t.org_id == o))
-            .filter_map(|t| t.lease_expires_at.filter(|at| *at <= now).map(|at| (at, t)))
+            .filter(|t| lease_expired(t.status, t.lease_expires_at, now))
+            .filter_map(|t| t.lease_expires_at.map(|at| (at, t)))
             .collect();
         expired.sort_by(|a, b| a.0.cmp(&b.0).then(a.1.id.cmp(&b.1.id)));
         Ok(first(

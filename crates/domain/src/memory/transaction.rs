@@ -17,11 +17,13 @@ use crate::model::{
     DeliveryAttempt, DependencyId, Email, Escalation, Event, EventId, GuardSettings, HookType,
     InboundKey, InboundKeyId, IntegrationAnswer, ItemRef, LedgerEntry, Level, LoginFamilyId,
     LoginThrottle, OAuthState, OrgId, Organization, RefreshToken, RefreshTokenId, ReputationEvent,
-    Tally, TallyAdd, Task, TaskDependency, TaskId, TaskPriority, TaskStatus, TaskTemplate,
-    ThrottleKey, TokenHash, Treasury, TreasuryEntry, User, UserId, Webhook, WebhookId,
+    Tally, TallyAdd, Task, TaskDependency, TaskId, TaskStatus, TaskTemplate, ThrottleKey,
+    TokenHash, Treasury, TreasuryEntry, User, UserId, Webhook, WebhookId,
 };
 use crate::ports::{Lock, RepositoryError, Transaction, UniqueKey};
+use crate::rules::claimable::{CLAIMABLE, claim_key};
 use crate::rules::guard;
+use crate::rules::hearing::{self, Listener};
 
 /// One unit of work's view of the store.
 pub(super) struct MemoryTransaction {
@@ -102,63 +104,49 @@ pub(super) fn item_slot(
     )
 }
 
-/// Whether `task` of `state` can be claimed: `todo`, unassigned, every blocking
-/// dependency done.
+/// Whether `task` of `state` can be claimed, by the rule ([`CLAIMABLE`]): its blocking
+/// dependencies are looked up here.
 pub(super) fn claimable(state: &State, task: &Task) -> bool {
-    task.status == TaskStatus::Todo
-        && task.assignee_id.is_none()
-        && state.dependencies.values().all(|d| {
-            d.task_id != task.id
-                || !d.blocking
-                || state
-                    .tasks
-                    .get(&d.depends_on_id.as_uuid())
-                    .is_none_or(|b| b.status == TaskStatus::Done)
-        })
+    let blockers = state
+        .dependencies
+        .values()
+        .filter(|d| d.task_id == task.id && d.blocking)
+        .map(|d| {
+            state
+                .tasks
+                .get(&d.depends_on_id.as_uuid())
+                .map(|b| b.status)
+        });
+    CLAIMABLE.admits(task.status, task.assignee_id, blockers)
 }
 
 impl State {
+    /// Stores `events` and queues the deliveries the hearing rule answers for them.
     fn appended(&mut self, events: &[Event]) {
-        let hooks: Vec<(Uuid, OrgId, Webhook)> = self
+        let listeners: Vec<Listener> = self
             .webhooks
             .values()
-            .filter(|r| r.hook.enabled && r.hook.hook_type == HookType::Post)
-            .map(|r| (r.hook.id.as_uuid(), r.hook.org_id, r.hook.clone()))
+            .map(|r| Listener::of(&r.hook))
             .collect();
-        // A task is handed to a remote agent once per append, however many of its
-        // events name the assignment.
-        let mut handed = std::collections::HashSet::new();
+        let queued = hearing::deliveries(events, &listeners, |task| {
+            self.tasks.get(&task).and_then(|t| t.assignee_id)
+        });
         for event in events {
             let place = self.next_event_place();
             self.events.put(place, event.clone());
             self.event_places.put(event.id.as_uuid(), place);
-            for (hook, org, webhook) in &hooks {
-                let key = (*hook, event.id.as_uuid());
-                if *org == event.org_id
-                    && webhook.events.matches(&event.event_type)
-                    && webhook
-                        .push
-                        .as_ref()
-                        .is_none_or(|push| push.task_id.as_uuid() == event.entity_id)
-                    && webhook.remote.as_ref().is_none_or(|remote| {
-                        crate::model::hands_over(&event.event_type, &event.payload)
-                            && self
-                                .tasks
-                                .get(&event.entity_id)
-                                .is_some_and(|t| t.assignee_id == Some(remote.agent_id))
-                            && handed.insert((*hook, event.entity_id))
-                    })
-                    && !self.outbox.contains_key(&key)
-                {
-                    self.outbox.put(
-                        key,
-                        Outbox {
-                            event_at: event.created_at,
-                            attempts: 0,
-                            next_at: event.created_at,
-                        },
-                    );
-                }
+        }
+        for delivery in queued {
+            let key = (delivery.hook.as_uuid(), delivery.event.as_uuid());
+            if !self.outbox.contains_key(&key) {
+                self.outbox.put(
+                    key,
+                    Outbox {
+                        event_at: delivery.at,
+                        attempts: 0,
+                        next_at: delivery.at,
+                    },
+                );
             }
         }
     }
@@ -1287,12 +1275,7 @@ impl Transaction for MemoryTransaction {
             .values()
             .filter(|t| t.org_id == org && claimable(state, t))
             .collect();
-        tasks.sort_by(|a, b| {
-            priority_rank(a.priority)
-                .cmp(&priority_rank(b.priority))
-                .then(a.created_at.cmp(&b.created_at))
-                .then(a.id.cmp(&b.id))
-        });
+        tasks.sort_by_key(|t| claim_key(t.priority, t.created_at, t.id));
         Ok(tasks
             .into_iter()
             .skip(usize::try_from(offset).unwrap_or(usize::MAX))
@@ -1308,20 +1291,11 @@ impl Transaction for MemoryTransaction {
     ) -> Result<Option<TaskId>, RepositoryError> {
         // One transaction at a time: nothing is held by another.
         Ok(ids.iter().copied().find(|id| {
-            self.state.tasks.get(&id.as_uuid()).is_some_and(|t| {
-                t.org_id == org && t.status == TaskStatus::Todo && t.assignee_id.is_none()
-            })
+            self.state
+                .tasks
+                .get(&id.as_uuid())
+                .is_some_and(|t| t.org_id == org && CLAIMABLE.open(t.status, t.assignee_id))
         }))
-    }
-}
-
-/// Where a priority sorts among claimable tasks: urgent first.
-const fn priority_rank(priority: TaskPriority) -> u8 {
-    match priority {
-        TaskPriority::Urgent => 0,
-        TaskPriority::High => 1,
-        TaskPriority::Normal => 2,
-        TaskPriority::Low => 3,
     }
 }
 

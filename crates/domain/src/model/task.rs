@@ -309,6 +309,49 @@ pub struct Task {
 }
 
 impl Task {
+    /// Task `id` of `org_id`, titled `title`, as it stands when created `at`: in `todo`
+    /// at version 1, normal priority, nobody's creation, every optional field empty, no
+    /// reward (an empty escrow of the treasury's). Name the others with struct update
+    /// syntax:
+    ///
+    /// ```
+    /// use muster_domain::model::{OrgId, Task, TaskId, TaskStatus, Title};
+    /// let (id, org) = (TaskId::from_uuid(uuid::Uuid::from_u128(1)), OrgId::from_uuid(uuid::Uuid::nil()));
+    /// let at = time::OffsetDateTime::UNIX_EPOCH;
+    /// let task = Task { status: TaskStatus::Review, ..Task::new(id, org, Title::new("Ship it")?, at) };
+    /// assert!(!task.awaits_approval());
+    /// # Ok::<(), muster_domain::ValidationError>(())
+    /// ```
+    pub fn new(id: TaskId, org_id: OrgId, title: Title, at: OffsetDateTime) -> Self {
+        Self {
+            id,
+            org_id,
+            title,
+            description: None,
+            status: TaskStatus::Todo,
+            priority: TaskPriority::default(),
+            assignee_id: None,
+            creator: None,
+            parent_task_id: None,
+            approval_required: false,
+            due_at: None,
+            tags: Tags::default(),
+            metadata: Metadata::default(),
+            approved_by: None,
+            approved_at: None,
+            created_at: at,
+            updated_at: at,
+            status_changed_at: at,
+            last_activity_at: at,
+            lease_expires_at: None,
+            result: None,
+            outcome: None,
+            reward: 0,
+            reward_payer: RewardPayer::Treasury,
+            version: 1,
+        }
+    }
+
     /// In review and waiting for the approval it requires (decision D-33): approving
     /// moves it to `done`.
     pub fn awaits_approval(&self) -> bool {

@@ -140,7 +140,7 @@ impl HookEvents {
 
     /// Whether an event of `event_type` is delivered to the hook.
     pub fn matches(&self, event_type: &str) -> bool {
-        self.0.iter().any(|t| t == Self::ALL || t == event_type)
+        crate::rules::hearing::subscribed(&self.0, event_type)
     }
 
     /// The subscribed types, in the order given.

@@ -92,39 +92,19 @@ mod tests {
 
     use super::*;
     use crate::model::{
-        AgentHandle, AgentId, AgentMode, AgentRole, FeePct, Level, Metadata, OrgId, Tags, TaskId,
-        Title,
+        AgentHandle, AgentId, AgentMode, AgentRole, FeePct, Level, OrgId, TaskId, Title,
     };
 
     const NOW: OffsetDateTime = datetime!(2026-06-01 12:00 UTC);
 
     fn task(status: TaskStatus, priority: TaskPriority) -> Task {
+        let id = TaskId::from_uuid(Uuid::nil());
+        let org = OrgId::from_uuid(Uuid::nil());
         Task {
-            id: TaskId::from_uuid(Uuid::nil()),
-            org_id: OrgId::from_uuid(Uuid::nil()),
-            title: Title::new("t").unwrap(),
-            description: None,
             status,
             priority,
-            assignee_id: None,
-            creator: None,
-            parent_task_id: None,
-            approval_required: false,
-            due_at: None,
-            tags: Tags::default(),
-            metadata: Metadata::default(),
-            approved_by: None,
-            approved_at: None,
             created_at: NOW - Duration::days(30),
-            updated_at: NOW,
-            status_changed_at: NOW,
-            last_activity_at: NOW,
-            lease_expires_at: None,
-            version: 1,
-            result: None,
-            outcome: None,
-            reward: 0,
-            reward_payer: crate::model::RewardPayer::Treasury,
+            ..Task::new(id, org, Title::new("t").unwrap(), NOW)
         }
     }
 

@@ -3,11 +3,13 @@
 pub mod budget;
 pub mod candidates;
 pub mod chat;
+pub mod claimable;
 pub mod codehost;
 pub mod constant_time;
 pub mod delivery;
 pub mod escalation;
 pub mod guard;
+pub mod hearing;
 pub mod integration_moves;
 pub mod login;
 pub mod numbers;

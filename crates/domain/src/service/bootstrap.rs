@@ -34,6 +34,27 @@ pub struct BootstrapRequest {
     pub treasury: i64,
 }
 
+impl BootstrapRequest {
+    /// Organization `org_name` with its admin `admin_email` (password already hashed)
+    /// and its HR agent's `hr_secret`; the HR agent is `hr-<org slug>` and the treasury
+    /// starts empty.
+    pub fn new(
+        org_name: OrgName,
+        admin_email: Email,
+        admin_password_hash: String,
+        hr_secret: AgentSecret,
+    ) -> Self {
+        Self {
+            org_name,
+            admin_email,
+            admin_password_hash,
+            hr_handle: None,
+            hr_secret,
+            treasury: 0,
+        }
+    }
+}
+
 /// Everything `muster bootstrap` creates, written together.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NewOrganization {

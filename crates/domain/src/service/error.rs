@@ -8,9 +8,12 @@ use crate::policy::Forbidden;
 use crate::ports::{BoxError, RepositoryError, UniqueKey};
 use crate::rules::transition::TransitionError;
 
+mod codes;
+
 /// Why a use case did not happen. Each variant names the field, rule or conflict; the
-/// inbound adapter (HTTP, CLI) picks the status, and `Display` is the sentence for the
-/// caller. [`Unavailable`](Self::Unavailable) and [`Internal`](Self::Internal) keep
+/// inbound adapter (HTTP, CLI) picks the status, `Display` is the sentence for the
+/// caller and [`code`](Self::code) its stable identifier (decision D-102).
+/// [`Unavailable`](Self::Unavailable) and [`Internal`](Self::Internal) keep
 /// their cause in [`source`](std::error::Error::source) for logs only.
 #[derive(Debug, thiserror::Error)]
 pub enum ServiceError {

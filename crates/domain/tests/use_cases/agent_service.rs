@@ -35,8 +35,6 @@ fn sql() -> CapabilityName {
 
 fn new_agent(role: AgentRole) -> NewAgent {
     NewAgent {
-        handle: AgentHandle::new("scout-1").unwrap(),
-        name: "Scout".into(),
         level: Some(Level::new(4).unwrap()),
         model: Some("model-y".into()),
         role,
@@ -45,19 +43,16 @@ fn new_agent(role: AgentRole) -> NewAgent {
         budget_period_limit: Some(250),
         capabilities: vec![(rust(), Proficiency::Expert), (sql(), Proficiency::Basic)],
         metadata: Metadata::new(json!({ "team": "blue" })).unwrap(),
+        ..NewAgent::new(AgentHandle::new("scout-1").unwrap(), "Scout".into())
     }
 }
 
 fn new_child(level: Option<i64>) -> NewChild {
     NewChild {
-        handle: AgentHandle::new("child-1").unwrap(),
-        name: "Child".into(),
         level,
-        model: None,
-        mode: AgentMode::Worker,
         budget_period_limit: Some(40),
         capabilities: vec![(rust(), Proficiency::Standard)],
-        metadata: Metadata::default(),
+        ..NewChild::new(AgentHandle::new("child-1").unwrap(), "Child".into())
     }
 }
 

@@ -22,12 +22,13 @@ type Created = Arc<Mutex<Vec<NewOrganization>>>;
 
 fn request(org_name: &str, hr_handle: Option<&str>) -> BootstrapRequest {
     BootstrapRequest {
-        org_name: OrgName::new(org_name).unwrap(),
-        admin_email: Email::new("Admin@Acme.example").unwrap(),
-        admin_password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into(),
         hr_handle: hr_handle.map(|h| AgentHandle::new(h).unwrap()),
-        hr_secret: AgentSecret::new("s3cret".into()),
-        treasury: 0,
+        ..BootstrapRequest::new(
+            OrgName::new(org_name).unwrap(),
+            Email::new("Admin@Acme.example").unwrap(),
+            "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into(),
+            AgentSecret::new("s3cret".into()),
+        )
     }
 }
 

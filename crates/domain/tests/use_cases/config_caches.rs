@@ -10,9 +10,7 @@ use std::sync::Arc;
 
 use futures_executor::block_on;
 use muster_domain::memory::fakes::RecordingHookCaller;
-use muster_domain::model::{
-    Actor, Breakers, HookEvents, HookName, HookTimeout, HookType, HookUrl, Threshold,
-};
+use muster_domain::model::{Actor, Breakers, HookEvents, HookName, HookType, HookUrl, Threshold};
 use muster_domain::service::guard::{GuardPatch, GuardService, GuardedUnitOfWork, RunawayGuard};
 use muster_domain::service::{
     GatedUnitOfWork, HookGate, NewWebhook, ServiceError, TaskService, WebhookService,
@@ -95,13 +93,13 @@ fn thresholds_set_on_this_instance_apply_at_once() {
 /// A pre-hook that hears about new tasks.
 fn pre_hook() -> NewWebhook {
     NewWebhook {
-        name: HookName::new("gate").unwrap(),
-        url: HookUrl::new("https://hooks.example/gate").unwrap(),
-        secret: None,
-        events: HookEvents::new(vec!["task.created".into()]).unwrap(),
         hook_type: HookType::Pre,
         can_block: true,
-        timeout: HookTimeout::new(5_000).unwrap(),
+        ..NewWebhook::new(
+            HookName::new("gate").unwrap(),
+            HookUrl::new("https://hooks.example/gate").unwrap(),
+            HookEvents::new(vec!["task.created".into()]).unwrap(),
+        )
     }
 }
 

@@ -33,14 +33,7 @@ fn inbound(world: &World) -> InboundService {
 }
 
 fn alert(title: &str) -> InboundTask {
-    InboundTask {
-        title: Title::new(title).unwrap(),
-        description: None,
-        priority: None,
-        tags: Vec::new(),
-        assignee_id: None,
-        metadata: None,
-    }
+    InboundTask::new(Title::new(title).unwrap())
 }
 
 #[test]

@@ -38,12 +38,9 @@ fn new_key(name: &str, agent: Option<AgentId>) -> muster_domain::service::NewInb
 
 fn item(title: &str) -> InboundTask {
     InboundTask {
-        title: Title::new(title).unwrap(),
-        description: None,
-        priority: None,
         tags: vec!["alert".into()],
-        assignee_id: None,
         metadata: Some(Metadata::new(json!({ "alertId": 7 })).unwrap()),
+        ..InboundTask::new(Title::new(title).unwrap())
     }
 }
 

@@ -10,7 +10,7 @@ use crate::common::world::{World, actor_of};
 use futures_executor::block_on;
 use proptest::prelude::*;
 
-use muster_domain::model::{Actor, Agent, AgentHandle, AgentMode, FeePct, Metadata, TaskStatus};
+use muster_domain::model::{Actor, Agent, AgentHandle, FeePct, TaskStatus};
 use muster_domain::ports::{AgentRepository, TreasuryRepository};
 use muster_domain::service::{CreditAmount, NewAgent, NewChild};
 
@@ -52,16 +52,7 @@ fn family(world: &World, fee: i64) -> Vec<(Agent, Actor)> {
     let parent_actor = actor_of(&parent);
     let mut members = vec![(parent, parent_actor.clone())];
     for name in ["child-a", "child-b"] {
-        let new = NewChild {
-            handle: AgentHandle::new(name).unwrap(),
-            name: name.to_owned(),
-            level: None,
-            model: None,
-            mode: AgentMode::Worker,
-            budget_period_limit: None,
-            capabilities: Vec::new(),
-            metadata: Metadata::default(),
-        };
+        let new = NewChild::new(AgentHandle::new(name).unwrap(), name.to_owned());
         let child = block_on(world.agents.spawn(&parent_actor, new))
             .unwrap()
             .view

@@ -23,22 +23,57 @@ fn terminal(status: TaskStatus) -> bool {
     matches!(status, TaskStatus::Done | TaskStatus::Cancelled)
 }
 
+/// Whether some sequence of allowed moves leads from `from` to `to`, searched over the
+/// table itself.
+fn reachable(from: TaskStatus, to: TaskStatus) -> bool {
+    let mut seen = vec![from];
+    let mut next = 0;
+    while let Some(&at) = seen.get(next) {
+        if at == to {
+            return true;
+        }
+        for step in TaskStatus::ALL {
+            if at.can_transition_to(step) && !seen.contains(&step) {
+                seen.push(step);
+            }
+        }
+        next += 1;
+    }
+    false
+}
+
 proptest! {
-    /// A random walk of requested moves, applied when the table allows them, never
-    /// leaves the table, and a terminal status is never left.
+    /// A random walk of requested moves, applied when the table allows them: a status
+    /// to itself is never a move and a terminal status is never left; an open task can
+    /// always be cancelled in one move and can still be finished; and `done` is only
+    /// entered from `in_progress` or `review`, where work was started.
     #[test]
-    fn random_walks_stay_in_the_table(requests in prop::collection::vec(status(), 0..64)) {
-        let mut current = TaskStatus::Backlog;
+    fn random_walks_keep_the_tables_promises(
+        start in status(),
+        requests in prop::collection::vec(status(), 0..64),
+    ) {
+        let mut current = start;
         for to in requests {
             let allowed = current.can_transition_to(to);
             prop_assert!(!(allowed && current == to), "a status to itself is not a move");
             if terminal(current) {
                 prop_assert!(!allowed, "{current:?} -> {to:?} leaves a terminal status");
+            } else {
+                prop_assert!(
+                    current.can_transition_to(TaskStatus::Cancelled),
+                    "{current:?} cannot be cancelled"
+                );
+                prop_assert!(reachable(current, TaskStatus::Done), "{current:?} can never be done");
+            }
+            if allowed && to == TaskStatus::Done {
+                prop_assert!(
+                    matches!(current, TaskStatus::InProgress | TaskStatus::Review),
+                    "{current:?} -> done skips the work"
+                );
             }
             if allowed {
                 current = to;
             }
-            prop_assert!(TaskStatus::ALL.contains(&current));
         }
     }
 
@@ -59,15 +94,18 @@ proptest! {
         }
     }
 
-    /// A reward is shared without creating or losing a credit: the fee is the floored
-    /// percentage, and never more than half.
+    /// A reward is shared without creating or losing a credit; the fee is the largest
+    /// whole number of credits not above `pct`% of the reward (checked by multiplying
+    /// back, not by the rule's own division), so never more than half; with no parent
+    /// the assignee keeps everything.
     #[test]
     fn reward_split_conserves_credits(reward in 0_i64..=1_000_000_000, pct in 0_i64..=50) {
         let split = split_reward(reward, Some(FeePct::new(pct).unwrap()));
         prop_assert_eq!(split.to_assignee + split.fee, reward);
-        prop_assert_eq!(split.fee, reward * pct / 100);
-        prop_assert!(split.fee >= 0 && split.fee <= reward / 2);
-        prop_assert_eq!(split_reward(reward, None).fee, 0);
+        prop_assert!(split.fee * 100 <= reward * pct, "{split:?} is more than {pct}%");
+        prop_assert!((split.fee + 1) * 100 > reward * pct, "{split:?} is not rounded down");
+        let alone = split_reward(reward, None);
+        prop_assert_eq!((alone.to_assignee, alone.fee), (reward, 0));
     }
 
     /// Ranking is a total order on the agents: the same roster in any order ranks the

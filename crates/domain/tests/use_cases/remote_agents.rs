@@ -11,7 +11,8 @@ use futures_executor::block_on;
 use muster_domain::memory::MemoryStore;
 use muster_domain::memory::fakes::{OpenTargets, RecordingHookCaller};
 use muster_domain::model::{
-    AgentId, Event, HookUrl, OrgId, PushAuth, TaskId, TaskOutcome, TaskResult, TaskStatus, UserRole,
+    AgentId, Event, HookUrl, OrgId, PushAuth, TaskId, TaskOutcome, TaskResult, TaskStatus, Title,
+    UserRole,
 };
 use muster_domain::ports::{
     CallResult, HandoverTarget, HookCall, HookCaller, MockCardFetcher, MockTargetGuard,
@@ -19,8 +20,8 @@ use muster_domain::ports::{
 };
 use muster_domain::rules::remote::RemoteState;
 use muster_domain::service::{
-    DeliveryService, NewRemoteAgent, RemoteAgentService, RemotePorts, RemoteReport, ServiceError,
-    WebhookService,
+    DeliveryService, NewRemoteAgent, NewTask, RemoteAgentService, RemotePorts, RemoteReport,
+    ServiceError, WebhookService,
 };
 use serde_json::{Value, json};
 
@@ -407,17 +408,10 @@ fn a_hand_over_no_longer_due_is_not_sent_and_escalations_hand_over_too() {
 fn in_review_only_a_final_state_moves_the_task() {
     let rig = Rig::open();
     let agent = rig.register();
-    let new = muster_domain::service::NewTask {
-        title: muster_domain::model::Title::new("Needs approval").unwrap(),
-        description: None,
-        priority: muster_domain::model::TaskPriority::Normal,
+    let new = NewTask {
         assignee_id: Some(agent),
-        parent_task_id: None,
         approval_required: true,
-        due_at: None,
-        tags: muster_domain::model::Tags::default(),
-        metadata: muster_domain::model::Metadata::new(json!({})).unwrap(),
-        reward: None,
+        ..NewTask::new(Title::new("Needs approval").unwrap())
     };
     let task = block_on(rig.world.tasks.create(&rig.world.admin, new)).unwrap();
     let caller = accepting();

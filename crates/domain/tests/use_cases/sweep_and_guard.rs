@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use futures_executor::block_on;
 use muster_domain::model::{
-    Breakers, EscalationReason, TaskPriority, TaskStatus, Threshold, UserRole,
+    Breakers, EscalationReason, TaskPriority, TaskStatus, Threshold, Title, UserRole,
 };
 use muster_domain::rules::escalation::SweepThresholds;
 use muster_domain::service::guard::{GuardPatch, GuardService, RunawayGuard};
@@ -70,16 +70,8 @@ fn stale_late_and_orphaned_tasks_are_escalated_for_their_reason() {
     )
     .unwrap();
     let new = NewTask {
-        title: muster_domain::model::Title::new("late").unwrap(),
-        description: None,
-        priority: TaskPriority::Normal,
-        assignee_id: None,
-        parent_task_id: None,
-        approval_required: false,
         due_at: Some(world.clock_now() + Duration::hours(1)),
-        tags: muster_domain::model::Tags::default(),
-        metadata: muster_domain::model::Metadata::default(),
-        reward: None,
+        ..NewTask::new(Title::new("late").unwrap())
     };
     let late = block_on(world.tasks.create(&world.admin, new)).unwrap();
     let orphan = world.task("orphan");

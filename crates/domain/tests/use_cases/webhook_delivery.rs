@@ -66,13 +66,12 @@ impl Rig {
 
     fn register(&self, events: &[&str], secret: Option<&str>) -> Webhook {
         let new = NewWebhook {
-            name: HookName::new("receiver").unwrap(),
-            url: HookUrl::new("https://hooks.example/in").unwrap(),
             secret: secret.map(str::to_owned),
-            events: HookEvents::new(events.iter().map(|e| (*e).to_owned()).collect()).unwrap(),
-            hook_type: HookType::Post,
-            can_block: false,
-            timeout: HookTimeout::new(5_000).unwrap(),
+            ..NewWebhook::new(
+                HookName::new("receiver").unwrap(),
+                HookUrl::new("https://hooks.example/in").unwrap(),
+                HookEvents::new(events.iter().map(|e| (*e).to_owned()).collect()).unwrap(),
+            )
         };
         block_on(self.hooks.register(&self.world.admin, new)).unwrap()
     }
@@ -212,14 +211,12 @@ fn registering_needs_a_writer_and_a_target_the_guard_allows() {
         .expect_check()
         .returning(|_| Err(TargetRefusal::Private));
     let hooks = Rig::guarded(Arc::new(guard));
-    let new = || NewWebhook {
-        name: HookName::new("inside").unwrap(),
-        url: HookUrl::new("https://10.0.0.1/hook").unwrap(),
-        secret: None,
-        events: HookEvents::new(vec!["*".into()]).unwrap(),
-        hook_type: HookType::Post,
-        can_block: false,
-        timeout: HookTimeout::new(5_000).unwrap(),
+    let new = || {
+        NewWebhook::new(
+            HookName::new("inside").unwrap(),
+            HookUrl::new("https://10.0.0.1/hook").unwrap(),
+            HookEvents::new(vec!["*".into()]).unwrap(),
+        )
     };
     let err = block_on(hooks.hooks.register(&hooks.world.admin, new())).unwrap_err();
     assert!(!matches!(err, ServiceError::Forbidden(_)), "{err:?}");
@@ -236,15 +233,11 @@ fn registering_needs_a_writer_and_a_target_the_guard_allows() {
 }
 
 fn post_hook(name: &str) -> NewWebhook {
-    NewWebhook {
-        name: HookName::new(name).unwrap(),
-        url: HookUrl::new("https://hooks.example/in").unwrap(),
-        secret: None,
-        events: HookEvents::new(vec!["task.created".into()]).unwrap(),
-        hook_type: HookType::Post,
-        can_block: false,
-        timeout: HookTimeout::new(5_000).unwrap(),
-    }
+    NewWebhook::new(
+        HookName::new(name).unwrap(),
+        HookUrl::new("https://hooks.example/in").unwrap(),
+        HookEvents::new(vec!["task.created".into()]).unwrap(),
+    )
 }
 
 #[test]
@@ -379,17 +372,8 @@ fn a_pre_hook_registered_on_this_instance_is_asked_at_once() {
         world.ids.clone(),
     );
     let hooks = rig.hooks.clone().with_gate(gate);
-    let new_task = |title: &str| muster_domain::service::NewTask {
-        title: muster_domain::model::Title::new(title).unwrap(),
-        description: None,
-        priority: muster_domain::model::TaskPriority::Normal,
-        assignee_id: None,
-        parent_task_id: None,
-        approval_required: false,
-        due_at: None,
-        tags: muster_domain::model::Tags::default(),
-        metadata: muster_domain::model::Metadata::default(),
-        reward: None,
+    let new_task = |title: &str| {
+        muster_domain::service::NewTask::new(muster_domain::model::Title::new(title).unwrap())
     };
     // The gate reads the organization's pre-hooks (none) and keeps them for a second.
     block_on(tasks.create(&world.admin, new_task("before"))).unwrap();

@@ -15,7 +15,7 @@ use futures_executor::block_on;
 use futures_util::FutureExt;
 use muster_domain::memory::MemoryStore;
 use muster_domain::model::{
-    Actor, HookEvents, HookName, HookTimeout, HookType, HookUrl, Task, TaskId, TaskStatus,
+    Actor, HookEvents, HookName, HookType, HookUrl, Task, TaskId, TaskStatus,
 };
 use muster_domain::ports::{CallResult, HookCall, HookCaller, UnitOfWork, transact};
 use muster_domain::service::{
@@ -101,13 +101,13 @@ impl Rig {
         block_on(hooks.register(
             &world.admin,
             NewWebhook {
-                name: HookName::new("gate").unwrap(),
-                url: HookUrl::new("https://hooks.example/gate").unwrap(),
-                secret: None,
-                events: HookEvents::new(vec!["task.cancelled".into()]).unwrap(),
                 hook_type: HookType::Pre,
                 can_block: true,
-                timeout: HookTimeout::DEFAULT,
+                ..NewWebhook::new(
+                    HookName::new("gate").unwrap(),
+                    HookUrl::new("https://hooks.example/gate").unwrap(),
+                    HookEvents::new(vec!["task.cancelled".into()]).unwrap(),
+                )
             },
         ))
         .unwrap();

@@ -9,9 +9,7 @@ use muster_a2a::types::{
     SendMessageRequest, Task,
 };
 use muster_a2a::{A2aError, ErrorKind};
-use muster_domain::model::{
-    Actor, Comment, CommentBody, Tags, Task as MusterTask, TaskId, TaskPriority, TaskStatus,
-};
+use muster_domain::model::{Actor, Comment, CommentBody, Task as MusterTask, TaskId, TaskStatus};
 use muster_domain::service::{NewTask, PageRequest};
 use muster_wire::time::DayEdge;
 use uuid::Uuid;
@@ -38,7 +36,7 @@ pub(super) fn refusal(err: impl Into<ApiError>) -> A2aError {
         status if status.is_client_error() => ErrorKind::InvalidParams,
         _ => ErrorKind::Internal,
     };
-    A2aError::new(kind, err.message())
+    A2aError::new(kind, err.message()).with_code(err.code())
 }
 
 /// Refuses a `tenant`: Muster has one endpoint per deployment.
@@ -215,16 +213,11 @@ async fn create(
         _ => None,
     };
     let new = NewTask {
-        title,
         description,
-        priority: TaskPriority::Normal,
-        assignee_id: None,
         parent_task_id: parent,
-        approval_required: false,
-        due_at: None,
-        tags: Tags::default(),
         metadata,
         reward,
+        ..NewTask::new(title)
     };
     state.tasks.create(actor, new).await.map_err(refusal)
 }

@@ -13,6 +13,7 @@ use actix_web::web::Data;
 use super::names::SiteUrl;
 use super::{Edge, host_of};
 use crate::ApiError;
+use crate::error::codes;
 use crate::state::{AppState, AuthMode};
 
 /// Checks the request's `Host` and `Origin`, then answers it.
@@ -85,7 +86,11 @@ fn refusal(req: &ServiceRequest) -> Option<ApiError> {
         } else {
             "the request names no Host"
         };
-        return Some(ApiError::new(StatusCode::FORBIDDEN, message));
+        return Some(ApiError::new(
+            StatusCode::FORBIDDEN,
+            codes::HOST_NOT_ALLOWED,
+            message,
+        ));
     };
     if !edge.allows_host(&host, req.app_config().local_addr()) {
         let named = match host.port {
@@ -94,6 +99,7 @@ fn refusal(req: &ServiceRequest) -> Option<ApiError> {
         };
         return Some(ApiError::new(
             StatusCode::FORBIDDEN,
+            codes::HOST_NOT_ALLOWED,
             format!(
                 "Host {named} is not a name this server answers to (see MUSTER_PUBLIC_URL \
                  and MUSTER_ALLOWED_HOSTS)"
@@ -108,6 +114,7 @@ fn refusal(req: &ServiceRequest) -> Option<ApiError> {
                 Some(origin) => {
                     return Some(ApiError::new(
                         StatusCode::FORBIDDEN,
+                        codes::ORIGIN_NOT_ALLOWED,
                         format!(
                             "Origin {} is not this server's: a page of another site may not \
                              call it",
@@ -118,6 +125,7 @@ fn refusal(req: &ServiceRequest) -> Option<ApiError> {
                 None => {
                     return Some(ApiError::new(
                         StatusCode::FORBIDDEN,
+                        codes::ORIGIN_NOT_ALLOWED,
                         "Origin is not this server's: a page of another site may not call it",
                     ));
                 }

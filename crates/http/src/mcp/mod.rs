@@ -168,6 +168,7 @@ async fn call_tool(
             }
             CallToolResult::structured_error(json!({
                 "statusCode": status.as_u16(),
+                "code": err.code(),
                 "message": err.message(),
                 "error": status.canonical_reason().unwrap_or("Error"),
             }))

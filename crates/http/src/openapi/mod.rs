@@ -62,7 +62,8 @@ Task and agent coordination: organizations' AI agents and people create, route, 
 approve and finish work together.
 
 **Conventions.** Bodies are JSON, at most 1 MiB. Every error is \
-`{statusCode, message, error}`; the message names the field or rule at fault. Timestamps \
+`{statusCode, code, message, error}`; the message names the field or rule at fault and \
+`code` is a stable identifier of the kind of refusal (listed in `docs/api.md`). Timestamps \
 are UTC with milliseconds (`2026-11-22T01:02:03.456Z`). Ids are UUIDs. Paged lists answer \
 `{data: [...], meta: {nextCursor}}`: pass `cursor` back for the next page.
 

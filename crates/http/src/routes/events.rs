@@ -7,6 +7,7 @@ use crate::ApiError;
 use crate::body::parse_query;
 use crate::dto::events::{EventListMeta, EventResponse, ListEventsQuery};
 use crate::dto::{self, Paged};
+use crate::error::codes;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 use muster_domain::model::EventSeverity;
@@ -113,10 +114,9 @@ pub(super) async fn stream(
                 })?,
         ),
     };
-    let slot = state
-        .streams
-        .reserve(auth.actor.org_id)
-        .map_err(|full| ApiError::busy(format!("{full}; retry later"), 5))?;
+    let slot = state.streams.reserve(auth.actor.org_id).map_err(|full| {
+        ApiError::busy(codes::TOO_MANY_STREAMS, format!("{full}; retry later"), 5)
+    })?;
     let from = state
         .events
         .stream_from(&auth.actor, &filter, last_seen)

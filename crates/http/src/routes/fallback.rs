@@ -3,6 +3,7 @@ use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
 
 use crate::ApiError;
+use crate::error::codes;
 
 pub(super) async fn not_found(req: HttpRequest) -> HttpResponse {
     no_route(&req).error_response()
@@ -10,13 +11,18 @@ pub(super) async fn not_found(req: HttpRequest) -> HttpResponse {
 
 /// The 404 of a path that serves nothing (here, or not configured).
 pub(super) fn no_route(req: &HttpRequest) -> ApiError {
-    ApiError::not_found(format!("Cannot {} {}", req.method(), req.path()))
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        codes::ROUTE_NOT_FOUND,
+        format!("Cannot {} {}", req.method(), req.path()),
+    )
 }
 
 /// 405 with the `Allow` header HTTP requires.
 pub(super) fn method_not_allowed(req: &HttpRequest, allowed: &str) -> HttpResponse {
     let mut response = ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
+        codes::METHOD_NOT_ALLOWED,
         format!("Method {} is not allowed on {}", req.method(), req.path()),
     )
     .error_response();

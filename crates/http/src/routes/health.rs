@@ -3,6 +3,7 @@ use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 
 use crate::ApiError;
+use crate::error::codes;
 use crate::state::AppState;
 
 /// `GET /health`: the process is up.
@@ -39,6 +40,7 @@ pub(super) async fn ready(state: Data<AppState>) -> Result<HttpResponse, ApiErro
             tracing::warn!(%reason, "not ready");
             Err(ApiError::new(
                 actix_web::http::StatusCode::SERVICE_UNAVAILABLE,
+                codes::UNAVAILABLE,
                 "database is not reachable",
             ))
         }
@@ -76,6 +78,7 @@ pub(super) async fn metrics(
             ) => {}
         _ => {
             return Err(ApiError::unauthorized(
+                codes::INVALID_METRICS_TOKEN,
                 "GET /metrics needs the metrics token as a bearer token",
             ));
         }

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use std::time::Instant;
 
 use crate::ApiError;
+use crate::error::codes;
 use crate::state::{AppState, OAuthSettings};
 
 /// What the provider sends the browser back with (other fields are ignored).
@@ -67,6 +68,7 @@ pub(super) async fn begin(
         && !starts.try_start(Instant::now())
     {
         return Err(ApiError::too_many(
+            codes::RATE_LIMITED,
             "Too many sign-ins are being started; retry in a moment",
             1,
         ));

@@ -1,6 +1,8 @@
 //! The queries of claims with leases: the claimable tasks of an organization in claim
 //! order, and the tasks whose lease ran out.
 
+use std::sync::LazyLock;
+
 use diesel::PgExpressionMethods as _;
 use diesel::pg::Pg;
 use diesel::prelude::*;
@@ -8,7 +10,8 @@ use diesel::result::QueryResult;
 use diesel::sql_types::{Array, Bool, Integer, Text};
 use diesel::sqlite::Sqlite;
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{OrgId, TaskId, TaskStatus};
+use muster_domain::model::{OrgId, TaskId};
+use muster_domain::rules::claimable::{CLAIM_ORDER, CLAIMABLE, LEASED, priority_rank};
 use time::OffsetDateTime;
 
 use crate::conn::{Conn, on_conn};
@@ -17,44 +20,76 @@ use crate::rows::{TaskRow, db_uuid};
 use crate::schema::tasks;
 use crate::types::{DbTime, DbUuid, PortableUuid};
 
-/// Urgent first: the rank of a task's priority. Word for word the expression of the
-/// `tasks_claimable` index, as [`CLAIMABLE`] is its predicate: with literals, not bound
-/// parameters, so that both engines' planners see the index applies.
-const PRIORITY_RANK: &str = "(CASE priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 \
-    WHEN 'normal' THEN 2 ELSE 3 END)";
+/// The claim order's rank of a task's priority ([`CLAIM_ORDER`]): word for word the
+/// expression of the `tasks_claimable` index, as [`CLAIMABLE_SQL`] is its predicate:
+/// with literals, not bound parameters, so that both engines' planners see the index
+/// applies.
+static PRIORITY_RANK: LazyLock<String> = LazyLock::new(|| {
+    let Some((last, ranked)) = CLAIM_ORDER.split_last() else {
+        return "0".to_owned();
+    };
+    let whens: Vec<String> = ranked
+        .iter()
+        .map(|p| format!("WHEN '{}' THEN {}", p.as_str(), priority_rank(*p)))
+        .collect();
+    format!(
+        "(CASE priority {} ELSE {} END)",
+        whens.join(" "),
+        priority_rank(*last)
+    )
+});
 
-/// Open and unassigned: the predicate of the `tasks_claimable` index.
-const CLAIMABLE: &str = "status = 'todo' AND assignee_id IS NULL";
+/// The rule's open and unassigned tasks ([`CLAIMABLE`]): the predicate of the
+/// `tasks_claimable` index.
+static CLAIMABLE_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "status = '{}' AND assignee_id IS NULL",
+        CLAIMABLE.status.as_str()
+    )
+});
 
-/// No blocking dependency of the task is still to be done (decision D-31).
-const DEPENDENCIES_DONE: &str = "NOT EXISTS (SELECT 1 FROM task_dependencies d \
-    JOIN tasks b ON b.id = d.depends_on_id \
-    WHERE d.task_id = tasks.id AND d.blocking AND b.status <> 'done')";
+/// No blocking dependency of the task is in another status than the rule's
+/// [`ClaimFilter::blockers_in`](muster_domain::rules::claimable::ClaimFilter::blockers_in) (decision D-31); one that is gone does not block.
+static DEPENDENCIES_DONE: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "NOT EXISTS (SELECT 1 FROM task_dependencies d \
+         JOIN tasks b ON b.id = d.depends_on_id \
+         WHERE d.task_id = tasks.id AND d.blocking AND b.status <> '{}')",
+        CLAIMABLE.blockers_in.as_str()
+    )
+});
 
-/// `todo`, unassigned tasks of `org` with every blocking dependency done, urgent first
-/// then oldest; `limit` of them from `offset`.
+/// The claimable tasks of `$org` in claim order, `$limit` from `$offset`: [`CLAIMABLE`]
+/// and [`CLAIM_ORDER`] in SQL.
+macro_rules! candidates_query {
+    ($org:expr, $offset:expr, $limit:expr) => {
+        tasks::table
+            .filter(tasks::org_id.eq(db_uuid($org)))
+            .filter(fixed::<Bool>(CLAIMABLE_SQL.as_str()))
+            .filter(fixed::<Bool>(DEPENDENCIES_DONE.as_str()))
+            .order((
+                fixed::<Integer>(PRIORITY_RANK.as_str()).asc(),
+                tasks::created_at.asc(),
+                tasks::id.asc(),
+            ))
+            .offset(i64::from($offset))
+            .limit(i64::from($limit))
+            .select(TaskRow::as_select())
+    };
+}
+
+/// The tasks the claim rule admits ([`CLAIMABLE`]: `todo`, unassigned, with every
+/// blocking dependency done) of `org`, in claim order (urgent first, then oldest);
+/// `limit` of them from `offset`. The rule is applied here, in the query, and not on
+/// loaded rows: a claim pages through the candidates, and only the `tasks_claimable`
+/// index makes a page a walk rather than a sort of every task.
 pub(crate) async fn candidates(
     conn: &mut Conn<'_>,
     org: OrgId,
     offset: u32,
     limit: u32,
 ) -> QueryResult<Vec<TaskRow>> {
-    on_conn!(conn, c => {
-        tasks::table
-            .filter(tasks::org_id.eq(db_uuid(org)))
-            .filter(fixed::<Bool>(CLAIMABLE))
-            .filter(fixed::<Bool>(DEPENDENCIES_DONE))
-            .order((
-                fixed::<Integer>(PRIORITY_RANK).asc(),
-                tasks::created_at.asc(),
-                tasks::id.asc(),
-            ))
-            .offset(i64::from(offset))
-            .limit(i64::from(limit))
-            .select(TaskRow::as_select())
-            .load(c)
-            .await
-    })
+    on_conn!(conn, c => candidates_query!(org, offset, limit).load(c).await)
 }
 
 /// The query of [`expired`] on backend `$db`, with `$status` and `$org_id` standing for
@@ -65,7 +100,7 @@ macro_rules! expired_query {
         let mut query = tasks::table
             .select((tasks::org_id, tasks::id))
             .filter(tasks::lease_expires_at.le(DbTime($now)))
-            .filter($status.$is(TaskStatus::InProgress.as_str()))
+            .filter($status.$is(LEASED.as_str()))
             .into_boxed::<$db>();
         if let Some(org) = $org {
             query = query.filter($org_id.$is(db_uuid(org)));
@@ -76,7 +111,8 @@ macro_rules! expired_query {
     }};
 }
 
-/// Tasks in progress whose lease ran out before `now`, of `org` or of all, soonest
+/// Tasks whose claim lease ran out at `now` ([`lease_expired`](muster_domain::rules::claimable::lease_expired): [`LEASED`], leased
+/// until `now` at the latest), of `org` or of all, soonest
 /// expired first.
 ///
 /// Every claim sweeps its organization first, so the plan must read `tasks_lease_expiry`
@@ -140,13 +176,14 @@ diesel::define_sql_function! {
     fn array_position(array: Array<PortableUuid>, element: PortableUuid) -> Nullable<Integer>;
 }
 
-/// `$query` narrowed to the tasks of `$org` still claimable (`todo`, unassigned), with
-/// `$is` comparing the organization and the status (see [`try_lock_first`]).
+/// `$query` narrowed to the tasks of `$org` still open to a claim
+/// ([`ClaimFilter::open`](muster_domain::rules::claimable::ClaimFilter::open): the rule's status, unassigned), with `$is` comparing the
+/// organization and the status (see [`try_lock_first`]).
 macro_rules! still_claimable {
     ($query:expr, $is:ident, $org:expr) => {
         $query
             .filter(tasks::org_id.$is(db_uuid($org)))
-            .filter(tasks::status.$is(TaskStatus::Todo.as_str()))
+            .filter(tasks::status.$is(CLAIMABLE.status.as_str()))
             .filter(tasks::assignee_id.is_null())
     };
 }
@@ -206,6 +243,51 @@ pub(crate) async fn try_lock_first(
 mod tests {
     use super::*;
     use crate::queries::plan::sqlite_plan;
+
+    /// The index the claim walks, as each engine's migration creates it.
+    const CLAIMABLE_INDEXES: [&str; 2] = [
+        include_str!("../../../../migrations/postgres/2026-11-28-000001_task_leases/up.sql"),
+        include_str!("../../../../migrations/sqlite/2026-11-28-000001_task_leases/up.sql"),
+    ];
+
+    /// The rule's filter and order, translated, are word for word the predicate and the
+    /// expression of `tasks_claimable` on both engines: otherwise the planners would no
+    /// longer see that the index applies.
+    #[test]
+    fn the_claim_rule_translates_to_the_claimable_index() {
+        assert_eq!(
+            PRIORITY_RANK.as_str(),
+            "(CASE priority WHEN 'urgent' THEN 0 WHEN 'high' THEN 1 \
+             WHEN 'normal' THEN 2 ELSE 3 END)"
+        );
+        assert_eq!(
+            CLAIMABLE_SQL.as_str(),
+            "status = 'todo' AND assignee_id IS NULL"
+        );
+        assert_eq!(
+            DEPENDENCIES_DONE.as_str(),
+            "NOT EXISTS (SELECT 1 FROM task_dependencies d \
+             JOIN tasks b ON b.id = d.depends_on_id \
+             WHERE d.task_id = tasks.id AND d.blocking AND b.status <> 'done')"
+        );
+        for migration in CLAIMABLE_INDEXES {
+            assert!(migration.contains(PRIORITY_RANK.as_str()), "{migration}");
+            let predicate = format!("WHERE {};", CLAIMABLE_SQL.as_str());
+            assert!(migration.contains(&predicate), "{migration}");
+        }
+    }
+
+    /// A page of candidates walks `tasks_claimable` in claim order on SQLite: no sort.
+    #[test]
+    fn a_page_of_candidates_walks_the_claimable_index_on_sqlite() {
+        let org = OrgId::from_uuid(uuid::Uuid::nil());
+        let query = candidates_query!(org, 25_u32, 25_u32);
+        let (sql, plan) = sqlite_plan(&query);
+        assert!(
+            crate::queries::plan::reads_in_order(&plan, "tasks_claimable"),
+            "{sql}: {plan:?}"
+        );
+    }
 
     /// Each claim first sweeps its organization's expired leases: on SQLite that sweep,
     /// for one organization or for all, reads the lease index from the oldest lease,

@@ -1,12 +1,15 @@
 //! The outbox of post-hook deliveries (decision D-83): rows written with the events, and
 //! the lease a worker takes on a hook before delivering to it.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use diesel::prelude::*;
 use diesel::result::QueryResult;
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{EventId, OrgId, PUSH_EVENT_TYPES, WebhookId, hands_over};
+use muster_domain::model::{
+    AgentId, Event, EventId, HookEvents, HookType, OrgId, TaskId, WebhookId, hands_over,
+};
+use muster_domain::rules::hearing::{self, Ear, Listener};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -16,94 +19,107 @@ use crate::rows::{DeliveryRow, EventRow, db_uuid};
 use crate::schema::{events, tasks, webhook_deliveries, webhook_subscriptions, webhooks};
 use crate::types::{DbTime, DbUuid, PortableTimestamp, PortableUuid};
 
-/// Queues a delivery of each of `rows` (just appended) to every enabled post-hook of its
-/// organization subscribed to its type (or to `*`), and to the A2A push configs of the
-/// task a move is about: one read of the subscriptions (push configs have none), one of
-/// the push configs when a row is a move, one insert.
-pub(crate) async fn enqueue(conn: &mut Conn<'_>, rows: &[EventRow]) -> QueryResult<()> {
-    let mut orgs: Vec<DbUuid> = rows.iter().map(|row| row.org_id).collect();
+/// Queues the deliveries of `events` (just appended) that the hearing rule answers
+/// ([`hearing::deliveries`]), loading only the hooks that may hear them: the enabled
+/// post-hooks of their organizations subscribed to their types (or to `*`), the push
+/// configs of the tasks they move, the hand-over channels of the remote agents the
+/// tasks they hand over are assigned to. One read of the subscriptions (push configs
+/// and channels have none), one of the push configs when an event is a move, one of the
+/// channels when an event hands a task over, one insert.
+pub(crate) async fn enqueue(conn: &mut Conn<'_>, events: &[Event]) -> QueryResult<()> {
+    let mut listeners = subscribers(conn, events).await?;
+    listeners.extend(push_configs(conn, events).await?);
+    let (channels, assignees) = remote_channels(conn, events).await?;
+    listeners.extend(channels);
+    let deliveries: Vec<DeliveryRow> =
+        hearing::deliveries(events, &listeners, |task| assignees.get(&task).copied())
+            .into_iter()
+            .map(|delivery| DeliveryRow {
+                webhook_id: db_uuid(delivery.hook),
+                event_id: db_uuid(delivery.event),
+                event_at: DbTime(delivery.at),
+                attempts: 0,
+                next_attempt_at: DbTime(delivery.at),
+            })
+            .collect();
+    insert_all!(conn, webhook_deliveries::table, &deliveries)
+}
+
+/// A hook as read for the hearing rule: organization, id, enabled, type.
+type HookHead = (DbUuid, DbUuid, bool, String);
+
+/// The listener of a hook read as `head`, hearing by `ear`.
+fn listener((org, hook, enabled, hook_type): HookHead, ear: Ear) -> QueryResult<Listener> {
+    let hook_type = HookType::parse(&hook_type).ok_or_else(|| {
+        diesel::result::Error::DeserializationError(
+            format!("webhooks.hook_type is not a hook type: {hook_type}").into(),
+        )
+    })?;
+    Ok(Listener {
+        hook: WebhookId::from_uuid(hook.0),
+        org: OrgId::from_uuid(org.0),
+        enabled,
+        hook_type,
+        ear,
+    })
+}
+
+/// The organizations' own hooks that may hear `events`: enabled post-hooks subscribed
+/// to one of their types or to `*`, one listener per hook.
+async fn subscribers(conn: &mut Conn<'_>, events: &[Event]) -> QueryResult<Vec<Listener>> {
+    if events.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut orgs: Vec<DbUuid> = events.iter().map(|e| db_uuid(e.org_id)).collect();
     orgs.sort_unstable_by_key(|org| org.0);
     orgs.dedup();
-    let mut types: Vec<&str> = rows.iter().map(|row| row.event_type.as_str()).collect();
-    types.push("*");
+    let mut types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
+    types.push(HookEvents::ALL);
     types.sort_unstable();
     types.dedup();
     // Kept prepared for a short list (the usual one org and two types).
     let keep = orgs.len().max(types.len()) <= KEPT_LIST;
-    let subscriptions: Vec<(DbUuid, DbUuid, String)> = on_conn!(conn, c => {
+    let rows: Vec<(HookHead, String)> = on_conn!(conn, c => {
         webhook_subscriptions::table
             .inner_join(webhooks::table)
             .filter(webhook_subscriptions::org_id.eq_any(&orgs))
             .filter(webhook_subscriptions::event_type.eq_any(&types))
             .filter(webhooks::enabled.eq(true))
-            .filter(webhooks::hook_type.eq("post"))
+            .filter(webhooks::hook_type.eq(HookType::Post.as_str()))
             .select((
-                webhook_subscriptions::org_id,
-                webhook_subscriptions::webhook_id,
+                (
+                    webhook_subscriptions::org_id,
+                    webhook_subscriptions::webhook_id,
+                    webhooks::enabled,
+                    webhooks::hook_type,
+                ),
                 webhook_subscriptions::event_type,
             ))
             .reused_if(keep)
             .load(c)
             .await
     })?;
-    let pushes = push_configs(conn, rows).await?;
-    let handovers = remote_channels(conn, rows).await?;
-    // A task is handed to a remote agent once per append, however many of its events
-    // name the assignment.
-    let mut handed = HashSet::new();
-    let mut seen = HashSet::new();
-    let mut deliveries = Vec::new();
-    for row in rows {
-        let hooks = subscriptions
-            .iter()
-            .filter(|(org, _, event_type)| {
-                org.0 == row.org_id.0 && (*event_type == row.event_type || event_type == "*")
-            })
-            .map(|(_, hook, _)| *hook);
-        let to_push = pushes
-            .iter()
-            .filter(|(org, _, task)| {
-                org.0 == row.org_id.0
-                    && task.0 == row.entity_id.0
-                    && PUSH_EVENT_TYPES.contains(&row.event_type.as_str())
-            })
-            .map(|(_, hook, _)| *hook);
-        let to_hand = handovers
-            .iter()
-            .filter(|(org, _, task)| {
-                org.0 == row.org_id.0
-                    && task.0 == row.entity_id.0
-                    && hands_over(&row.event_type, &row.payload.0)
-            })
-            .map(|(_, hook, task)| (*hook, *task))
-            .filter(|(hook, task)| handed.insert((hook.0, task.0)))
-            .map(|(hook, _)| hook)
-            .collect::<Vec<_>>();
-        for hook in hooks.chain(to_push).chain(to_hand) {
-            if seen.insert((hook.0, row.id.0)) {
-                deliveries.push(DeliveryRow {
-                    webhook_id: hook,
-                    event_id: row.id,
-                    event_at: row.created_at,
-                    attempts: 0,
-                    next_attempt_at: row.created_at,
-                });
-            }
-        }
+    let mut by_hook: BTreeMap<Uuid, (HookHead, Vec<String>)> = BTreeMap::new();
+    for (head, event_type) in rows {
+        by_hook
+            .entry(head.1.0)
+            .or_insert_with(|| (head, Vec::new()))
+            .1
+            .push(event_type);
     }
-    insert_all!(conn, webhook_deliveries::table, &deliveries)
+    by_hook
+        .into_values()
+        .map(|(head, types)| listener(head, Ear::Subscribed(types)))
+        .collect()
 }
 
-/// The enabled push configs (org, hook, task) of the tasks that `rows` move: a seek on
-/// `webhooks (task_id, ...)`, only when a row is a move.
-async fn push_configs(
-    conn: &mut Conn<'_>,
-    rows: &[EventRow],
-) -> QueryResult<Vec<(DbUuid, DbUuid, DbUuid)>> {
-    let mut moved: Vec<DbUuid> = rows
+/// The enabled push configs of the tasks that `events` move: a seek on
+/// `webhooks (task_id, ...)`, only when an event is a move.
+async fn push_configs(conn: &mut Conn<'_>, events: &[Event]) -> QueryResult<Vec<Listener>> {
+    let mut moved: Vec<DbUuid> = events
         .iter()
-        .filter(|row| PUSH_EVENT_TYPES.contains(&row.event_type.as_str()))
-        .map(|row| row.entity_id)
+        .filter(|e| hearing::moves_task(&e.event_type))
+        .map(|e| DbUuid(e.entity_id))
         .collect();
     if moved.is_empty() {
         return Ok(Vec::new());
@@ -111,41 +127,45 @@ async fn push_configs(
     moved.sort_unstable_by_key(|task| task.0);
     moved.dedup();
     let keep = moved.len() <= KEPT_LIST;
-    let found: Vec<(DbUuid, DbUuid, Option<DbUuid>)> = on_conn!(conn, c => {
+    let found: Vec<(HookHead, Option<DbUuid>)> = on_conn!(conn, c => {
         webhooks::table
             .filter(webhooks::task_id.eq_any(&moved))
             .filter(webhooks::enabled.eq(true))
-            .select((webhooks::org_id, webhooks::id, webhooks::task_id))
+            .select((
+                (webhooks::org_id, webhooks::id, webhooks::enabled, webhooks::hook_type),
+                webhooks::task_id,
+            ))
             .reused_if(keep)
             .load(c)
             .await
     })?;
-    Ok(found
+    found
         .into_iter()
-        .filter_map(|(org, hook, task)| task.map(|task| (org, hook, task)))
-        .collect())
+        .filter_map(|(head, task)| {
+            task.map(|task| listener(head, Ear::Push(TaskId::from_uuid(task.0))))
+        })
+        .collect()
 }
 
-/// The enabled hand-over channels (org, hook, task) of the remote agents that tasks
-/// assigned or created by `rows` are now assigned to: a seek on
-/// `webhooks (remote_agent_id)` joined to the tasks, only when a row is an assignment
-/// or a creation with an assignee ([`hands_over`]).
+/// The enabled hand-over channels of the remote agents that the tasks `events` hand
+/// over ([`hands_over`]) are now assigned to, and those tasks' assignees: a seek on
+/// `webhooks (remote_agent_id)` joined to the tasks, only when an event hands one over.
 async fn remote_channels(
     conn: &mut Conn<'_>,
-    rows: &[EventRow],
-) -> QueryResult<Vec<(DbUuid, DbUuid, DbUuid)>> {
-    let mut handed: Vec<DbUuid> = rows
+    events: &[Event],
+) -> QueryResult<(Vec<Listener>, HashMap<Uuid, AgentId>)> {
+    let mut handed: Vec<DbUuid> = events
         .iter()
-        .filter(|row| hands_over(&row.event_type, &row.payload.0))
-        .map(|row| row.entity_id)
+        .filter(|e| hands_over(&e.event_type, &e.payload))
+        .map(|e| DbUuid(e.entity_id))
         .collect();
     if handed.is_empty() {
-        return Ok(Vec::new());
+        return Ok((Vec::new(), HashMap::new()));
     }
     handed.sort_unstable_by_key(|task| task.0);
     handed.dedup();
     let keep = handed.len() <= KEPT_LIST;
-    on_conn!(conn, c => {
+    let found: Vec<(HookHead, Option<DbUuid>, DbUuid, Option<DbUuid>)> = on_conn!(conn, c => {
         tasks::table
             .inner_join(
                 webhooks::table.on(webhooks::remote_agent_id.eq(tasks::assignee_id)),
@@ -153,11 +173,30 @@ async fn remote_channels(
             .filter(tasks::id.eq_any(&handed))
             .filter(tasks::assignee_id.is_not_null())
             .filter(webhooks::enabled.eq(true))
-            .select((webhooks::org_id, webhooks::id, tasks::id))
+            .select((
+                (webhooks::org_id, webhooks::id, webhooks::enabled, webhooks::hook_type),
+                webhooks::remote_agent_id,
+                tasks::id,
+                tasks::assignee_id,
+            ))
             .reused_if(keep)
             .load(c)
             .await
-    })
+    })?;
+    let mut seen = HashSet::new();
+    let mut channels = Vec::new();
+    let mut assignees = HashMap::new();
+    for (head, agent, task, assignee) in found {
+        if let Some(assignee) = assignee {
+            assignees.insert(task.0, AgentId::from_uuid(assignee.0));
+        }
+        if let Some(agent) = agent
+            && seen.insert(head.1.0)
+        {
+            channels.push(listener(head, Ear::Remote(AgentId::from_uuid(agent.0)))?);
+        }
+    }
+    Ok((channels, assignees))
 }
 
 /// `hook`'s deliveries due at `now`, oldest event first, with their events.

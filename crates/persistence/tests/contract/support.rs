@@ -227,34 +227,8 @@ pub async fn seed_org_with(db: &impl Store, handle: AgentHandle, parent: Option<
 
 /// A task of `org` with every optional field empty.
 pub fn task(org: OrgId) -> Task {
-    let now = now_ms();
-    Task {
-        id: TaskId::from_uuid(new_id()),
-        org_id: org,
-        title: Title::new("Contract task").expect("title"),
-        description: None,
-        status: TaskStatus::Todo,
-        priority: TaskPriority::Normal,
-        assignee_id: None,
-        creator: None,
-        parent_task_id: None,
-        approval_required: false,
-        due_at: None,
-        tags: Tags::default(),
-        metadata: Metadata::default(),
-        approved_by: None,
-        approved_at: None,
-        created_at: now,
-        updated_at: now,
-        status_changed_at: now,
-        last_activity_at: now,
-        lease_expires_at: None,
-        version: 1,
-        result: None,
-        outcome: None,
-        reward: 0,
-        reward_payer: RewardPayer::Treasury,
-    }
+    let title = Title::new("Contract task").expect("title");
+    Task::new(TaskId::from_uuid(new_id()), org, title, now_ms())
 }
 
 /// A task of `seed`'s organization with every optional field set.

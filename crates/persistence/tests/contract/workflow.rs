@@ -11,6 +11,7 @@ use muster_domain::model::{
     TaskStatus, TaskTemplate, TemplateId, TemplateName, Title,
 };
 use muster_domain::ports::{AgentRepository, Lock, Overdue, TaskRepository, UniqueKey, transact};
+use muster_domain::rules::claimable::{CLAIMABLE, claim_key};
 use muster_domain::service::{Conflict, ServiceError};
 use serde_json::json;
 use time::Duration;
@@ -28,6 +29,7 @@ contract_tests!(
     senior_agent_is_the_highest_then_earliest,
     ledger_and_reputation_rows_are_appended,
     the_first_claimable_of_those_asked_is_locked,
+    claim_candidates_are_what_the_claim_rule_admits_in_claim_order,
 );
 
 async fn stored_task(db: &impl Store, org: OrgId) -> Task {
@@ -82,6 +84,87 @@ async fn first_claimable(db: &impl Store, org: OrgId, ids: Vec<TaskId>) -> Optio
     })
     .await
     .unwrap()
+}
+
+/// A page of the claim's candidates, in a transaction of its own.
+async fn candidates(db: &impl Store, org: OrgId, offset: u32, limit: u32) -> Vec<TaskId> {
+    transact(db, move |tx| {
+        Box::pin(async move { Ok(tx.claim_candidates(org, offset, limit).await?) })
+    })
+    .await
+    .unwrap()
+    .into_iter()
+    .map(|t| t.id)
+    .collect()
+}
+
+/// The stores translate the claim rule (`rules::claimable`) into their queries: what
+/// they answer is what the rule admits, in its order, over every status, assignment
+/// and blocker state, and pages of it.
+async fn claim_candidates_are_what_the_claim_rule_admits_in_claim_order(db: &impl Store) {
+    let seed = seed_org(db).await;
+    let org = seed.org;
+    let base = now_ms() - Duration::hours(1);
+    let mut tasks: Vec<Task> = Vec::new();
+    let mut n = 0;
+    let mut next = |status: TaskStatus, assignee: Option<AgentId>| {
+        n += 1;
+        let mut t = task(org);
+        t.status = status;
+        t.assignee_id = assignee;
+        t.priority = TaskPriority::ALL[n % TaskPriority::ALL.len()];
+        // Two tasks share each instant, so that the id breaks ties.
+        t.created_at = base + Duration::seconds(i64::try_from(n / 2).unwrap());
+        t
+    };
+    for status in TaskStatus::ALL {
+        for assignee in [None, Some(seed.hr)] {
+            tasks.push(next(status, assignee));
+        }
+    }
+    // An open task behind a dependency on a task in each status, blocking or not.
+    let mut dependencies = Vec::new();
+    for status in TaskStatus::ALL {
+        for blocking in [true, false] {
+            let blocker = next(status, None);
+            let waiting = next(TaskStatus::Todo, None);
+            dependencies.push(dependency(org, waiting.id, blocker.id, blocking));
+            tasks.push(blocker);
+            tasks.push(waiting);
+        }
+    }
+    for t in &tasks {
+        db.insert(t, &[]).await.unwrap();
+    }
+    for d in &dependencies {
+        add(db, d).await.unwrap();
+    }
+    stored_task(db, seed_org(db).await.org).await;
+
+    let mut admitted: Vec<&Task> = tasks
+        .iter()
+        .filter(|t| {
+            let blockers = dependencies
+                .iter()
+                .filter(|d| d.task_id == t.id && d.blocking)
+                .map(|d| {
+                    tasks
+                        .iter()
+                        .find(|b| b.id == d.depends_on_id)
+                        .map(|b| b.status)
+                });
+            CLAIMABLE.admits(t.status, t.assignee_id, blockers)
+        })
+        .collect();
+    admitted.sort_by_key(|t| claim_key(t.priority, t.created_at, t.id));
+    let expected: Vec<TaskId> = admitted.iter().map(|t| t.id).collect();
+    assert!(expected.len() > 8, "{expected:?}");
+    assert_eq!(candidates(db, org, 0, 100).await, expected);
+    assert_eq!(candidates(db, org, 3, 4).await, expected[3..7]);
+    assert_eq!(
+        candidates(db, org, 0, 100).await.len(),
+        candidates(db, org, 0, 200).await.len()
+    );
 }
 
 async fn the_first_claimable_of_those_asked_is_locked(db: &impl Store) {

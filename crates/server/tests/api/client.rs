@@ -108,16 +108,26 @@ async fn refusals_come_back_with_the_apis_status_and_message(app: &TestApp) {
         .create_task(&task(&"x".repeat(256)))
         .await
         .unwrap_err();
-    assert!(
-        matches!(&err, Error::Api { status: 400, message } if message == "title must be at most 255 characters"),
-        "{err:?}"
+    let refusal = err
+        .api()
+        .unwrap_or_else(|| panic!("not a refusal: {err:?}"));
+    assert_eq!(
+        (refusal.status(), refusal.code(), refusal.message()),
+        (
+            400,
+            Some("validation_failed"),
+            "title must be at most 255 characters"
+        ),
     );
+    assert!(!err.is_retryable());
     let err = client.get_task(Uuid::now_v7()).await.unwrap_err();
     assert_eq!(err.status(), Some(404), "{err:?}");
+    assert_eq!(err.code(), Some("task_not_found"), "{err:?}");
 
     let forger = Client::agent(&app.base, &worker.handle, "0".repeat(64)).unwrap();
     let err = forger.get_task(Uuid::now_v7()).await.unwrap_err();
     assert_eq!(err.status(), Some(401), "{err:?}");
+    assert_eq!(err.code(), Some("invalid_signature"), "{err:?}");
     // TLS is set up (no missing crypto provider): speaking it to a plain-HTTP server
     // fails the handshake, as a transport error.
     let tls = Client::anonymous(&app.base.replace("http://", "https://")).unwrap();

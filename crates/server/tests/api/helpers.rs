@@ -30,8 +30,8 @@ mod rng;
 pub use rng::Rng;
 
 pub use reply::{
-    PAGE_REFUSALS, Reply, assert_bad_queries, assert_error, assert_error_exact, assert_timestamp,
-    keys_of, send, str_of,
+    PAGE_REFUSALS, Reply, assert_bad_queries, assert_error, assert_error_code, assert_error_exact,
+    assert_timestamp, keys_of, send, str_of,
 };
 
 /// An agent the tests can sign as.

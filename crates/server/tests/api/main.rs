@@ -88,6 +88,7 @@ mod economy_reputation;
 mod economy_self_dealing;
 mod economy_support;
 mod economy_treasury;
+mod error_codes;
 mod errors;
 mod events;
 mod events_read;

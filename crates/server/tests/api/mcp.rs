@@ -244,6 +244,7 @@ async fn refusals_are_tool_errors_with_the_apis_message(app: &TestApp) {
     .await;
     assert_eq!(long["isError"], true, "{long}");
     assert_eq!(long["structuredContent"]["statusCode"], 400);
+    assert_eq!(long["structuredContent"]["code"], "validation_failed");
     assert_eq!(
         long["structuredContent"]["message"],
         "title must be at most 255 characters"
@@ -264,6 +265,10 @@ async fn refusals_are_tool_errors_with_the_apis_message(app: &TestApp) {
     )
     .await;
     assert_eq!(missing["structuredContent"]["statusCode"], 404, "{missing}");
+    assert_eq!(
+        missing["structuredContent"]["code"], "task_not_found",
+        "{missing}"
+    );
     let no_id = tool(app, &worker, "get_task", json!({})).await;
     assert_eq!(
         no_id["structuredContent"]["message"], "id is required",
@@ -275,6 +280,10 @@ async fn refusals_are_tool_errors_with_the_apis_message(app: &TestApp) {
     let claim = tool(app, &orchestrator, "claim_task", json!({})).await;
     assert_eq!(claim["isError"], true, "{claim}");
     assert_eq!(claim["structuredContent"]["statusCode"], 403, "{claim}");
+    assert_eq!(
+        claim["structuredContent"]["code"], "orchestrator_does_not_execute",
+        "{claim}"
+    );
 
     // A tool that does not exist is a protocol error.
     let answer = call(

@@ -41,6 +41,26 @@ pub struct NewAgent {
     pub metadata: Metadata,
 }
 
+impl NewAgent {
+    /// Agent `handle` named `name` (as [`Agent::check_name`] accepts it), every other
+    /// field at its default (decision D-50): level 1, no model, a worker in worker mode,
+    /// no management fee, no budget limit, no capabilities, empty metadata.
+    pub fn new(handle: AgentHandle, name: String) -> Self {
+        Self {
+            handle,
+            name,
+            level: None,
+            model: None,
+            role: AgentRole::Worker,
+            mode: AgentMode::Worker,
+            management_fee_pct: FeePct::default(),
+            budget_period_limit: None,
+            capabilities: Vec::new(),
+            metadata: Metadata::default(),
+        }
+    }
+}
+
 /// A new agent with its capabilities and its signing secret, shown this once.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Registered {

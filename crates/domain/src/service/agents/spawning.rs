@@ -37,6 +37,24 @@ pub struct NewChild {
     pub metadata: Metadata,
 }
 
+impl NewChild {
+    /// Child `handle` named `name` (as [`Agent::check_name`] accepts it), every other
+    /// field at its default: its parent's level minus one and its parent's model, worker
+    /// mode, no budget limit, no capabilities, empty metadata.
+    pub fn new(handle: AgentHandle, name: String) -> Self {
+        Self {
+            handle,
+            name,
+            level: None,
+            model: None,
+            mode: AgentMode::Worker,
+            budget_period_limit: None,
+            capabilities: Vec::new(),
+            metadata: Metadata::default(),
+        }
+    }
+}
+
 /// What `GET /agents/capacity` reports about the caller (decision D-51).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Capacity {

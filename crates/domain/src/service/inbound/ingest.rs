@@ -7,8 +7,8 @@ use serde_json::{Map, Value};
 use super::{InboundService, ServiceError};
 use crate::ValidationError;
 use crate::model::{
-    Actor, ActorKind, AgentId, Description, Event, EventId, InboundKey, Metadata, OrgId,
-    RewardPayer, Tags, Task, TaskId, TaskPriority, TaskStatus, Title, Treasury,
+    Actor, ActorKind, AgentId, Description, Event, EventId, InboundKey, Metadata, OrgId, Tags,
+    Task, TaskId, TaskPriority, Title, Treasury,
 };
 use crate::ports::{Lock, Transaction, transact};
 use crate::service::Unauthorized;
@@ -34,6 +34,21 @@ pub struct InboundTask {
     pub assignee_id: Option<AgentId>,
     /// Arbitrary JSON; `source` and `inboundWebhookId` are set over it.
     pub metadata: Option<Metadata>,
+}
+
+impl InboundTask {
+    /// A task titled `title` that takes everything else from its key's defaults: no
+    /// description, tags or metadata of its own.
+    pub fn new(title: Title) -> Self {
+        Self {
+            title,
+            description: None,
+            priority: None,
+            tags: Vec::new(),
+            assignee_id: None,
+            metadata: None,
+        }
+    }
 }
 
 impl InboundService {
@@ -204,32 +219,14 @@ impl InboundService {
         );
         let metadata = Metadata::new(Value::Object(metadata))?;
         let now = self.clock.now();
+        let id = TaskId::from_uuid(self.ids.new_id());
         Ok(Task {
-            id: TaskId::from_uuid(self.ids.new_id()),
-            org_id: key.org_id,
-            title: item.title,
             description: item.description,
-            status: TaskStatus::Todo,
             priority: item.priority.unwrap_or(key.default_priority),
             assignee_id: item.assignee_id.or(key.default_agent_id),
-            creator: None,
-            parent_task_id: None,
-            approval_required: false,
-            due_at: None,
             tags,
             metadata,
-            approved_by: None,
-            approved_at: None,
-            created_at: now,
-            updated_at: now,
-            status_changed_at: now,
-            last_activity_at: now,
-            lease_expires_at: None,
-            version: 1,
-            result: None,
-            outcome: None,
-            reward: 0,
-            reward_payer: RewardPayer::Treasury,
+            ..Task::new(id, key.org_id, item.title, now)
         })
     }
 }

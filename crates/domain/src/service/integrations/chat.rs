@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::model::{
     Actor, ActorKind, AgentId, AgentStatus, IntegrationAction, IntegrationAnswer, Metadata, OrgId,
-    Reason, Tags, TaskId, TaskStatus,
+    Reason, TaskId, TaskStatus,
 };
 use crate::ports::{AgentRepository, OrganizationRepository, TaskRepository};
 use crate::rules::chat::{ChatCommand, parse};
@@ -149,16 +149,9 @@ impl ChatService {
                     .create(
                         &actor,
                         NewTask {
-                            title,
-                            description: None,
                             priority,
-                            assignee_id: None,
-                            parent_task_id: None,
-                            approval_required: false,
-                            due_at: None,
-                            tags: Tags::default(),
                             metadata,
-                            reward: None,
+                            ..NewTask::new(title)
                         },
                     )
                     .await?;

@@ -11,9 +11,9 @@ use super::agents::insert_new;
 use super::{AgentService, AgentView, ServiceError, TaskService};
 use crate::ValidationError;
 use crate::model::{
-    Actor, AgentHandle, AgentMode, AgentRole, CapabilityName, FeePct, HookEvents, HookName,
-    HookTimeout, HookType, HookUrl, Metadata, Proficiency, PushAuth, REMOTE_EVENT_TYPES,
-    RemoteAgentLink, Webhook, WebhookId,
+    Actor, AgentHandle, AgentRole, CapabilityName, HookEvents, HookName, HookTimeout, HookType,
+    HookUrl, Metadata, Proficiency, PushAuth, REMOTE_EVENT_TYPES, RemoteAgentLink, Webhook,
+    WebhookId,
 };
 use crate::policy;
 use crate::ports::{
@@ -171,16 +171,9 @@ impl RemoteAgentService {
         let (agent, capabilities, event) = self.agents.new_agent(
             actor,
             NewAgent {
-                handle,
-                name: display_name(&card.name),
-                level: None,
-                model: None,
-                role: AgentRole::Worker,
-                mode: AgentMode::Worker,
-                management_fee_pct: FeePct::default(),
-                budget_period_limit: None,
                 capabilities: skills(&card.skills),
                 metadata: Metadata::new(serde_json::Value::Object(metadata))?,
+                ..NewAgent::new(handle, display_name(&card.name))
             },
         )?;
         // The agent never signs a request: its secret is drawn and forgotten.

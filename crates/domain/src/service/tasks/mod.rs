@@ -30,7 +30,7 @@ use super::{Conflict, Entity, NotFound, Page, PageRequest, ServiceError};
 use crate::ValidationError;
 use crate::model::{
     Actor, AgentId, AgentMode, AuditEvent, Author, Description, Event, EventId, Metadata, OrgId,
-    RewardPayer, Tags, Task, TaskCreated, TaskId, TaskPriority, TaskStatus, TaskUpdated, Title,
+    RewardPayer, Tags, Task, TaskCreated, TaskId, TaskPriority, TaskUpdated, Title,
 };
 use crate::policy;
 use crate::ports::{
@@ -65,6 +65,38 @@ pub struct NewTask {
     /// [`reward_amount`](crate::rules::reward::reward_amount)); `None` for the
     /// service's default reward, which a payer that cannot fund it makes 0 (D-101).
     pub reward: Option<i64>,
+}
+
+impl NewTask {
+    /// A task titled `title`, every other field at its default: normal priority,
+    /// nobody assigned, no parent, no approval needed, no deadline, no tags, empty
+    /// metadata and the service's default reward. Name the others with struct update
+    /// syntax:
+    ///
+    /// ```
+    /// use muster_domain::model::{TaskPriority, Title};
+    /// use muster_domain::service::NewTask;
+    /// let new = NewTask {
+    ///     priority: TaskPriority::Urgent,
+    ///     ..NewTask::new(Title::new("Page the on-call")?)
+    /// };
+    /// assert_eq!((new.priority, new.reward), (TaskPriority::Urgent, None));
+    /// # Ok::<(), muster_domain::ValidationError>(())
+    /// ```
+    pub fn new(title: Title) -> Self {
+        Self {
+            title,
+            description: None,
+            priority: TaskPriority::default(),
+            assignee_id: None,
+            parent_task_id: None,
+            approval_required: false,
+            due_at: None,
+            tags: Tags::default(),
+            metadata: Metadata::default(),
+            reward: None,
+        }
+    }
 }
 
 /// The editable fields of `PATCH /tasks/:id` (decision D-39): `None` leaves a field as
@@ -349,12 +381,9 @@ impl TaskService {
     /// The task of `new`, created now by `actor`.
     fn new_task(&self, actor: &Actor, new: NewTask) -> Task {
         let now = self.clock.now();
+        let id = TaskId::from_uuid(self.ids.new_id());
         Task {
-            id: TaskId::from_uuid(self.ids.new_id()),
-            org_id: actor.org_id,
-            title: new.title,
             description: new.description,
-            status: TaskStatus::Todo,
             priority: new.priority,
             assignee_id: new.assignee_id,
             creator: Author::of(actor),
@@ -363,20 +392,10 @@ impl TaskService {
             due_at: new.due_at,
             tags: new.tags,
             metadata: new.metadata,
-            approved_by: None,
-            approved_at: None,
-            created_at: now,
-            updated_at: now,
-            status_changed_at: now,
-            last_activity_at: now,
-            lease_expires_at: None,
-            version: 1,
-            result: None,
-            outcome: None,
-            reward: 0,
             reward_payer: actor
                 .agent_id()
                 .map_or(RewardPayer::Treasury, RewardPayer::Agent),
+            ..Task::new(id, actor.org_id, new.title, now)
         }
     }
 

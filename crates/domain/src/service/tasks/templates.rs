@@ -86,7 +86,6 @@ impl TaskService {
             .await?
             .ok_or(NotFound::new(Entity::Template, id))?;
         let new = NewTask {
-            title: overrides.title.unwrap_or(template.title),
             description: template.description,
             priority: template.priority,
             assignee_id: overrides.assignee_id,
@@ -95,7 +94,7 @@ impl TaskService {
             due_at: overrides.due_at,
             tags: template.tags,
             metadata: template.metadata,
-            reward: None,
+            ..NewTask::new(overrides.title.unwrap_or(template.title))
         };
         self.create(actor, new).await
     }

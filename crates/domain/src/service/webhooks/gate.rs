@@ -25,6 +25,7 @@ use crate::model::{
 use crate::policy::Forbidden;
 use crate::ports::{CallResult, Clock, HookCaller, IdGenerator, SecretVault, Transaction};
 use crate::rules::delivery::{delivery_body, delivery_id, is_success};
+use crate::rules::hearing;
 
 /// How long the list of an organization's pre-hooks is reused before it is read again:
 /// the delay after which a hook changed on another instance is asked.
@@ -144,7 +145,10 @@ impl HookGate {
         for org in orgs {
             let hooks = self.pre_hooks(tx, org).await?;
             for event in events.iter().filter(|e| e.org_id == org) {
-                for hook in hooks.iter().filter(|h| h.hears(&event.event_type)) {
+                for hook in hooks
+                    .iter()
+                    .filter(|h| hearing::asked(h, &event.event_type))
+                {
                     questions.push(Question {
                         hook: hook.clone(),
                         event: event.clone(),

@@ -50,6 +50,22 @@ pub struct NewWebhook {
     pub timeout: HookTimeout,
 }
 
+impl NewWebhook {
+    /// Hook `name`, calling `url` about `events`, every other field at its default: an
+    /// unsigned post-hook that cannot block, with the default timeout.
+    pub fn new(name: HookName, url: HookUrl, events: HookEvents) -> Self {
+        Self {
+            name,
+            url,
+            secret: None,
+            events,
+            hook_type: HookType::Post,
+            can_block: false,
+            timeout: HookTimeout::DEFAULT,
+        }
+    }
+}
+
 /// The editable fields of `PATCH /api/v1/webhooks/:id`; `None` leaves a field as it is,
 /// `secret: Some(None)` removes the secret.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -14,8 +14,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use muster_domain::model::{
     Actor, ActorKind, Agent, AgentHandle, AgentId, AgentMode, AgentRole, AgentStatus, Author,
-    Event, FeePct, Level, Metadata, OrgId, RewardPayer, Tags, Task, TaskId, TaskPriority,
-    TaskStatus, Title, UserId, UserRole,
+    Event, FeePct, Level, OrgId, RewardPayer, Tags, Task, TaskId, TaskPriority, TaskStatus, Title,
+    UserId, UserRole,
 };
 use muster_domain::ports::{MockClock, MockIdGenerator};
 use muster_domain::service::NewTask;
@@ -105,31 +105,12 @@ pub fn sample_agent(id: AgentId, mode: AgentMode, status: AgentStatus) -> Agent 
 /// A stored task of [`org`] with id `id` in `status`, at version 7.
 pub fn sample_task(id: TaskId, status: TaskStatus) -> Task {
     Task {
-        id,
-        org_id: org(),
-        title: Title::new("Write the report").unwrap(),
-        description: None,
         status,
         priority: TaskPriority::High,
-        assignee_id: None,
         creator: Some(Author::Agent(actor_agent_id())),
-        parent_task_id: None,
-        approval_required: false,
-        due_at: None,
-        tags: Tags::default(),
-        metadata: Metadata::default(),
-        approved_by: None,
-        approved_at: None,
-        created_at: EARLIER,
-        updated_at: EARLIER,
-        status_changed_at: EARLIER,
-        last_activity_at: EARLIER,
-        lease_expires_at: None,
         version: 7,
-        result: None,
-        outcome: None,
-        reward: 0,
         reward_payer: RewardPayer::Agent(actor_agent_id()),
+        ..Task::new(id, org(), Title::new("Write the report").unwrap(), EARLIER)
     }
 }
 
@@ -141,16 +122,9 @@ pub fn task_id(n: u128) -> TaskId {
 /// A minimal creation request.
 pub fn new_task(title: &str) -> NewTask {
     NewTask {
-        title: Title::new(title).unwrap(),
-        description: None,
         priority: TaskPriority::Urgent,
-        assignee_id: None,
-        parent_task_id: None,
-        approval_required: false,
-        due_at: None,
         tags: Tags::new(vec!["ops".into()]).unwrap(),
-        metadata: Metadata::default(),
-        reward: None,
+        ..NewTask::new(Title::new(title).unwrap())
     }
 }
 

@@ -8,9 +8,8 @@ use futures_executor::block_on;
 use muster_domain::memory::fakes::{DigestSigner, PlainVault};
 use muster_domain::memory::{ManualClock, MemoryStore, TimeOrderedIds};
 use muster_domain::model::{
-    Actor, ActorKind, Agent, AgentHandle, AgentMode, AgentRole, CapabilityName, Email, Event,
-    FeePct, Level, Metadata, OrgId, OrgName, Proficiency, Tags, Task, TaskPriority, Title,
-    UserRole,
+    Actor, ActorKind, Agent, AgentHandle, AgentMode, CapabilityName, Email, Event, Level, Metadata,
+    OrgId, OrgName, Proficiency, Task, TaskPriority, Title, UserRole,
 };
 use muster_domain::ports::{EventFilter, EventLog, SecretSealer};
 use muster_domain::service::{
@@ -59,12 +58,13 @@ impl World {
             ids.clone(),
         );
         let org = block_on(bootstrap.bootstrap(BootstrapRequest {
-            org_name: OrgName::new("Acme").unwrap(),
-            admin_email: Email::new("admin@acme.test").unwrap(),
-            admin_password_hash: "$plain$x".into(),
-            hr_handle: None,
-            hr_secret: vault.generate().unwrap(),
             treasury,
+            ..BootstrapRequest::new(
+                OrgName::new("Acme").unwrap(),
+                Email::new("admin@acme.test").unwrap(),
+                "$plain$x".into(),
+                vault.generate().unwrap(),
+            )
         }))
         .unwrap();
         let admin = Actor {
@@ -156,19 +156,12 @@ impl World {
     /// What registering a worker with `skills` at `level` asks for.
     pub fn new_worker(handle: &str, level: i64, skills: &[(&str, Proficiency)]) -> NewAgent {
         NewAgent {
-            handle: AgentHandle::new(handle).unwrap(),
-            name: handle.to_owned(),
             level: Some(Level::new(level).unwrap()),
-            model: None,
-            role: AgentRole::Worker,
-            mode: AgentMode::Worker,
-            management_fee_pct: FeePct::default(),
-            budget_period_limit: None,
             capabilities: skills
                 .iter()
                 .map(|(name, level)| (CapabilityName::new(name).unwrap(), *level))
                 .collect(),
-            metadata: Metadata::default(),
+            ..NewAgent::new(AgentHandle::new(handle).unwrap(), handle.to_owned())
         }
     }
 
@@ -176,30 +169,18 @@ impl World {
     /// `None` is one level below its parent.
     pub fn new_child(handle: &str, level: Option<i64>) -> NewChild {
         NewChild {
-            handle: AgentHandle::new(handle).unwrap(),
-            name: handle.to_owned(),
             level,
-            model: None,
-            mode: AgentMode::Worker,
-            budget_period_limit: None,
             capabilities: vec![(CapabilityName::new("rust").unwrap(), Proficiency::Basic)],
-            metadata: Metadata::default(),
+            ..NewChild::new(AgentHandle::new(handle).unwrap(), handle.to_owned())
         }
     }
 
     /// Creates (as the admin) a task with `priority` and `metadata`.
     pub fn task_with(&self, title: &str, priority: TaskPriority, metadata: Value) -> Task {
         let new = NewTask {
-            title: Title::new(title).unwrap(),
-            description: None,
             priority,
-            assignee_id: None,
-            parent_task_id: None,
-            approval_required: false,
-            due_at: None,
-            tags: Tags::default(),
             metadata: Metadata::new(metadata).unwrap(),
-            reward: None,
+            ..NewTask::new(Title::new(title).unwrap())
         };
         block_on(self.tasks.create(&self.admin, new)).unwrap()
     }

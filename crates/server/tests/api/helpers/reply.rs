@@ -73,8 +73,9 @@ pub fn str_of(value: &Value, key: &str) -> String {
         .to_owned()
 }
 
-/// Asserts `reply` is the contract's error body `{statusCode, message, error}` (exactly
-/// those keys, JSON content type) with `status` and a message containing `message_part`.
+/// Asserts `reply` is the contract's error body `{statusCode, code, message, error}`
+/// (exactly those keys, a `snake_case` `code` (decision D-102), JSON content type) with
+/// `status` and a message containing `message_part`.
 #[track_caller]
 pub fn assert_error(reply: &Reply, status: u16, message_part: &str) {
     assert_eq!(reply.status.as_u16(), status, "status; body {}", reply.text);
@@ -86,8 +87,17 @@ pub fn assert_error(reply: &Reply, status: u16, message_part: &str) {
     keys.sort_unstable();
     assert_eq!(
         keys,
-        ["error", "message", "statusCode"],
+        ["code", "error", "message", "statusCode"],
         "error body keys: {}",
+        reply.text
+    );
+    let code = object["code"].as_str().unwrap_or_default();
+    assert!(
+        code.starts_with(|c: char| c.is_ascii_lowercase())
+            && code
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'),
+        "code {code:?} is not snake_case: {}",
         reply.text
     );
     assert_eq!(object["statusCode"], status, "statusCode: {}", reply.text);
@@ -118,6 +128,13 @@ pub fn assert_error(reply: &Reply, status: u16, message_part: &str) {
 pub fn assert_error_exact(reply: &Reply, status: u16, message: &str) {
     assert_error(reply, status, message);
     assert_eq!(reply.body["message"], message, "message: {}", reply.text);
+}
+
+/// Asserts `reply` is the error body with `status` and exactly `code` (decision D-102).
+#[track_caller]
+pub fn assert_error_code(reply: &Reply, status: u16, code: &str) {
+    assert_error(reply, status, "");
+    assert_eq!(reply.body["code"], code, "code: {}", reply.text);
 }
 
 /// Whether `text` is `YYYY-MM-DDTHH:MM:SS.mmmZ` (RFC 3339 UTC with milliseconds).

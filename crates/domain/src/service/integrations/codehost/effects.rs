@@ -8,8 +8,7 @@ use time::OffsetDateTime;
 
 use crate::model::{
     Actor, CodeHostConnection, CodeHostLink, CommentBody, Description, IntegrationAction,
-    IntegrationAnswer, ItemRef, LinkKind, Metadata, Reason, Tags, TaskId, TaskPriority, TaskStatus,
-    Title,
+    IntegrationAnswer, ItemRef, LinkKind, Metadata, Reason, TaskId, TaskStatus, Title,
 };
 use crate::ports::{Lock, Transaction};
 use crate::rules::codehost::{HostEvent, Item};
@@ -257,17 +256,11 @@ impl Effects<'_, '_> {
             "url": item.url,
             "author": item.author,
         }))?;
+        let title = title(item)?;
         Ok(NewTask {
-            title: title(item)?,
             description: description(item.body.as_deref())?,
-            priority: TaskPriority::default(),
-            assignee_id: None,
-            parent_task_id: None,
-            approval_required: false,
-            due_at: None,
-            tags: Tags::default(),
             metadata,
-            reward: None,
+            ..NewTask::new(title)
         })
     }
 }
