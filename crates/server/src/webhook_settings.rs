@@ -17,8 +17,8 @@ use tokio::task::JoinSet;
 
 use crate::metrics_settings::record;
 
-/// How outbound webhooks are called.
-#[derive(Debug, Clone, clap::Args)]
+/// How outbound webhooks are called. `Debug` never shows the chat token.
+#[derive(Clone, clap::Args)]
 pub struct WebhookSettings {
     /// Let webhooks target private, loopback and other internal addresses. Off by
     /// default: it would let anyone who may register a hook reach internal services.
@@ -104,6 +104,23 @@ impl Default for WebhookSettings {
             chat_agent_map: AgentMap::default(),
             chat_token: None,
         }
+    }
+}
+
+impl std::fmt::Debug for WebhookSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookSettings")
+            .field("webhook_allow_private", &self.webhook_allow_private)
+            .field("webhook_allow_http", &self.webhook_allow_http)
+            .field("webhook_concurrency", &self.webhook_concurrency)
+            .field("webhook_poll_ms", &self.webhook_poll_ms)
+            .field("retry_schedule", &self.retry_schedule)
+            .field("chat_agent_map", &self.chat_agent_map)
+            .field(
+                "chat_token",
+                &self.chat_token.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
     }
 }
 
@@ -230,6 +247,17 @@ mod tests {
             ..WebhookSettings::default()
         }
         .chat_token()
+    }
+
+    #[test]
+    fn debug_never_shows_the_chat_token() {
+        let settings = WebhookSettings {
+            chat_token: Some("s3cret-chat-token-value".into()),
+            ..WebhookSettings::default()
+        };
+        let shown = format!("{settings:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("<redacted>"), "{shown}");
     }
 
     #[test]

@@ -34,8 +34,8 @@ pub struct ChatMessage {
     pub content: String,
 }
 
-/// The operator's chat settings.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The operator's chat settings. `Debug` never shows the token.
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct ChatSettings {
     /// Chat author ids and the agents they act as (`MUSTER_CHAT_AGENT_MAP`).
     pub agents: HashMap<String, AgentId>,
@@ -44,6 +44,16 @@ pub struct ChatSettings {
     /// The token every request must carry in `X-Chat-Token` (`MUSTER_CHAT_TOKEN`).
     /// Without one (or with an empty one) the integration is off (decision D-100).
     pub token: Option<String>,
+}
+
+impl std::fmt::Debug for ChatSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChatSettings")
+            .field("agents", &self.agents)
+            .field("default_org", &self.default_org)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .finish()
+    }
 }
 
 impl ChatSettings {
@@ -266,6 +276,18 @@ mod tests {
 
     fn id(n: u128) -> TaskId {
         TaskId::from_uuid(Uuid::from_u128(n))
+    }
+
+    #[test]
+    fn debug_never_shows_the_token() {
+        let settings = ChatSettings {
+            token: Some("s3cret-chat-token-value".into()),
+            ..ChatSettings::default()
+        };
+        let shown = format!("{settings:?}");
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("<redacted>"), "{shown}");
+        assert!(format!("{:?}", ChatSettings::default()).contains("token: None"));
     }
 
     #[test]
