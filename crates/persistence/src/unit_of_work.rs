@@ -1,6 +1,6 @@
-//! The domain's [`UnitOfWork`] port: a use case runs as one transaction on whichever
-//! engine is configured, through a [`Transaction`] whose methods are the query pieces of
-//! [`crate::queries`] on one connection.
+//! The domain's [`UnitOfWork`] port: a use case runs as one transaction on whichever engine
+//! is configured, through a [`Transaction`](muster_domain::ports::Transaction) whose methods
+//! are the query pieces of [`crate::queries`] on one connection.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -15,7 +15,10 @@ use muster_domain::model::{
     RefreshToken, RefreshTokenId, ReputationEvent, Tally, TallyAdd, Task, TaskDependency, TaskId,
     TaskTemplate, Threshold, TokenHash, Treasury, TreasuryEntry, User, UserId, Webhook, WebhookId,
 };
-use muster_domain::ports::{Lock, RepositoryError, Transaction, UnitOfWork, Work, WorkOutput};
+use muster_domain::ports::{
+    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, Lock, OrganizationsTx, RepositoryError,
+    SessionsTx, TasksTx, UnitOfWork, WebhooksTx, Work, WorkOutput,
+};
 use muster_domain::service::ServiceError;
 use time::OffsetDateTime;
 use tracing::Instrument;
@@ -107,7 +110,7 @@ impl<'c> DbTransaction<'c> {
 }
 
 #[async_trait]
-impl Transaction for DbTransaction<'_> {
+impl OrganizationsTx for DbTransaction<'_> {
     #[tracing::instrument(level = "debug", name = "db.tx.any_organization", skip_all, fields(otel.kind = "client"))]
     async fn any_organization(&mut self) -> Result<bool, RepositoryError> {
         organizations::any(&mut self.0).await.map_err(from_diesel)
@@ -172,7 +175,10 @@ impl Transaction for DbTransaction<'_> {
             .await
             .map_err(from_diesel)
     }
+}
 
+#[async_trait]
+impl SessionsTx for DbTransaction<'_> {
     #[tracing::instrument(level = "debug", name = "db.tx.insert_refresh_token", skip_all, fields(otel.kind = "client"))]
     async fn insert_refresh_token(&mut self, token: &RefreshToken) -> Result<(), RepositoryError> {
         refresh_tokens::insert(&mut self.0, &RefreshTokenRow::from(token))
@@ -250,26 +256,6 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
-    #[tracing::instrument(level = "debug", name = "db.tx.insert_api_key", skip_all, fields(otel.kind = "client"))]
-    async fn insert_api_key(&mut self, key: &ApiKey) -> Result<(), RepositoryError> {
-        api_keys::insert(&mut self.0, &ApiKeyRow::from(key))
-            .await
-            .map_err(from_diesel)
-    }
-
-    #[tracing::instrument(level = "debug", name = "db.tx.delete_api_key", skip_all, fields(otel.kind = "client"))]
-    async fn delete_api_key(
-        &mut self,
-        org: OrgId,
-        user: UserId,
-        id: ApiKeyId,
-    ) -> Result<Option<ApiKey>, RepositoryError> {
-        let row = api_keys::delete(&mut self.0, org, user, id)
-            .await
-            .map_err(from_diesel)?;
-        row.map(ApiKey::try_from).transpose()
-    }
-
     #[tracing::instrument(level = "debug", name = "db.tx.insert_oauth_state", skip_all, fields(otel.kind = "client"))]
     async fn insert_oauth_state(&mut self, state: &OAuthState) -> Result<(), RepositoryError> {
         oauth_states::insert(&mut self.0, &OAuthStateRow::from(state))
@@ -321,7 +307,82 @@ impl Transaction for DbTransaction<'_> {
             .await
             .map_err(from_diesel)
     }
+}
 
+#[async_trait]
+impl KeysTx for DbTransaction<'_> {
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_api_key", skip_all, fields(otel.kind = "client"))]
+    async fn insert_api_key(&mut self, key: &ApiKey) -> Result<(), RepositoryError> {
+        api_keys::insert(&mut self.0, &ApiKeyRow::from(key))
+            .await
+            .map_err(from_diesel)
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.delete_api_key", skip_all, fields(otel.kind = "client"))]
+    async fn delete_api_key(
+        &mut self,
+        org: OrgId,
+        user: UserId,
+        id: ApiKeyId,
+    ) -> Result<Option<ApiKey>, RepositoryError> {
+        let row = api_keys::delete(&mut self.0, org, user, id)
+            .await
+            .map_err(from_diesel)?;
+        row.map(ApiKey::try_from).transpose()
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.inbound_key", skip_all, fields(otel.kind = "client"))]
+    async fn inbound_key(
+        &mut self,
+        org: OrgId,
+        id: InboundKeyId,
+        lock: Lock,
+    ) -> Result<Option<InboundKey>, RepositoryError> {
+        let row = inbound_keys::find(&mut self.0, org, id, Some(lock))
+            .await
+            .map_err(from_diesel)?;
+        row.map(InboundKey::try_from).transpose()
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_inbound_key", skip_all, fields(otel.kind = "client"))]
+    async fn insert_inbound_key(&mut self, key: &InboundKey) -> Result<(), RepositoryError> {
+        inbound_keys::insert(&mut self.0, &InboundKeyRow::from(key))
+            .await
+            .map_err(from_diesel)
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.update_inbound_key", skip_all, fields(otel.kind = "client"))]
+    async fn update_inbound_key(&mut self, key: &InboundKey) -> Result<bool, RepositoryError> {
+        inbound_keys::update(&mut self.0, &InboundKeyRow::from(key))
+            .await
+            .map_err(from_diesel)
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.delete_inbound_key", skip_all, fields(otel.kind = "client"))]
+    async fn delete_inbound_key(
+        &mut self,
+        org: OrgId,
+        id: InboundKeyId,
+    ) -> Result<bool, RepositoryError> {
+        inbound_keys::delete(&mut self.0, org, id)
+            .await
+            .map_err(from_diesel)
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.touch_inbound_key", skip_all, fields(otel.kind = "client"))]
+    async fn touch_inbound_key(
+        &mut self,
+        id: InboundKeyId,
+        at: OffsetDateTime,
+    ) -> Result<(), RepositoryError> {
+        inbound_keys::touch(&mut self.0, id, at)
+            .await
+            .map_err(from_diesel)
+    }
+}
+
+#[async_trait]
+impl AgentsTx for DbTransaction<'_> {
     #[tracing::instrument(level = "debug", name = "db.tx.agent", skip_all, fields(otel.kind = "client"))]
     async fn agent(
         &mut self,
@@ -362,60 +423,6 @@ impl Transaction for DbTransaction<'_> {
     #[tracing::instrument(level = "debug", name = "db.tx.delete_agent", skip_all, fields(otel.kind = "client"))]
     async fn delete_agent(&mut self, org: OrgId, id: AgentId) -> Result<bool, RepositoryError> {
         agents::delete(&mut self.0, org, id)
-            .await
-            .map_err(from_diesel)
-    }
-
-    #[tracing::instrument(level = "debug", name = "db.tx.tally_agent", skip_all, fields(otel.kind = "client"))]
-    async fn tally_agent(
-        &mut self,
-        org: OrgId,
-        actor: uuid::Uuid,
-        add: &TallyAdd,
-    ) -> Result<Option<Tally>, RepositoryError> {
-        let row = agents::tally(&mut self.0, org, actor, add)
-            .await
-            .map_err(from_diesel)?;
-        Ok(
-            row.map(|(actions, actions_since, credits, credits_since)| Tally {
-                actions: i64::from(actions),
-                actions_since: actions_since.map(|t| t.0),
-                credits,
-                credits_since: credits_since.map(|t| t.0),
-            }),
-        )
-    }
-
-    #[tracing::instrument(level = "debug", name = "db.tx.reset_tally", skip_all, fields(otel.kind = "client"))]
-    async fn reset_tally(&mut self, org: OrgId, id: AgentId) -> Result<(), RepositoryError> {
-        agents::reset_tally(&mut self.0, org, id)
-            .await
-            .map_err(from_diesel)
-    }
-
-    #[tracing::instrument(level = "debug", name = "db.tx.guard_settings", skip_all, fields(otel.kind = "client"))]
-    async fn guard_settings(&mut self, org: OrgId) -> Result<GuardSettings, RepositoryError> {
-        let stored = organizations::guard_settings(&mut self.0, org)
-            .await
-            .map_err(from_diesel)?;
-        let (actions, credits) = stored.unwrap_or_default();
-        Ok(GuardSettings {
-            actions_per_minute: actions.map(|n| Threshold::from_stored(i64::from(n))),
-            credits_per_hour: credits.map(Threshold::from_stored),
-        })
-    }
-
-    #[tracing::instrument(level = "debug", name = "db.tx.set_guard_settings", skip_all, fields(otel.kind = "client"))]
-    async fn set_guard_settings(
-        &mut self,
-        org: OrgId,
-        settings: &GuardSettings,
-    ) -> Result<(), RepositoryError> {
-        let actions = settings
-            .actions_per_minute
-            .map(|t| i32::try_from(t.get()).unwrap_or(i32::MAX));
-        let credits = settings.credits_per_hour.map(Threshold::get);
-        organizations::set_guard_settings(&mut self.0, org, actions, credits)
             .await
             .map_err(from_diesel)
     }
@@ -483,6 +490,79 @@ impl Transaction for DbTransaction<'_> {
         Ok(u64::try_from(n).unwrap_or(u64::MAX))
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.senior_agent_above", skip_all, fields(otel.kind = "client"))]
+    async fn senior_agent_above(
+        &mut self,
+        org: OrgId,
+        level: Option<Level>,
+    ) -> Result<Option<Agent>, RepositoryError> {
+        let row = agents::senior_above(&mut self.0, org, level)
+            .await
+            .map_err(from_diesel)?;
+        row.map(|r| AgentCredentials::try_from(r).map(|c| c.agent))
+            .transpose()
+    }
+}
+
+#[async_trait]
+impl GuardTx for DbTransaction<'_> {
+    #[tracing::instrument(level = "debug", name = "db.tx.tally_agent", skip_all, fields(otel.kind = "client"))]
+    async fn tally_agent(
+        &mut self,
+        org: OrgId,
+        actor: uuid::Uuid,
+        add: &TallyAdd,
+    ) -> Result<Option<Tally>, RepositoryError> {
+        let row = agents::tally(&mut self.0, org, actor, add)
+            .await
+            .map_err(from_diesel)?;
+        Ok(
+            row.map(|(actions, actions_since, credits, credits_since)| Tally {
+                actions: i64::from(actions),
+                actions_since: actions_since.map(|t| t.0),
+                credits,
+                credits_since: credits_since.map(|t| t.0),
+            }),
+        )
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.reset_tally", skip_all, fields(otel.kind = "client"))]
+    async fn reset_tally(&mut self, org: OrgId, id: AgentId) -> Result<(), RepositoryError> {
+        agents::reset_tally(&mut self.0, org, id)
+            .await
+            .map_err(from_diesel)
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.guard_settings", skip_all, fields(otel.kind = "client"))]
+    async fn guard_settings(&mut self, org: OrgId) -> Result<GuardSettings, RepositoryError> {
+        let stored = organizations::guard_settings(&mut self.0, org)
+            .await
+            .map_err(from_diesel)?;
+        let (actions, credits) = stored.unwrap_or_default();
+        Ok(GuardSettings {
+            actions_per_minute: actions.map(|n| Threshold::from_stored(i64::from(n))),
+            credits_per_hour: credits.map(Threshold::from_stored),
+        })
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.set_guard_settings", skip_all, fields(otel.kind = "client"))]
+    async fn set_guard_settings(
+        &mut self,
+        org: OrgId,
+        settings: &GuardSettings,
+    ) -> Result<(), RepositoryError> {
+        let actions = settings
+            .actions_per_minute
+            .map(|t| i32::try_from(t.get()).unwrap_or(i32::MAX));
+        let credits = settings.credits_per_hour.map(Threshold::get);
+        organizations::set_guard_settings(&mut self.0, org, actions, credits)
+            .await
+            .map_err(from_diesel)
+    }
+}
+
+#[async_trait]
+impl TasksTx for DbTransaction<'_> {
     #[tracing::instrument(level = "debug", name = "db.tx.task", skip_all, fields(otel.kind = "client"))]
     async fn task(
         &mut self,
@@ -610,19 +690,6 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
-    #[tracing::instrument(level = "debug", name = "db.tx.senior_agent_above", skip_all, fields(otel.kind = "client"))]
-    async fn senior_agent_above(
-        &mut self,
-        org: OrgId,
-        level: Option<Level>,
-    ) -> Result<Option<Agent>, RepositoryError> {
-        let row = agents::senior_above(&mut self.0, org, level)
-            .await
-            .map_err(from_diesel)?;
-        row.map(|r| AgentCredentials::try_from(r).map(|c| c.agent))
-            .transpose()
-    }
-
     #[tracing::instrument(level = "debug", name = "db.tx.insert_template", skip_all, fields(otel.kind = "client"))]
     async fn insert_template(&mut self, template: &TaskTemplate) -> Result<(), RepositoryError> {
         templates::insert(&mut self.0, &TemplateRow::from(template))
@@ -630,6 +697,33 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
+    #[tracing::instrument(level = "debug", name = "db.tx.claim_candidates", skip_all, fields(otel.kind = "client"))]
+    async fn claim_candidates(
+        &mut self,
+        org: OrgId,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<Task>, RepositoryError> {
+        let rows = crate::queries::claims::candidates(&mut self.0, org, offset, limit)
+            .await
+            .map_err(from_diesel)?;
+        rows.into_iter().map(Task::try_from).collect()
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.try_lock_first_claimable", skip_all, fields(otel.kind = "client"))]
+    async fn try_lock_first_claimable(
+        &mut self,
+        org: OrgId,
+        ids: &[TaskId],
+    ) -> Result<Option<TaskId>, RepositoryError> {
+        crate::queries::claims::try_lock_first(&mut self.0, org, ids)
+            .await
+            .map_err(from_diesel)
+    }
+}
+
+#[async_trait]
+impl LedgerTx for DbTransaction<'_> {
     #[tracing::instrument(level = "debug", name = "db.tx.insert_ledger_entries", skip_all, fields(otel.kind = "client"))]
     async fn insert_ledger_entries(
         &mut self,
@@ -685,7 +779,10 @@ impl Transaction for DbTransaction<'_> {
             .await
             .map_err(from_diesel)
     }
+}
 
+#[async_trait]
+impl WebhooksTx for DbTransaction<'_> {
     /// Appends the events and, in the same transaction, queues their post-hook
     /// deliveries: the audit log is the outbox.
     #[tracing::instrument(level = "debug", name = "db.tx.append_events", skip_all, fields(otel.kind = "client"))]
@@ -799,55 +896,6 @@ impl Transaction for DbTransaction<'_> {
             .map_err(from_diesel)
     }
 
-    #[tracing::instrument(level = "debug", name = "db.tx.inbound_key", skip_all, fields(otel.kind = "client"))]
-    async fn inbound_key(
-        &mut self,
-        org: OrgId,
-        id: InboundKeyId,
-        lock: Lock,
-    ) -> Result<Option<InboundKey>, RepositoryError> {
-        let row = inbound_keys::find(&mut self.0, org, id, Some(lock))
-            .await
-            .map_err(from_diesel)?;
-        row.map(InboundKey::try_from).transpose()
-    }
-
-    #[tracing::instrument(level = "debug", name = "db.tx.insert_inbound_key", skip_all, fields(otel.kind = "client"))]
-    async fn insert_inbound_key(&mut self, key: &InboundKey) -> Result<(), RepositoryError> {
-        inbound_keys::insert(&mut self.0, &InboundKeyRow::from(key))
-            .await
-            .map_err(from_diesel)
-    }
-
-    #[tracing::instrument(level = "debug", name = "db.tx.update_inbound_key", skip_all, fields(otel.kind = "client"))]
-    async fn update_inbound_key(&mut self, key: &InboundKey) -> Result<bool, RepositoryError> {
-        inbound_keys::update(&mut self.0, &InboundKeyRow::from(key))
-            .await
-            .map_err(from_diesel)
-    }
-
-    #[tracing::instrument(level = "debug", name = "db.tx.delete_inbound_key", skip_all, fields(otel.kind = "client"))]
-    async fn delete_inbound_key(
-        &mut self,
-        org: OrgId,
-        id: InboundKeyId,
-    ) -> Result<bool, RepositoryError> {
-        inbound_keys::delete(&mut self.0, org, id)
-            .await
-            .map_err(from_diesel)
-    }
-
-    #[tracing::instrument(level = "debug", name = "db.tx.touch_inbound_key", skip_all, fields(otel.kind = "client"))]
-    async fn touch_inbound_key(
-        &mut self,
-        id: InboundKeyId,
-        at: OffsetDateTime,
-    ) -> Result<(), RepositoryError> {
-        inbound_keys::touch(&mut self.0, id, at)
-            .await
-            .map_err(from_diesel)
-    }
-
     #[tracing::instrument(level = "debug", name = "db.tx.finish_deliveries", skip_all, fields(otel.kind = "client"))]
     async fn finish_deliveries(
         &mut self,
@@ -858,7 +906,10 @@ impl Transaction for DbTransaction<'_> {
             .await
             .map_err(from_diesel)
     }
+}
 
+#[async_trait]
+impl IntegrationsTx for DbTransaction<'_> {
     #[tracing::instrument(level = "debug", name = "db.tx.codehost_connection", skip_all, fields(otel.kind = "client"))]
     async fn codehost_connection(
         &mut self,
@@ -958,30 +1009,6 @@ impl Transaction for DbTransaction<'_> {
         at: OffsetDateTime,
     ) -> Result<(), RepositoryError> {
         codehost::upsert_link(&mut self.0, link, at)
-            .await
-            .map_err(from_diesel)
-    }
-
-    #[tracing::instrument(level = "debug", name = "db.tx.claim_candidates", skip_all, fields(otel.kind = "client"))]
-    async fn claim_candidates(
-        &mut self,
-        org: OrgId,
-        offset: u32,
-        limit: u32,
-    ) -> Result<Vec<Task>, RepositoryError> {
-        let rows = crate::queries::claims::candidates(&mut self.0, org, offset, limit)
-            .await
-            .map_err(from_diesel)?;
-        rows.into_iter().map(Task::try_from).collect()
-    }
-
-    #[tracing::instrument(level = "debug", name = "db.tx.try_lock_first_claimable", skip_all, fields(otel.kind = "client"))]
-    async fn try_lock_first_claimable(
-        &mut self,
-        org: OrgId,
-        ids: &[TaskId],
-    ) -> Result<Option<TaskId>, RepositoryError> {
-        crate::queries::claims::try_lock_first(&mut self.0, org, ids)
             .await
             .map_err(from_diesel)
     }

@@ -1,7 +1,7 @@
-//! [`Transaction`] on a private copy of the store's state: the copy becomes the store
-//! when the unit of work commits, and is dropped when it rolls back. Units of work run
-//! one at a time, so every read holds what it read until the commit whatever its
-//! [`Lock`].
+//! [`Transaction`](crate::ports::Transaction) on a private copy of the store's state: the
+//! copy becomes the store when the unit of work commits, and is dropped when it rolls back.
+//! Units of work run one at a time, so every read holds what it read until the commit
+//! whatever its [`Lock`].
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -20,7 +20,10 @@ use crate::model::{
     Tally, TallyAdd, Task, TaskDependency, TaskId, TaskStatus, TaskTemplate, ThrottleKey,
     TokenHash, Treasury, TreasuryEntry, User, UserId, Webhook, WebhookId,
 };
-use crate::ports::{Lock, RepositoryError, Transaction, UniqueKey};
+use crate::ports::{
+    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, Lock, OrganizationsTx, RepositoryError,
+    SessionsTx, TasksTx, UniqueKey, WebhooksTx,
+};
 use crate::rules::claimable::{CLAIMABLE, claim_key};
 use crate::rules::guard;
 use crate::rules::hearing::{self, Listener};
@@ -153,7 +156,7 @@ impl State {
 }
 
 #[async_trait]
-impl Transaction for MemoryTransaction {
+impl OrganizationsTx for MemoryTransaction {
     async fn any_organization(&mut self) -> Result<bool, RepositoryError> {
         Ok(!self.state.organizations.is_empty())
     }
@@ -247,7 +250,10 @@ impl Transaction for MemoryTransaction {
         }
         Ok(true)
     }
+}
 
+#[async_trait]
+impl SessionsTx for MemoryTransaction {
     async fn insert_refresh_token(&mut self, token: &RefreshToken) -> Result<(), RepositoryError> {
         insert_new(
             &mut self.state.refresh_tokens,
@@ -341,38 +347,6 @@ impl Transaction for MemoryTransaction {
         Ok(true)
     }
 
-    async fn insert_api_key(&mut self, key: &ApiKey) -> Result<(), RepositoryError> {
-        let taken = self.state.api_keys.contains_key(&key.id.as_uuid())
-            || self
-                .state
-                .api_keys
-                .values()
-                .any(|k| k.key_hash == key.key_hash);
-        if taken {
-            return Err(primary_key("api_keys"));
-        }
-        self.state.api_keys.put(key.id.as_uuid(), key.clone());
-        Ok(())
-    }
-
-    async fn delete_api_key(
-        &mut self,
-        org: OrgId,
-        user: UserId,
-        id: ApiKeyId,
-    ) -> Result<Option<ApiKey>, RepositoryError> {
-        let owned = self
-            .state
-            .api_keys
-            .get(&id.as_uuid())
-            .is_some_and(|k| k.org_id == org && k.user_id == user);
-        Ok(if owned {
-            self.state.api_keys.take(&id.as_uuid())
-        } else {
-            None
-        })
-    }
-
     async fn insert_oauth_state(&mut self, state: &OAuthState) -> Result<(), RepositoryError> {
         insert_new(
             &mut self.state.oauth_states,
@@ -419,7 +393,95 @@ impl Transaction for MemoryTransaction {
         self.state.login_throttles.take(&key.0);
         Ok(())
     }
+}
 
+#[async_trait]
+impl KeysTx for MemoryTransaction {
+    async fn insert_api_key(&mut self, key: &ApiKey) -> Result<(), RepositoryError> {
+        let taken = self.state.api_keys.contains_key(&key.id.as_uuid())
+            || self
+                .state
+                .api_keys
+                .values()
+                .any(|k| k.key_hash == key.key_hash);
+        if taken {
+            return Err(primary_key("api_keys"));
+        }
+        self.state.api_keys.put(key.id.as_uuid(), key.clone());
+        Ok(())
+    }
+
+    async fn delete_api_key(
+        &mut self,
+        org: OrgId,
+        user: UserId,
+        id: ApiKeyId,
+    ) -> Result<Option<ApiKey>, RepositoryError> {
+        let owned = self
+            .state
+            .api_keys
+            .get(&id.as_uuid())
+            .is_some_and(|k| k.org_id == org && k.user_id == user);
+        Ok(if owned {
+            self.state.api_keys.take(&id.as_uuid())
+        } else {
+            None
+        })
+    }
+
+    async fn inbound_key(
+        &mut self,
+        org: OrgId,
+        id: InboundKeyId,
+        _lock: Lock,
+    ) -> Result<Option<InboundKey>, RepositoryError> {
+        Ok(self.state.inbound_keys.in_org(&id.as_uuid(), org).cloned())
+    }
+
+    async fn insert_inbound_key(&mut self, key: &InboundKey) -> Result<(), RepositoryError> {
+        let taken = self.state.inbound_keys.contains_key(&key.id.as_uuid())
+            || self.state.inbound_keys.values().any(|k| k.key == key.key);
+        if taken {
+            return Err(primary_key("inbound_keys"));
+        }
+        self.state.inbound_keys.put(key.id.as_uuid(), key.clone());
+        Ok(())
+    }
+
+    async fn update_inbound_key(&mut self, key: &InboundKey) -> Result<bool, RepositoryError> {
+        let stored = self
+            .state
+            .inbound_keys
+            .row_in_org(&key.id.as_uuid(), key.org_id);
+        Ok(stored.map(|k| *k = key.clone()).is_some())
+    }
+
+    async fn delete_inbound_key(
+        &mut self,
+        org: OrgId,
+        id: InboundKeyId,
+    ) -> Result<bool, RepositoryError> {
+        Ok(self
+            .state
+            .inbound_keys
+            .take_in_org(&id.as_uuid(), org)
+            .is_some())
+    }
+
+    async fn touch_inbound_key(
+        &mut self,
+        id: InboundKeyId,
+        at: OffsetDateTime,
+    ) -> Result<(), RepositoryError> {
+        if let Some(key) = self.state.inbound_keys.row_mut(&id.as_uuid()) {
+            key.last_used_at = Some(at);
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl AgentsTx for MemoryTransaction {
     async fn agent(
         &mut self,
         org: OrgId,
@@ -493,51 +555,6 @@ impl Transaction for MemoryTransaction {
         }
         self.state.capabilities.retain(|_, c| c.agent_id != id);
         Ok(true)
-    }
-
-    async fn tally_agent(
-        &mut self,
-        org: OrgId,
-        actor: Uuid,
-        add: &TallyAdd,
-    ) -> Result<Option<Tally>, RepositoryError> {
-        let Some(record) = self.state.agents.row_in_org(&actor, org) else {
-            return Ok(None);
-        };
-        record.tally = guard::count(record.tally, *add);
-        Ok(Some(record.tally))
-    }
-
-    async fn reset_tally(&mut self, org: OrgId, id: AgentId) -> Result<(), RepositoryError> {
-        if let Some(record) = self.state.agents.row_in_org(&id.as_uuid(), org) {
-            record.tally = Tally {
-                actions: 0,
-                actions_since: None,
-                credits: 0,
-                credits_since: None,
-            };
-        }
-        Ok(())
-    }
-
-    async fn guard_settings(&mut self, org: OrgId) -> Result<GuardSettings, RepositoryError> {
-        Ok(self
-            .state
-            .guard_settings
-            .get(&org.as_uuid())
-            .copied()
-            .unwrap_or_default())
-    }
-
-    async fn set_guard_settings(
-        &mut self,
-        org: OrgId,
-        settings: &GuardSettings,
-    ) -> Result<(), RepositoryError> {
-        if self.state.organizations.contains_key(&org.as_uuid()) {
-            self.state.guard_settings.put(org.as_uuid(), *settings);
-        }
-        Ok(())
     }
 
     async fn live_children(&mut self, org: OrgId, parent: AgentId) -> Result<u32, RepositoryError> {
@@ -633,6 +650,83 @@ impl Transaction for MemoryTransaction {
         Ok(u64::try_from(due.len()).unwrap_or(u64::MAX))
     }
 
+    async fn senior_agent_above(
+        &mut self,
+        org: OrgId,
+        level: Option<Level>,
+    ) -> Result<Option<Agent>, RepositoryError> {
+        let floor = level.map_or(0, Level::get);
+        Ok(self
+            .state
+            .agents
+            .values()
+            .map(|r| &r.credentials.agent)
+            .filter(|a| {
+                a.org_id == org
+                    && a.status == AgentStatus::Active
+                    && a.mode == AgentMode::Worker
+                    && a.level.get() > floor
+            })
+            .min_by(|a, b| {
+                b.level
+                    .cmp(&a.level)
+                    .then(a.created_at.cmp(&b.created_at))
+                    .then(a.id.cmp(&b.id))
+            })
+            .cloned())
+    }
+}
+
+#[async_trait]
+impl GuardTx for MemoryTransaction {
+    async fn tally_agent(
+        &mut self,
+        org: OrgId,
+        actor: Uuid,
+        add: &TallyAdd,
+    ) -> Result<Option<Tally>, RepositoryError> {
+        let Some(record) = self.state.agents.row_in_org(&actor, org) else {
+            return Ok(None);
+        };
+        record.tally = guard::count(record.tally, *add);
+        Ok(Some(record.tally))
+    }
+
+    async fn reset_tally(&mut self, org: OrgId, id: AgentId) -> Result<(), RepositoryError> {
+        if let Some(record) = self.state.agents.row_in_org(&id.as_uuid(), org) {
+            record.tally = Tally {
+                actions: 0,
+                actions_since: None,
+                credits: 0,
+                credits_since: None,
+            };
+        }
+        Ok(())
+    }
+
+    async fn guard_settings(&mut self, org: OrgId) -> Result<GuardSettings, RepositoryError> {
+        Ok(self
+            .state
+            .guard_settings
+            .get(&org.as_uuid())
+            .copied()
+            .unwrap_or_default())
+    }
+
+    async fn set_guard_settings(
+        &mut self,
+        org: OrgId,
+        settings: &GuardSettings,
+    ) -> Result<(), RepositoryError> {
+        if self.state.organizations.contains_key(&org.as_uuid()) {
+            self.state.guard_settings.put(org.as_uuid(), *settings);
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl TasksTx for MemoryTransaction {
     async fn task(
         &mut self,
         org: OrgId,
@@ -814,32 +908,6 @@ impl Transaction for MemoryTransaction {
         Ok(true)
     }
 
-    async fn senior_agent_above(
-        &mut self,
-        org: OrgId,
-        level: Option<Level>,
-    ) -> Result<Option<Agent>, RepositoryError> {
-        let floor = level.map_or(0, Level::get);
-        Ok(self
-            .state
-            .agents
-            .values()
-            .map(|r| &r.credentials.agent)
-            .filter(|a| {
-                a.org_id == org
-                    && a.status == AgentStatus::Active
-                    && a.mode == AgentMode::Worker
-                    && a.level.get() > floor
-            })
-            .min_by(|a, b| {
-                b.level
-                    .cmp(&a.level)
-                    .then(a.created_at.cmp(&b.created_at))
-                    .then(a.id.cmp(&b.id))
-            })
-            .cloned())
-    }
-
     async fn insert_template(&mut self, template: &TaskTemplate) -> Result<(), RepositoryError> {
         if self.state.templates.contains_key(&template.id.as_uuid()) {
             return Err(primary_key("task_templates"));
@@ -859,6 +927,44 @@ impl Transaction for MemoryTransaction {
         Ok(())
     }
 
+    async fn claim_candidates(
+        &mut self,
+        org: OrgId,
+        offset: u32,
+        limit: u32,
+    ) -> Result<Vec<Task>, RepositoryError> {
+        let state = &self.state;
+        let mut tasks: Vec<&Task> = state
+            .tasks
+            .values()
+            .filter(|t| t.org_id == org && claimable(state, t))
+            .collect();
+        tasks.sort_by_key(|t| claim_key(t.priority, t.created_at, t.id));
+        Ok(tasks
+            .into_iter()
+            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+            .cloned()
+            .collect())
+    }
+
+    async fn try_lock_first_claimable(
+        &mut self,
+        org: OrgId,
+        ids: &[TaskId],
+    ) -> Result<Option<TaskId>, RepositoryError> {
+        // One transaction at a time: nothing is held by another.
+        Ok(ids.iter().copied().find(|id| {
+            self.state
+                .tasks
+                .get(&id.as_uuid())
+                .is_some_and(|t| t.org_id == org && CLAIMABLE.open(t.status, t.assignee_id))
+        }))
+    }
+}
+
+#[async_trait]
+impl LedgerTx for MemoryTransaction {
     async fn insert_ledger_entries(
         &mut self,
         entries: &[LedgerEntry],
@@ -924,7 +1030,10 @@ impl Transaction for MemoryTransaction {
         }
         Ok(())
     }
+}
 
+#[async_trait]
+impl WebhooksTx for MemoryTransaction {
     async fn append_events(&mut self, events: &[Event]) -> Result<(), RepositoryError> {
         let mut ids = BTreeSet::new();
         for event in events {
@@ -1068,56 +1177,6 @@ impl Transaction for MemoryTransaction {
         Ok(())
     }
 
-    async fn inbound_key(
-        &mut self,
-        org: OrgId,
-        id: InboundKeyId,
-        _lock: Lock,
-    ) -> Result<Option<InboundKey>, RepositoryError> {
-        Ok(self.state.inbound_keys.in_org(&id.as_uuid(), org).cloned())
-    }
-
-    async fn insert_inbound_key(&mut self, key: &InboundKey) -> Result<(), RepositoryError> {
-        let taken = self.state.inbound_keys.contains_key(&key.id.as_uuid())
-            || self.state.inbound_keys.values().any(|k| k.key == key.key);
-        if taken {
-            return Err(primary_key("inbound_keys"));
-        }
-        self.state.inbound_keys.put(key.id.as_uuid(), key.clone());
-        Ok(())
-    }
-
-    async fn update_inbound_key(&mut self, key: &InboundKey) -> Result<bool, RepositoryError> {
-        let stored = self
-            .state
-            .inbound_keys
-            .row_in_org(&key.id.as_uuid(), key.org_id);
-        Ok(stored.map(|k| *k = key.clone()).is_some())
-    }
-
-    async fn delete_inbound_key(
-        &mut self,
-        org: OrgId,
-        id: InboundKeyId,
-    ) -> Result<bool, RepositoryError> {
-        Ok(self
-            .state
-            .inbound_keys
-            .take_in_org(&id.as_uuid(), org)
-            .is_some())
-    }
-
-    async fn touch_inbound_key(
-        &mut self,
-        id: InboundKeyId,
-        at: OffsetDateTime,
-    ) -> Result<(), RepositoryError> {
-        if let Some(key) = self.state.inbound_keys.row_mut(&id.as_uuid()) {
-            key.last_used_at = Some(at);
-        }
-        Ok(())
-    }
-
     async fn finish_deliveries(
         &mut self,
         hook: WebhookId,
@@ -1128,7 +1187,10 @@ impl Transaction for MemoryTransaction {
         }
         Ok(())
     }
+}
 
+#[async_trait]
+impl IntegrationsTx for MemoryTransaction {
     async fn codehost_connection(
         &mut self,
         org: OrgId,
@@ -1261,41 +1323,6 @@ impl Transaction for MemoryTransaction {
             .codehost_links
             .put(item_slot(link.connection_id, &link.item), link.clone());
         Ok(())
-    }
-
-    async fn claim_candidates(
-        &mut self,
-        org: OrgId,
-        offset: u32,
-        limit: u32,
-    ) -> Result<Vec<Task>, RepositoryError> {
-        let state = &self.state;
-        let mut tasks: Vec<&Task> = state
-            .tasks
-            .values()
-            .filter(|t| t.org_id == org && claimable(state, t))
-            .collect();
-        tasks.sort_by_key(|t| claim_key(t.priority, t.created_at, t.id));
-        Ok(tasks
-            .into_iter()
-            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
-            .take(usize::try_from(limit).unwrap_or(usize::MAX))
-            .cloned()
-            .collect())
-    }
-
-    async fn try_lock_first_claimable(
-        &mut self,
-        org: OrgId,
-        ids: &[TaskId],
-    ) -> Result<Option<TaskId>, RepositoryError> {
-        // One transaction at a time: nothing is held by another.
-        Ok(ids.iter().copied().find(|id| {
-            self.state
-                .tasks
-                .get(&id.as_uuid())
-                .is_some_and(|t| t.org_id == org && CLAIMABLE.open(t.status, t.assignee_id))
-        }))
     }
 }
 

@@ -21,6 +21,7 @@ mod targets;
 mod tasks;
 mod transaction;
 mod treasury;
+mod tx;
 mod users;
 mod webhooks;
 
@@ -44,6 +45,10 @@ pub use targets::{TargetGuard, TargetRefusal};
 pub use tasks::{OutcomeFilter, Overdue, TaskFilter, TaskRepository};
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact, work};
 pub use treasury::TreasuryRepository;
+pub use tx::{
+    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, SessionsTx, TasksTx,
+    WebhooksTx,
+};
 pub use users::UserRepository;
 pub use webhooks::{
     CallResult, DeliveryQueue, HandoverTarget, HookCall, HookCaller, PendingDelivery, PushRenderer,
@@ -81,9 +86,11 @@ pub use targets::MockTargetGuard;
 #[cfg(any(test, feature = "mocks"))]
 pub use tasks::MockTaskRepository;
 #[cfg(any(test, feature = "mocks"))]
-pub use transaction::{MockTransaction, MockUnitOfWork, Outcome};
+pub use transaction::{MockUnitOfWork, Outcome};
 #[cfg(any(test, feature = "mocks"))]
 pub use treasury::MockTreasuryRepository;
+#[cfg(any(test, feature = "mocks"))]
+pub use tx::MockTransaction;
 #[cfg(any(test, feature = "mocks"))]
 pub use users::MockUserRepository;
 #[cfg(any(test, feature = "mocks"))]
