@@ -90,6 +90,17 @@ fn insert_new<K: Ord + Clone, V: Clone>(
     Ok(())
 }
 
+/// Inserts each of `rows` under its `key`, as [`insert_new`] does one.
+fn insert_each<V: Clone>(
+    table: &mut Table<Uuid, V>,
+    rows: &[V],
+    key: impl Fn(&V) -> Uuid,
+    name: &str,
+) -> Result<(), RepositoryError> {
+    rows.iter()
+        .try_for_each(|row| insert_new(table, key(row), row.clone(), name))
+}
+
 fn primary_key(table: &str) -> RepositoryError {
     RepositoryError::Duplicate(UniqueKey::Other(format!("{table}_pkey")))
 }
@@ -969,15 +980,12 @@ impl LedgerTx for MemoryTransaction {
         &mut self,
         entries: &[LedgerEntry],
     ) -> Result<(), RepositoryError> {
-        for entry in entries {
-            insert_new(
-                &mut self.state.ledger,
-                entry.id.as_uuid(),
-                entry.clone(),
-                "credit_ledger",
-            )?;
-        }
-        Ok(())
+        insert_each(
+            &mut self.state.ledger,
+            entries,
+            |row| row.id.as_uuid(),
+            "credit_ledger",
+        )
     }
 
     async fn treasury(&mut self, org: OrgId, lock: Lock) -> Result<Treasury, RepositoryError> {
@@ -1005,30 +1013,24 @@ impl LedgerTx for MemoryTransaction {
         &mut self,
         entries: &[TreasuryEntry],
     ) -> Result<(), RepositoryError> {
-        for entry in entries {
-            insert_new(
-                &mut self.state.treasury_entries,
-                entry.id.as_uuid(),
-                entry.clone(),
-                "treasury_entries",
-            )?;
-        }
-        Ok(())
+        insert_each(
+            &mut self.state.treasury_entries,
+            entries,
+            |row| row.id.as_uuid(),
+            "treasury_entries",
+        )
     }
 
     async fn insert_reputation_events(
         &mut self,
         events: &[ReputationEvent],
     ) -> Result<(), RepositoryError> {
-        for event in events {
-            insert_new(
-                &mut self.state.reputation,
-                event.id.as_uuid(),
-                event.clone(),
-                "reputation_events",
-            )?;
-        }
-        Ok(())
+        insert_each(
+            &mut self.state.reputation,
+            events,
+            |row| row.id.as_uuid(),
+            "reputation_events",
+        )
     }
 }
 
