@@ -12,8 +12,8 @@ use crate::model::{
     OrgName, Organization, Treasury, TreasuryEntry, User, UserCreated, UserId, UserRole,
 };
 use crate::ports::{
-    Clock, IdGenerator, Lock, RepositoryError, SecretSealer, Transaction, UniqueKey, UnitOfWork,
-    transact,
+    AgentsTx, Clock, IdGenerator, LedgerTx, Lock, OrganizationsTx, RepositoryError, SecretSealer,
+    UniqueKey, UnitOfWork, WebhooksTx, transact,
 };
 
 /// Input of `muster bootstrap`, validated; the password arrives already hashed.
@@ -261,7 +261,10 @@ async fn store(
     .await
 }
 
-async fn write(tx: &mut dyn Transaction, new: &NewOrganization) -> Result<(), ServiceError> {
+async fn write<T: OrganizationsTx + AgentsTx + LedgerTx + WebhooksTx + ?Sized>(
+    tx: &mut T,
+    new: &NewOrganization,
+) -> Result<(), ServiceError> {
     tx.insert_organization(&new.organization).await?;
     tx.insert_user(&new.admin).await?;
     tx.insert_agent(&new.hr_agent)

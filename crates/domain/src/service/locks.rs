@@ -3,13 +3,13 @@
 //! the use case (a transfer between two agents, a reward paid to a child and its parent).
 
 use crate::model::{Agent, AgentId, OrgId};
-use crate::ports::{Lock, Transaction};
+use crate::ports::{AgentsTx, Lock};
 use crate::service::{Entity, NotFound, ServiceError};
 
 /// Locks the agents `ids` of `org` for update in ascending id order and answers them in
 /// the order asked. A missing agent is [`NotFound`]; a repeated id is locked once.
-pub(crate) async fn lock_agents(
-    tx: &mut dyn Transaction,
+pub(crate) async fn lock_agents<T: AgentsTx + ?Sized>(
+    tx: &mut T,
     org: OrgId,
     ids: &[AgentId],
 ) -> Result<Vec<Agent>, ServiceError> {
@@ -21,8 +21,8 @@ pub(crate) async fn lock_agents(
 /// asked twice is locked once, for update if either asks it), and answers them in the
 /// order asked. A missing agent is [`NotFound`]. Locking in the one order, a share lock
 /// never waits for an update lock that waits for it.
-pub(crate) async fn lock_agents_as(
-    tx: &mut dyn Transaction,
+pub(crate) async fn lock_agents_as<T: AgentsTx + ?Sized>(
+    tx: &mut T,
     org: OrgId,
     wanted: &[(AgentId, Lock)],
 ) -> Result<Vec<Agent>, ServiceError> {

@@ -31,16 +31,16 @@ use crate::model::{
     TokenPair, User, UserId,
 };
 use crate::ports::{
-    Clock, IdGenerator, Lock, OrganizationRepository, PasswordHasher, SecretKind, TokenMinter,
-    TotpAuthority, Transaction, UnitOfWork, UserRepository,
+    Clock, IdGenerator, Lock, OrganizationRepository, OrganizationsTx, PasswordHasher, SecretKind,
+    SessionsTx, TokenMinter, TotpAuthority, UnitOfWork, UserRepository,
 };
 
 /// How long a refresh token is accepted (decision D-13).
 pub const REFRESH_TOKEN_LIFETIME: Duration = Duration::days(14);
 
 /// The user `id` of `org` inside a transaction, held with `lock`; not found is a 404.
-async fn stored_user(
-    tx: &mut dyn Transaction,
+async fn stored_user<T: OrganizationsTx + ?Sized>(
+    tx: &mut T,
     org: OrgId,
     id: UserId,
     lock: Lock,
@@ -141,9 +141,9 @@ impl AccountService {
 
     /// Issues an access token and a refresh token of `family` for `user`, storing the
     /// refresh token.
-    async fn issue_tokens(
+    async fn issue_tokens<T: SessionsTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         user: &User,
         family: LoginFamilyId,
         now: OffsetDateTime,

@@ -5,7 +5,7 @@ use time::OffsetDateTime;
 
 use super::AccountService;
 use crate::model::User;
-use crate::ports::Transaction;
+use crate::ports::SessionsTx;
 use crate::service::{ServiceError, Unauthorized};
 
 /// The canonical form `XXXX-XXXX` of a recovery code as typed: trimmed, upper-cased, with
@@ -39,9 +39,9 @@ impl AccountService {
     /// will record its use. `Ok(Some(step))` for a TOTP code (the caller stores the step
     /// so it is not accepted again), `Ok(None)` for a recovery code (used up here), and
     /// the refusal otherwise.
-    pub(super) async fn check_second_factor(
+    pub(super) async fn check_second_factor<T: SessionsTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         user: &User,
         code: &str,
         now: OffsetDateTime,

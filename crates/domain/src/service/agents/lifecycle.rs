@@ -12,7 +12,7 @@ use crate::model::{
     ReputationKind,
 };
 use crate::policy;
-use crate::ports::{RepositoryError, UniqueKey, transact};
+use crate::ports::{AgentsTx, RepositoryError, UniqueKey, WebhooksTx, transact};
 use crate::service::scoring::rescore;
 use crate::service::{Conflict, ServiceError};
 
@@ -383,8 +383,8 @@ impl StatusMove {
 
 /// Stores a new agent with its capabilities and its event; a taken handle is the 409
 /// that names it.
-pub(crate) async fn insert_new(
-    tx: &mut dyn crate::ports::Transaction,
+pub(crate) async fn insert_new<T: AgentsTx + WebhooksTx + ?Sized>(
+    tx: &mut T,
     credentials: AgentCredentials,
     capabilities: Vec<crate::model::Capability>,
     event: crate::model::Event,

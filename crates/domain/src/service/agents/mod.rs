@@ -31,8 +31,8 @@ use crate::model::{
     OrgId, Proficiency,
 };
 use crate::ports::{
-    AgentChanges, AgentFilter, AgentRepository, Clock, IdGenerator, Lock, SecretSealer,
-    Transaction, UnitOfWork,
+    AgentChanges, AgentFilter, AgentRepository, AgentsTx, Clock, IdGenerator, Lock, SecretSealer,
+    UnitOfWork,
 };
 use crate::rules::budget::{BudgetPeriod, roll_over};
 
@@ -193,8 +193,8 @@ impl AgentService {
 }
 
 /// The agent `id` of `org`, locked for update until the commit, or 404.
-async fn locked_agent(
-    tx: &mut dyn Transaction,
+async fn locked_agent<T: AgentsTx + ?Sized>(
+    tx: &mut T,
     org: OrgId,
     id: AgentId,
 ) -> Result<Agent, ServiceError> {

@@ -28,7 +28,7 @@ use crate::model::{
     OrgId, event_types,
 };
 use crate::ports::{
-    AgentChanges, Clock, IdGenerator, Lock, Transaction, UnitOfWork, Work, transact,
+    AgentChanges, Clock, GuardTx, IdGenerator, Lock, UnitOfWork, WebhooksTx, Work, transact,
 };
 use crate::rules::guard::{Trip, addition, check};
 
@@ -105,9 +105,9 @@ impl RunawayGuard {
 
     /// The thresholds in force for `org`, read through `tx` at most once per
     /// [`CACHE_TTL`].
-    async fn in_force(
+    async fn in_force<T: GuardTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         org: OrgId,
         now: OffsetDateTime,
     ) -> Result<Breakers, ServiceError> {
@@ -137,7 +137,10 @@ impl RunawayGuard {
 
     /// Counts the change `tx` holds for each actor of its events; the first breaker it
     /// trips refuses it.
-    async fn count_change(&self, tx: &mut dyn Transaction) -> Result<(), ServiceError> {
+    async fn count_change<T: GuardTx + WebhooksTx + ?Sized>(
+        &self,
+        tx: &mut T,
+    ) -> Result<(), ServiceError> {
         let events = tx.written_events();
         let Some(org) = events.first().map(|e| e.org_id) else {
             return Ok(());

@@ -10,7 +10,7 @@ use crate::model::{
     Actor, ActorKind, AgentId, Description, Event, EventId, InboundKey, Metadata, OrgId, Tags,
     Task, TaskId, TaskPriority, Title, Treasury,
 };
-use crate::ports::{Lock, Transaction, transact};
+use crate::ports::{LedgerTx, Lock, transact};
 use crate::service::Unauthorized;
 use crate::service::tasks::escrow::{Books, Purse, take};
 use crate::service::tasks::{check_new_task, created_event};
@@ -150,9 +150,9 @@ impl InboundService {
     /// D-101), in order, while it can fund them (locked last, after the assignees); the
     /// rest get reward 0 and their `task.created` says so. Answers the events, the
     /// ledger rows and the treasury when it moved.
-    async fn fund(
+    async fn fund<T: LedgerTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         org: OrgId,
         tasks: &mut [Task],
         reward: i64,

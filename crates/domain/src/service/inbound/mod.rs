@@ -14,7 +14,7 @@ use crate::model::{
 };
 use crate::policy;
 use crate::ports::{
-    Clock, IdGenerator, InboundKeyRepository, Lock, MessageSigner, SecretVault, Transaction,
+    AgentsTx, Clock, IdGenerator, InboundKeyRepository, Lock, MessageSigner, SecretVault,
     UnitOfWork, transact,
 };
 
@@ -312,8 +312,8 @@ impl InboundService {
 }
 
 /// A default assignee must be an agent of the key's organization.
-async fn check_default_agent(
-    tx: &mut dyn Transaction,
+async fn check_default_agent<T: AgentsTx + ?Sized>(
+    tx: &mut T,
     key: &InboundKey,
 ) -> Result<(), ServiceError> {
     if let Some(agent) = key.default_agent_id

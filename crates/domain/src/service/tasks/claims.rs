@@ -9,7 +9,7 @@ use crate::model::{
     TaskAssigned, TaskClaimed, TaskId, TaskLeaseExpired, TaskStatus, instant,
 };
 use crate::policy::{self, Forbidden};
-use crate::ports::{Transaction, transact};
+use crate::ports::{AgentsTx, LedgerTx, TasksTx, WebhooksTx, transact};
 use crate::rules::candidates::requirements;
 use crate::service::{Conflict, ServiceError};
 
@@ -67,9 +67,9 @@ impl TaskService {
         .await
     }
 
-    async fn claim_in(
+    async fn claim_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         agent: AgentId,
         offered: &[Capability],
@@ -127,9 +127,9 @@ impl TaskService {
 
     /// Assigns and starts `task` for the claim through the conditional update of the
     /// task; `None` when someone changed it first (or a dependency reopened).
-    async fn take(
+    async fn take<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         task: &Task,
         claim: &Claim<'_>,
@@ -226,9 +226,9 @@ impl TaskService {
         Ok(expired)
     }
 
-    async fn expire_in(
+    async fn expire_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         org: OrgId,
         id: TaskId,
         now: OffsetDateTime,

@@ -6,7 +6,7 @@ use crate::model::{
     Actor, AuditEvent, Author, Comment, CommentBody, CommentId, Task, TaskCommented, TaskId,
 };
 use crate::policy;
-use crate::ports::{Lock, Transaction, transact};
+use crate::ports::{Lock, TasksTx, WebhooksTx, transact};
 use crate::service::{Entity, NotFound, Page, PageRequest, ServiceError};
 
 impl TaskService {
@@ -28,9 +28,9 @@ impl TaskService {
     }
 
     /// [`comment`](Self::comment) inside a transaction that also writes other things.
-    pub(crate) async fn comment_in(
+    pub(crate) async fn comment_in<T: TasksTx + WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         task: TaskId,
         body: CommentBody,

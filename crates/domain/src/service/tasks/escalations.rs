@@ -9,7 +9,7 @@ use crate::model::{
     OrgId, Reason, Task, TaskEscalated, TaskId,
 };
 use crate::policy;
-use crate::ports::{Lock, Transaction, transact};
+use crate::ports::{AgentsTx, Lock, TasksTx, WebhooksTx, transact};
 use crate::rules::escalation::{SweepThresholds, fallback_target, is_due};
 use crate::service::{Conflict, Page, PageRequest, ServiceError};
 
@@ -143,9 +143,9 @@ impl TaskService {
 
     /// Writes `task.escalated` and reassigns `current` to the escalation's target when
     /// there is one other than its assignee.
-    async fn hand_over(
+    async fn hand_over<T: TasksTx + WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         current: Task,
         escalation: &Escalation,
@@ -171,7 +171,10 @@ impl TaskService {
 }
 
 /// The task's assignee, share-locked, if it has one.
-async fn assignee_of(tx: &mut dyn Transaction, task: &Task) -> Result<Option<Agent>, ServiceError> {
+async fn assignee_of<T: AgentsTx + ?Sized>(
+    tx: &mut T,
+    task: &Task,
+) -> Result<Option<Agent>, ServiceError> {
     match task.assignee_id {
         Some(id) => Ok(tx.agent(task.org_id, id, Lock::Share).await?),
         None => Ok(None),
@@ -180,8 +183,8 @@ async fn assignee_of(tx: &mut dyn Transaction, task: &Task) -> Result<Option<Age
 
 /// Who takes over from `assignee` (decision D-37): its parent if it can take work,
 /// else the most senior agent above it. Nobody without an assignee.
-async fn successor(
-    tx: &mut dyn Transaction,
+async fn successor<T: AgentsTx + ?Sized>(
+    tx: &mut T,
     org: OrgId,
     assignee: Option<&Agent>,
 ) -> Result<Option<AgentId>, ServiceError> {

@@ -12,7 +12,7 @@ use crate::model::{
     LedgerEntry, LedgerEntryId, OrgId, PayerRef, RewardPayer, Task, Treasury, TreasuryEntry,
     TreasuryEntryId, TreasuryKind,
 };
-use crate::ports::{IdGenerator, Lock, Transaction};
+use crate::ports::{AgentsTx, IdGenerator, LedgerTx, Lock};
 use crate::rules::budget::{check_spend, debit, roll_over};
 use crate::service::agents::refuse;
 use crate::service::locks::lock_agents;
@@ -79,7 +79,7 @@ impl Books {
     }
 
     /// Writes the rows (after the task they name is stored).
-    pub(crate) async fn write(self, tx: &mut dyn Transaction) -> Result<(), ServiceError> {
+    pub(crate) async fn write<T: LedgerTx + ?Sized>(self, tx: &mut T) -> Result<(), ServiceError> {
         if !self.ledger.is_empty() {
             tx.insert_ledger_entries(&self.ledger).await?;
         }
@@ -93,9 +93,9 @@ impl Books {
 impl TaskService {
     /// Whether `payer` looks able to fund `amount`, read without a lock: a default
     /// reward its payer cannot fund locks nothing.
-    pub(super) async fn seems_funded(
+    pub(super) async fn seems_funded<T: AgentsTx + LedgerTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         org: OrgId,
         payer: RewardPayer,
         amount: i64,
@@ -115,9 +115,9 @@ impl TaskService {
 
     /// Changes the reward of `task` (locked, open) to `reward`: the difference is taken
     /// from its payer or given back to it, locked after the task. Answers the events.
-    pub(super) async fn rereward(
+    pub(super) async fn rereward<T: AgentsTx + LedgerTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         task: &mut Task,
         reward: i64,

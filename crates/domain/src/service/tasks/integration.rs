@@ -5,7 +5,7 @@
 use super::{TaskService, locked_task};
 use crate::model::{Actor, AgentId, Reason, Task, TaskId, TaskOutcome, TaskResult, TaskStatus};
 use crate::policy;
-use crate::ports::{Transaction, transact};
+use crate::ports::{AgentsTx, LedgerTx, TasksTx, WebhooksTx, transact};
 use crate::rules::integration_moves::path_to;
 use crate::service::{Conflict, ServiceError};
 
@@ -54,9 +54,9 @@ impl TaskService {
     }
 
     /// [`advance`](Self::advance) inside a transaction that also writes other things.
-    pub(crate) async fn advance_in(
+    pub(crate) async fn advance_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         id: TaskId,
         target: TaskStatus,
@@ -68,9 +68,11 @@ impl TaskService {
     }
 
     /// [`advance_in`](Self::advance_in) with what [`Closing`] asks for.
-    pub(crate) async fn advance_closing_in(
+    pub(crate) async fn advance_closing_in<
+        T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized,
+    >(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         id: TaskId,
         (target, reason): (TaskStatus, Reason),

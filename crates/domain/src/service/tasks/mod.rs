@@ -34,7 +34,8 @@ use crate::model::{
 };
 use crate::policy;
 use crate::ports::{
-    Clock, IdGenerator, Lock, TaskFilter, TaskRepository, Transaction, UnitOfWork, transact,
+    AgentsTx, Clock, IdGenerator, LedgerTx, Lock, TaskFilter, TaskRepository, TasksTx, UnitOfWork,
+    WebhooksTx, transact,
 };
 use crate::rules::budget::{BudgetPeriod, roll_over};
 use crate::rules::reward::DEFAULT_TASK_REWARD;
@@ -201,9 +202,9 @@ impl TaskService {
     /// [`create`](Self::create) inside a transaction that also writes other things. The
     /// reward is escrowed from its payer (decision D-101): an explicit one it cannot fund
     /// is refused (409); the default one is then 0, and `task.created` says so.
-    pub(crate) async fn create_in(
+    pub(crate) async fn create_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         new: NewTask,
     ) -> Result<Task, ServiceError> {
@@ -342,9 +343,9 @@ impl TaskService {
     }
 
     /// [`update`](Self::update) inside a transaction that also writes other things.
-    pub(crate) async fn update_in(
+    pub(crate) async fn update_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         id: TaskId,
         patch: TaskPatch,
@@ -401,9 +402,9 @@ impl TaskService {
 
     /// Writes `task` (changed from `current`, stamped `now`) if nobody else changed it
     /// meanwhile, with its events.
-    async fn save(
+    async fn save<T: TasksTx + WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         current: &Task,
         mut task: Task,
         now: OffsetDateTime,
@@ -475,8 +476,8 @@ pub(crate) fn created_event(task: &Task, unfunded: Option<i64>) -> AuditEvent {
 
 /// The checks a new task needs inside its creating transaction: an assignable assignee
 /// and a parent in the same organization.
-pub(crate) async fn check_new_task(
-    tx: &mut dyn Transaction,
+pub(crate) async fn check_new_task<T: AgentsTx + TasksTx + ?Sized>(
+    tx: &mut T,
     task: &Task,
 ) -> Result<(), ServiceError> {
     // Tasks before agents, as every use case locks them, so that none waits in a cycle.
@@ -527,8 +528,8 @@ fn apply_patch(task: &mut Task, patch: TaskPatch) -> Vec<String> {
 }
 
 /// The task `id` of `org`, locked for update until the commit.
-async fn locked_task(
-    tx: &mut dyn Transaction,
+async fn locked_task<T: TasksTx + ?Sized>(
+    tx: &mut T,
     org: OrgId,
     id: TaskId,
 ) -> Result<Task, ServiceError> {
@@ -551,8 +552,8 @@ fn ensure_open(task: &Task) -> Result<(), Conflict> {
 /// An assignee must be an active agent of the organization that executes work
 /// (decision D-34). The agent row is share-locked: it cannot be suspended until the
 /// task is stored.
-async fn check_assignable(
-    tx: &mut dyn Transaction,
+async fn check_assignable<T: AgentsTx + ?Sized>(
+    tx: &mut T,
     org: OrgId,
     id: AgentId,
 ) -> Result<crate::model::Agent, ServiceError> {

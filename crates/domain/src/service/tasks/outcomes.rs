@@ -11,7 +11,7 @@ use crate::model::{
     LedgerEntry, LedgerEntryId, OrgId, ReputationEventId, ReputationKind, RewardPayer, Task,
     TaskStatus,
 };
-use crate::ports::{Lock, Transaction};
+use crate::ports::{AgentsTx, LedgerTx, Lock};
 use crate::rules::reputation;
 use crate::rules::reward::{Settlement, settle, split_reward};
 use crate::service::ServiceError;
@@ -25,9 +25,9 @@ impl TaskService {
     /// agents it changes in ascending id order after the task, then the treasury: one
     /// order for every use case, so concurrent changes queue instead of deadlocking.
     /// Answers the audit events to write.
-    pub(super) async fn settle(
+    pub(super) async fn settle<T: AgentsTx + LedgerTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         before: &Task,
         after: &Task,
@@ -109,9 +109,9 @@ impl TaskService {
 
     /// What the assignee's reputation gets from the move: none of the completion for a
     /// work order of its own line.
-    async fn scored(
+    async fn scored<T: AgentsTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         org: OrgId,
         before: &Task,
         after: &Task,
@@ -164,9 +164,9 @@ impl TaskService {
     /// Whether `creator` is `assignee` or in its line (an ancestor or a descendant):
     /// both parent chains read with no lock (parents never change), each at most
     /// [`MAX_LINE`] long.
-    async fn in_own_line(
+    async fn in_own_line<T: AgentsTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         org: OrgId,
         creator: AgentId,
         assignee: AgentId,
@@ -229,8 +229,8 @@ impl TaskService {
 /// The agents a settlement changes, in ascending id order: the assignee (when `scored`
 /// or paid), its parent (paid a fee; parents never change, so a plain read finds it) and
 /// the paying agent (given back its escrow).
-async fn to_lock(
-    tx: &mut dyn Transaction,
+async fn to_lock<T: AgentsTx + ?Sized>(
+    tx: &mut T,
     org: OrgId,
     before: &Task,
     after: &Task,
@@ -265,8 +265,8 @@ async fn to_lock(
 const MAX_LINE: usize = 32;
 
 /// The ancestors of `agent`, its parent first.
-async fn ancestors(
-    tx: &mut dyn Transaction,
+async fn ancestors<T: AgentsTx + ?Sized>(
+    tx: &mut T,
     org: OrgId,
     agent: AgentId,
 ) -> Result<Vec<AgentId>, ServiceError> {

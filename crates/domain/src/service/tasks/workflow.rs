@@ -9,7 +9,7 @@ use crate::model::{
     TaskResult, TaskStatus, TaskTransitioned,
 };
 use crate::policy;
-use crate::ports::{Transaction, transact};
+use crate::ports::{AgentsTx, LedgerTx, TasksTx, WebhooksTx, transact};
 use crate::rules::transition::check_transition;
 use crate::service::{Conflict, ServiceError};
 
@@ -160,9 +160,9 @@ impl TaskService {
     }
 
     /// Hands `current` (locked, open) to the checked `assignee`, with `task.assigned`.
-    pub(super) async fn reassign(
+    pub(super) async fn reassign<T: TasksTx + WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         current: Task,
         assignee: AgentId,
@@ -188,9 +188,9 @@ impl TaskService {
     /// the `before` events, `task.transitioned`, the closing event, and the outcome's
     /// credits and reputation.
     #[allow(clippy::too_many_arguments)] // one private step shared by three use cases
-    pub(super) async fn move_to(
+    pub(super) async fn move_to<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         actor: &Actor,
         current: &Task,
         mut task: Task,

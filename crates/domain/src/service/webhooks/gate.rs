@@ -23,7 +23,7 @@ use crate::model::{
     WebhookId,
 };
 use crate::policy::Forbidden;
-use crate::ports::{CallResult, Clock, HookCaller, IdGenerator, SecretVault, Transaction};
+use crate::ports::{CallResult, Clock, HookCaller, IdGenerator, SecretVault, WebhooksTx};
 use crate::rules::delivery::{delivery_body, delivery_id, is_success};
 use crate::rules::hearing;
 
@@ -103,9 +103,9 @@ impl HookGate {
             .remove(&org);
     }
 
-    async fn pre_hooks(
+    async fn pre_hooks<T: WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         org: OrgId,
     ) -> Result<Arc<Vec<Webhook>>, ServiceError> {
         let now = self.clock.now();
@@ -134,9 +134,9 @@ impl HookGate {
 
     /// Which enabled pre-hook hears which of `events` (written in `tx`, whose
     /// organization's hooks it reads when they are not known from the last second).
-    pub(super) async fn questions(
+    pub(super) async fn questions<T: WebhooksTx + ?Sized>(
         &self,
-        tx: &mut dyn Transaction,
+        tx: &mut T,
         events: &[Event],
     ) -> Result<Vec<Question>, ServiceError> {
         let mut questions = Vec::new();

@@ -10,19 +10,22 @@ use crate::model::{
     Actor, CodeHostConnection, CodeHostLink, CommentBody, Description, IntegrationAction,
     IntegrationAnswer, ItemRef, LinkKind, Metadata, Reason, TaskId, TaskStatus, Title,
 };
-use crate::ports::{Lock, Transaction};
+use crate::ports::{AgentsTx, IntegrationsTx, LedgerTx, Lock, TasksTx, WebhooksTx};
 use crate::rules::codehost::{HostEvent, Item};
 use crate::service::{NewTask, ServiceError, TaskPatch, TaskService};
 
 /// Applies `event` for `connection` as `actor` (the service in its organization).
-pub(super) async fn apply(
+pub(super) async fn apply<T>(
     tasks: &TaskService,
-    tx: &mut dyn Transaction,
+    tx: &mut T,
     actor: &Actor,
     connection: &CodeHostConnection,
     event: HostEvent,
     now: OffsetDateTime,
-) -> Result<IntegrationAnswer, ServiceError> {
+) -> Result<IntegrationAnswer, ServiceError>
+where
+    T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + IntegrationsTx + ?Sized,
+{
     let mut effects = Effects {
         tasks,
         tx,
@@ -65,15 +68,15 @@ pub(super) async fn apply(
     }
 }
 
-struct Effects<'a, 't> {
+struct Effects<'a, 't, T: ?Sized> {
     tasks: &'a TaskService,
-    tx: &'t mut dyn Transaction,
+    tx: &'t mut T,
     actor: &'a Actor,
     connection: &'a CodeHostConnection,
     now: OffsetDateTime,
 }
 
-impl Effects<'_, '_> {
+impl<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + IntegrationsTx + ?Sized> Effects<'_, '_, T> {
     /// The task `item` is linked to, if any.
     async fn linked(&mut self, item: &ItemRef) -> Result<Option<TaskId>, ServiceError> {
         Ok(self
