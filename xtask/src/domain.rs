@@ -1,9 +1,10 @@
 //! `cargo xtask domain`: the checks that keep `muster-domain` good to embed.
 //!
-//! - its documentation builds with rustdoc warnings denied, with and without its
-//!   features (the crate itself denies missing docs, so an undocumented public item
-//!   already fails the build);
-//! - its examples run (`crates/domain/examples/`);
+//! - its documentation, and that of the in-memory adapter `muster-memory` embedders test
+//!   it with, builds with rustdoc warnings denied, with its features (both crates deny
+//!   missing docs, so an undocumented public item already fails the build);
+//! - its examples run (`crates/domain/examples/`), and `muster-memory`'s
+//!   (`crates/memory/examples/`);
 //! - its public API is compared with the previous tagged release (`v*` before HEAD)
 //!   by cargo-semver-checks, installed at a pinned version when missing. Before the
 //!   first tagged release there is nothing to compare with, and the step says so.
@@ -18,19 +19,30 @@ const SEMVER_CHECKS_VERSION: &str = "0.51.0";
 /// The package this task checks.
 const PACKAGE: &str = "muster-domain";
 
-/// The examples of the package, each run to completion.
-const EXAMPLES: [&str; 2] = ["embedded", "mocked_rule"];
+/// The in-memory adapter of its ports, whose docs and example are checked with it.
+const MEMORY: &str = "muster-memory";
+
+/// The examples, by package, each run to completion.
+const EXAMPLES: [(&str, &str); 2] = [(MEMORY, "embedded"), (PACKAGE, "mocked_rule")];
 
 pub fn check() -> Result<(), String> {
     run(Command::new(cargo())
-        .args(["doc", "--package", PACKAGE, "--no-deps", "--all-features"])
+        .args([
+            "doc",
+            "--package",
+            PACKAGE,
+            "--package",
+            MEMORY,
+            "--no-deps",
+            "--all-features",
+        ])
         .env("RUSTDOCFLAGS", "-D warnings"))?;
-    for example in EXAMPLES {
+    for (package, example) in EXAMPLES {
         run(Command::new(cargo()).args([
             "run",
             "--quiet",
             "--package",
-            PACKAGE,
+            package,
             "--all-features",
             "--example",
             example,

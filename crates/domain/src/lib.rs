@@ -39,54 +39,16 @@
 //!
 //! Adapters implement the ports: `muster-persistence` (SQLite and PostgreSQL),
 //! `muster-auth` (hashing, tokens, signing, sealing), `muster-outbound` (webhook calls,
-//! the address guard). Two sets ship in this crate, for tests and prototypes:
+//! the address guard). This crate holds no adapter. For tests and prototypes:
 //!
-//! - feature `memory`: `memory::MemoryStore` implements every storage port and the
+//! - the crate `muster-memory`: `MemoryStore` implements every storage port and the
 //!   unit of work in memory, honouring the same contract as the databases (the
-//!   persistence contract suite runs against all three); `memory::fakes` stands in for
-//!   the cryptographic ports. `examples/embedded.rs` runs a whole scenario on it.
+//!   persistence contract suite runs against all three); its `fakes` stand in for the
+//!   cryptographic ports. Its `examples/embedded.rs` runs a whole scenario on it.
 //! - feature `mocks`: a `mockall` mock of every port (`MockTaskRepository`, ...), and
 //!   `MockUnitOfWork` running a use case against a `MockTransaction` whose expectations
 //!   state the reads and writes it must make. `examples/mocked_rule.rs` tests a rule
 //!   that way.
-//!
-#![cfg_attr(feature = "memory", doc = "```")]
-#![cfg_attr(not(feature = "memory"), doc = "```ignore")]
-//! use std::sync::Arc;
-//!
-//! use futures_executor::block_on;
-//! use muster_domain::memory::{MemoryStore, SystemClock, TimeOrderedIds};
-//! use muster_domain::model::{Actor, ActorKind, OrgId, TaskPriority, Title};
-//! use muster_domain::model::{UserId, UserRole};
-//! use muster_domain::service::{NewTask, ServiceError, TaskService};
-//! use uuid::Uuid;
-//!
-//! let store = MemoryStore::new();
-//! let tasks = TaskService::new(
-//!     Arc::new(store.clone()),
-//!     Arc::new(store),
-//!     Arc::new(SystemClock),
-//!     Arc::new(TimeOrderedIds),
-//! );
-//! let operator = Actor {
-//!     org_id: OrgId::from_uuid(Uuid::now_v7()),
-//!     kind: ActorKind::User { id: UserId::from_uuid(Uuid::now_v7()), role: UserRole::Operator, key: None },
-//! };
-//! // Every field not named keeps its default; with no reward named, the task gets the
-//! // default reward, escrowed from the treasury when it can pay it.
-//! let new = NewTask {
-//!     priority: TaskPriority::High,
-//!     ..NewTask::new(Title::new("Write the report")?)
-//! };
-//! let created = block_on(tasks.create(&operator, new))?;
-//! assert_eq!(created.reward, 0, "the new organization's treasury is empty");
-//! assert_eq!(block_on(tasks.get(&operator, created.id))?.title.as_str(), "Write the report");
-//!
-//! // Another organization does not see it.
-//! let stranger = Actor { org_id: OrgId::from_uuid(Uuid::now_v7()), ..operator.clone() };
-//! assert!(matches!(block_on(tasks.get(&stranger, created.id)), Err(ServiceError::NotFound(_))));
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
 //!
 //! # What is stable
 //!
@@ -94,16 +56,13 @@
 //! public API, and CI compares the API with the last tagged release. Stable: the
 //! model's types and their constructors, the port traits, the services' methods and
 //! their request and error types, and the pure functions of [`rules`] and [`policy`].
-//! Not stable: the `memory::fakes` stand-ins (for tests only, never for real
-//! credentials) and the `mocks` (their shape follows `mockall`'s).
+//! Not stable: the `mocks` (their shape follows `mockall`'s).
 //!
 //! This crate depends on no runtime, web framework or database driver; a test in
 //! `tests/no_io_dependencies.rs` keeps it that way.
 
 #![deny(missing_docs)]
 
-#[cfg(feature = "memory")]
-pub mod memory;
 pub mod model;
 pub mod policy;
 pub mod ports;

@@ -9,12 +9,12 @@ use crate::common::world::World;
 use std::sync::Arc;
 
 use futures_executor::block_on;
-use muster_domain::memory::fakes::RecordingHookCaller;
 use muster_domain::model::{Actor, Breakers, HookEvents, HookName, HookType, HookUrl, Threshold};
 use muster_domain::service::guard::{GuardPatch, GuardService, GuardedUnitOfWork, RunawayGuard};
 use muster_domain::service::{
     GatedUnitOfWork, HookGate, NewWebhook, ServiceError, TaskService, WebhookService,
 };
+use muster_memory::fakes::RecordingHookCaller;
 use time::Duration;
 
 const OFF: Breakers = Breakers {

@@ -8,13 +8,13 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures_executor::block_on;
-use muster_domain::memory::fakes::RecordingHookCaller;
 use muster_domain::model::{
     Event, HookUrl, MAX_PUSH_CONFIGS_PER_TASK, OrgId, PushAuth, PushConfigId, TaskId, TaskStatus,
     UserRole,
 };
 use muster_domain::ports::{HookCall, PushRenderer, RepositoryError};
 use muster_domain::service::{DeliveryService, NewPush, ServiceError, WebhookService};
+use muster_memory::fakes::RecordingHookCaller;
 use serde_json::{Value, json};
 
 /// Names the task and the event it was asked about.

@@ -8,8 +8,6 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use futures_executor::block_on;
-use muster_domain::memory::MemoryStore;
-use muster_domain::memory::fakes::{OpenTargets, RecordingHookCaller};
 use muster_domain::model::{
     AgentId, Event, HookUrl, OrgId, PushAuth, TaskId, TaskOutcome, TaskResult, TaskStatus, Title,
     UserRole,
@@ -23,6 +21,8 @@ use muster_domain::service::{
     DeliveryService, NewRemoteAgent, NewTask, RemoteAgentService, RemotePorts, RemoteReport,
     ServiceError, WebhookService,
 };
+use muster_memory::MemoryStore;
+use muster_memory::fakes::{OpenTargets, RecordingHookCaller};
 use serde_json::{Value, json};
 
 /// Writes the hand-over as the arguments it was given, when the task (read from the

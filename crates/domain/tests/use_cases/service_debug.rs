@@ -6,7 +6,6 @@ use crate::common::world::World;
 use std::fmt::Debug;
 use std::sync::Arc;
 
-use muster_domain::memory::fakes::{FakeTokens, FakeTotp, PlainHasher, RecordingHookCaller};
 use muster_domain::model::{Breakers, HookType, OrgId, Threshold, UserRole};
 use muster_domain::ports::{HookCall, NewTotpSecret};
 use muster_domain::rules::budget::BudgetPeriod;
@@ -17,6 +16,7 @@ use muster_domain::service::{
     ChatSettings, CodeHostPorts, CodeHostService, DeliveryService, EventService, GatedUnitOfWork,
     HookGate, InboundPorts, InboundService, WebhookService,
 };
+use muster_memory::fakes::{FakeTokens, FakeTotp, PlainHasher, RecordingHookCaller};
 
 /// `value`'s `Debug` is `name { .. }` and nothing else.
 fn names_only(value: &impl Debug, name: &str) {

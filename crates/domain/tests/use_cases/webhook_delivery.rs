@@ -6,7 +6,6 @@ use crate::common::world::World;
 use std::sync::Arc;
 
 use futures_executor::block_on;
-use muster_domain::memory::fakes::{OpenTargets, RecordingHookCaller};
 use muster_domain::model::{
     HookEvents, HookName, HookTimeout, HookType, HookUrl, UserRole, Webhook,
 };
@@ -15,6 +14,7 @@ use muster_domain::rules::delivery::{DISABLE_AFTER_FAILURES, RetrySchedule};
 use muster_domain::service::{
     DeliveryService, NewWebhook, ServiceError, WebhookPatch, WebhookPorts, WebhookService,
 };
+use muster_memory::fakes::{OpenTargets, RecordingHookCaller};
 use time::Duration;
 
 /// A world with a recording receiver, the hook service and a delivery worker.
@@ -424,11 +424,11 @@ fn a_leased_hook_belongs_to_one_worker_until_it_lets_go() {
 /// A receiver that takes 20 s per call on the world's clock, and meanwhile checks
 /// whether another worker could take the hook's lease.
 struct SlowReceiver {
-    clock: Arc<muster_domain::memory::ManualClock>,
+    clock: Arc<muster_memory::ManualClock>,
     rival: std::sync::Mutex<Option<DeliveryService>>,
     stolen: std::sync::Mutex<Vec<bool>>,
     /// The store, and the hook whose delivery log is read at each call.
-    store: muster_domain::memory::MemoryStore,
+    store: muster_memory::MemoryStore,
     hook: std::sync::Mutex<Option<(muster_domain::model::OrgId, muster_domain::model::WebhookId)>>,
     logged: std::sync::Mutex<Vec<u64>>,
 }

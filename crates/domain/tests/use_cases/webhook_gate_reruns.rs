@@ -13,7 +13,6 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 use futures_executor::block_on;
 use futures_util::FutureExt;
-use muster_domain::memory::MemoryStore;
 use muster_domain::model::{
     Actor, HookEvents, HookName, HookType, HookUrl, Task, TaskId, TaskStatus,
 };
@@ -21,6 +20,7 @@ use muster_domain::ports::{CallResult, HookCall, HookCaller, UnitOfWork, transac
 use muster_domain::service::{
     Conflict, GatedUnitOfWork, HookGate, NewWebhook, ServiceError, TaskService, WebhookService,
 };
+use muster_memory::MemoryStore;
 use serde_json::Value;
 use uuid::Uuid;
 

@@ -4,7 +4,7 @@
 //! `contract_tests!` turns the listed names into a `sqlite::name`, a `postgres::name`
 //! and a `memory::name` test: the first two each on a fresh, migrated database
 //! (`TestDatabase`) that is removed afterwards, the third on a fresh
-//! `muster_domain::memory::MemoryStore`, so that the three implementations of the ports
+//! `muster_memory::MemoryStore`, so that the three implementations of the ports
 //! cannot drift apart. Behaviours about the databases themselves (the schema, raw
 //! rows, batching) take `&Database` and are listed in `engine_contract_tests!`, which
 //! makes only the two engine tests (`sqlite_engine::name`, `postgres_engine::name`).
@@ -23,7 +23,7 @@ macro_rules! contract_tests {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $name() {
-                    super::$name(&::muster_domain::memory::MemoryStore::new()).await;
+                    super::$name(&::muster_memory::MemoryStore::new()).await;
                 }
             )+
         }

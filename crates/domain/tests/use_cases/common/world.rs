@@ -1,12 +1,10 @@
-//! A whole organization on the in-memory ports (`memory` feature): the use cases run
+//! A whole organization on the in-memory ports (`muster-memory`): the use cases run
 //! against a real store, so a test states what a caller sees and what the store keeps
 //! instead of which port calls a use case makes.
 
 use std::sync::Arc;
 
 use futures_executor::block_on;
-use muster_domain::memory::fakes::{DigestSigner, PlainVault};
-use muster_domain::memory::{ManualClock, MemoryStore, TimeOrderedIds};
 use muster_domain::model::{
     Actor, ActorKind, Agent, AgentHandle, AgentMode, CapabilityName, Email, Event, Level, Metadata,
     OrgId, OrgName, Proficiency, Task, TaskPriority, Title, UserRole,
@@ -16,6 +14,8 @@ use muster_domain::service::{
     AgentService, BootstrapRequest, BootstrapService, NewAgent, NewChild, NewTask, TaskService,
     TreasuryService,
 };
+use muster_memory::fakes::{DigestSigner, PlainVault};
+use muster_memory::{ManualClock, MemoryStore, TimeOrderedIds};
 use serde_json::Value;
 use time::OffsetDateTime;
 use time::macros::datetime;
@@ -200,7 +200,7 @@ impl World {
         muster_domain::service::WebhookPorts {
             hooks: store.clone(),
             uow: store,
-            guard: Arc::new(muster_domain::memory::fakes::OpenTargets),
+            guard: Arc::new(muster_memory::fakes::OpenTargets),
             vault: self.vault.clone(),
             caller,
             clock: self.clock.clone(),

@@ -1,18 +1,16 @@
-//! Embedding the domain: the use cases wired to the in-memory ports (feature `memory`).
+//! Embedding the domain: the use cases wired to the in-memory ports (`muster-memory`).
 //!
 //! A small organization's day: bootstrap it with credits in its treasury, register two
 //! agents with different capabilities, create a task that needs Rust (its reward is
 //! escrowed from the treasury), let routing pick the agent that has it, move the task
 //! to `done`, and read what that paid and what the audit log kept.
 //!
-//! Run: `cargo run -p muster-domain --features memory --example embedded`.
+//! Run: `cargo run -p muster-memory --example embedded`.
 
 use std::error::Error;
 use std::sync::Arc;
 
 use futures_executor::block_on;
-use muster_domain::memory::fakes::{PlainHasher, PlainVault};
-use muster_domain::memory::{MemoryStore, SystemClock, TimeOrderedIds};
 use muster_domain::model::{
     Actor, ActorKind, Agent, AgentHandle, CapabilityName, Email, Metadata, OrgName, Proficiency,
     TaskPriority, TaskStatus, Title, UserRole,
@@ -23,6 +21,8 @@ use muster_domain::service::{
     AgentService, AutoAssign, BootstrapRequest, BootstrapService, EventQuery, EventService,
     NewAgent, NewTask, TaskService, TreasuryService,
 };
+use muster_memory::fakes::{PlainHasher, PlainVault};
+use muster_memory::{MemoryStore, SystemClock, TimeOrderedIds};
 use serde_json::json;
 
 fn main() -> Result<(), Box<dyn Error>> {

@@ -3,15 +3,15 @@
 //! at once.
 
 use async_trait::async_trait;
+use muster_domain::model::{AgentId, Begun, IdempotencyKey, OrgId, StoredResponse, WebhookId};
+use muster_domain::ports::{
+    DeliveryQueue, IdempotencyStore, NonceOutcome, NonceStore, PendingDelivery, RepositoryError,
+};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::MemoryStore;
-use super::state::{IdempotencyRecord, IdempotencySlot};
-use crate::model::{AgentId, Begun, IdempotencyKey, OrgId, StoredResponse, WebhookId};
-use crate::ports::{
-    DeliveryQueue, IdempotencyStore, NonceOutcome, NonceStore, PendingDelivery, RepositoryError,
-};
+use crate::MemoryStore;
+use crate::state::{IdempotencyRecord, IdempotencySlot};
 
 #[async_trait]
 impl NonceStore for MemoryStore {

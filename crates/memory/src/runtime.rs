@@ -6,8 +6,8 @@ use std::sync::{Mutex, PoisonError};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::model::instant::to_millis;
-use crate::ports::{Clock, IdGenerator};
+use muster_domain::model::instant::to_millis;
+use muster_domain::ports::{Clock, IdGenerator};
 
 /// The system's clock, in UTC, truncated to milliseconds.
 #[derive(Debug, Clone, Copy, Default)]
@@ -22,7 +22,7 @@ impl Clock for SystemClock {
 /// A clock that stands still until the test moves it.
 ///
 /// ```
-/// use muster_domain::memory::ManualClock;
+/// use muster_memory::ManualClock;
 /// use muster_domain::ports::Clock;
 /// use time::{Duration, macros::datetime};
 ///

@@ -5,11 +5,11 @@ use std::collections::BTreeMap;
 use std::ops::Deref;
 use std::sync::Arc;
 
-use crate::model::OrgId;
+use muster_domain::model::OrgId;
 
 /// Rows of one kind, ordered by key.
 #[derive(Debug)]
-pub(super) struct Table<K, V>(Arc<BTreeMap<K, V>>);
+pub(crate) struct Table<K, V>(Arc<BTreeMap<K, V>>);
 
 impl<K, V> Clone for Table<K, V> {
     fn clone(&self) -> Self {
@@ -25,17 +25,17 @@ impl<K, V> Default for Table<K, V> {
 
 impl<K: Ord + Clone, V: Clone> Table<K, V> {
     /// The rows, for writing: copied first if another state still shares them.
-    pub(super) fn rows_mut(&mut self) -> &mut BTreeMap<K, V> {
+    pub(crate) fn rows_mut(&mut self) -> &mut BTreeMap<K, V> {
         Arc::make_mut(&mut self.0)
     }
 
     /// Stores `value` under `key`, replacing what was there.
-    pub(super) fn put(&mut self, key: K, value: V) {
+    pub(crate) fn put(&mut self, key: K, value: V) {
         self.rows_mut().insert(key, value);
     }
 
     /// The row under `key`, for changing it in place; `None` when there is none.
-    pub(super) fn row_mut(&mut self, key: &K) -> Option<&mut V> {
+    pub(crate) fn row_mut(&mut self, key: &K) -> Option<&mut V> {
         if self.0.contains_key(key) {
             self.rows_mut().get_mut(key)
         } else {
@@ -44,7 +44,7 @@ impl<K: Ord + Clone, V: Clone> Table<K, V> {
     }
 
     /// Removes and answers the row under `key`, copying only when there is one.
-    pub(super) fn take(&mut self, key: &K) -> Option<V> {
+    pub(crate) fn take(&mut self, key: &K) -> Option<V> {
         if self.0.contains_key(key) {
             self.rows_mut().remove(key)
         } else {
@@ -53,7 +53,7 @@ impl<K: Ord + Clone, V: Clone> Table<K, V> {
     }
 
     /// Keeps only the rows `keep` accepts; how many were removed.
-    pub(super) fn retain(&mut self, mut keep: impl FnMut(&K, &V) -> bool) -> u64 {
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&K, &V) -> bool) -> u64 {
         if self.0.iter().all(|(k, v)| keep(k, v)) {
             return 0;
         }
@@ -74,7 +74,7 @@ impl<K, V> Deref for Table<K, V> {
 
 /// A row that belongs to one organization: reads and writes through the ports are
 /// scoped to it, and a row of another organization is a missing row.
-pub(super) trait Owned {
+pub(crate) trait Owned {
     fn org(&self) -> OrgId;
 }
 
@@ -89,26 +89,26 @@ macro_rules! owned_by_org_id {
 }
 
 owned_by_org_id!(
-    crate::model::User,
-    crate::model::ApiKey,
-    crate::model::Capability,
-    crate::model::Task,
-    crate::model::TaskDependency,
-    crate::model::Comment,
-    crate::model::Escalation,
-    crate::model::TaskTemplate,
-    crate::model::InboundKey,
-    crate::model::CodeHostConnection,
+    muster_domain::model::User,
+    muster_domain::model::ApiKey,
+    muster_domain::model::Capability,
+    muster_domain::model::Task,
+    muster_domain::model::TaskDependency,
+    muster_domain::model::Comment,
+    muster_domain::model::Escalation,
+    muster_domain::model::TaskTemplate,
+    muster_domain::model::InboundKey,
+    muster_domain::model::CodeHostConnection,
 );
 
 impl<K: Ord + Clone, V: Clone + Owned> Table<K, V> {
     /// The row under `key` if it belongs to `org`.
-    pub(super) fn in_org(&self, key: &K, org: OrgId) -> Option<&V> {
+    pub(crate) fn in_org(&self, key: &K, org: OrgId) -> Option<&V> {
         self.get(key).filter(|row| row.org() == org)
     }
 
     /// The row under `key`, for changing it in place, if it belongs to `org`.
-    pub(super) fn row_in_org(&mut self, key: &K, org: OrgId) -> Option<&mut V> {
+    pub(crate) fn row_in_org(&mut self, key: &K, org: OrgId) -> Option<&mut V> {
         if self.in_org(key, org).is_some() {
             self.rows_mut().get_mut(key)
         } else {
@@ -117,7 +117,7 @@ impl<K: Ord + Clone, V: Clone + Owned> Table<K, V> {
     }
 
     /// Removes and answers the row under `key` if it belongs to `org`.
-    pub(super) fn take_in_org(&mut self, key: &K, org: OrgId) -> Option<V> {
+    pub(crate) fn take_in_org(&mut self, key: &K, org: OrgId) -> Option<V> {
         if self.in_org(key, org).is_some() {
             self.rows_mut().remove(key)
         } else {

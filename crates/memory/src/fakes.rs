@@ -10,10 +10,10 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::model::{
+use muster_domain::model::{
     AccessGrant, AccessToken, AgentId, AgentSecret, BearerSecret, Email, TokenHash, UserId,
 };
-use crate::ports::{
+use muster_domain::ports::{
     BoxError, CallResult, ExternalIdentity, HookCall, HookCaller, IdentityProvider, MessageSigner,
     NewTotpSecret, PasswordHasher, ProviderError, SealError, SecretKind, SecretSealer, SecretVault,
     TargetGuard, TargetRefusal, TokenMinter, TotpAuthority,

@@ -3,10 +3,10 @@
 //! the order of appends is the order of commits).
 
 use async_trait::async_trait;
+use muster_domain::model::{Event, EventId, EventPosition, OrgId, StreamStart};
+use muster_domain::ports::{EventFilter, EventLog, EventPage, RepositoryError};
 
-use super::MemoryStore;
-use crate::model::{Event, EventId, EventPosition, OrgId, StreamStart};
-use crate::ports::{EventFilter, EventLog, EventPage, RepositoryError};
+use crate::MemoryStore;
 
 /// Whether `event` of some organization is one `filter` asks for.
 fn wanted(filter: &EventFilter, event: &Event) -> bool {
