@@ -9,7 +9,7 @@
 //!
 //! Here a thread with a connection of its own copies them instead, a few milliseconds
 //! after each commit (the group committer wakes it after each group, and every other
-//! writer when it gives the writer connection back: see [`crate::conn::PooledWrite`]),
+//! writer when it gives the writer connection back: see [`crate::db::PooledWrite`]),
 //! while the writer goes on (a `PASSIVE` checkpoint takes no lock
 //! that writers or readers wait for). The writer still checkpoints itself when the log
 //! reaches [`WRITER_CHECKPOINT_PAGES`]: by then this thread has copied nearly all of

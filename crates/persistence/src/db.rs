@@ -1,59 +1,25 @@
 //! The connection pool for either engine.
 
-use crate::checkpointer::{Checkpointer, WRITER_CHECKPOINT_PAGES};
-use crate::group_commit::GroupCommit;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use deadpool::Runtime;
-use diesel::SqliteConnection;
 use diesel_async::pooled_connection::deadpool::Pool as DeadPool;
 use diesel_async::pooled_connection::{
     AsyncDieselConnectionManager, ManagerConfig, RecyclingMethod,
 };
-use diesel_async::sync_connection_wrapper::{SpawnBlocking, SyncConnectionWrapper};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use futures_util::FutureExt;
-use futures_util::future::BoxFuture;
 use muster_domain::ports::RepositoryError;
 
-use crate::conn::{PooledConn, PooledWrite, on_conn};
+use crate::checkpointer::{Checkpointer, WRITER_CHECKPOINT_PAGES};
+use crate::conn::{PooledConn, SqliteConn, on_conn};
 use crate::error::{from_diesel, from_pool, with_sources};
 use crate::event_counts::EventCounts;
+use crate::group_commit::GroupCommit;
 use crate::pg_tls::PgConnector;
 use crate::url::DatabaseUrl;
-
-/// The SQLite connection type: a synchronous connection whose calls run on the calling
-/// thread (see [`Inline`]).
-pub(crate) type SqliteConn = SyncConnectionWrapper<SqliteConnection, Inline>;
-
-/// Runs each SQLite call where it is awaited instead of on tokio's blocking pool.
-///
-/// An SQLite statement of this service takes microseconds: a primary-key read is about
-/// 10 µs of CPU, while handing it to a blocking thread and waking the request's worker
-/// afterwards costs several times that in futex waits and scheduling (half of the
-/// server's profile under load was in the kernel). Nothing here waits on a lock either:
-/// in WAL mode readers never wait for the writer, and writers queue for the one writing
-/// connection in the pool's async queue before they touch the file; `busy_timeout` only
-/// matters when another process writes the same file.
-pub(crate) struct Inline;
-
-impl SpawnBlocking for Inline {
-    fn spawn_blocking<'a, R>(
-        &mut self,
-        task: impl FnOnce() -> R + Send + 'static,
-    ) -> BoxFuture<'a, Result<R, Box<dyn std::error::Error + Send + Sync + 'static>>>
-    where
-        R: Send + 'static,
-    {
-        std::future::ready(Ok(task())).boxed()
-    }
-
-    fn get_runtime() -> Self {
-        Self
-    }
-}
 
 /// A pool for one engine.
 #[derive(Clone)]
@@ -412,6 +378,43 @@ impl Database {
             Pool::Postgres(_) => self.pooled().await?,
         };
         Ok(PooledWrite::new(pooled, self.group_commit()))
+    }
+}
+
+/// The connection to write with, checked out ([`crate::Database::pooled_for_write`]).
+/// On SQLite, giving it back tells the checkpointer thread that the log may hold new
+/// pages, whoever wrote with it (the group committer, which takes the connection
+/// itself, tells it after each commit).
+pub(crate) struct PooledWrite<'db> {
+    pooled: PooledConn,
+    wakes: Option<&'db GroupCommit>,
+}
+
+impl<'db> PooledWrite<'db> {
+    pub(crate) fn new(pooled: PooledConn, wakes: Option<&'db GroupCommit>) -> Self {
+        Self { pooled, wakes }
+    }
+}
+
+impl std::ops::Deref for PooledWrite<'_> {
+    type Target = PooledConn;
+
+    fn deref(&self) -> &PooledConn {
+        &self.pooled
+    }
+}
+
+impl std::ops::DerefMut for PooledWrite<'_> {
+    fn deref_mut(&mut self) -> &mut PooledConn {
+        &mut self.pooled
+    }
+}
+
+impl Drop for PooledWrite<'_> {
+    fn drop(&mut self) {
+        if let Some(group) = self.wakes {
+            group.committed();
+        }
     }
 }
 

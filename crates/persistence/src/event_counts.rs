@@ -3,7 +3,7 @@
 //! SQLite at 20,000 events). The log is append-only, so a count stays true for the part
 //! of the log that can no longer change: this cache keeps, per organization and filter,
 //! how many matching events lie below a settled position, and each page only counts the
-//! events above it (see [`crate::queries::events::count_above`]).
+//! events above it (see [`crate::events::queries::count_above`]).
 //!
 //! Which part is settled: on SQLite, writes never overlap and rowids grow in commit
 //! order, so every rowid up to the highest one seen is final. On PostgreSQL, an event

@@ -33,10 +33,9 @@ use tokio::sync::{mpsc, oneshot};
 use tracing::Instrument;
 
 use crate::checkpointer::{Checkpointer, Nudge};
-use crate::conn::Conn;
-use crate::db::SqliteConn;
+use crate::conn::{Conn, SqliteConn};
 use crate::error::{from_diesel, from_pool};
-use crate::unit_of_work::DbTransaction;
+use crate::transaction::DbTransaction;
 use crate::writer_thread::WriterThread;
 
 type Manager = SyncTransactionManagerWrapper<AnsiTransactionManager>;

@@ -7,7 +7,7 @@ use diesel_async::AsyncPgConnection;
 use diesel_async::async_connection_wrapper::AsyncConnectionWrapper;
 use diesel_migrations::{EmbeddedMigrations, MigrationHarness, embed_migrations};
 
-use crate::db::SqliteConn;
+use crate::conn::SqliteConn;
 use crate::pg_tls::PgConnector;
 use crate::url::DatabaseUrl;
 

@@ -90,7 +90,7 @@ pub(crate) use {delete_oldest, last_of_batch, purge_in_batches};
 mod tests {
     use time::OffsetDateTime;
 
-    use crate::queries::plan::{reads_in_order, sqlite_plan};
+    use crate::plan::{reads_in_order, sqlite_plan};
     use crate::schema::{idempotency_keys, login_throttles, nonces, oauth_states};
     use crate::types::DbTime;
 

@@ -315,8 +315,8 @@ impl Database {
 /// failing when the server's writer holds the write lock at that moment.
 async fn raw_sqlite(
     path: &std::path::Path,
-) -> Result<crate::db::SqliteConn, diesel::ConnectionError> {
-    let mut conn = crate::db::SqliteConn::establish(&path.to_string_lossy()).await?;
+) -> Result<crate::conn::SqliteConn, diesel::ConnectionError> {
+    let mut conn = crate::conn::SqliteConn::establish(&path.to_string_lossy()).await?;
     conn.batch_execute("PRAGMA busy_timeout = 5000")
         .await
         .map_err(|e| diesel::ConnectionError::BadConnection(e.to_string()))?;

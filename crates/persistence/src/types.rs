@@ -14,10 +14,13 @@ use diesel::pg::{Pg, PgValue};
 use diesel::serialize::{self, IsNull, Output, ToSql};
 use diesel::sql_types::{Jsonb, Text, Timestamptz};
 use diesel::sqlite::{Sqlite, SqliteValue};
-use muster_domain::model::instant;
+use muster_domain::model::{TokenHash, instant};
+use muster_domain::ports::RepositoryError;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;
 use uuid::Uuid;
+
+use crate::error::corrupt;
 
 /// UUID: `uuid` on PostgreSQL, TEXT on SQLite.
 #[derive(
@@ -57,6 +60,18 @@ pub struct DbTime(pub OffsetDateTime);
 #[derive(Debug, Clone, PartialEq, Eq, AsExpression, FromSqlRow)]
 #[diesel(sql_type = PortableJson)]
 pub struct DbJson(pub serde_json::Value);
+
+/// An id of the domain as a UUID column value.
+pub(crate) fn db_uuid(id: impl Into<Uuid>) -> DbUuid {
+    DbUuid(id.into())
+}
+
+/// A stored SHA-256 hash (`what` names the column for the error): exactly 32 bytes.
+pub(crate) fn token_hash(what: &'static str, bytes: &[u8]) -> Result<TokenHash, RepositoryError> {
+    <[u8; 32]>::try_from(bytes)
+        .map(TokenHash)
+        .map_err(|_| corrupt(what, format!("{} bytes, not 32", bytes.len())))
+}
 
 impl ToSql<PortableUuid, Pg> for DbUuid {
     fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {

@@ -1,6 +1,6 @@
 //! SQLite's writing tasks on a thread of their own.
 //!
-//! SQLite's calls run inline on the thread that awaits them (see [`crate::db::Inline`]),
+//! SQLite's calls run inline on the thread that awaits them (see [`crate::conn::Inline`]),
 //! so the group committer and the nonce batcher, which hold the one writer connection
 //! most of the time under write load, keep whatever thread runs them busy. On a runtime
 //! shared with other tasks (the server's main thread also runs the webhook delivery

@@ -4,7 +4,7 @@
 //! costs a list request several percent of its CPU (in mutexes, or in preparing its
 //! statement anew) and changes no behaviour, so only this notices. (The plans that
 //! stable planning must keep are checked beside their queries, on the statements the
-//! code builds: `queries/tasks.rs`, `queries/events.rs`.)
+//! code builds: `src/tasks/queries.rs`, `src/events/queries.rs`.)
 
 use diesel::Connection as _;
 use diesel::sql_types::Integer;
