@@ -14,8 +14,7 @@ use muster_domain::model::{Actor, ActorKind, Begun, IdempotencyKey, StoredRespon
 use muster_domain::service::ServiceError;
 use time::OffsetDateTime;
 
-use crate::ApiError;
-use crate::error::codes;
+use crate::error::{ApiError, codes};
 use crate::state::AppState;
 
 /// The request header.

@@ -9,12 +9,7 @@ mod exposition;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-use actix_web::body::MessageBody;
-use actix_web::dev::{ServiceRequest, ServiceResponse};
-use actix_web::middleware::Next;
-use actix_web::web::Data;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::encoding::text::encode;
@@ -362,32 +357,6 @@ impl Metrics {
             Exposition::Text => exposition::to_text_format(&text),
         }
     }
-}
-
-/// Middleware: counts every answered request by its route template (`/tasks/{id}`,
-/// never the id; `unmatched` for unknown paths), when metrics are on.
-pub(crate) async fn count(
-    req: ServiceRequest,
-    next: Next<impl MessageBody>,
-) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
-    let metrics = req
-        .app_data::<Data<crate::AppState>>()
-        .and_then(|state| state.metrics.as_ref())
-        .map(|access| Arc::clone(&access.metrics));
-    let Some(metrics) = metrics else {
-        return next.call(req).await;
-    };
-    let started = Instant::now();
-    let res = next.call(req).await?;
-    let request = res.request();
-    let route = request.match_pattern();
-    metrics.request(
-        request.method().as_str(),
-        route.as_deref().unwrap_or("unmatched"),
-        res.status().as_u16(),
-        started.elapsed(),
-    );
-    Ok(res)
 }
 
 /// `"nonce already used"` → `nonce_already_used`: a fixed answer as a label value.

@@ -10,7 +10,7 @@ use tracing::Span;
 use tracing::field::Empty;
 use tracing_actix_web::{DefaultRootSpanBuilder, RequestId, RootSpanBuilder};
 
-use crate::ApiError;
+use crate::error::ApiError;
 
 /// Route parameters that are credentials.
 const SECRET_PARAMS: [&str; 1] = ["{key}"];

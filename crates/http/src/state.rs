@@ -13,9 +13,9 @@ use muster_domain::service::{
     InboundService, RemoteAgentService, TaskService, TreasuryService, WebhookService,
 };
 
-use crate::SignInStarts;
 use crate::edge::Edge;
 use crate::metrics::Metrics;
+use crate::sign_in_starts::SignInStarts;
 use crate::streams::EventStreams;
 
 /// Answers whether the service's dependencies (the database) respond, for `GET /ready`.

@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 
 use super::stream::{self, Framing, Until};
 use super::{card, check_version, ops, push};
-use crate::ApiError;
+use crate::error::ApiError;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 

@@ -12,16 +12,47 @@
 //! carry `A2A-Version: 1.0` (header or query parameter): a request without it speaks
 //! 0.3, which this server does not.
 
-pub(crate) mod card;
+mod card;
+mod document;
 pub(crate) mod jsonrpc;
 mod ops;
 pub(crate) mod push;
-pub(crate) mod remote;
+mod remote;
 pub(crate) mod rest;
 mod stream;
 
 use actix_web::HttpRequest;
 use muster_a2a::{A2aError, ErrorKind, PROTOCOL_VERSION};
+
+use crate::route_table::{Table, at};
+pub(crate) use document::paths;
+
+/// Adds A2A's routes to `table`: the card, both bindings and remote agents' pushes.
+pub(crate) fn register(table: &mut Table<'_>) {
+    table
+        .get("/.well-known/agent-card.json", rest::agent_card)
+        .post("/a2a/jsonrpc", jsonrpc::post)
+        .post("/a2a/remote/{agent}/tasks/{task}/push", remote::push)
+        .post("/a2a/rest/message:send", rest::send_message)
+        .post("/a2a/rest/message:stream", rest::stream_message)
+        .get("/a2a/rest/tasks", rest::list_tasks)
+        .get("/a2a/rest/extendedAgentCard", rest::extended_card)
+        .add(
+            at("/a2a/rest/tasks/{target}")
+                .get(rest::get_or_subscribe)
+                .post(rest::cancel_or_subscribe),
+        )
+        .add(
+            at("/a2a/rest/tasks/{target}/pushNotificationConfigs")
+                .get(rest::list_push_configs)
+                .post(rest::create_push_config),
+        )
+        .add(
+            at("/a2a/rest/tasks/{target}/pushNotificationConfigs/{config}")
+                .get(rest::get_push_config)
+                .delete(rest::delete_push_config),
+        );
+}
 
 /// The version header (and query parameter).
 const VERSION_HEADER: &str = "A2A-Version";

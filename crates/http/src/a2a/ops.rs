@@ -15,7 +15,7 @@ use muster_wire::time::DayEdge;
 use uuid::Uuid;
 
 use super::push;
-use crate::ApiError;
+use crate::error::ApiError;
 use crate::state::AppState;
 
 /// Page size of `ListTasks` when none is asked for.

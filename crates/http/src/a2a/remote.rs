@@ -8,7 +8,7 @@ use muster_domain::model::{AgentId, TaskId};
 use muster_domain::service::{ServiceError, Unauthorized};
 use serde::{Deserialize, Serialize};
 
-use crate::ApiError;
+use crate::error::ApiError;
 use crate::extract::RawBody;
 use crate::state::AppState;
 
@@ -64,8 +64,8 @@ pub(crate) async fn push(
     body: RawBody,
 ) -> Result<Json<PushAnswer>, ApiError> {
     let (agent, task) = path.into_inner();
-    let agent = crate::parse_uuid("agent", &agent).map(AgentId::from_uuid)?;
-    let task = crate::parse_uuid("task", &task).map(TaskId::from_uuid)?;
+    let agent = crate::body::parse_uuid("agent", &agent).map(AgentId::from_uuid)?;
+    let task = crate::body::parse_uuid("task", &task).map(TaskId::from_uuid)?;
     let token = req
         .headers()
         .get(TOKEN_HEADER)

@@ -15,7 +15,7 @@ use serde::de::DeserializeOwned;
 
 use super::stream::{self, Framing, Until};
 use super::{card, check_version, ops, push};
-use crate::ApiError;
+use crate::error::ApiError;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 

@@ -8,7 +8,6 @@
 //! The public URL is configured, never taken from a request; forwarding headers count
 //! only from the proxies the operator names.
 
-mod guard;
 mod names;
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
@@ -16,8 +15,8 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use actix_web::HttpRequest;
 use actix_web::http::header::{FORWARDED, HOST, HeaderName};
 
-pub(crate) use guard::guard;
-use names::{Authority, Network, SiteUrl};
+pub(crate) use names::SiteUrl;
+use names::{Authority, Network};
 
 /// Names every server answers to, whatever its port.
 const LOOPBACK: [&str; 3] = ["localhost", "127.0.0.1", "[::1]"];
@@ -191,7 +190,7 @@ impl Edge {
 
     /// Whether `host` is a name this server answers to: loopback, a public URL's name,
     /// an allowed host, or the address it listens on (an address cannot be rebound).
-    fn allows_host(&self, host: &Authority, local: SocketAddr) -> bool {
+    pub(crate) fn allows_host(&self, host: &Authority, local: SocketAddr) -> bool {
         LOOPBACK.contains(&host.host.as_str())
             || self.hosts.contains(&host.host)
             || self
@@ -203,13 +202,13 @@ impl Edge {
 
     /// Whether a page of `origin` may call: it is the origin the request was sent to
     /// (scheme aside, as behind a TLS-terminating proxy), or a public URL's.
-    fn allows_origin(&self, origin: &SiteUrl, host: &Authority) -> bool {
+    pub(crate) fn allows_origin(&self, origin: &SiteUrl, host: &Authority) -> bool {
         origin.names(host) || self.public.iter().any(|site| site.same_as(origin))
     }
 }
 
 /// The request's `Host` (or its URI's authority), when it is a plain `host[:port]`.
-fn host_of(req: &HttpRequest) -> Option<Authority> {
+pub(crate) fn host_of(req: &HttpRequest) -> Option<Authority> {
     match req.headers().get(HOST) {
         Some(host) => Authority::parse(host.to_str().ok()?),
         None => Authority::parse(req.uri().authority()?.as_str()),

@@ -6,10 +6,10 @@ use muster_domain::policy;
 use serde_json::{Map, Value};
 
 use super::calls::{answer, data, no_more, read};
-use crate::ApiError;
 use crate::dto::agent_money::{BalanceResponse, BudgetResponse};
 use crate::dto::agent_skills::SummaryResponse;
 use crate::dto::agents::{SpawnRequest, WithSecret};
+use crate::error::ApiError;
 use crate::state::AppState;
 
 /// Runs the agent tool `name` as `actor`: the JSON the matching route answers.
@@ -49,7 +49,7 @@ pub(super) async fn call(
 /// The `id` argument (an agent's UUID), or the calling agent when it is left out.
 fn agent_or_self(actor: &Actor, args: &mut Map<String, Value>) -> Result<AgentId, ApiError> {
     match args.remove("id") {
-        Some(Value::String(id)) => crate::parse_uuid("id", &id).map(AgentId::from_uuid),
+        Some(Value::String(id)) => crate::body::parse_uuid("id", &id).map(AgentId::from_uuid),
         Some(Value::Bool(_) | Value::Number(_) | Value::Array(_) | Value::Object(_)) => {
             Err(ApiError::bad_request("id must be a UUID"))
         }

@@ -6,20 +6,20 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-use crate::ApiError;
+use crate::answers;
 use crate::body::{parse_json, parse_optional_json};
+use crate::dto::Data;
 use crate::dto::claims::{ClaimBody, HeartbeatBody};
-use crate::dto::events::{EventListMeta, EventResponse, ListEventsQuery};
+use crate::dto::events::ListEventsQuery;
 use crate::dto::paging::PageResponse;
 use crate::dto::routing::{CandidateResponse, CandidatesQuery};
 use crate::dto::task_links::{
-    CommentRequest, CommentResponse, DataWithMessage, DependencyRequest, DependencyResponse,
-    EscalateRequest, EscalationResponse,
+    CommentRequest, CommentResponse, DependencyRequest, DependencyResponse, EscalateRequest,
 };
 use crate::dto::tasks::{
     CreateTaskRequest, ListTasksQuery, PatchTaskRequest, TaskResponse, TransitionRequest,
 };
-use crate::dto::{Data, Paged};
+use crate::error::ApiError;
 use crate::state::AppState;
 
 /// Runs the tool `name` as `actor`: the JSON the matching route answers, or its error.
@@ -104,15 +104,7 @@ async fn call_more(
         "escalate_task" => {
             let id = task_id(&mut args)?;
             let new = read::<EscalateRequest>(args)?.into_escalation()?;
-            let escalation = tasks.escalate(actor, id, new).await?;
-            let message = match escalation.to_agent_id {
-                Some(agent) => format!("Task escalated to agent {agent}"),
-                None => "Task escalated".to_owned(),
-            };
-            answer(&DataWithMessage {
-                data: EscalationResponse::from(escalation),
-                message,
-            })
+            answer(&answers::escalated(tasks.escalate(actor, id, new).await?))
         }
         "find_candidates" => {
             let id = task_id(&mut args)?;
@@ -126,18 +118,7 @@ async fn call_more(
             let query: ListEventsQuery = read(args)?;
             let page = query.page();
             let found = state.events.list(actor, &query.filter()?, page).await?;
-            answer(&Paged {
-                data: found
-                    .events
-                    .into_iter()
-                    .map(EventResponse::from)
-                    .collect::<Vec<_>>(),
-                meta: EventListMeta {
-                    total: found.total,
-                    page: page.page,
-                    limit: page.limit,
-                },
-            })
+            answer(&answers::events(found, page))
         }
         _ => super::agent_calls::call(state, actor, name, args).await,
     }
@@ -146,7 +127,7 @@ async fn call_more(
 /// The `id` argument, a task's UUID.
 fn task_id(args: &mut Map<String, Value>) -> Result<TaskId, ApiError> {
     match args.remove("id") {
-        Some(Value::String(id)) => crate::parse_uuid("id", &id).map(TaskId::from_uuid),
+        Some(Value::String(id)) => crate::body::parse_uuid("id", &id).map(TaskId::from_uuid),
         Some(_) => Err(ApiError::bad_request("id must be a UUID")),
         None => Err(ApiError::bad_request("id is required")),
     }

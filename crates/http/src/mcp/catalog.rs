@@ -5,7 +5,7 @@ use muster_domain::model::{Actor, ApiKeyScope, TaskStatus};
 use muster_domain::policy;
 use rmcp::model::Tool;
 
-use super::schema::input_schema;
+use super::schema::ToolSchemas;
 
 /// Who may see a tool (and call it: the use case checks again, as on the API).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,11 +163,17 @@ pub(super) const TOOLS: &[Spec] = &[
 ];
 
 /// The tools `actor` may use, with their schemas.
-pub(super) fn visible_to(actor: &Actor) -> Vec<Tool> {
+pub(super) fn visible_to(actor: &Actor, schemas: &ToolSchemas) -> Vec<Tool> {
     TOOLS
         .iter()
         .filter(|spec| spec.access.allows(actor))
-        .map(|spec| Tool::new(spec.name, spec.description, input_schema(spec.operation)))
+        .map(|spec| {
+            Tool::new(
+                spec.name,
+                spec.description,
+                schemas.input_schema(spec.operation),
+            )
+        })
         .collect()
 }
 

@@ -25,10 +25,14 @@ use rmcp::model::{
 };
 use serde_json::json;
 
-use crate::ApiError;
+use crate::error::ApiError;
 use crate::extract::Authenticated;
+use crate::route_table::Table;
 use crate::state::AppState;
 pub(crate) use message::read as read_message;
+pub(crate) use schema::ToolSchemas;
+#[cfg(test)]
+pub(crate) use schema::unmatched;
 
 /// The protocol revisions this endpoint speaks (all answer the same way).
 const VERSIONS: [ProtocolVersion; 3] = [
@@ -44,6 +48,22 @@ are the JSON of Muster's HTTP API.";
 
 /// The methods answered (the others are -32601).
 const ANSWERED: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
+
+/// Adds `POST /mcp` to `table`. Its handler takes the tools' schemas from the app's
+/// data, a [`ToolSchemas`].
+pub(crate) fn register(table: &mut Table<'_>) {
+    table.post("/mcp", post);
+}
+
+/// The operation of the OpenAPI document.
+#[derive(utoipa::OpenApi)]
+#[openapi(paths(post))]
+struct Paths;
+
+/// `POST /mcp` for the OpenAPI document, with its schemas.
+pub(crate) fn paths() -> utoipa::openapi::OpenApi {
+    <Paths as utoipa::OpenApi>::openapi()
+}
 
 /// `POST /mcp`.
 #[utoipa::path(
@@ -65,8 +85,9 @@ const ANSWERED: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];
     ),
     security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
 )]
-pub(crate) async fn post(
+async fn post(
     state: Data<AppState>,
+    tools: Data<ToolSchemas>,
     req: HttpRequest,
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
@@ -90,7 +111,7 @@ pub(crate) async fn post(
         // no answer.
         return Ok(HttpResponse::Accepted().finish());
     };
-    let answer = match answer(&state, &auth.actor, request.request, &req).await {
+    let answer = match answer(&state, &tools, &auth.actor, request.request, &req).await {
         Ok(mut result) => {
             result.strip_result_type_for_legacy_peer();
             ServerJsonRpcMessage::response(result, request.id)
@@ -102,6 +123,7 @@ pub(crate) async fn post(
 
 async fn answer(
     state: &AppState,
+    tools: &ToolSchemas,
     actor: &Actor,
     request: ClientRequest,
     req: &HttpRequest,
@@ -124,7 +146,7 @@ async fn answer(
         }
         ClientRequest::PingRequest(_) => Ok(ServerResult::empty(())),
         ClientRequest::ListToolsRequest(_) => Ok(ServerResult::ListToolsResult(
-            ListToolsResult::with_all_items(catalog::visible_to(actor)),
+            ListToolsResult::with_all_items(catalog::visible_to(actor, tools)),
         )),
         ClientRequest::CallToolRequest(call) => Ok(ServerResult::CallToolResult(
             call_tool(state, actor, call.params, req).await?,

@@ -1,5 +1,8 @@
 //! Tool input schemas, built from the very operation of the OpenAPI document each tool
 //! stands for: its path and query parameters and its body's fields, `$ref`s inlined.
+//!
+//! The document is the API's, assembled elsewhere: the app hands [`ToolSchemas`] the
+//! function that builds it.
 
 use std::sync::{Arc, OnceLock};
 
@@ -8,27 +11,53 @@ use serde_json::{Map, Value, json};
 
 use super::catalog::{Spec, TOOLS};
 
-/// The input schema of `operation`: an object whose properties are its path and query
-/// parameters and its body's fields, every `$ref` inlined.
-pub(super) fn input_schema(operation: &str) -> Arc<JsonObject> {
-    static SCHEMAS: OnceLock<Map<String, Value>> = OnceLock::new();
-    let all = SCHEMAS.get_or_init(|| {
-        let document = crate::openapi::document();
-        TOOLS
-            .iter()
-            .map(|spec| {
-                (
-                    spec.operation.to_owned(),
-                    Value::Object(build(&document, spec)),
-                )
-            })
-            .collect()
-    });
-    let schema = match all.get(operation) {
-        Some(Value::Object(schema)) => schema.clone(),
-        _ => Map::from_iter([("type".to_owned(), json!("object"))]),
-    };
-    Arc::new(schema)
+/// The tools' input schemas, built on first use from the document `document` returns.
+pub(crate) struct ToolSchemas {
+    document: fn() -> Value,
+    built: OnceLock<Map<String, Value>>,
+}
+
+impl ToolSchemas {
+    /// The schemas of the operations of the document `document` returns.
+    pub(crate) const fn new(document: fn() -> Value) -> Self {
+        Self {
+            document,
+            built: OnceLock::new(),
+        }
+    }
+
+    /// The input schema of `operation`: an object whose properties are its path and
+    /// query parameters and its body's fields, every `$ref` inlined.
+    pub(crate) fn input_schema(&self, operation: &str) -> Arc<JsonObject> {
+        let all = self.built.get_or_init(|| {
+            let document = (self.document)();
+            TOOLS
+                .iter()
+                .map(|spec| {
+                    (
+                        spec.operation.to_owned(),
+                        Value::Object(build(&document, spec)),
+                    )
+                })
+                .collect()
+        });
+        let schema = match all.get(operation) {
+            Some(Value::Object(schema)) => schema.clone(),
+            _ => Map::from_iter([("type".to_owned(), json!("object"))]),
+        };
+        Arc::new(schema)
+    }
+}
+
+/// The tools whose operation `document` does not have (their input schema is then a
+/// bare object).
+#[cfg(test)]
+pub(crate) fn unmatched(document: &Value) -> Vec<&'static str> {
+    TOOLS
+        .iter()
+        .filter(|spec| find_operation(document, spec.operation).is_none())
+        .map(|spec| spec.name)
+        .collect()
 }
 
 fn build(document: &Value, spec: &Spec) -> JsonObject {
@@ -123,27 +152,62 @@ fn inline(document: &Value, schema: &Value, depth: usize) -> Value {
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_tool_stands_for_an_operation_of_the_document() {
-        let document = crate::openapi::document();
-        for spec in TOOLS {
-            assert!(
-                find_operation(&document, spec.operation).is_some(),
-                "{} names {}, which the document does not have",
-                spec.name,
-                spec.operation
-            );
-            let schema = input_schema(spec.operation);
-            assert!(schema.get("properties").is_some(), "{}", spec.name);
-        }
+    /// Two operations in the shape of the API's document: a task by id in the path, and
+    /// an agent's balance whose `id` may be left out, with a body by `$ref`.
+    fn document() -> Value {
+        json!({
+            "paths": {
+                "/tasks/{id}": {"get": {
+                    "operationId": "getTask",
+                    "parameters": [{"name": "id", "in": "path", "required": true,
+                        "description": "Task id", "schema": {"type": "string", "format": "uuid"}}]
+                }},
+                "/agents/{id}/credits/balance": {"post": {
+                    "operationId": "getAgentBalance",
+                    "parameters": [{"name": "id", "in": "path", "required": true,
+                        "description": "Agent id", "schema": {"type": "string"}}],
+                    "requestBody": {"content": {"application/json": {"schema":
+                        {"$ref": "#/components/schemas/Note"}}}}
+                }}
+            },
+            "components": {"schemas": {"Note": {
+                "type": "object",
+                "properties": {"note": {"$ref": "#/components/schemas/Text"}},
+                "required": ["note"]
+            }, "Text": {"type": "string", "maxLength": 10}}}
+        })
     }
 
     #[test]
     fn an_own_id_is_optional_and_a_task_id_is_required() {
-        let balance = input_schema("getAgentBalance");
+        let schemas = ToolSchemas::new(document);
+        let balance = schemas.input_schema("getAgentBalance");
         assert!(balance["properties"]["id"].is_object(), "{balance:?}");
-        assert!(balance.get("required").is_none(), "{balance:?}");
-        let task = input_schema("getTask");
+        assert_eq!(balance["required"], json!(["note"]), "{balance:?}");
+        let task = schemas.input_schema("getTask");
         assert_eq!(task["required"], json!(["id"]), "{task:?}");
+        assert_eq!(task["properties"]["id"]["description"], json!("Task id"));
+        assert_eq!(task["additionalProperties"], json!(false));
+    }
+
+    #[test]
+    fn refs_are_inlined() {
+        let balance = ToolSchemas::new(document).input_schema("getAgentBalance");
+        assert_eq!(
+            balance["properties"]["note"],
+            json!({"type": "string", "maxLength": 10})
+        );
+    }
+
+    #[test]
+    fn a_tool_without_its_operation_takes_a_bare_object() {
+        let unmatched = unmatched(&document());
+        assert!(unmatched.contains(&"claim_task"), "{unmatched:?}");
+        assert!(!unmatched.contains(&"get_task"), "{unmatched:?}");
+        let schema = ToolSchemas::new(document).input_schema("claimTask");
+        assert_eq!(
+            *schema,
+            Map::from_iter([("type".to_owned(), json!("object"))])
+        );
     }
 }

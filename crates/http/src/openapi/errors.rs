@@ -7,6 +7,8 @@ use utoipa::openapi::{
     ContentBuilder, HeaderBuilder, OpenApi, Ref, RefOr, Response, ResponseBuilder,
 };
 
+use crate::error::ErrorBody;
+
 /// (status, component name, description, has `Retry-After`).
 const SHARED: &[(&str, &str, &str, bool)] = &[
     (
@@ -78,7 +80,7 @@ pub(super) fn add_common_responses(doc: &mut OpenApi) {
     let components = doc.components.get_or_insert_with(Default::default);
     components.schemas.insert(
         "ErrorBody".to_owned(),
-        <super::ErrorBody as utoipa::PartialSchema>::schema(),
+        <ErrorBody as utoipa::PartialSchema>::schema(),
     );
     for (_, name, description, retry_after) in SHARED {
         components.responses.insert(

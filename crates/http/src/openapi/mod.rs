@@ -6,19 +6,19 @@
 
 mod a2a;
 mod errors;
+mod paths;
+mod reference;
 mod rules;
-mod schemas;
 mod security;
 
 use std::sync::OnceLock;
 
-pub(crate) use crate::error::ErrorBody;
-pub(crate) use schemas::{LoginAnswer, StatusBody, StreamEvent};
+pub(crate) use reference::register;
 
 /// The API's OpenAPI document, as JSON.
 #[must_use]
 pub fn document() -> serde_json::Value {
-    let mut doc = crate::routes::paths();
+    let mut doc = paths::all();
     doc.info = info();
     security::add_schemes(&mut doc);
     errors::add_common_responses(&mut doc);

@@ -1,5 +1,6 @@
-//! The document against the code: the committed copy, the route table, the domain's
-//! limits and the credential each family of routes takes.
+//! The document against the code: the committed copy, the domain's limits and the
+//! credential each family of routes takes (the crate's root holds it to the route
+//! table).
 
 use std::collections::BTreeSet;
 
@@ -38,32 +39,6 @@ fn is_openapi_3_1_with_version_and_title() {
     assert_eq!(at(&doc, "/openapi"), "3.1.0");
     assert_eq!(at(&doc, "/info/title"), "Muster API");
     assert_eq!(at(&doc, "/info/version"), env!("CARGO_PKG_VERSION"));
-}
-
-#[test]
-fn documents_exactly_the_registered_routes() {
-    let registered: BTreeSet<(String, String)> = crate::operations()
-        .into_iter()
-        .map(|(method, path)| (method.to_lowercase(), path.replace(":.*}", "}")))
-        .collect();
-    let doc = doc();
-    let mut documented = BTreeSet::new();
-    for (path, item) in at(&doc, "/paths").as_object().expect("paths") {
-        for method in item.as_object().expect("path item").keys() {
-            documented.insert((method.clone(), path.clone()));
-        }
-    }
-    let undocumented: Vec<_> = registered.difference(&documented).collect();
-    let unserved: Vec<_> = documented.difference(&registered).collect();
-    assert!(
-        undocumented.is_empty(),
-        "registered, not documented: {undocumented:?}"
-    );
-    assert!(
-        unserved.is_empty(),
-        "documented, not registered: {unserved:?}"
-    );
-    assert!(registered.len() > 100, "{} operations", registered.len());
 }
 
 #[test]
@@ -215,7 +190,7 @@ fn credentials_follow_the_route_family() {
 
 #[test]
 fn every_added_rule_finds_its_schema() {
-    let mut raw = serde_json::to_value(crate::routes::paths()).expect("serializable");
+    let mut raw = serde_json::to_value(super::paths::all()).expect("serializable");
     let mut missing = super::rules::add_rules(&mut raw);
     missing.extend(super::a2a::add_bodies(&mut raw));
     assert!(

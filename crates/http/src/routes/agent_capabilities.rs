@@ -6,7 +6,6 @@ use muster_domain::model::CapabilityId;
 
 use super::agents::agent_id;
 use super::tasks::Answer;
-use crate::ApiError;
 use crate::body::{parse_json, parse_query};
 use crate::dto;
 use crate::dto::agent_skills::{
@@ -14,11 +13,12 @@ use crate::dto::agent_skills::{
 };
 use crate::dto::agents::CapabilityResponse;
 use crate::dto::auth::MessageResponse;
+use crate::error::ApiError;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 
 fn capability_id(path: &str) -> Result<CapabilityId, ApiError> {
-    crate::parse_uuid("capabilityId", path).map(CapabilityId::from_uuid)
+    crate::body::parse_uuid("capabilityId", path).map(CapabilityId::from_uuid)
 }
 
 /// `GET /agents/capabilities`.

@@ -7,7 +7,6 @@ use muster_domain::service::agent_limits::hierarchy_depth;
 
 use super::agents::{agent_id, status_answer, status_target};
 use super::tasks::Answer;
-use crate::ApiError;
 use crate::body::{parse_json, parse_optional_json, parse_page, parse_query};
 use crate::dto;
 use crate::dto::agents::{
@@ -17,6 +16,7 @@ use crate::dto::agents::{
 use crate::dto::auth::MessageResponse;
 use crate::dto::paging::{PageQuery, PageResponse};
 use crate::dto::task_links::DataWithMessage;
+use crate::error::ApiError;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 

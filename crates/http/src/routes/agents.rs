@@ -5,7 +5,6 @@ use actix_web::web::{Data, Json, Path};
 use muster_domain::model::{Agent, AgentId};
 
 use super::tasks::Answer;
-use crate::ApiError;
 use crate::body::{parse_json, parse_optional_json, parse_query};
 use crate::dto;
 use crate::dto::agents::{
@@ -14,12 +13,13 @@ use crate::dto::agents::{
 };
 use crate::dto::paging::PageResponse;
 use crate::dto::task_links::{DataWithMessage, EmptyRequest};
+use crate::error::ApiError;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 
 /// The agent id of a path segment.
 pub(super) fn agent_id(path: &str) -> Result<AgentId, ApiError> {
-    crate::parse_uuid("id", path).map(AgentId::from_uuid)
+    crate::body::parse_uuid("id", path).map(AgentId::from_uuid)
 }
 
 /// The agent of a status route (`/revoke`, `/activate`, ...), whose body may only be

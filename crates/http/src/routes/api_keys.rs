@@ -5,15 +5,15 @@ use actix_web::web::{Data, Json, Path};
 use muster_domain::model::ApiKeyId;
 use muster_domain::service::{NewApiKey, Page};
 
-use crate::ApiError;
 use crate::body::{parse_json, parse_page};
 use crate::dto::auth::{ApiKeyResponse, CreateApiKeyBody, MessageResponse};
 use crate::dto::paging::{PageQuery, PageResponse};
+use crate::error::ApiError;
 use crate::extract::SignedInUser;
 use crate::state::AppState;
 
 fn key_id(path: &str) -> Result<ApiKeyId, ApiError> {
-    crate::parse_uuid("id", path).map(ApiKeyId::from_uuid)
+    crate::body::parse_uuid("id", path).map(ApiKeyId::from_uuid)
 }
 
 /// `POST /api-keys`.

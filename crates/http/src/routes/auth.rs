@@ -1,20 +1,20 @@
 //! `/auth`: login, token rotation, logout, the user's own account, user creation and
 //! the second factor. Bare objects on the wire (decision D-9).
 
-use crate::openapi::{ErrorBody, LoginAnswer};
 use actix_web::web::{Data, Json};
 use actix_web::{HttpRequest, HttpResponse};
 use muster_domain::model::{ClientAddress, LoginOutcome, OrgId};
 use muster_domain::service::accounts::{LoginRequest, NewUser};
 
-use crate::ApiError;
 use crate::body::parse_json;
 use crate::dto::auth::{
     LoginBody, PasswordBody, ProfileBody, RefreshBody, RegisterBody, TokensResponse, TotpCodeBody,
     TotpDisableBody, TotpSetupBody, TotpSetupResponse, TwoFactorRequired, UserResponse,
     UserSummary,
 };
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::{RawBody, SignedInUser};
+use crate::schemas::LoginAnswer;
 use crate::state::{AppState, AuthMode};
 
 /// Where a password or code came from, for the login throttle: the client's address

@@ -5,11 +5,11 @@ use actix_web::HttpResponse;
 use actix_web::web::{Data, Json, Path};
 
 use super::tasks::{Answer, task_id};
-use crate::ApiError;
 use crate::body::parse_optional_json;
 use crate::dto;
 use crate::dto::claims::{ClaimBody, HeartbeatBody};
 use crate::dto::tasks::TaskResponse;
+use crate::error::ApiError;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 

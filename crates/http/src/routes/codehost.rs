@@ -6,15 +6,14 @@ use actix_web::web::{Data, Json, Path};
 use muster_domain::model::CodeHostConnectionId;
 use muster_domain::service::HostDelivery;
 
-use crate::ApiError;
 use crate::body::parse_json;
 use crate::dto::auth::MessageResponse;
 use crate::dto::integrations::{
     ConnectionResponse, CreateConnectionBody, IntegrationAnswerResponse, UpdateConnectionBody,
 };
 use crate::dto::{self, Data as Envelope};
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::{RawBody, SignedInUser};
-use crate::openapi::ErrorBody;
 use crate::state::AppState;
 
 const SIGNATURE_HEADER: &str = "x-host-signature-256";
@@ -22,7 +21,7 @@ const EVENT_HEADER: &str = "x-host-event";
 const DELIVERY_HEADER: &str = "x-host-delivery";
 
 fn connection_id(path: &str) -> Result<CodeHostConnectionId, ApiError> {
-    crate::parse_uuid("id", path).map(CodeHostConnectionId::from_uuid)
+    crate::body::parse_uuid("id", path).map(CodeHostConnectionId::from_uuid)
 }
 
 /// `POST /api/v1/integrations/codehost/connections`: answered with the webhook secret,

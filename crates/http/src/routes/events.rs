@@ -1,14 +1,14 @@
-use crate::openapi::{ErrorBody, StreamEvent};
 use actix_web::web::{Data, Json, Path};
 use actix_web::{HttpRequest, HttpResponse};
 use muster_domain::model::EventId;
 
-use crate::ApiError;
+use crate::answers;
 use crate::body::parse_query;
 use crate::dto::events::{EventListMeta, EventResponse, ListEventsQuery};
 use crate::dto::{self, Paged};
-use crate::error::codes;
+use crate::error::{ApiError, ErrorBody, codes};
 use crate::extract::Authenticated;
+use crate::schemas::StreamEvent;
 use crate::state::AppState;
 use muster_domain::model::EventSeverity;
 
@@ -34,14 +34,7 @@ pub(super) async fn list(
         .events
         .list(&auth.actor, &query.filter()?, page)
         .await?;
-    Ok(Json(Paged {
-        data: found.events.into_iter().map(EventResponse::from).collect(),
-        meta: EventListMeta {
-            total: found.total,
-            page: page.page,
-            limit: page.limit,
-        },
-    }))
+    Ok(Json(answers::events(found, page)))
 }
 
 /// `GET /events/:id`.
@@ -60,7 +53,7 @@ pub(super) async fn get(
     path: Path<String>,
     auth: Authenticated,
 ) -> Result<Json<dto::Data<EventResponse>>, ApiError> {
-    let id = crate::parse_uuid("id", &path).map(EventId::from_uuid)?;
+    let id = crate::body::parse_uuid("id", &path).map(EventId::from_uuid)?;
     let event = state.events.get(&auth.actor, id).await?;
     Ok(Json(dto::Data { data: event.into() }))
 }

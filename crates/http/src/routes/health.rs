@@ -1,9 +1,8 @@
-use crate::openapi::{ErrorBody, StatusBody};
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
 
-use crate::ApiError;
-use crate::error::codes;
+use crate::error::{ApiError, ErrorBody, codes};
+use crate::schemas::StatusBody;
 use crate::state::AppState;
 
 /// `GET /health`: the process is up.
@@ -68,7 +67,7 @@ pub(super) async fn metrics(
     req: HttpRequest,
 ) -> Result<HttpResponse, ApiError> {
     let Some(access) = &state.metrics else {
-        return Err(super::fallback::no_route(&req));
+        return Err(crate::fallback::no_route(&req));
     };
     match crate::extract::presented(&req) {
         Ok(crate::extract::Presented::Bearer(token))

@@ -7,7 +7,6 @@ use actix_web::web::{Data, Json, Path};
 use muster_domain::model::InboundKeyId;
 use muster_domain::service::{InboundService, IssuedKey, Page, ServiceError};
 
-use crate::ApiError;
 use crate::body::{parse_json, parse_page};
 use crate::dto::auth::MessageResponse;
 use crate::dto::inbound_webhooks::{
@@ -17,15 +16,15 @@ use crate::dto::inbound_webhooks::{
 use crate::dto::paging::{PageQuery, PageResponse};
 use crate::dto::tasks::TaskResponse;
 use crate::dto::{self, Data as Envelope};
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::{RawBody, SignedInUser};
-use crate::openapi::ErrorBody;
 use crate::state::AppState;
 
 /// The optional body signature of an inbound request.
 const SIGNATURE_HEADER: &str = "x-service-signature";
 
 fn key_id(path: &str) -> Result<InboundKeyId, ApiError> {
-    crate::parse_uuid("id", path).map(InboundKeyId::from_uuid)
+    crate::body::parse_uuid("id", path).map(InboundKeyId::from_uuid)
 }
 
 fn issued(issued: IssuedKey) -> Json<InboundKeyResponse> {

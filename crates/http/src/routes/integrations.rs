@@ -5,13 +5,12 @@ use actix_web::HttpRequest;
 use actix_web::http::header::HeaderValue;
 use actix_web::web::{Data, Json};
 
-use crate::ApiError;
 use crate::body::parse_json;
 use crate::dto::Data as Envelope;
 use crate::dto::chat::ChatMessageBody;
 use crate::dto::integrations::IntegrationAnswerResponse;
+use crate::error::{ApiError, ErrorBody};
 use crate::extract::RawBody;
-use crate::openapi::ErrorBody;
 use crate::state::AppState;
 
 /// `POST /api/v1/webhooks/chat`: off (404, as any unknown path) until a token is
@@ -36,7 +35,7 @@ pub(super) async fn chat(
     body: RawBody,
 ) -> Result<Json<Envelope<IntegrationAnswerResponse>>, ApiError> {
     if !state.chat.is_on() {
-        return Err(super::fallback::no_route(&req));
+        return Err(crate::fallback::no_route(&req));
     }
     // The raw bytes: a token is compared as configured, never through a lossy decoding.
     let token = req.headers().get("x-chat-token").map(HeaderValue::as_bytes);

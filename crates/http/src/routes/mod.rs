@@ -1,4 +1,6 @@
-//! Route table: thin handlers that parse, call one use case and map the result.
+//! The REST API: thin handlers that parse, call one use case and map the result, and
+//! the paths they serve. The crate's root registers MCP's, A2A's and the reference's
+//! beside these: this module imports none of those, nor the document's assembler.
 
 mod agent_capabilities;
 mod agent_money;
@@ -10,13 +12,11 @@ mod auth;
 mod claims;
 mod codehost;
 mod events;
-mod fallback;
 mod guard;
 mod health;
 mod inbound_webhooks;
 mod integrations;
 mod oauth;
-mod reference;
 mod remote_agents;
 mod routing;
 mod task_links;
@@ -25,82 +25,33 @@ mod treasury;
 mod webhooks;
 
 mod document;
-mod table;
-
-use actix_web::web;
 
 pub(crate) use document::paths;
-pub use table::Operation;
-use table::{Table, at};
 
-/// Registers every route.
-pub fn configure(cfg: &mut web::ServiceConfig) {
-    register(cfg, &mut Vec::new());
-}
+use crate::route_table::{Table, at};
 
-/// Every (method, path template) the server answers, in registration order.
-#[must_use]
-pub fn operations() -> Vec<Operation> {
-    let mut seen = Vec::new();
-    drop(actix_web::App::new().configure(|cfg| register(cfg, &mut seen)));
-    seen
-}
-
-/// Registers every route, recording each operation in `seen`.
-fn register(cfg: &mut web::ServiceConfig, seen: &mut Vec<Operation>) {
-    let mut table = Table::new(cfg, seen);
-    tasks(&mut table);
-    agent_routes(&mut table);
+/// Adds the REST API's routes to `table`.
+pub(crate) fn register(table: &mut Table<'_>) {
+    tasks(table);
+    agent_routes(table);
     table
         .add(at("/org/treasury").get(treasury::get))
         .get("/org/treasury/history", treasury::history)
         .post("/org/treasury/grant", treasury::grant);
     // Before the outbound hooks: `/api/v1/webhooks/inbound/...` and
     // `/api/v1/webhooks/chat` must not be read as hook ids.
-    inbound_webhook_routes(&mut table);
+    inbound_webhook_routes(table);
     table.post("/api/v1/webhooks/chat", integrations::chat);
-    codehost_routes(&mut table);
-    webhook_routes(&mut table);
+    codehost_routes(table);
+    webhook_routes(table);
     table
         .add(at("/events").get(events::list))
         // Before `/events/{id}`, which would take "stream" for an id.
         .add(at("/events/stream").get(events::stream))
         .add(at("/events/{id}").get(events::get))
-        .post("/mcp", crate::mcp::post)
-        .get("/.well-known/agent-card.json", crate::a2a::rest::agent_card)
-        .post("/a2a/jsonrpc", crate::a2a::jsonrpc::post)
-        .post(
-            "/a2a/remote/{agent}/tasks/{task}/push",
-            crate::a2a::remote::push,
-        )
-        .post("/a2a/rest/message:send", crate::a2a::rest::send_message)
-        .post("/a2a/rest/message:stream", crate::a2a::rest::stream_message)
-        .get("/a2a/rest/tasks", crate::a2a::rest::list_tasks)
-        .get(
-            "/a2a/rest/extendedAgentCard",
-            crate::a2a::rest::extended_card,
-        )
-        .add(
-            at("/a2a/rest/tasks/{target}")
-                .get(crate::a2a::rest::get_or_subscribe)
-                .post(crate::a2a::rest::cancel_or_subscribe),
-        )
-        .add(
-            at("/a2a/rest/tasks/{target}/pushNotificationConfigs")
-                .get(crate::a2a::rest::list_push_configs)
-                .post(crate::a2a::rest::create_push_config),
-        )
-        .add(
-            at("/a2a/rest/tasks/{target}/pushNotificationConfigs/{config}")
-                .get(crate::a2a::rest::get_push_config)
-                .delete(crate::a2a::rest::delete_push_config),
-        )
         .add(at("/health").get(health::health))
         .add(at("/ready").get(health::ready))
         .add(at("/metrics").get(health::metrics))
-        .add(at("/openapi.json").get(reference::openapi))
-        .add(at("/docs").get(reference::docs_root))
-        .add(at("/docs/{file:.*}").get(reference::docs_file))
         .post("/auth/login", auth::login)
         .post("/auth/refresh", auth::refresh)
         .post("/auth/logout", auth::logout)
@@ -120,7 +71,6 @@ fn register(cfg: &mut web::ServiceConfig, seen: &mut Vec<Operation>) {
                 .get(api_keys::get)
                 .delete(api_keys::delete),
         );
-    table.finish(fallback::not_found);
 }
 
 /// The `/tasks` family.

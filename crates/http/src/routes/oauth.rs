@@ -1,7 +1,6 @@
 //! `/auth/google` and its callback: the sign-in redirect flow (decision D-16). Without a
 //! configured provider both answer 404.
 
-use crate::openapi::ErrorBody;
 use actix_web::http::header::LOCATION;
 use actix_web::web::Data;
 use actix_web::{HttpRequest, HttpResponse};
@@ -11,8 +10,7 @@ use muster_domain::service::accounts::SignInFailure;
 use serde::Deserialize;
 use std::time::Instant;
 
-use crate::ApiError;
-use crate::error::codes;
+use crate::error::{ApiError, ErrorBody, codes};
 use crate::state::{AppState, OAuthSettings};
 
 /// What the provider sends the browser back with (other fields are ignored).
@@ -27,7 +25,7 @@ fn configured<'s>(state: &'s AppState, req: &HttpRequest) -> Result<&'s OAuthSet
     state
         .oauth
         .as_ref()
-        .ok_or_else(|| super::fallback::no_route(req))
+        .ok_or_else(|| crate::fallback::no_route(req))
 }
 
 fn redirect(location: &str) -> HttpResponse {

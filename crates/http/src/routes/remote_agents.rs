@@ -3,9 +3,9 @@
 use actix_web::HttpRequest;
 use actix_web::web::{Data, Json};
 
-use crate::ApiError;
 use crate::body::parse_json;
 use crate::dto::remote_agents::{RegisterRemoteRequest, RemoteAgentResponse};
+use crate::error::ApiError;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 

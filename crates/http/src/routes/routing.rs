@@ -127,7 +127,7 @@ pub(super) async fn instantiate(
     path: Path<String>,
     auth: Authenticated,
 ) -> Answer<dto::Data<TaskResponse>> {
-    let id = crate::parse_uuid("id", &path).map(TemplateId::from_uuid)?;
+    let id = crate::body::parse_uuid("id", &path).map(TemplateId::from_uuid)?;
     let overrides = parse_optional_json::<InstantiateRequest>(&auth.body)?.into_overrides()?;
     let task = state.tasks.instantiate(&auth.actor, id, overrides).await?;
     Ok(Json(dto::Data { data: task.into() }))

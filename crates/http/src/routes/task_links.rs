@@ -5,6 +5,7 @@ use actix_web::web::{Data, Json, Path};
 use muster_domain::model::{DependencyId, TaskId};
 
 use super::tasks::{Answer, task_id};
+use crate::answers;
 use crate::body::{parse_json, parse_page};
 use crate::dto;
 use crate::dto::paging::{PageQuery, PageResponse};
@@ -89,7 +90,7 @@ pub(super) async fn remove_dependency(
 ) -> Answer<DataWithMessage<DependencyResponse>> {
     let (task, dependency) = path.into_inner();
     let id = task_id(&task)?;
-    let dependency = crate::parse_uuid("depId", &dependency).map(DependencyId::from_uuid)?;
+    let dependency = crate::body::parse_uuid("depId", &dependency).map(DependencyId::from_uuid)?;
     let removed = state
         .tasks
         .remove_dependency(&auth.actor, id, dependency)
@@ -168,14 +169,7 @@ pub(super) async fn escalate(
     let id = task_id(&path)?;
     let new = parse_json::<EscalateRequest>(&auth.body)?.into_escalation()?;
     let escalation = state.tasks.escalate(&auth.actor, id, new).await?;
-    let message = match escalation.to_agent_id {
-        Some(agent) => format!("Task escalated to agent {agent}"),
-        None => "Task escalated".to_owned(),
-    };
-    Ok(Json(DataWithMessage {
-        data: escalation.into(),
-        message,
-    }))
+    Ok(Json(answers::escalated(escalation)))
 }
 
 /// `GET /tasks/:id/escalations`.

@@ -4,7 +4,6 @@ use muster_domain::model::TaskId;
 
 use muster_domain::model::AgentId;
 
-use crate::ApiError;
 use crate::body::{parse_json, parse_optional_json, parse_query};
 use crate::dto;
 use crate::dto::paging::PageResponse;
@@ -12,13 +11,14 @@ use crate::dto::task_links::{AssignRequest, EmptyRequest};
 use crate::dto::tasks::{
     CreateTaskRequest, ListTasksQuery, PatchTaskRequest, TaskResponse, TransitionRequest,
 };
+use crate::error::ApiError;
 use crate::extract::Authenticated;
 use crate::state::AppState;
 
 pub(super) type Answer<T> = Result<Json<T>, ApiError>;
 
 pub(super) fn task_id(path: &str) -> Result<TaskId, ApiError> {
-    crate::parse_uuid("id", path).map(TaskId::from_uuid)
+    crate::body::parse_uuid("id", path).map(TaskId::from_uuid)
 }
 
 /// `POST /tasks`.

@@ -6,7 +6,6 @@ use actix_web::web::{Data, Json, Path};
 use muster_domain::model::WebhookId;
 use muster_domain::service::Page;
 
-use crate::ApiError;
 use crate::body::{parse_json, parse_page, parse_query};
 use crate::dto::auth::MessageResponse;
 use crate::dto::paging::{PageQuery, PageResponse};
@@ -15,11 +14,12 @@ use crate::dto::webhooks::{
     UpdateWebhookBody, WebhookResponse,
 };
 use crate::dto::{self, Data as Envelope};
+use crate::error::ApiError;
 use crate::extract::SignedInUser;
 use crate::state::AppState;
 
 fn hook_id(path: &str) -> Result<WebhookId, ApiError> {
-    crate::parse_uuid("id", path).map(WebhookId::from_uuid)
+    crate::body::parse_uuid("id", path).map(WebhookId::from_uuid)
 }
 
 /// `POST /api/v1/webhooks`.

@@ -12,13 +12,13 @@
 
 use actix_web::{HttpRequest, Route, web};
 
-use super::fallback;
+use crate::fallback;
 
 /// One registered operation: its method and its path template (`/tasks/{id}`).
 pub type Operation = (&'static str, &'static str);
 
 /// Registers resources on a service config and remembers what it registered.
-pub(super) struct Table<'a> {
+pub(crate) struct Table<'a> {
     cfg: &'a mut web::ServiceConfig,
     seen: &'a mut Vec<Operation>,
     /// The entries added so far, by first path segment, in order of first appearance.
@@ -26,14 +26,14 @@ pub(super) struct Table<'a> {
 }
 
 /// A resource being built: its path, the routes added so far and their methods.
-pub(super) struct Entry {
+pub(crate) struct Entry {
     path: &'static str,
     routes: Vec<Route>,
     methods: Vec<&'static str>,
 }
 
 impl<'a> Table<'a> {
-    pub(super) fn new(cfg: &'a mut web::ServiceConfig, seen: &'a mut Vec<Operation>) -> Self {
+    pub(crate) fn new(cfg: &'a mut web::ServiceConfig, seen: &'a mut Vec<Operation>) -> Self {
         Self {
             cfg,
             seen,
@@ -42,7 +42,7 @@ impl<'a> Table<'a> {
     }
 
     /// Adds `entry`; any other method on its path is `405` with an `Allow` header.
-    pub(super) fn add(&mut self, mut entry: Entry) -> &mut Self {
+    pub(crate) fn add(&mut self, mut entry: Entry) -> &mut Self {
         entry.methods.sort_unstable();
         for method in &entry.methods {
             self.seen.push((method, entry.path));
@@ -56,7 +56,7 @@ impl<'a> Table<'a> {
     }
 
     /// Registers every entry added, and `handler` for a path none of them serves.
-    pub(super) fn finish<F, Args>(self, handler: F)
+    pub(crate) fn finish<F, Args>(self, handler: F)
     where
         F: actix_web::Handler<Args>,
         Args: actix_web::FromRequest + 'static,
@@ -83,7 +83,7 @@ impl<'a> Table<'a> {
     }
 
     /// A resource answering `GET` alone.
-    pub(super) fn get<F, Args>(&mut self, path: &'static str, handler: F) -> &mut Self
+    pub(crate) fn get<F, Args>(&mut self, path: &'static str, handler: F) -> &mut Self
     where
         F: actix_web::Handler<Args>,
         Args: actix_web::FromRequest + 'static,
@@ -93,7 +93,7 @@ impl<'a> Table<'a> {
     }
 
     /// A resource answering `POST` alone.
-    pub(super) fn post<F, Args>(&mut self, path: &'static str, handler: F) -> &mut Self
+    pub(crate) fn post<F, Args>(&mut self, path: &'static str, handler: F) -> &mut Self
     where
         F: actix_web::Handler<Args>,
         Args: actix_web::FromRequest + 'static,
@@ -104,7 +104,7 @@ impl<'a> Table<'a> {
 }
 
 /// Starts a resource at `path`.
-pub(super) fn at(path: &'static str) -> Entry {
+pub(crate) fn at(path: &'static str) -> Entry {
     Entry {
         path,
         routes: Vec::new(),
@@ -114,7 +114,7 @@ pub(super) fn at(path: &'static str) -> Entry {
 
 /// `/tasks/{id}/transition` → (`/tasks`, `/{id}/transition`); `/health` → (`/health`, an
 /// empty rest).
-fn split(path: &'static str) -> (&'static str, &'static str) {
+pub(crate) fn split(path: &'static str) -> (&'static str, &'static str) {
     let end = path
         .char_indices()
         .skip(1)
@@ -126,7 +126,7 @@ fn split(path: &'static str) -> (&'static str, &'static str) {
 macro_rules! method {
     ($name:ident, $route:path, $method:literal) => {
         #[doc = concat!("Adds the `", $method, "` handler.")]
-        pub(super) fn $name<F, Args>(mut self, handler: F) -> Self
+        pub(crate) fn $name<F, Args>(mut self, handler: F) -> Self
         where
             F: actix_web::Handler<Args>,
             Args: actix_web::FromRequest + 'static,
@@ -178,18 +178,5 @@ mod tests {
             split("/.well-known/agent-card.json"),
             ("/.well-known", "/agent-card.json")
         );
-    }
-
-    /// Grouping keeps each path's meaning only while no group's prefix is a pattern that
-    /// could match another group's requests.
-    #[test]
-    fn every_first_segment_is_literal() {
-        for (method, path) in crate::routes::operations() {
-            let (prefix, _) = split(path);
-            assert!(
-                !prefix.contains('{'),
-                "{method} {path} starts with a pattern"
-            );
-        }
     }
 }

@@ -1,4 +1,5 @@
-//! Answers without a DTO of their own: health, and the two shapes of a login.
+//! Answers without a DTO of their own (health, the two shapes of a login) and the shape
+//! of one event of a stream, with the schemas the handlers' OpenAPI annotations name.
 
 use serde::Serialize;
 

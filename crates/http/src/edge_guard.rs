@@ -10,10 +10,8 @@ use actix_web::http::header::{HOST, HeaderValue, ORIGIN, X_CONTENT_TYPE_OPTIONS}
 use actix_web::middleware::Next;
 use actix_web::web::Data;
 
-use super::names::SiteUrl;
-use super::{Edge, host_of};
-use crate::ApiError;
-use crate::error::codes;
+use crate::edge::{Edge, SiteUrl, host_of};
+use crate::error::{ApiError, codes};
 use crate::state::{AppState, AuthMode};
 
 /// Checks the request's `Host` and `Origin`, then answers it.

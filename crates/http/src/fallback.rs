@@ -1,16 +1,19 @@
+//! The answers of a request no route serves: a path nothing serves (404) and a method
+//! its path does not take (405).
+
 use actix_web::http::StatusCode;
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::{HttpRequest, HttpResponse, ResponseError};
 
-use crate::ApiError;
-use crate::error::codes;
+use crate::error::{ApiError, codes};
 
-pub(super) async fn not_found(req: HttpRequest) -> HttpResponse {
+/// The default service: [`no_route`]'s answer.
+pub(crate) async fn not_found(req: HttpRequest) -> HttpResponse {
     no_route(&req).error_response()
 }
 
 /// The 404 of a path that serves nothing (here, or not configured).
-pub(super) fn no_route(req: &HttpRequest) -> ApiError {
+pub(crate) fn no_route(req: &HttpRequest) -> ApiError {
     ApiError::new(
         StatusCode::NOT_FOUND,
         codes::ROUTE_NOT_FOUND,
@@ -19,7 +22,7 @@ pub(super) fn no_route(req: &HttpRequest) -> ApiError {
 }
 
 /// 405 with the `Allow` header HTTP requires.
-pub(super) fn method_not_allowed(req: &HttpRequest, allowed: &str) -> HttpResponse {
+pub(crate) fn method_not_allowed(req: &HttpRequest, allowed: &str) -> HttpResponse {
     let mut response = ApiError::new(
         StatusCode::METHOD_NOT_ALLOWED,
         codes::METHOD_NOT_ALLOWED,

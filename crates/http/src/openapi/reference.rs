@@ -9,12 +9,22 @@ use actix_web::web::{Bytes, Path};
 use actix_web::{HttpRequest, HttpResponse};
 use utoipa_swagger_ui::Config;
 
-use crate::openapi::ErrorBody;
+use crate::error::{ApiError, ErrorBody};
+use crate::fallback;
+use crate::route_table::{Table, at};
 
 /// What the reference page may load: its own assets and the document, nothing else.
 const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
 img-src 'self' data:; connect-src 'self'; font-src 'self'; base-uri 'none'; \
 form-action 'none'; frame-ancestors 'none'";
+
+/// Adds the reference's routes to `table`.
+pub(crate) fn register(table: &mut Table<'_>) {
+    table
+        .add(at("/openapi.json").get(openapi))
+        .add(at("/docs").get(docs_root))
+        .add(at("/docs/{file:.*}").get(docs_file));
+}
 
 /// `GET /openapi.json`: the document.
 #[utoipa::path(
@@ -30,7 +40,7 @@ pub(super) async fn openapi() -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
         .insert_header(CacheControl(vec![CacheDirective::NoCache]))
-        .body(crate::openapi::json())
+        .body(super::json())
 }
 
 /// `GET /docs`: to `/docs/`, so the page's relative asset links resolve.
@@ -82,10 +92,8 @@ pub(super) async fn docs_file(req: HttpRequest, file: Path<String>) -> HttpRespo
                 Cow::Owned(bytes) => response.body(bytes),
             }
         }
-        Ok(None) => actix_web::ResponseError::error_response(&super::fallback::no_route(&req)),
-        Err(error) => {
-            actix_web::ResponseError::error_response(&crate::ApiError::internal(error.as_ref()))
-        }
+        Ok(None) => actix_web::ResponseError::error_response(&fallback::no_route(&req)),
+        Err(error) => actix_web::ResponseError::error_response(&ApiError::internal(error.as_ref())),
     }
 }
 
