@@ -7,7 +7,7 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, send, str_of};
-use crate::task_support::add_capability;
+use crate::stored::add_capability;
 
 api_tests!(with crate::events_stream::quick();
     the_agent_card_is_public_and_names_both_bindings,
@@ -200,8 +200,8 @@ async fn the_agent_card_is_public_and_names_both_bindings(app: &TestApp) {
         "the public card names no capability"
     );
     // The extended card lists the organization's capabilities, and only its own.
-    add_capability(app, &app.org, &app.org.hr, "rust", "expert").await;
-    add_capability(app, &app.other, &app.other.hr, "cobol", "expert").await;
+    add_capability(app, &app.org.hr, "rust", "expert").await;
+    add_capability(app, &app.other.hr, "cobol", "expert").await;
     let key = writer_key(app).await;
     let extended = result(app, &key, "GetExtendedAgentCard", &json!({})).await;
     let ids: Vec<&str> = extended["skills"]

@@ -98,9 +98,8 @@ async fn a_stream_follows_the_task_until_it_is_the_clients_turn(app: &TestApp) {
     let mut sse = Sse::new(response);
     let first = sse.event().await.json();
     let id = str_of(&first["task"], "id");
-    // A2A sends create no approval; one set on the task by its people.
-    let sql = format!("UPDATE tasks SET approval_required = true WHERE id = '{id}'");
-    app.db().execute(&sql).await;
+    // A2A sends create no approval, and no route sets one on an existing task: as stored.
+    crate::stored::change_task(app, &id, |t| t.approval_required = true).await;
     walk(app, &app.org.hr, &id, &["in_progress", "review"]).await;
     let mut states = Vec::new();
     while let Some(frame) = sse.frame(Duration::from_secs(10)).await {

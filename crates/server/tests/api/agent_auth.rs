@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use muster_auth::agent::CREDENTIAL_TTL;
+use muster_domain::model::AgentStatus;
 use muster_domain::ports::NonceStore;
 use reqwest::Method;
 
@@ -11,6 +12,7 @@ use crate::helpers::{
     Agent, Headers, Reply, TestApp, assert_error_exact, new_nonce, now_secs, send, signature,
     unique_handle,
 };
+use crate::stored::change_agent;
 
 api_tests!(
     each_missing_header_is_401,
@@ -255,11 +257,8 @@ async fn forged_request_does_not_burn_its_nonce(app: &TestApp) {
     let nonce = new_nonce();
     let headers = get_tasks_headers(&suspended, &now_secs().to_string(), &nonce);
     assert_error_exact(&list_with(app, &headers).await, 401, "agent is not active");
-    let activate = format!(
-        "UPDATE agents SET status = 'active' WHERE id = '{}'",
-        suspended.uuid
-    );
-    app.db().execute(&activate).await;
+    // Stored straight away, so that nothing but the status changes (no route's event).
+    change_agent(app, &suspended, |a| a.status = AgentStatus::Active).await;
     wait_for_credential_cache().await;
     assert_eq!(list_with(app, &headers).await.status.as_u16(), 200);
 }
@@ -274,12 +273,9 @@ async fn wait_for_credential_cache() {
 async fn a_suspension_is_seen_within_the_credential_ttl(app: &TestApp) {
     let worker = app.worker(&app.org).await;
     assert_eq!(app.get(&worker, "/tasks").await.status.as_u16(), 200);
-    for status in ["suspended", "revoked"] {
-        let change = format!(
-            "UPDATE agents SET status = '{status}' WHERE id = '{}'",
-            worker.uuid
-        );
-        app.db().execute(&change).await;
+    for status in [AgentStatus::Suspended, AgentStatus::Revoked] {
+        // Stored by another instance, as it were: this one's credential cache is not told.
+        change_agent(app, &worker, move |a| a.status = status).await;
         wait_for_credential_cache().await;
         assert_error_exact(
             &app.get(&worker, "/tasks").await,

@@ -23,6 +23,7 @@ api_tests!(
 async fn a_sealed_secret_copied_from_another_agent_does_not_open(app: &TestApp) {
     let hr = &app.org.hr;
     let copy = app.worker(&app.org).await;
+    // Raw SQL: simulates a hand edit of the database, which is what this test is about.
     let sql = format!(
         "UPDATE agents SET encrypted_secret = \
          (SELECT encrypted_secret FROM agents WHERE agent_id = '{}') WHERE agent_id = '{}'",

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use muster_domain::model::instant::format_millis;
+use muster_domain::model::{AgentRole, Level};
 use muster_domain::rules::budget::BudgetPeriod;
 use muster_domain::service::BudgetRollover;
 use muster_persistence::Database;
@@ -13,13 +14,13 @@ use serde_json::{Value, json};
 use time::{Duration, OffsetDateTime};
 
 use crate::agent_support::{active_child, agent_with, register};
+use crate::economy_support::ledger_of;
 use crate::helpers::{
     Agent, Org, Reply, TestApp, assert_bad_queries, assert_error, assert_error_exact,
     assert_timestamp, keys_of, send,
 };
-use crate::task_support::{
-    TestClock, another_instance, count, events_typed, set_agent, sql_int, sql_time,
-};
+use crate::stored::{all_agents, change_agent, stored_agent};
+use crate::task_support::{TestClock, another_instance, events_typed};
 use crate::task_tools::{Caller, event_total, patch, user_id};
 
 api_tests!(
@@ -56,38 +57,31 @@ pub async fn budget_of(app: &TestApp, reader: &Agent, agent: &Agent) -> Value {
     data
 }
 
-/// An active agent of `org` (mode worker, no parent) with `role` and `level`, added by
-/// SQL: founder and admin agents are not registered by the HR agent.
+/// An active agent of `org` (mode worker, no parent) with `role` and `level`, inserted
+/// as stored: founder and admin agents are not registered by the HR agent.
 pub async fn staff(app: &TestApp, org: &Org, role: &str, level: u8) -> Agent {
     let agent = app.add_agent(org, "worker", "active").await;
-    set_agent(app, &agent, &format!("role = '{role}', level = {level}")).await;
+    let (role, level) = (
+        AgentRole::parse(role).unwrap(),
+        Level::new(level.into()).unwrap(),
+    );
+    change_agent(app, &agent, move |a| {
+        a.role = role;
+        a.level = level;
+    })
+    .await;
     agent
 }
 
-/// The stored `budget_period_spent` of `agent`.
+/// The stored `budget_period_spent` of `agent` (as stored: reads through the API roll an
+/// ended period over).
 pub async fn stored_spent(app: &TestApp, agent: &Agent) -> i64 {
-    sql_int(
-        app,
-        &format!(
-            "SELECT budget_period_spent AS v FROM agents WHERE id = '{}'",
-            agent.uuid
-        ),
-    )
-    .await
+    stored_agent(app, agent).await.budget_period_spent
 }
 
 /// Whether the stored `budget_period_start` of `agent` is `at`.
 pub async fn stored_start_is(app: &TestApp, agent: &Agent, at: OffsetDateTime) -> bool {
-    count(
-        app,
-        &format!(
-            "agents WHERE id = '{}' AND budget_period_start = {}",
-            agent.uuid,
-            sql_time(at)
-        ),
-    )
-    .await
-        == 1
+    stored_agent(app, agent).await.budget_period_start == at
 }
 
 /// The start of today's budget period (00:00 UTC).
@@ -102,14 +96,11 @@ pub fn wire(at: OffsetDateTime) -> String {
 
 /// Puts `agent`'s period into yesterday with `spent` credits spent in it.
 pub async fn spent_yesterday(app: &TestApp, agent: &Agent, spent: i64) {
-    set_agent(
-        app,
-        agent,
-        &format!(
-            "budget_period_start = {}, budget_period_spent = {spent}",
-            sql_time(today() - Duration::days(1))
-        ),
-    )
+    let yesterday = today() - Duration::days(1);
+    change_agent(app, agent, move |a| {
+        a.budget_period_start = yesterday;
+        a.budget_period_spent = spent;
+    })
     .await;
 }
 
@@ -168,7 +159,11 @@ async fn budget_reads_show_limits_and_utilization(app: &TestApp) {
     assert_eq!(status["utilizationPercent"], Value::Null);
     assert_timestamp(&status, "budgetPeriodStart");
     assert_eq!(status["budgetPeriodStart"], wire(today()));
-    set_agent(app, &agent, "current_balance = 7, budget_period_spent = 5").await;
+    change_agent(app, &agent, |a| {
+        a.current_balance = 7;
+        a.budget_period_spent = 5;
+    })
+    .await;
     let status = budget_of(app, &app.org.hr, &agent).await;
     assert_eq!(status["currentBalance"], 7);
     assert_eq!(status["budgetPeriodSpent"], 5);
@@ -191,11 +186,10 @@ async fn budget_reads_show_limits_and_utilization(app: &TestApp) {
         (0, 5, -5, 100),
     ];
     for (limit, spent, remaining, utilization) in cases {
-        set_agent(
-            app,
-            &agent,
-            &format!("budget_period_limit = {limit}, budget_period_spent = {spent}"),
-        )
+        change_agent(app, &agent, move |a| {
+            a.budget_period_limit = Some(limit);
+            a.budget_period_spent = spent;
+        })
         .await;
         let status = budget_of(app, &app.org.hr, &agent).await;
         let case = format!("limit {limit}, spent {spent}");
@@ -327,7 +321,7 @@ async fn own_limit_needs_level_ten(app: &TestApp, unrelated: &Agent, level_ten: 
 
 async fn budget_patch_checks_its_body_and_can_restart_the_period(app: &TestApp) {
     let (agent, _) = register(app, &app.org, &json!({ "budgetPeriodLimit": 100 })).await;
-    set_agent(app, &agent, "current_balance = 100").await;
+    change_agent(app, &agent, |a| a.current_balance = 100).await;
     let reply = app
         .post(
             &agent,
@@ -424,41 +418,38 @@ async fn budget_patch_checks_its_body_and_can_restart_the_period(app: &TestApp) 
 async fn can_spend_weighs_balance_period_and_status(app: &TestApp) {
     let (agent, _) = register(app, &app.org, &json!({})).await;
     let reader = app.worker(&app.org).await;
-    set_agent(app, &agent, "current_balance = 100").await;
+    change_agent(app, &agent, |a| a.current_balance = 100).await;
     // No limit: the balance decides.
     assert_eq!(can_spend(app, &reader, &agent, 1).await, (true, 100));
     assert_eq!(can_spend(app, &reader, &agent, 100).await, (true, 100));
     assert_eq!(can_spend(app, &reader, &agent, 101).await, (false, 100));
     // Within the balance, the period remainder decides.
-    set_agent(
-        app,
-        &agent,
-        "budget_period_limit = 50, budget_period_spent = 20",
-    )
+    change_agent(app, &agent, |a| {
+        a.budget_period_limit = Some(50);
+        a.budget_period_spent = 20;
+    })
     .await;
     assert_eq!(can_spend(app, &reader, &agent, 30).await, (true, 30));
     assert_eq!(can_spend(app, &reader, &agent, 31).await, (false, 30));
     // The balance caps what the period would allow.
-    set_agent(app, &agent, "current_balance = 10").await;
+    change_agent(app, &agent, |a| a.current_balance = 10).await;
     assert_eq!(can_spend(app, &reader, &agent, 10).await, (true, 10));
     assert_eq!(can_spend(app, &reader, &agent, 11).await, (false, 10));
     // A spent period allows nothing.
-    set_agent(
-        app,
-        &agent,
-        "current_balance = 100, budget_period_spent = 50",
-    )
+    change_agent(app, &agent, |a| {
+        a.current_balance = 100;
+        a.budget_period_spent = 50;
+    })
     .await;
     assert_eq!(can_spend(app, &reader, &agent, 1).await, (false, 0));
-    set_agent(
-        app,
-        &agent,
-        "budget_period_limit = 0, budget_period_spent = 0",
-    )
+    change_agent(app, &agent, |a| {
+        a.budget_period_limit = Some(0);
+        a.budget_period_spent = 0;
+    })
     .await;
     assert_eq!(can_spend(app, &reader, &agent, 1).await, (false, 0));
     // A suspended agent cannot spend at all, whatever it holds.
-    set_agent(app, &agent, "budget_period_limit = NULL").await;
+    change_agent(app, &agent, |a| a.budget_period_limit = None).await;
     assert_eq!(can_spend(app, &reader, &agent, 5).await, (true, 100));
     let reply = app
         .post(&app.org.hr, &format!("/agents/{}/suspend", agent.uuid), "")
@@ -502,12 +493,10 @@ async fn alerts_list_active_agents_near_their_limit(app: &TestApp) {
         (None, 500, None),
     ] {
         let agent = app.worker(&app.org).await;
-        let limit = limit.map_or("NULL".to_owned(), |l: i64| l.to_string());
-        set_agent(
-            app,
-            &agent,
-            &format!("budget_period_limit = {limit}, budget_period_spent = {spent}"),
-        )
+        change_agent(app, &agent, move |a| {
+            a.budget_period_limit = limit;
+            a.budget_period_spent = spent;
+        })
         .await;
         match utilization {
             Some(u) => listed.push((agent, u)),
@@ -518,22 +507,20 @@ async fn alerts_list_active_agents_near_their_limit(app: &TestApp) {
     let suspended = app.add_agent(&app.org, "worker", "suspended").await;
     let pending = app.add_agent(&app.org, "worker", "pending").await;
     for agent in [&suspended, &pending] {
-        set_agent(
-            app,
-            agent,
-            "budget_period_limit = 10, budget_period_spent = 10",
-        )
+        change_agent(app, agent, |a| {
+            a.budget_period_limit = Some(10);
+            a.budget_period_spent = 10;
+        })
         .await;
     }
     let ended = app.worker(&app.org).await;
-    set_agent(app, &ended, "budget_period_limit = 10").await;
+    change_agent(app, &ended, |a| a.budget_period_limit = Some(10)).await;
     spent_yesterday(app, &ended, 10).await;
     let foreign = app.worker(&app.other).await;
-    set_agent(
-        app,
-        &foreign,
-        "budget_period_limit = 10, budget_period_spent = 9",
-    )
+    change_agent(app, &foreign, |a| {
+        a.budget_period_limit = Some(10);
+        a.budget_period_spent = 9;
+    })
     .await;
 
     // Highest first; equal ones by id.
@@ -564,7 +551,7 @@ async fn alerts_list_active_agents_near_their_limit(app: &TestApp) {
 
 async fn an_ended_period_rolls_over_when_read_or_spent(app: &TestApp) {
     let (agent, _) = register(app, &app.org, &json!({ "budgetPeriodLimit": 50 })).await;
-    set_agent(app, &agent, "current_balance = 100").await;
+    change_agent(app, &agent, |a| a.current_balance = 100).await;
     let yesterday = today() - Duration::days(1);
     spent_yesterday(app, &agent, 50).await;
 
@@ -605,22 +592,14 @@ async fn an_ended_period_rolls_over_when_read_or_spent(app: &TestApp) {
     assert_eq!(status["budgetPeriodSpent"], 50);
     assert_eq!(status["currentBalance"], 50);
     assert_eq!(status["utilizationPercent"], 100);
-    assert_eq!(
-        count(
-            app,
-            &format!("credit_ledger WHERE agent_id = '{}'", agent.uuid)
-        )
-        .await,
-        1
-    );
+    assert_eq!(ledger_of(app, &agent, &agent).await.len(), 1);
 
     // A transfer after the period ended is spending in the new period, too.
     let child = active_child(app, &app.org.hr, &json!({})).await;
-    set_agent(
-        app,
-        &app.org.hr,
-        "current_balance = 30, budget_period_limit = 20",
-    )
+    change_agent(app, &app.org.hr, |a| {
+        a.current_balance = 30;
+        a.budget_period_limit = Some(20);
+    })
     .await;
     spent_yesterday(app, &app.org.hr, 20).await;
     let transfer = |amount: i64| {
@@ -651,16 +630,15 @@ async fn the_rollover_job_rolls_each_ended_period_once(app: &TestApp) {
     let mut ended = Vec::new();
     for (n, org) in [&app.org, &app.org, &app.other].into_iter().enumerate() {
         let agent = app.worker(org).await;
-        set_agent(app, &agent, "budget_period_limit = 100").await;
+        change_agent(app, &agent, |a| a.budget_period_limit = Some(100)).await;
         spent_yesterday(app, &agent, 10 * (i64::try_from(n).unwrap() + 1)).await;
         ended.push(agent);
     }
     let current = app.worker(&app.org).await;
-    set_agent(
-        app,
-        &current,
-        "budget_period_limit = 100, budget_period_spent = 30",
-    )
+    change_agent(app, &current, |a| {
+        a.budget_period_limit = Some(100);
+        a.budget_period_spent = 30;
+    })
     .await;
     let current_start = budget_of(app, &current, &current).await["budgetPeriodStart"].clone();
 
@@ -704,14 +682,13 @@ async fn the_rollover_job_rolls_each_ended_period_once(app: &TestApp) {
         assert!(stored_start_is(app, agent, today()).await);
     }
     assert_eq!(stored_spent(app, &current).await, 30);
-    assert_eq!(
-        count(
-            app,
-            &format!("agents WHERE budget_period_start < {}", sql_time(today()))
-        )
-        .await,
-        0
-    );
+    let ended: Vec<String> = all_agents(app)
+        .await
+        .iter()
+        .filter(|a| a.budget_period_start < today())
+        .map(|a| a.handle.as_str().to_owned())
+        .collect();
+    assert!(ended.is_empty(), "periods not rolled over: {ended:?}");
     let (a, b) = tokio::join!(first.run_once(), second.run_once());
     assert_eq!((a.unwrap(), b.unwrap()), (0, 0));
 }

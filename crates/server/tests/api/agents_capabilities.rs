@@ -3,6 +3,7 @@
 //! with an order where every tie-break decides at least one pair, the filters and the
 //! query errors.
 
+use muster_domain::model::AgentRole;
 use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -12,7 +13,8 @@ use crate::helpers::{
     Agent, Org, Reply, TestApp, assert_bad_queries, assert_error, assert_error_exact,
     assert_timestamp, keys_of, str_of,
 };
-use crate::task_support::{add_capability, assigned_task, events_typed, set_agent, walk};
+use crate::stored::{add_capability, change_agent, insert_worker};
+use crate::task_support::{assigned_task, events_typed, walk};
 use crate::task_tools::{Caller, event_total};
 
 api_tests!(
@@ -76,11 +78,12 @@ async fn agent_events(app: &TestApp, agent: &Agent, kind: &str) -> Vec<Value> {
     events_typed(app, &app.org.hr, &agent.uuid.to_string(), kind).await
 }
 
-/// An active level-`level` agent with `role`, `mode` worker (set by SQL: HR may not
-/// register founder or admin agents).
+/// An active level-`level` agent with `role`, `mode` worker (the role set as stored: HR
+/// may not register founder or admin agents).
 async fn ranked(app: &TestApp, level: u8, role: &str) -> Agent {
     let agent = agent_with(app, &app.org, level, "worker", "worker").await;
-    set_agent(app, &agent, &format!("role = '{role}'")).await;
+    let role = AgentRole::parse(role).unwrap();
+    change_agent(app, &agent, move |a| a.role = role).await;
     agent
 }
 
@@ -581,7 +584,7 @@ async fn capability_names_are_distinct_sorted_and_per_organization(app: &TestApp
     .await;
     // A name held only by a suspended agent is still the organization's.
     let suspended = app.add_agent(&app.org, "worker", "suspended").await;
-    add_capability(app, &app.org, &suspended, "fortran", "basic").await;
+    add_capability(app, &suspended, "fortran", "basic").await;
 
     let ours = names(app.get(&hr, "/agents/capabilities").await);
     assert_eq!(ours, ["ada", "fortran", "rust", "sql", "zig"]);
@@ -601,24 +604,17 @@ async fn capability_names_are_distinct_sorted_and_per_organization(app: &TestApp
 }
 
 /// Adds a worker whose `agentId` starts with `prefix`, with `capabilities` and
-/// `reputation` (all by SQL).
+/// `reputation` (all as stored).
 async fn matcher(
     app: &TestApp,
     prefix: &str,
     capabilities: &[(&str, &str)],
     reputation: i32,
 ) -> Agent {
-    let mut agent = app.worker(&app.org).await;
     let handle = format!("{prefix}-{}", Uuid::now_v7().simple());
-    set_agent(
-        app,
-        &agent,
-        &format!("agent_id = '{handle}', reputation_score = {reputation}"),
-    )
-    .await;
-    agent.handle = handle;
+    let agent = insert_worker(app, &app.org, &handle, |a| a.reputation_score = reputation).await;
     for (capability, proficiency) in capabilities {
-        add_capability(app, &app.org, &agent, capability, proficiency).await;
+        add_capability(app, &agent, capability, proficiency).await;
     }
     agent
 }
@@ -677,8 +673,8 @@ async fn match_roster(app: &TestApp) -> Vec<(Agent, u64)> {
     walk(app, &idle, &done, &["in_progress", "done"]).await;
     let cancelled = assigned_task(app, &hr, &idle, json!({})).await;
     walk(app, &idle, &cancelled, &["cancelled"]).await;
-    set_agent(app, &idle, "reputation_score = 10").await;
-    set_agent(app, &busy, "reputation_score = 90").await;
+    change_agent(app, &idle, |a| a.reputation_score = 10).await;
+    change_agent(app, &busy, |a| a.reputation_score = 90).await;
     vec![
         (sum9, 100),
         (sum8, 100),
@@ -798,20 +794,20 @@ async fn filter_roster(app: &TestApp) -> ([Agent; 4], Vec<String>, Agent) {
     // Holds rust at expert but is suspended; the better reputation puts it first when
     // listed.
     let suspended = app.add_agent(&app.org, "worker", "suspended").await;
-    set_agent(app, &suspended, "reputation_score = 60").await;
-    add_capability(app, &app.org, &suspended, "rust", "expert").await;
+    change_agent(app, &suspended, |a| a.reputation_score = 60).await;
+    add_capability(app, &suspended, "rust", "expert").await;
     // Never listed: they do not execute, or they are another organization's.
     let mut never = Vec::new();
     for mode in ["orchestrator", "observer"] {
         for status in ["active", "suspended"] {
             let agent = app.add_agent(&app.org, mode, status).await;
-            add_capability(app, &app.org, &agent, "rust", "expert").await;
-            add_capability(app, &app.org, &agent, "sql", "expert").await;
+            add_capability(app, &agent, "rust", "expert").await;
+            add_capability(app, &agent, "sql", "expert").await;
             never.push(agent.uuid.to_string());
         }
     }
     let foreign = app.worker(&app.other).await;
-    add_capability(app, &app.other, &foreign, "rust", "expert").await;
+    add_capability(app, &foreign, "rust", "expert").await;
     never.push(foreign.uuid.to_string());
     ([strong, fair, weak, suspended], never, foreign)
 }
@@ -917,7 +913,7 @@ async fn bad_match_queries_are_400_and_no_match_is_404(app: &TestApp) {
     let hr = app.org.hr.clone();
     // Only a non-executing agent holds "cobol".
     let orchestrator = app.add_agent(&app.org, "orchestrator", "active").await;
-    add_capability(app, &app.org, &orchestrator, "cobol", "expert").await;
+    add_capability(app, &orchestrator, "cobol", "expert").await;
     let long = "a".repeat(101);
     let too_long = format!("capabilities={long}");
     let cases = [

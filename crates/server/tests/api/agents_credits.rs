@@ -3,17 +3,20 @@
 //! ledger rows, the ledger's paging, and a finished task's reward (escrowed from the
 //! treasury, decision D-101) with the parent's fee.
 
+use muster_domain::model::{AgentId, AgentMode};
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::agent_support::{active_child, agent_with, register, try_spawn};
 use crate::agents_budgets::{budget_of, staff};
+use crate::economy_support::ledger_of;
 use crate::helpers::{
     Agent, Reply, TestApp, assert_bad_queries, assert_error, assert_error_exact, assert_timestamp,
     keys_of, send, str_of,
 };
-use crate::task_support::{count, events_typed, set_agent, walk};
-use crate::task_tools::{Caller, event_total, patch, user_id};
+use crate::stored::{all_ledger, change_agent};
+use crate::task_support::{events_typed, walk};
+use crate::task_tools::{Caller, event_total, events_everywhere, patch, user_id};
 
 api_tests!(
     balances_and_grants_by_admins_and_founders,
@@ -95,13 +98,14 @@ async fn transfer(app: &TestApp, from: &Agent, to: &Agent, amount: i64) -> Reply
     .await
 }
 
-/// How many ledger rows `agent` has.
-async fn ledger_rows(app: &TestApp, agent: &Agent) -> i64 {
-    count(
-        app,
-        &format!("credit_ledger WHERE agent_id = '{}'", agent.uuid),
-    )
-    .await
+/// How many ledger rows `agent` has, as the HR agent reads them.
+async fn ledger_rows(app: &TestApp, agent: &Agent) -> usize {
+    ledger_of(app, &app.org.hr, agent).await.len()
+}
+
+/// How many ledger rows the whole deployment stores (no route lists every ledger).
+async fn ledger_total(app: &TestApp) -> usize {
+    all_ledger(app).await.len()
 }
 
 /// The first page of `agent`'s ledger as `reader` sees it, newest first.
@@ -239,7 +243,7 @@ async fn others_never_grant(app: &TestApp, target: &Agent, admin: &str) {
     let (_, operator) = app.user_token(&app.org, "operator").await;
     let (_, viewer) = app.user_token(&app.org, "viewer").await;
     let observer_founder = staff(app, &app.org, "founder", 8).await;
-    set_agent(app, &observer_founder, "mode = 'observer'").await;
+    change_agent(app, &observer_founder, |a| a.mode = AgentMode::Observer).await;
     let level_ten = agent_with(app, &app.org, 10, "worker", "worker").await;
     let granter = "only admin users and founder or admin agents may grant credits";
     let refused: [(Caller, &str); 8] = [
@@ -262,7 +266,7 @@ async fn others_never_grant(app: &TestApp, target: &Agent, admin: &str) {
     }
     assert_eq!(balance(app, target, target).await, 108);
     assert_eq!(ledger_rows(app, target).await, 4);
-    assert_eq!(count(app, "credit_ledger").await, 4);
+    assert_eq!(ledger_total(app).await, 4);
     assert_eq!(event_total(app, &app.org.hr).await, events);
 }
 
@@ -308,7 +312,7 @@ async fn grants_check_the_amount_and_the_target(app: &TestApp) {
     )
     .await;
     assert_error(&reply, 400, "malformed JSON");
-    assert_eq!(count(app, "credit_ledger").await, 0);
+    assert_eq!(ledger_total(app).await, 0);
     assert_eq!(balance(app, &target, &target).await, 0);
 
     // The largest amount is fine.
@@ -366,15 +370,15 @@ async fn grants_check_the_amount_and_the_target(app: &TestApp) {
         .await;
     assert_error(&reply, 400, "");
 
-    assert_eq!(count(app, "credit_ledger").await, 1);
-    assert_eq!(count(app, "events WHERE type = 'credits.granted'").await, 1);
+    assert_eq!(ledger_total(app).await, 1);
+    assert_eq!(events_everywhere(app, "credits.granted").await, 1);
     assert_eq!(balance(app, &app.other.hr, &foreign).await, 0);
     assert_eq!(balance(app, &app.org.hr, &suspended).await, 0);
 }
 
 async fn spending_takes_the_balance_within_the_period(app: &TestApp) {
     let (agent, _) = register(app, &app.org, &json!({ "budgetPeriodLimit": 50 })).await;
-    set_agent(app, &agent, "current_balance = 100").await;
+    change_agent(app, &agent, |a| a.current_balance = 100).await;
 
     let reply = app
         .post(
@@ -412,7 +416,7 @@ async fn spending_takes_the_balance_within_the_period(app: &TestApp) {
     let admin = app.admin_token(&app.org).await;
     let admin_key = app.api_key(&admin, &["admin"]).await;
     let observer = app.add_agent(&app.org, "observer", "active").await;
-    set_agent(app, &observer, "current_balance = 100").await;
+    change_agent(app, &observer, |a| a.current_balance = 100).await;
     let events_before = event_total(app, &app.org.hr).await;
     assert_error_exact(
         &spend(app, &agent, 31).await,
@@ -481,7 +485,7 @@ async fn spending_takes_the_balance_within_the_period(app: &TestApp) {
 async fn the_balance_bounds_spending_without_a_limit(app: &TestApp) {
     // Without a limit, the balance is the only bound.
     let free = app.worker(&app.org).await;
-    set_agent(app, &free, "current_balance = 10").await;
+    change_agent(app, &free, |a| a.current_balance = 10).await;
     assert_error_exact(
         &spend(app, &free, 11).await,
         409,
@@ -506,7 +510,7 @@ async fn transfers_follow_the_hierarchy(app: &TestApp) {
     let level_ten = agent_with(app, &app.org, 10, "worker", "worker").await;
     let everyone = [&parent, &child, &sibling, &unrelated, &root, &level_ten];
     for agent in everyone.iter().copied().chain([&app.org.hr]) {
-        set_agent(app, agent, "current_balance = 1000").await;
+        change_agent(app, agent, |a| a.current_balance = 1000).await;
     }
 
     // To a child, the parent, a sibling; a level-10 sender to anyone.
@@ -522,10 +526,7 @@ async fn transfers_follow_the_hierarchy(app: &TestApp) {
     for (n, (from, to, amount)) in accepted.iter().enumerate() {
         let reply = transfer(app, from, to, *amount).await;
         assert_eq!(reply.data()["amount"], *amount, "transfer {n}");
-        assert_eq!(
-            count(app, "credit_ledger").await,
-            2 * (i64::try_from(n).unwrap() + 1)
-        );
+        assert_eq!(ledger_total(app).await, 2 * (n + 1));
     }
     let expected = vec![
         1000 - 10 + 5,
@@ -588,15 +589,12 @@ async fn transfers_follow_the_hierarchy(app: &TestApp) {
         let reply = transfer(app, from, to, 1).await;
         assert_error_exact(&reply, *status, message);
     }
-    assert_eq!(count(app, "credit_ledger").await, 14);
+    assert_eq!(ledger_total(app).await, 14);
     assert_eq!(balances(app, &everyone).await, expected);
     assert_eq!(balance(app, &app.other.hr, &foreign).await, 0);
     assert_eq!(balance(app, &app.org.hr, &suspended_child).await, 0);
     assert_eq!(event_total(app, &app.org.hr).await, events);
-    assert_eq!(
-        count(app, "events WHERE type = 'credits.transferred'").await,
-        7
-    );
+    assert_eq!(events_everywhere(app, "credits.transferred").await, 7);
 }
 
 /// A suspended and a pending child of `parent`.
@@ -627,20 +625,20 @@ async fn transfers_check_the_balance_and_the_period_and_write_both_sides(app: &T
     )
     .await;
     let child = active_child(app, &parent, &json!({})).await;
-    set_agent(app, &parent, "current_balance = 40").await;
+    change_agent(app, &parent, |a| a.current_balance = 40).await;
     let events = event_total(app, &app.org.hr).await;
     assert_error_exact(
         &transfer(app, &parent, &child, 41).await,
         409,
         "Insufficient balance: 40 credits available, 41 needed",
     );
-    set_agent(app, &parent, "current_balance = 100").await;
+    change_agent(app, &parent, |a| a.current_balance = 100).await;
     assert_error_exact(
         &transfer(app, &parent, &child, 51).await,
         409,
         "Budget period limit exceeded: 50 credits remain in this period",
     );
-    assert_eq!(count(app, "credit_ledger").await, 0);
+    assert_eq!(ledger_total(app).await, 0);
     assert_eq!(event_total(app, &app.org.hr).await, events);
 
     let reply = app
@@ -694,7 +692,7 @@ async fn transfers_check_the_balance_and_the_period_and_write_both_sides(app: &T
         transfer(app, &child, &parent, 35).await.data()["toBalance"],
         85
     );
-    assert_eq!(count(app, "credit_ledger").await, 7);
+    assert_eq!(ledger_total(app).await, 7);
 
     users_and_observers_never_transfer(app, &parent, &child).await;
 }
@@ -703,7 +701,7 @@ async fn transfers_check_the_balance_and_the_period_and_write_both_sides(app: &T
 async fn both_sides_are_written(app: &TestApp, parent: &Agent, child: &Agent, moved: &Value) {
     let transfer_id = str_of(moved, "transferId");
     // Two ledger rows, one a side, naming each other.
-    assert_eq!(count(app, "credit_ledger").await, 2);
+    assert_eq!(ledger_total(app).await, 2);
     let out = history(app, child, parent).await;
     assert_eq!(out.len(), 1);
     assert_eq!(out[0]["id"], transfer_id);
@@ -753,11 +751,11 @@ async fn users_and_observers_never_transfer(app: &TestApp, parent: &Agent, child
     let admin = app.admin_token(&app.org).await;
     let admin_key = app.api_key(&admin, &["admin"]).await;
     let (observer, _) = register(app, &app.org, &json!({ "mode": "observer" })).await;
-    set_agent(
-        app,
-        &observer,
-        &format!("parent_id = '{}', current_balance = 100", parent.uuid),
-    )
+    let parent_id = AgentId::from_uuid(parent.uuid);
+    change_agent(app, &observer, move |a| {
+        a.parent_id = Some(parent_id);
+        a.current_balance = 100;
+    })
     .await;
     let events = event_total(app, &app.org.hr).await;
     for token in [&admin, &admin_key] {
@@ -797,7 +795,7 @@ async fn users_and_observers_never_transfer(app: &TestApp, parent: &Agent, child
         assert_error(&reply, 400, message);
     }
     assert_eq!(event_total(app, &app.org.hr).await, events);
-    assert_eq!(count(app, "credit_ledger").await, 7);
+    assert_eq!(ledger_total(app).await, 7);
     assert_eq!(balance(app, parent, parent).await, 85);
     assert_eq!(balance(app, parent, child).await, 0);
     assert_eq!(balance(app, parent, &observer).await, 100);
@@ -907,7 +905,7 @@ async fn a_finished_task_pays_the_child_and_the_parents_fee(app: &TestApp) {
         "id",
     );
     walk(app, &child, &task, &["in_progress"]).await;
-    assert_eq!(count(app, "credit_ledger").await, 0);
+    assert_eq!(ledger_total(app).await, 0);
     walk(app, &child, &task, &["done"]).await;
 
     assert_eq!(balance(app, &child, &child).await, 8);

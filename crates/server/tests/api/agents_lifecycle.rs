@@ -12,7 +12,7 @@ use crate::helpers::{
     Agent, Org, Reply, TestApp, assert_bad_queries, assert_error, assert_error_exact,
     assert_timestamp, keys_of, send, str_of, unique_handle,
 };
-use crate::task_support::count;
+use crate::stored::{agents_of, all_agents};
 use crate::task_tools::{Caller, event_total, patch, types};
 
 api_tests!(
@@ -109,14 +109,19 @@ pub fn register_body(extra: &Value) -> Value {
     body
 }
 
-/// How many agents `org` holds.
+/// How many agents `org` stores.
 pub async fn agents_in(app: &TestApp, org: &Org) -> i64 {
-    count(app, &format!("agents WHERE org_id = '{}'", org.id)).await
+    i64::try_from(agents_of(app, org).await.len()).unwrap()
 }
 
-/// How many agents, in any organization, carry `handle`.
+/// How many stored agents, in any organization, carry `handle`.
 pub async fn with_handle(app: &TestApp, handle: &str) -> i64 {
-    count(app, &format!("agents WHERE agent_id = '{handle}'")).await
+    let carrying = all_agents(app)
+        .await
+        .iter()
+        .filter(|a| a.handle.as_str() == handle)
+        .count();
+    i64::try_from(carrying).unwrap()
 }
 
 /// `POST /agents/:id/<action>` by `caller` without a body, answered.

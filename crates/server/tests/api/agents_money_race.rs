@@ -9,13 +9,16 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use futures_util::stream::{self, StreamExt};
+use muster_domain::model::{AgentId, CreditKind, LedgerEntry};
 use reqwest::{Method, RequestBuilder};
 use serde_json::{Value, json};
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use crate::agent_support::{active_child, agent_with};
 use crate::helpers::{Agent, Reply, Rng, TestApp, send, str_of};
-use crate::task_support::{count, is_postgres, sql_int, sql_text};
+use crate::stored::{agents_of, all_agents, all_ledger, ledger_of, stored_agent};
+use crate::task_support::is_postgres;
 
 api_tests!(credits_race);
 
@@ -213,26 +216,6 @@ async fn run(app: &TestApp, token: &str, siblings: &[Agent], op: Op) -> Outcome 
     }
 }
 
-/// One text row per selected row: `row` (a text expression) of `from_where`, in `order`,
-/// read in one query on either engine.
-async fn rows(app: &TestApp, row: &str, from_where: &str, order: &str) -> Vec<Vec<String>> {
-    let inner = if is_postgres(app) {
-        format!("SELECT string_agg({row}, ';' ORDER BY {order}) AS v FROM {from_where}")
-    } else {
-        format!(
-            "SELECT group_concat(r, ';') AS v FROM (SELECT {row} AS r FROM {from_where} \
-             ORDER BY {order}) AS o"
-        )
-    };
-    let text = sql_text(app, &inner).await;
-    if text == "NULL" {
-        return Vec::new();
-    }
-    text.split(';')
-        .map(|line| line.split('|').map(str::to_owned).collect())
-        .collect()
-}
-
 /// A stored ledger row of a sibling.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Row {
@@ -242,6 +225,7 @@ struct Row {
     amount: i64,
     balance_after: i64,
     counterparty: Option<usize>,
+    created_at: OffsetDateTime,
 }
 
 /// A stored sibling's money fields.
@@ -250,6 +234,7 @@ struct Stored {
     balance: i64,
     limit: Option<i64>,
     spent: i64,
+    period_start: OffsetDateTime,
 }
 
 /// The siblings and what the race did to them, as the answers tell.
@@ -262,15 +247,6 @@ struct Race {
 }
 
 impl Race {
-    /// `IN (...)` list of the siblings' ids.
-    fn ids(&self) -> String {
-        self.siblings
-            .iter()
-            .map(|s| format!("'{}'", s.uuid))
-            .collect::<Vec<_>>()
-            .join(", ")
-    }
-
     /// Sibling index by id.
     fn index(&self) -> HashMap<String, usize> {
         self.siblings
@@ -368,47 +344,41 @@ async fn race(app: &TestApp) -> Race {
 /// The siblings' money fields and ledger rows (oldest first), as stored.
 async fn books(app: &TestApp, race: &Race) -> (HashMap<usize, Stored>, Vec<Row>) {
     let index = race.index();
-    let stored: HashMap<usize, Stored> = rows(
-        app,
-        "CAST(id AS TEXT) || '|' || CAST(current_balance AS TEXT) || '|' || \
-         COALESCE(CAST(budget_period_limit AS TEXT), '-') || '|' || \
-         CAST(budget_period_spent AS TEXT)",
-        &format!("agents WHERE id IN ({})", race.ids()),
-        "id",
-    )
-    .await
-    .into_iter()
-    .map(|r| {
-        let stored = Stored {
-            balance: r[1].parse().unwrap(),
-            limit: r[2].parse().ok(),
-            spent: r[3].parse().unwrap(),
+    let mut stored = HashMap::new();
+    for (i, sibling) in race.siblings.iter().enumerate() {
+        let agent = stored_agent(app, sibling).await;
+        let money = Stored {
+            balance: agent.current_balance,
+            limit: agent.budget_period_limit,
+            spent: agent.budget_period_spent,
+            period_start: agent.budget_period_start,
         };
-        (index[&r[0]], stored)
-    })
-    .collect();
+        stored.insert(i, money);
+    }
     assert_eq!(stored.len(), SIBLINGS);
-    let ledger: Vec<Row> = rows(
-        app,
-        "CAST(id AS TEXT) || '|' || CAST(agent_id AS TEXT) || '|' || kind || '|' || \
-         CAST(amount AS TEXT) || '|' || CAST(balance_after AS TEXT) || '|' || \
-         COALESCE(CAST(counterparty_id AS TEXT), '-')",
-        &format!("credit_ledger WHERE org_id = '{}'", app.org.id),
-        "created_at, id",
-    )
-    .await
-    .into_iter()
-    .map(|r| Row {
-        id: r[0].clone(),
-        agent: *index
-            .get(&r[1])
-            .unwrap_or_else(|| panic!("a ledger row of an agent outside the race: {r:?}")),
-        kind: r[2].clone(),
-        amount: r[3].parse().unwrap(),
-        balance_after: r[4].parse().unwrap(),
-        counterparty: (r[5] != "-").then(|| index[&r[5]]),
-    })
-    .collect();
+    // Every ledger row of the organization: any outside the race is a fault.
+    let mut entries: Vec<LedgerEntry> = Vec::new();
+    for agent in agents_of(app, &app.org).await {
+        entries.extend(ledger_of(app, &agent).await);
+    }
+    entries.sort_by_key(|e| (e.created_at, e.id.as_uuid()));
+    let sibling = |id: AgentId| -> usize {
+        *index
+            .get(&id.as_uuid().to_string())
+            .unwrap_or_else(|| panic!("a ledger row of an agent outside the race: {id}"))
+    };
+    let ledger: Vec<Row> = entries
+        .into_iter()
+        .map(|e| Row {
+            id: e.id.as_uuid().to_string(),
+            agent: sibling(e.agent_id),
+            kind: e.kind.as_str().to_owned(),
+            amount: e.amount,
+            balance_after: e.balance_after,
+            counterparty: e.counterparty_id.map(sibling),
+            created_at: e.created_at,
+        })
+        .collect();
     (stored, ledger)
 }
 
@@ -428,21 +398,24 @@ async fn check_balances(
             s.balance
         );
     }
-    assert_eq!(
-        count(app, "credit_ledger WHERE balance_after < 0").await,
-        0,
+    let everyone = all_agents(app).await;
+    let everything = all_ledger(app).await;
+    assert!(
+        everything.iter().all(|e| e.balance_after >= 0),
         "a ledger row shows a negative balance"
     );
-    assert_eq!(count(app, "agents WHERE current_balance < 0").await, 0);
+    assert!(everyone.iter().all(|a| a.current_balance >= 0));
 
     let expected = race.expected_total();
     let total: i64 = stored.values().map(|s| s.balance).sum();
     assert_eq!(total, expected, "sum of balances");
-    let summed = format!(
-        "SELECT SUM(current_balance) AS v FROM agents WHERE id IN ({})",
-        race.ids()
-    );
-    assert_eq!(sql_int(app, &summed).await, expected);
+    let index = race.index();
+    let summed: i64 = everyone
+        .iter()
+        .filter(|a| index.contains_key(&a.id.as_uuid().to_string()))
+        .map(|a| a.current_balance)
+        .sum();
+    assert_eq!(summed, expected, "sum of the stored balances");
     assert_eq!(
         ledger.iter().map(|r| r.amount).sum::<i64>(),
         expected,
@@ -512,10 +485,12 @@ async fn check_rows(app: &TestApp, race: &Race, ledger: &[Row]) {
         "two transfer_out rows with one id"
     );
     assert_eq!(outs.len(), transfers, "transfer_out rows");
-    assert_eq!(
-        count(app, "credit_ledger WHERE kind = 'transfer_out'").await,
-        i64::try_from(transfers).unwrap()
-    );
+    let transfers_out = all_ledger(app)
+        .await
+        .iter()
+        .filter(|e| e.kind == CreditKind::TransferOut)
+        .count();
+    assert_eq!(transfers_out, transfers);
     let mut ins: HashMap<(usize, usize, i64, i64), usize> = HashMap::new();
     for r in ledger.iter().filter(|r| r.kind == "transfer_in") {
         let key = (r.agent, r.counterparty.unwrap(), r.amount, r.balance_after);
@@ -557,20 +532,20 @@ async fn check_rows(app: &TestApp, race: &Race, ledger: &[Row]) {
 
 /// No period limit was exceeded, and what each sibling spent in the period is what the
 /// ledger says went out in it; the API tells the same.
-async fn check_periods(app: &TestApp, race: &Race, stored: &HashMap<usize, Stored>) {
+async fn check_periods(
+    app: &TestApp,
+    race: &Race,
+    stored: &HashMap<usize, Stored>,
+    ledger: &[Row],
+) {
     for (i, sibling) in race.siblings.iter().enumerate() {
         let s = &stored[&i];
-        let out_in_period = sql_int(
-            app,
-            &format!(
-                "SELECT COALESCE(SUM(-l.amount), 0) AS v FROM credit_ledger l \
-                 JOIN agents a ON a.id = l.agent_id WHERE a.id = '{}' \
-                 AND l.kind IN ('spent', 'transfer_out') \
-                 AND l.created_at >= a.budget_period_start",
-                sibling.uuid
-            ),
-        )
-        .await;
+        let out_in_period: i64 = ledger
+            .iter()
+            .filter(|r| r.agent == i && (r.kind == "spent" || r.kind == "transfer_out"))
+            .filter(|r| r.created_at >= s.period_start)
+            .map(|r| -r.amount)
+            .sum();
         assert_eq!(s.spent, out_in_period, "sibling {i}: budgetPeriodSpent");
         if limited(i) {
             assert_eq!(s.limit, Some(PERIOD_LIMIT));
@@ -615,5 +590,5 @@ async fn credits_race(app: &TestApp) {
     let (stored, ledger) = books(app, &race).await;
     check_balances(app, &race, &stored, &ledger).await;
     check_rows(app, &race, &ledger).await;
-    check_periods(app, &race, &stored).await;
+    check_periods(app, &race, &stored, &ledger).await;
 }

@@ -2,6 +2,7 @@
 //! boundary, the history and its paging, bonuses and penalties with their limits and
 //! who may give them, demotion, and the trust leaderboard.
 
+use muster_domain::model::{AgentRole, AgentStatus};
 use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -11,7 +12,8 @@ use crate::helpers::{
     Agent, Reply, TestApp, assert_bad_queries, assert_error, assert_error_exact, assert_timestamp,
     keys_of, str_of,
 };
-use crate::task_support::{assigned_task, events_typed, set_agent, walk};
+use crate::stored::{change_agent, insert_worker};
+use crate::task_support::{assigned_task, events_typed, walk};
 use crate::task_tools::{Caller, event_total};
 
 api_tests!(
@@ -66,10 +68,11 @@ async fn demote(app: &TestApp, caller: &Caller, agent: &Agent, body: Option<&Val
 }
 
 /// An active agent of the organization at `level` with `role` and `mode` (the role set
-/// by SQL: HR may not register founder or admin agents).
+/// as stored: HR may not register founder or admin agents).
 async fn ranked(app: &TestApp, level: u8, role: &str, mode: &str) -> Agent {
     let agent = agent_with(app, &app.org, level, "worker", mode).await;
-    set_agent(app, &agent, &format!("role = '{role}'")).await;
+    let role = AgentRole::parse(role).unwrap();
+    change_agent(app, &agent, move |a| a.role = role).await;
     agent
 }
 
@@ -113,7 +116,7 @@ async fn the_summary_names_the_level_at_every_boundary(app: &TestApp) {
         (100, "elite"),
     ];
     for (score, level) in cases {
-        set_agent(app, &agent, &format!("reputation_score = {score}")).await;
+        change_agent(app, &agent, move |a| a.reputation_score = score).await;
         let s = summary(app, &agent).await;
         assert_eq!(s["reputationScore"], score, "{s}");
         assert_eq!(s["level"], level, "score {score}");
@@ -291,7 +294,7 @@ async fn bonuses_and_penalties_move_the_score_within_0_and_100(app: &TestApp) {
     assert_eq!(score_of(app, &agent).await, (100, 5));
 
     // 3 - 10 clamps at 0, the event keeps -10.
-    set_agent(app, &agent, "reputation_score = 3").await;
+    change_agent(app, &agent, |a| a.reputation_score = 3).await;
     let reply = give(
         app,
         &hr,
@@ -438,7 +441,7 @@ async fn level_7_agents_parents_and_admins_may_score_others(app: &TestApp) {
     ];
     for (who, caller, agent) in &cases {
         // Room for the bonus below 100.
-        set_agent(app, agent, "reputation_score = 50").await;
+        change_agent(app, agent, |a| a.reputation_score = 50).await;
         let (score, total) = score_of(app, agent).await;
         let reply = give(app, caller, agent, "bonus", &json!({ "reason": who })).await;
         assert_eq!(reply.status.as_u16(), 200, "{who} bonus: {}", reply.text);
@@ -627,7 +630,7 @@ async fn demotions_by_admins(app: &TestApp) {
     let admin = app.admin_token(&app.org).await;
     let admin_key = app.api_key(&admin, &["admin"]).await;
     let top = agent_with(app, &app.org, 10, "worker", "worker").await;
-    set_agent(app, &top, "reputation_score = 3").await;
+    change_agent(app, &top, |a| a.reputation_score = 3).await;
     let reply = demote(app, &Caller::Bearer(admin), &top, None).await;
     assert_eq!(reply.data()["level"], 9);
     assert_eq!(score_of(app, &top).await, (0, 1));
@@ -882,18 +885,10 @@ async fn demote_refusals_change_nothing(app: &TestApp) {
     assert_eq!(other.data()["level"], 10);
 }
 
-/// An active worker whose `agentId` starts with `prefix`, scored `score` (by SQL).
+/// An active worker whose `agentId` starts with `prefix`, scored `score` (as stored).
 async fn scored(app: &TestApp, prefix: &str, score: i32) -> Agent {
-    let mut agent = app.worker(&app.org).await;
     let handle = format!("{prefix}-{}", Uuid::now_v7().simple());
-    set_agent(
-        app,
-        &agent,
-        &format!("agent_id = '{handle}', reputation_score = {score}"),
-    )
-    .await;
-    agent.handle = handle;
-    agent
+    insert_worker(app, &app.org, &handle, |a| a.reputation_score = score).await
 }
 
 async fn the_leaderboard_ranks_active_agents_by_score(app: &TestApp) {
@@ -910,7 +905,7 @@ async fn the_leaderboard_ranks_active_agents_by_score(app: &TestApp) {
     let failed = assigned_task(app, &hr, &c, json!({})).await;
     walk(app, &c, &failed, &["in_progress", "cancelled"]).await;
     // Finishing paid c reputation: set the score the ranking needs last.
-    set_agent(app, &c, "reputation_score = 90").await;
+    change_agent(app, &c, |a| a.reputation_score = 90).await;
     let mut rest = Vec::new();
     for (i, score) in [86, 85, 71, 70, 41, 40, 21, 20].into_iter().enumerate() {
         rest.push(scored(app, &format!("lb-r{i}"), score).await);
@@ -919,17 +914,17 @@ async fn the_leaderboard_ranks_active_agents_by_score(app: &TestApp) {
     let mut never = Vec::new();
     for status in ["suspended", "pending", "revoked"] {
         let agent = app.add_agent(&app.org, "worker", status).await;
-        set_agent(app, &agent, "reputation_score = 100").await;
+        change_agent(app, &agent, |a| a.reputation_score = 100).await;
         never.push(agent.uuid.to_string());
     }
     let foreign = app.worker(&app.other).await;
-    set_agent(app, &foreign, "reputation_score = 100").await;
+    change_agent(app, &foreign, |a| a.reputation_score = 100).await;
     never.push(foreign.uuid.to_string());
     // A done task of a since-suspended agent does not bring it back.
     let gone = scored(app, "lb-gone", 99).await;
     let task = assigned_task(app, &hr, &gone, json!({})).await;
     walk(app, &gone, &task, &["in_progress", "done"]).await;
-    set_agent(app, &gone, "status = 'suspended'").await;
+    change_agent(app, &gone, |a| a.status = AgentStatus::Suspended).await;
     never.push(gone.uuid.to_string());
 
     // HR keeps the initial 50.

@@ -3,6 +3,7 @@
 //! the pending list, activation, rejection, and the hierarchy.
 
 use futures_util::future::join_all;
+use muster_domain::model::AgentId;
 use reqwest::Method;
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -16,7 +17,7 @@ use crate::helpers::{
     Agent, PAGE_REFUSALS, TestApp, assert_bad_queries, assert_error, assert_error_exact,
     assert_timestamp, keys_of, send, str_of, unique_handle,
 };
-use crate::task_support::count;
+use crate::stored::{all_agents, all_capabilities_of, find_agent};
 use crate::task_tools::{Caller, delete, event_total, types};
 
 api_tests!(
@@ -44,8 +45,13 @@ async fn spawned(app: &TestApp, parent: &Agent, extra: &Value) -> Agent {
 }
 
 /// How many children (any status) `parent` has in storage.
-async fn children_of(app: &TestApp, parent: &Agent) -> i64 {
-    count(app, &format!("agents WHERE parent_id = '{}'", parent.uuid)).await
+async fn children_of(app: &TestApp, parent: &Agent) -> usize {
+    let parent = Some(AgentId::from_uuid(parent.uuid));
+    all_agents(app)
+        .await
+        .iter()
+        .filter(|a| a.parent_id == parent)
+        .count()
 }
 
 /// `GET /agents/capacity` as `caller`, answering `data`.
@@ -822,10 +828,8 @@ async fn assert_gone(app: &TestApp, agent: &Agent) {
         404,
         &format!("Agent {} not found", agent.uuid),
     );
-    let id = agent.uuid;
-    assert_eq!(count(app, &format!("agents WHERE id = '{id}'")).await, 0);
-    let capabilities = format!("agent_capabilities WHERE agent_id = '{id}'");
-    assert_eq!(count(app, &capabilities).await, 0);
+    assert!(find_agent(app, agent).await.is_none(), "still stored");
+    assert!(all_capabilities_of(app, agent).await.is_empty());
 }
 
 /// Refused rejections of the pending child `pending` of `parent` (403, 400) and of the

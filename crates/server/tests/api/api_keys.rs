@@ -2,10 +2,12 @@
 //! the scope matrix of decision D-17 on every kind of root route, expiry, deletion, and
 //! the owner's current role.
 
+use muster_domain::model::UserRole;
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::helpers::{TestApp, assert_error, assert_error_exact, keys_of, send, str_of};
+use crate::stored::change_user;
 
 api_tests!(
     a_key_is_shown_once_and_listed_without_its_secret,
@@ -200,6 +202,7 @@ async fn deleted_and_expired_keys_are_401(app: &TestApp) {
     assert_eq!(revoked.list().len(), 1);
 
     let expiring = app.api_key(&token, &["read"]).await;
+    // Raw SQL: backdates a key's expiry; no route moves time, no port changes a key.
     app.db()
         .execute("UPDATE api_keys SET expires_at = '2000-01-01T00:00:00.000Z'")
         .await;
@@ -225,11 +228,8 @@ async fn a_key_acts_with_its_owners_current_role(app: &TestApp) {
             .status,
         200
     );
-    app.db()
-        .execute(&format!(
-            "UPDATE users SET role = 'viewer' WHERE email = '{email}'"
-        ))
-        .await;
+    // No route changes a user's role.
+    change_user(app, &app.org, &email, |u| u.role = UserRole::Viewer).await;
     let reply = send(app.bearer(&key, Method::POST, "/tasks", Some(&body))).await;
     assert_error_exact(&reply, 403, "viewer users are read-only");
     assert_eq!(

@@ -154,6 +154,7 @@ async fn parallel_failures_all_count(app: &TestApp) {
 }
 
 async fn login_without_a_default_org_needs_org_id(app: &TestApp) {
+    // Raw SQL: no route or port unsets the default organization (bootstrap always sets one).
     app.db()
         .execute("UPDATE organizations SET is_default = false")
         .await;

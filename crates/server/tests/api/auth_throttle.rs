@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use crate::auth_totp::code;
+use crate::auth_totp::{Secret, code};
 use crate::dashboard_support::Browser;
 use crate::helpers::{ADMIN_PASSWORD, Reply, TestApp, assert_error, assert_error_exact, send};
 
@@ -140,13 +140,7 @@ async fn totp_verify_counts_toward_the_login_throttle(app: &TestApp) {
     )
     .await;
     assert_eq!(started.status, 200, "{}", started.text);
-    let good = code(
-        app,
-        user.id,
-        "totp_pending_secret",
-        OffsetDateTime::now_utc(),
-    )
-    .await;
+    let good = code(app, user.id, Secret::Pending, OffsetDateTime::now_utc()).await;
     // Codes that are not the good one (nor of a neighbouring step, with luck).
     let wrong = |n: usize| {
         let body =
@@ -181,13 +175,7 @@ async fn totp_disable_counts_toward_the_login_throttle(app: &TestApp) {
         .iter()
         .map(|c| c.as_str().unwrap().to_owned())
         .collect();
-    let first = code(
-        app,
-        user.id,
-        "totp_pending_secret",
-        OffsetDateTime::now_utc(),
-    )
-    .await;
+    let first = code(app, user.id, Secret::Pending, OffsetDateTime::now_utc()).await;
     let on = post(app, user, "/auth/totp/verify", &json!({"code": first})).await;
     assert_eq!(on.status, 204, "{}", on.text);
     // A wrong password with a good (recovery) code, and the right password with a wrong

@@ -67,6 +67,7 @@ async fn refresh_refuses_unknown_and_expired_tokens(app: &TestApp) {
         "refreshToken is required",
     );
     let login = app.login(&app.org.admin_email, ADMIN_PASSWORD).await;
+    // Raw SQL: backdates the token's expiry; no route moves time, no port changes a token.
     app.db()
         .execute("UPDATE refresh_tokens SET expires_at = '2000-01-01T00:00:00.000Z'")
         .await;

@@ -14,6 +14,7 @@ use uuid::Uuid;
 use crate::helpers::{
     ADMIN_PASSWORD, TestApp, assert_error, assert_error_exact, keys_of, send, str_of,
 };
+use crate::stored::stored_user;
 
 api_tests!(
     setup_verify_login_and_disable,
@@ -37,14 +38,23 @@ async fn post(app: &TestApp, token: &str, path: &str, body: &Value) -> crate::he
     send(app.bearer(token, Method::POST, path, Some(body))).await
 }
 
-/// A code of the user's sealed secret stored in `column`, for `at`.
-pub(crate) async fn code(app: &TestApp, user: Uuid, column: &str, at: OffsetDateTime) -> String {
-    let sealed = app
-        .db()
-        .blob(&format!(
-            "SELECT {column} AS value FROM users WHERE id = '{user}'"
-        ))
-        .await;
+/// Which of a user's stored TOTP secrets.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Secret {
+    /// The one of a setup not yet verified.
+    Pending,
+    /// The one in use.
+    InUse,
+}
+
+/// A code of the user's sealed `secret` as stored (no route shows it), for `at`.
+pub(crate) async fn code(app: &TestApp, user: Uuid, secret: Secret, at: OffsetDateTime) -> String {
+    let totp = stored_user(app, user).await.totp;
+    let sealed = match secret {
+        Secret::Pending => totp.pending_secret,
+        Secret::InUse => totp.secret,
+    }
+    .unwrap_or_else(|| panic!("user {user} has no {secret:?} secret"));
     TotpService::from_server_key(app.server_key())
         .current_code(UserId::from_uuid(user), &sealed, at)
         .unwrap()
@@ -105,7 +115,7 @@ async fn enable(app: &TestApp, admin: &Admin) -> (Vec<String>, String, OffsetDat
             .is_string()
     );
     let now = OffsetDateTime::now_utc();
-    let first = code(app, admin.id, "totp_pending_secret", now).await;
+    let first = code(app, admin.id, Secret::Pending, now).await;
     let verified = post(
         app,
         &admin.token,
@@ -141,7 +151,7 @@ async fn log_in_with_codes(
         .await;
     assert_error_exact(&wrong, 401, "Invalid two-factor code");
     // ...the next step's code is, once.
-    let next = code(app, admin.id, "totp_secret", now + Duration::seconds(30)).await;
+    let next = code(app, admin.id, Secret::InUse, now + Duration::seconds(30)).await;
     let signed_in = app
         .post_public("/auth/login", &login_body(app, Some(&next)))
         .await;

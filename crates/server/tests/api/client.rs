@@ -156,7 +156,7 @@ async fn a_second_factor_is_asked_for_then_accepted(app: &TestApp) {
         .unwrap();
     let id = user.me().await.unwrap().id;
     let now = time::OffsetDateTime::now_utc();
-    let code = crate::auth_totp::code(app, id, "totp_pending_secret", now).await;
+    let code = crate::auth_totp::code(app, id, crate::auth_totp::Secret::Pending, now).await;
     user.verify_totp(&TotpCodeBody { code }).await.unwrap();
 
     // Without a code: the client says a second factor is needed, not that it failed.

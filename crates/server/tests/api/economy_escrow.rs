@@ -13,7 +13,7 @@ use crate::economy_support::{
     treasury_payer,
 };
 use crate::helpers::{TestApp, assert_error, assert_error_exact};
-use crate::task_support::set_agent;
+use crate::stored::change_agent;
 use crate::task_tools::{Caller, event_total};
 
 api_tests!(
@@ -142,7 +142,7 @@ async fn an_explicit_reward_nobody_can_fund_is_409_and_changes_nothing(app: &Tes
     grant(app, &app.org, &worker, 5).await;
     let limited = app.worker(&app.org).await;
     grant(app, &app.org, &limited, 100).await;
-    set_agent(app, &limited, "budget_period_limit = 20").await;
+    change_agent(app, &limited, |a| a.budget_period_limit = Some(20)).await;
     let events = event_total(app, &app.org.hr).await;
 
     let reply = create_as(app, &admin, &json!({ "title": "too dear", "reward": 6 })).await;
@@ -218,7 +218,7 @@ async fn an_unfundable_default_reward_makes_a_task_without_one(app: &TestApp) {
     grant(app, &app.org, &poor, 3).await;
     let limited = app.worker(&app.org).await;
     grant(app, &app.org, &limited, 100).await;
-    set_agent(app, &limited, "budget_period_limit = 5").await;
+    change_agent(app, &limited, |a| a.budget_period_limit = Some(5)).await;
 
     let callers = [
         (admin.clone(), treasury_payer(&app.org)),

@@ -3,6 +3,7 @@
 //! nobody assigned ("unassigned"); reassignment leaves it in escrow; a payer that does
 //! its own task gets it back in full, with no fee ("self").
 
+use muster_domain::model::FeePct;
 use serde_json::{Value, json};
 
 use crate::agent_support::grant;
@@ -12,7 +13,7 @@ use crate::economy_support::{
     walk_as,
 };
 use crate::helpers::{Agent, TestApp};
-use crate::task_support::{set_agent, set_parent};
+use crate::stored::{change_agent, set_parent};
 use crate::task_tools::Caller;
 
 api_tests!(
@@ -26,7 +27,8 @@ api_tests!(
 /// A parent taking `fee_pct` and a child of it, both active workers.
 async fn family(app: &TestApp, fee_pct: i64) -> (Agent, Agent) {
     let parent = app.worker(&app.org).await;
-    set_agent(app, &parent, &format!("management_fee_pct = {fee_pct}")).await;
+    let fee = FeePct::new(fee_pct).unwrap();
+    change_agent(app, &parent, move |a| a.management_fee_pct = fee).await;
     let child = app.worker(&app.org).await;
     set_parent(app, &child, &parent).await;
     (parent, child)

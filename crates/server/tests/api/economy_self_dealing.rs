@@ -12,7 +12,8 @@ use crate::economy_support::{
     ledger_of, of_type, score_of,
 };
 use crate::helpers::{Agent, TestApp, str_of};
-use crate::task_support::{set_parent, walk};
+use crate::stored::set_parent;
+use crate::task_support::walk;
 use crate::task_tools::{Caller, patch};
 
 api_tests!(

@@ -3,6 +3,7 @@
 //! keys) and founder or admin agents only; bad amounts and bodies are 400 and change
 //! nothing; every organization sees only its own.
 
+use muster_domain::model::AgentMode;
 use reqwest::Method;
 use serde_json::{Value, json};
 
@@ -14,7 +15,7 @@ use crate::economy_support::{
 use crate::helpers::{
     TestApp, assert_error, assert_error_exact, assert_timestamp, keys_of, send, str_of,
 };
-use crate::task_support::set_agent;
+use crate::stored::change_agent;
 use crate::task_tools::{Caller, event_total, user_id};
 
 api_tests!(
@@ -215,7 +216,7 @@ async fn only_admins_see_or_fund_the_treasury(app: &TestApp) {
     let worker = app.worker(&app.org).await;
     let level_ten = crate::agent_support::agent_with(app, &app.org, 10, "worker", "worker").await;
     let observer_founder = staff(app, &app.org, "founder", 8).await;
-    set_agent(app, &observer_founder, "mode = 'observer'").await;
+    change_agent(app, &observer_founder, |a| a.mode = AgentMode::Observer).await;
     let refused: [(Caller, &str); 8] = [
         (Caller::Bearer(operator), TREASURY_ADMINS),
         (Caller::Bearer(viewer), "viewer users are read-only"),

@@ -7,12 +7,14 @@
 use std::collections::HashSet;
 use std::time::Duration;
 
+use muster_domain::model::{AgentStatus, Event, EventId, OrgId};
+use muster_domain::ports::{EventLog, transact};
 use muster_http::StreamOptions;
 use reqwest::Method;
 use serde_json::Value;
+use uuid::Uuid;
 
 use crate::helpers::{Agent, TestApp, assert_error, send, str_of};
-use crate::task_support::is_postgres;
 
 /// Quick polls and heartbeats, so that the tests wait little.
 pub(crate) fn quick() -> StreamOptions {
@@ -381,26 +383,32 @@ async fn open_streams_are_bounded(app: &TestApp) {
 }
 
 /// Appends `n` copies of event `id` with fresh ids and the type `test.bulk`, in one
-/// statement (far more than the stream buffers).
+/// transaction (far more than the stream buffers; no route writes events in bulk).
 async fn append_copies(app: &TestApp, id: &str, n: u32) {
-    let columns = "org_id, type, actor_id, entity_type, entity_id, severity, payload, created_at";
-    let copied = "org_id, 'test.bulk', actor_id, entity_type, entity_id, severity, payload, \
-                  created_at";
-    let sql = if is_postgres(app) {
-        format!(
-            "INSERT INTO events (id, {columns}) SELECT gen_random_uuid(), {copied} \
-             FROM events, generate_series(1, {n}) WHERE id = '{id}'"
-        )
-    } else {
-        format!(
-            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {n}) \
-             INSERT INTO events (id, {columns}) SELECT lower(printf('%s-%s-4%s-8%s-%s', \
-             hex(randomblob(4)), hex(randomblob(2)), substr(hex(randomblob(2)), 2), \
-             substr(hex(randomblob(2)), 2), hex(randomblob(6)))), {copied} \
-             FROM events, n WHERE id = '{id}'"
-        )
-    };
-    app.db().execute(&sql).await;
+    let db = &app.db().db;
+    let org = OrgId::from_uuid(app.org.id);
+    let template = EventLog::get(db, org, EventId::from_uuid(Uuid::parse_str(id).unwrap()))
+        .await
+        .unwrap()
+        .unwrap();
+    let copies: Vec<Event> = (0..n)
+        .map(|_| Event {
+            id: EventId::from_uuid(Uuid::now_v7()),
+            event_type: "test.bulk".to_owned(),
+            ..template.clone()
+        })
+        .collect();
+    transact(db, move |tx| {
+        Box::pin(async move {
+            // In statements of a thousand rows: PostgreSQL binds at most 65,535 values.
+            for chunk in copies.chunks(1_000) {
+                tx.append_events(chunk).await?;
+            }
+            Ok(())
+        })
+    })
+    .await
+    .unwrap();
 }
 
 async fn a_client_that_stops_reading_is_dropped_and_resumes(app: &TestApp) {
@@ -464,7 +472,7 @@ async fn a_stream_ends_at_its_longest_life_and_credentials_are_checked_again(app
         buffer: String::new(),
     };
     // The worker is suspended while its stream is open: the stream ends by itself...
-    crate::task_support::set_agent(app, &worker, "status = 'suspended'").await;
+    crate::stored::change_agent(app, &worker, |a| a.status = AgentStatus::Suspended).await;
     let reason = loop {
         let frame = sse
             .frame(Duration::from_secs(10))

@@ -101,6 +101,7 @@ async fn a_database_that_cannot_take_writes_refuses_them_and_serves_reads(app: &
     };
     let read_only = if postgres {
         let name = database_name(app);
+        // Raw SQL: turns the server read-only, as a fail-over to a replica would.
         app.db()
             .execute(&format!(
                 "ALTER DATABASE {name} SET default_transaction_read_only = on"
@@ -113,6 +114,7 @@ async fn a_database_that_cannot_take_writes_refuses_them_and_serves_reads(app: &
         )
     } else {
         // SQLite never lowers the limit below the file's size: it may just not grow.
+        // Raw SQL: fills the disk, as it were; only the engine's own setting can.
         app.db().db.on_writer("PRAGMA max_page_count = 1").await;
         None
     };
@@ -155,6 +157,7 @@ async fn a_database_that_cannot_take_writes_refuses_them_and_serves_reads(app: &
 
     if postgres {
         let name = database_name(app);
+        // Raw SQL: the server takes writes again, as after the fail-over.
         app.db()
             .execute(&format!(
                 "BEGIN READ WRITE; \
@@ -162,10 +165,12 @@ async fn a_database_that_cannot_take_writes_refuses_them_and_serves_reads(app: &
             ))
             .await;
     } else {
+        // Raw SQL: frees the disk again (the engine's own setting).
         app.db()
             .db
             .on_writer("PRAGMA max_page_count = 1073741823")
             .await;
+        // Raw SQL: the engine's own integrity check; no route or port runs it.
         let check = app
             .db()
             .db

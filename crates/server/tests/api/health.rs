@@ -44,6 +44,7 @@ async fn drop_database(app: &TestApp) {
         .unwrap()
         .to_owned();
     let admin = TestDatabase::new(Engine::Postgres).await.unwrap();
+    // Raw SQL: takes the database away from under the server; nothing else can.
     admin
         .execute(&format!("DROP DATABASE {name} WITH (FORCE)"))
         .await;

@@ -1,6 +1,6 @@
 //! The running application under test and the tools to talk to it: signed requests,
-//! hand-made headers, extra agents inserted with SQL, and assertions on the contract's
-//! bodies.
+//! hand-made headers, extra agents inserted through the persistence's typed ports, and
+//! assertions on the contract's bodies.
 
 use std::net::TcpListener;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -8,10 +8,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use actix_web::dev::ServerHandle;
 use muster_auth::keys::ServerKey;
 use muster_auth::signing::RequestSignature;
+use muster_domain::model::{AgentMode, AgentStatus};
 use muster_domain::service::DeliveryService;
 use muster_http::{ServerOptions, StreamOptions};
 use muster_persistence::testing::TestDatabase;
-use muster_persistence::{Database, DatabaseUrl, Engine};
+use muster_persistence::{Database, Engine};
 use muster_server::app::{Application, app_state, deliveries};
 pub use muster_server::auth_settings::{AuthModeSetting, AuthSettings, LocalPassword};
 use muster_server::bootstrap::{BootstrapInput, bootstrap};
@@ -72,7 +73,7 @@ pub struct TestApp {
     worker: Option<(DeliveryService, tokio::task::JoinHandle<()>)>,
     /// What it was started with, to start it again.
     settings: AppSettings,
-    /// The server key, to seal the secrets of agents added by SQL.
+    /// The server key, to seal the secrets of agents inserted by the tests.
     key: ServerKey,
     // Last: the database outlives the server handle.
     db: TestDatabase,
@@ -409,7 +410,7 @@ impl TestApp {
         &self.key
     }
 
-    /// The test database, for raw SQL.
+    /// The test database: its typed ports, and raw SQL for what they cannot do.
     pub fn db(&self) -> &TestDatabase {
         &self.db
     }
@@ -584,41 +585,19 @@ impl TestApp {
     }
 
     /// Inserts a level-5 `worker`-role agent into `org` as a copy of its HR agent (so it
-    /// shares that secret) with a new id and handle and the given mode and status.
+    /// shares that secret) with a new id and handle and the given mode and status (no
+    /// route registers an agent straight into any status, or HR into a mode it lacks).
     pub async fn add_agent(&self, org: &Org, mode: &str, status: &str) -> Agent {
-        let (role, level) = ("worker", 5);
-        let handle = unique_handle(&format!("{mode}-{status}"));
-        let uuid = Uuid::now_v7();
-        // The new agent shares the HR agent's secret, sealed for itself: a sealed secret
-        // is bound to its agent and would not open on another row.
-        let sealed = self
-            .key
-            .secret_cipher()
-            .seal(org.hr.secret.as_bytes(), uuid.as_bytes())
-            .unwrap();
-        let hex = hex::encode(&sealed);
-        let blob = match self.db.url {
-            DatabaseUrl::Postgres(_) => format!("'\\x{hex}'::bytea"),
-            DatabaseUrl::Sqlite(_) => format!("X'{hex}'"),
-        };
-        let sql = format!(
-            "INSERT INTO agents (id, org_id, agent_id, name, level, model, role, mode, status, \
-             parent_id, current_balance, budget_period_limit, budget_period_spent, \
-             budget_period_start, management_fee_pct, reputation_score, metadata, \
-             encrypted_secret, created_at, updated_at) \
-             SELECT '{uuid}', org_id, '{handle}', '{handle}', {level}, model, '{role}', '{mode}', \
-             '{status}', NULL, current_balance, budget_period_limit, budget_period_spent, \
-             budget_period_start, management_fee_pct, reputation_score, metadata, \
-             {blob}, created_at, updated_at \
-             FROM agents WHERE agent_id = '{hr}'",
-            hr = org.hr.handle,
+        let (mode, status) = (
+            AgentMode::parse(mode).unwrap(),
+            AgentStatus::parse(status).unwrap(),
         );
-        self.db.execute(&sql).await;
-        Agent {
-            uuid,
-            handle,
-            secret: org.hr.secret.clone(),
-        }
+        let handle = unique_handle(&format!("{}-{}", mode.as_str(), status.as_str()));
+        crate::stored::insert_worker(self, org, &handle, |agent| {
+            agent.mode = mode;
+            agent.status = status;
+        })
+        .await
     }
 
     /// A request with `Authorization: Bearer <credential>` and an optional JSON body.

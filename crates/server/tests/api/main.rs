@@ -112,6 +112,7 @@ mod openapi;
 mod openapi_browser;
 mod runaway_guard;
 mod scale_out;
+mod stored;
 mod streams_fair_share;
 mod task_support;
 mod task_tools;

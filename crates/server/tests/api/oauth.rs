@@ -523,6 +523,7 @@ mod with_a_provider {
     async fn a_state_expires_after_ten_minutes(app: &TestApp) {
         let sign_in = begin(app).await;
         let back = consent(&sign_in, &format!("ok:{}", app.org.admin_email)).await;
+        // Raw SQL: backdates the sign-in's expiry; no route moves time, no port changes it.
         app.db()
             .execute("UPDATE oauth_states SET expires_at = '2000-01-01T00:00:00.000Z'")
             .await;

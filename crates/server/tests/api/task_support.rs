@@ -1,10 +1,10 @@
-//! What the escalation, sweep, routing and reward tests share: agents arranged with SQL
-//! (levels, parents, fees, scores, capabilities), values read back with SQL on either
-//! engine, a clock the tests set, and an escalation sweep over the test database.
+//! What the escalation, sweep, routing and reward tests share: stored agents read back
+//! through the persistence port, tasks made and moved through the API, a clock the tests
+//! set, and an escalation sweep over the test database. (Agents and tasks arranged as no
+//! route allows are in [`crate::stored`].)
 
 use std::sync::{Arc, Mutex};
 
-use muster_domain::model::instant::format_millis;
 use muster_domain::model::{AgentId, OrgId};
 use muster_domain::ports::{AgentRepository, Clock};
 use muster_domain::rules::escalation::SweepThresholds;
@@ -20,89 +20,6 @@ use crate::helpers::{Agent, Org, TestApp, str_of};
 /// Whether the test database is PostgreSQL.
 pub fn is_postgres(app: &TestApp) -> bool {
     matches!(app.db().url, DatabaseUrl::Postgres(_))
-}
-
-/// The one text column `v` of the first row `inner` selects, on either engine
-/// (`"NULL"` for SQL NULL): `blob` is the only reader the harness offers, so the value
-/// travels as the bytes of its text.
-pub async fn sql_text(app: &TestApp, inner: &str) -> String {
-    let wrapped = if is_postgres(app) {
-        format!(
-            "SELECT convert_to(COALESCE(CAST(q.v AS text), 'NULL'), 'UTF8') AS value \
-             FROM ({inner}) AS q"
-        )
-    } else {
-        format!(
-            "SELECT CAST(COALESCE(CAST(q.v AS TEXT), 'NULL') AS BLOB) AS value FROM ({inner}) AS q"
-        )
-    };
-    String::from_utf8(app.db().blob(&wrapped).await).unwrap()
-}
-
-/// [`sql_text`] as an integer.
-pub async fn sql_int(app: &TestApp, inner: &str) -> i64 {
-    let text = sql_text(app, inner).await;
-    text.parse()
-        .unwrap_or_else(|_| panic!("not an integer: {text:?} from {inner}"))
-}
-
-/// How many rows of `from_where` (`table WHERE ...`) there are.
-pub async fn count(app: &TestApp, from_where: &str) -> i64 {
-    sql_int(app, &format!("SELECT COUNT(*) AS v FROM {from_where}")).await
-}
-
-/// The column `v` of every row `ordered` selects (it must have an `ORDER BY`), in order.
-pub async fn sql_rows(app: &TestApp, ordered: &str) -> Vec<String> {
-    let total = sql_int(app, &format!("SELECT COUNT(*) AS v FROM ({ordered}) AS c")).await;
-    let mut rows = Vec::new();
-    for offset in 0..total {
-        rows.push(sql_text(app, &format!("{ordered} LIMIT 1 OFFSET {offset}")).await);
-    }
-    rows
-}
-
-/// `UPDATE agents SET {assignments}` on `agent`.
-pub async fn set_agent(app: &TestApp, agent: &Agent, assignments: &str) {
-    app.db()
-        .execute(&format!(
-            "UPDATE agents SET {assignments} WHERE id = '{}'",
-            agent.uuid
-        ))
-        .await;
-}
-
-/// `UPDATE tasks SET {assignments}` on the task `task`.
-pub async fn set_task(app: &TestApp, task: &str, assignments: &str) {
-    app.db()
-        .execute(&format!(
-            "UPDATE tasks SET {assignments} WHERE id = '{task}'"
-        ))
-        .await;
-}
-
-/// Makes `child` a child of `parent`.
-pub async fn set_parent(app: &TestApp, child: &Agent, parent: &Agent) {
-    set_agent(app, child, &format!("parent_id = '{}'", parent.uuid)).await;
-}
-
-/// Gives `agent` of `org` a capability.
-pub async fn add_capability(
-    app: &TestApp,
-    org: &Org,
-    agent: &Agent,
-    capability: &str,
-    proficiency: &str,
-) {
-    let id = uuid::Uuid::now_v7();
-    app.db()
-        .execute(&format!(
-            "INSERT INTO agent_capabilities (id, org_id, agent_id, capability, proficiency, \
-             created_at) VALUES ('{id}', '{org}', '{agent}', '{capability}', '{proficiency}', \
-             '2026-01-01T00:00:00.000Z')",
-            org = org.id,
-            agent = agent.uuid,
-        ))
-        .await;
 }
 
 /// The stored agent, read through the persistence port.
@@ -177,11 +94,6 @@ pub async fn events_typed(app: &TestApp, agent: &Agent, entity: &str, kind: &str
 /// An instant from RFC 3339 text.
 pub fn instant(text: &str) -> OffsetDateTime {
     OffsetDateTime::parse(text, &Rfc3339).unwrap()
-}
-
-/// `at` as a SQL literal both engines read as a timestamp (the stored text form).
-pub fn sql_time(at: OffsetDateTime) -> String {
-    format!("'{}'", format_millis(at).unwrap())
 }
 
 /// A clock the test sets.

@@ -1,10 +1,12 @@
 //! Tools shared by the task workflow tests: callers of every kind, a task's stored state
-//! with its audit trail, statuses set by SQL, and bodies compared modulo an id.
+//! with its audit trail, statuses set as stored, and bodies compared modulo an id.
 
+use muster_domain::model::TaskStatus;
 use reqwest::Method;
 use serde_json::{Value, json};
 
 use crate::helpers::{Agent, Reply, TestApp, send, str_of};
+use crate::stored::change_task;
 
 /// Someone who calls the API: a signing agent, or a bearer credential (a user's access
 /// token or an API key).
@@ -58,21 +60,30 @@ pub async fn event_total(app: &TestApp, hr: &Agent) -> u64 {
     reply.body["meta"]["total"].as_u64().unwrap()
 }
 
+/// How many events of type `kind` the whole deployment holds: each organization's
+/// count, as its HR agent reads it.
+pub async fn events_everywhere(app: &TestApp, kind: &str) -> u64 {
+    let mut total = 0;
+    for hr in [&app.org.hr, &app.other.hr] {
+        let reply = app.get(hr, &format!("/events?type={kind}&limit=1")).await;
+        assert_eq!(reply.status.as_u16(), 200, "{}", reply.text);
+        total += reply.body["meta"]["total"].as_u64().unwrap();
+    }
+    total
+}
+
 /// The `type` of each event.
 pub fn types(events: &[Value]) -> Vec<&str> {
     events.iter().map(|e| e["type"].as_str().unwrap()).collect()
 }
 
-/// Puts tasks straight into `status` in the database (setup for states the workflow
-/// reaches only through several moves).
+/// Puts tasks straight into `status` as stored (setup for states the workflow reaches
+/// only through several moves), changing nothing else of them.
 pub async fn set_status(app: &TestApp, tasks: &[&str], status: &str) {
-    let ids: Vec<String> = tasks.iter().map(|id| format!("'{id}'")).collect();
-    app.db()
-        .execute(&format!(
-            "UPDATE tasks SET status = '{status}' WHERE id IN ({})",
-            ids.join(", ")
-        ))
-        .await;
+    let status = TaskStatus::parse(status).unwrap();
+    for task in tasks {
+        change_task(app, task, move |t| t.status = status).await;
+    }
 }
 
 /// Creates a task from `body` as `agent`, answering its id.

@@ -3,8 +3,8 @@
 //! scoping (D-8), validation (D-3, D-4), audit events (D-70), a cycle check over a long
 //! chain, and concurrent additions that together would close a cycle.
 
-use std::fmt::Write as _;
-
+use muster_domain::model::{DependencyId, OrgId, Task, TaskDependency, TaskId, Title};
+use muster_domain::ports::transact;
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -12,6 +12,7 @@ use uuid::Uuid;
 use crate::helpers::{
     Agent, Reply, TestApp, assert_error, assert_timestamp, keys_of, send, str_of,
 };
+use crate::task_support::instant;
 
 api_tests!(
     dependency_is_added_listed_and_removed,
@@ -506,49 +507,53 @@ async fn read_only_callers_cannot_change_dependencies(app: &TestApp) {
     assert_eq!(dependencies_of(app, hr, &a).await.len(), 2);
 }
 
-/// Seeds `count` tasks of `org` with SQL and chains them: each depends on the next.
-/// Answers the task ids in chain order.
+/// Seeds `count` tasks of `org` as stored, in one transaction (a thousand through the
+/// API would take most of the test), and chains them: each depends on the next. Answers
+/// the task ids in chain order.
 async fn seed_chain(app: &TestApp, org: Uuid, count: usize) -> Vec<String> {
-    let ids: Vec<String> = (0..count).map(|_| Uuid::now_v7().to_string()).collect();
-    let at = "2026-01-01T00:00:00.000Z";
-    let mut sql = String::from("BEGIN;\n");
-    for (chunk_start, chunk) in ids.chunks(200).enumerate() {
-        let rows: Vec<String> = chunk
-            .iter()
-            .enumerate()
-            .map(|(i, id)| {
-                let n = chunk_start * 200 + i + 1;
-                format!("('{id}', '{org}', 'chain {n}', 'todo', 'normal', '{at}', '{at}', '{at}', '{at}')")
-            })
-            .collect();
-        writeln!(
-            sql,
-            "INSERT INTO tasks (id, org_id, title, status, priority, created_at, updated_at, \
-             status_changed_at, last_activity_at) VALUES {};",
-            rows.join(", ")
-        )
-        .unwrap();
-    }
-    let edges: Vec<(&String, &String)> = ids.iter().zip(ids.iter().skip(1)).collect();
-    for chunk in edges.chunks(200) {
-        let rows: Vec<String> = chunk
-            .iter()
-            .map(|(task, on)| {
-                let id = Uuid::now_v7();
-                format!("('{id}', '{org}', '{task}', '{on}', '{at}')")
-            })
-            .collect();
-        writeln!(
-            sql,
-            "INSERT INTO task_dependencies (id, org_id, task_id, depends_on_id, created_at) \
-             VALUES {};",
-            rows.join(", ")
-        )
-        .unwrap();
-    }
-    sql.push_str("COMMIT;\n");
-    app.db().execute(&sql).await;
-    ids
+    let org = OrgId::from_uuid(org);
+    let at = instant("2026-01-01T00:00:00.000Z");
+    let ids: Vec<TaskId> = (0..count)
+        .map(|_| TaskId::from_uuid(Uuid::now_v7()))
+        .collect();
+    let tasks: Vec<Task> = ids
+        .iter()
+        .enumerate()
+        .map(|(n, id)| {
+            Task::new(
+                *id,
+                org,
+                Title::new(&format!("chain {}", n + 1)).unwrap(),
+                at,
+            )
+        })
+        .collect();
+    let edges: Vec<TaskDependency> = ids
+        .iter()
+        .zip(ids.iter().skip(1))
+        .map(|(task, on)| TaskDependency {
+            id: DependencyId::from_uuid(Uuid::now_v7()),
+            org_id: org,
+            task_id: *task,
+            depends_on_id: *on,
+            blocking: false,
+            created_at: at,
+        })
+        .collect();
+    transact(&app.db().db, move |tx| {
+        Box::pin(async move {
+            for task in &tasks {
+                tx.insert_task(task).await?;
+            }
+            for edge in &edges {
+                tx.insert_dependency(edge).await?;
+            }
+            Ok(())
+        })
+    })
+    .await
+    .unwrap();
+    ids.iter().map(|id| id.as_uuid().to_string()).collect()
 }
 
 /// The cycle check is one recursive query: it finds a cycle closed over a chain of a

@@ -2,16 +2,16 @@
 //! a task goes (the named target, the assignee's parent, the most senior agent above),
 //! the record and the `task.escalated` event it leaves, and what is refused.
 
+use muster_domain::model::{AgentMode, AgentStatus, Level};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::helpers::{
     Agent, PAGE_REFUSALS, TestApp, assert_bad_queries, assert_error, assert_error_exact,
-    assert_timestamp, keys_of, str_of,
+    assert_timestamp, keys_of, str_of, unique_handle,
 };
-use crate::task_support::{
-    assigned_task, escalations_of, events_typed, set_agent, set_parent, task_of, walk,
-};
+use crate::stored::{change_agent, insert_worker, set_parent};
+use crate::task_support::{assigned_task, escalations_of, events_typed, instant, task_of, walk};
 
 api_tests!(
     escalating_to_a_named_target_reassigns_and_records_it,
@@ -146,7 +146,7 @@ async fn named_target_must_be_an_active_executing_agent_of_the_org(app: &TestApp
 
 async fn without_target_the_assignees_parent_takes_over(app: &TestApp) {
     let parent = app.worker(&app.org).await;
-    set_agent(app, &parent, "level = 6").await;
+    change_agent(app, &parent, |a| a.level = Level::new(6).unwrap()).await;
     let child = app.worker(&app.org).await;
     set_parent(app, &child, &parent).await;
     let task = assigned_task(app, &app.org.hr, &child, json!({})).await;
@@ -174,7 +174,7 @@ async fn a_parent_that_does_not_execute_is_passed_over(app: &TestApp) {
         ("worker", "suspended"),
     ] {
         let parent = app.add_agent(&app.org, mode, status).await;
-        set_agent(app, &parent, "level = 9").await;
+        change_agent(app, &parent, |a| a.level = Level::new(9).unwrap()).await;
         let child = app.worker(&app.org).await;
         set_parent(app, &child, &parent).await;
         let task = assigned_task(app, &app.org.hr, &child, json!({})).await;
@@ -187,25 +187,26 @@ async fn a_parent_that_does_not_execute_is_passed_over(app: &TestApp) {
 }
 
 async fn without_parent_the_most_senior_agent_above_takes_over(app: &TestApp) {
-    // HR steps down below everybody; the seniors are arranged by SQL.
-    set_agent(app, &app.org.hr, "level = 3").await;
+    // HR steps down below everybody; the seniors are inserted as stored, with the
+    // creation times the tie-break looks at.
+    change_agent(app, &app.org.hr, |a| a.level = Level::new(3).unwrap()).await;
     let assignee = app.worker(&app.org).await; // level 5
-    let later = app.worker(&app.org).await;
-    let earliest = app.worker(&app.org).await;
-    let lower = app.worker(&app.org).await;
-    set_agent(
-        app,
-        &later,
-        "level = 8, created_at = '2026-01-02T00:00:00.000Z'",
-    )
-    .await;
-    set_agent(
-        app,
-        &earliest,
-        "level = 8, created_at = '2026-01-01T00:00:00.000Z'",
-    )
-    .await;
-    set_agent(app, &lower, "level = 7").await;
+    let senior = |level: i64, created: Option<&str>| {
+        let created = created.map(instant);
+        async move {
+            let handle = unique_handle("senior");
+            insert_worker(app, &app.org, &handle, move |a| {
+                a.level = Level::new(level).unwrap();
+                if let Some(created) = created {
+                    a.created_at = created;
+                }
+            })
+            .await
+        }
+    };
+    let _later = senior(8, Some("2026-01-02T00:00:00.000Z")).await;
+    let earliest = senior(8, Some("2026-01-01T00:00:00.000Z")).await;
+    senior(7, None).await;
     // Higher, but not eligible: suspended, orchestrator, observer, pending.
     for (mode, status) in [
         ("worker", "suspended"),
@@ -213,16 +214,20 @@ async fn without_parent_the_most_senior_agent_above_takes_over(app: &TestApp) {
         ("observer", "active"),
         ("worker", "pending"),
     ] {
-        let agent = app.add_agent(&app.org, mode, status).await;
-        set_agent(
-            app,
-            &agent,
-            "level = 9, created_at = '2025-01-01T00:00:00.000Z'",
-        )
+        let (mode, status) = (
+            AgentMode::parse(mode).unwrap(),
+            AgentStatus::parse(status).unwrap(),
+        );
+        insert_worker(app, &app.org, &unique_handle("ineligible"), move |a| {
+            a.level = Level::new(9).unwrap();
+            a.mode = mode;
+            a.status = status;
+            a.created_at = instant("2025-01-01T00:00:00.000Z");
+        })
         .await;
     }
     // Higher, but in another organization.
-    set_agent(app, &app.other.hr, "level = 10").await;
+    change_agent(app, &app.other.hr, |a| a.level = Level::new(10).unwrap()).await;
 
     let task = assigned_task(app, &app.org.hr, &assignee, json!({})).await;
     assert_eq!(
@@ -244,7 +249,7 @@ async fn nobody_strictly_above_is_409(app: &TestApp) {
     let assignee = app.worker(&app.org).await;
     let peer = app.worker(&app.org).await;
     let _ = peer; // level 5 like the assignee: not above it.
-    set_agent(app, &app.org.hr, "level = 5").await;
+    change_agent(app, &app.org.hr, |a| a.level = Level::new(5).unwrap()).await;
     let task = assigned_task(app, &app.org.hr, &assignee, json!({})).await;
     let before = task_of(app, &app.org.hr, &task).await;
     let reply = escalate(

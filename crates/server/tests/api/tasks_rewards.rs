@@ -6,17 +6,16 @@
 
 use std::collections::BTreeSet;
 
+use muster_domain::model::FeePct;
 use serde_json::{Value, json};
 
 use crate::economy_support::{
-    admin, created, events_as, fund_treasury, id_of, treasury_balance, treasury_history,
+    admin, created, events_as, fund_treasury, id_of, ledger_of, treasury_balance, treasury_history,
 };
 use crate::helpers::{Agent, TestApp};
-use crate::task_support::{
-    assigned_task, balance, count, events_typed, reputation, set_agent, set_parent, set_task,
-    sql_rows, task_of, walk,
-};
-use crate::task_tools::Caller;
+use crate::stored::{all_ledger, change_agent, reputation_event_total, set_parent};
+use crate::task_support::{assigned_task, balance, events_typed, reputation, task_of, walk};
+use crate::task_tools::{Caller, events_everywhere};
 
 api_tests!(
     done_pays_the_assignee_and_the_parents_fee,
@@ -57,41 +56,64 @@ async fn house_task(app: &TestApp, admin: &Caller, assignee: &Agent, extra: Valu
 /// A parent with `fee_pct` and a child of it, both active workers.
 async fn family(app: &TestApp, fee_pct: i64) -> (Agent, Agent) {
     let parent = app.worker(&app.org).await;
-    set_agent(app, &parent, &format!("management_fee_pct = {fee_pct}")).await;
+    let fee = FeePct::new(fee_pct).unwrap();
+    change_agent(app, &parent, move |a| a.management_fee_pct = fee).await;
     let child = app.worker(&app.org).await;
     set_parent(app, &child, &parent).await;
     (parent, child)
 }
 
-/// `kind:amount:balanceAfter:task:counterparty` of each ledger row of `agent`, in the
-/// order of its balances.
-async fn ledger(app: &TestApp, agent: &Agent) -> Vec<String> {
-    sql_rows(
-        app,
-        &format!(
-            "SELECT kind || ':' || amount || ':' || balance_after || ':' || \
-             COALESCE(CAST(task_id AS TEXT), '-') || ':' || \
-             COALESCE(CAST(counterparty_id AS TEXT), '-') AS v \
-             FROM credit_ledger WHERE agent_id = '{}' ORDER BY balance_after, id",
-            agent.uuid
-        ),
-    )
-    .await
+/// `value` as text, `-` for null.
+fn or_dash(value: &Value) -> String {
+    match value {
+        Value::Null => "-".to_owned(),
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    }
 }
 
-/// `kind:amount:task` of each reputation event of `agent`, sorted.
+/// `type:amount:balanceAfter:taskId:counterpartyId` of each ledger row of `agent` (as the
+/// HR agent reads them), in the order of its balances.
+async fn ledger(app: &TestApp, agent: &Agent) -> Vec<String> {
+    let mut rows = ledger_of(app, &app.org.hr, agent).await;
+    rows.sort_by_key(|r| (r["balanceAfter"].as_i64().unwrap(), or_dash(&r["id"])));
+    rows.iter()
+        .map(|r| {
+            [
+                &r["type"],
+                &r["amount"],
+                &r["balanceAfter"],
+                &r["taskId"],
+                &r["counterpartyId"],
+            ]
+            .map(or_dash)
+            .join(":")
+        })
+        .collect()
+}
+
+/// `type:amount:taskId` of each reputation event of `agent` (as the HR agent reads its
+/// history), sorted.
 async fn reputation_rows(app: &TestApp, agent: &Agent) -> Vec<String> {
-    let mut rows = sql_rows(
-        app,
-        &format!(
-            "SELECT kind || ':' || amount || ':' || COALESCE(CAST(task_id AS TEXT), '-') AS v \
-             FROM reputation_events WHERE agent_id = '{}' ORDER BY id",
-            agent.uuid
-        ),
-    )
-    .await;
+    let path = format!("/agents/{}/reputation/history?limit=100", agent.uuid);
+    let reply = app.get(&app.org.hr, &path).await;
+    assert!(reply.list().len() < 100, "{}", reply.text);
+    let mut rows: Vec<String> = reply
+        .list()
+        .iter()
+        .map(|r| {
+            [&r["type"], &r["amount"], &r["taskId"]]
+                .map(or_dash)
+                .join(":")
+        })
+        .collect();
     rows.sort();
     rows
+}
+
+/// How many ledger rows the whole deployment stores (no route lists every ledger).
+async fn ledger_total(app: &TestApp) -> usize {
+    all_ledger(app).await.len()
 }
 
 /// The `credits.earned` payloads of `agent`, oldest first.
@@ -124,8 +146,8 @@ async fn reputation_changes(app: &TestApp, agent: &Agent) -> Vec<Value> {
 
 async fn done_pays_the_assignee_and_the_parents_fee(app: &TestApp) {
     let (parent, child) = family(app, 15).await;
-    set_agent(app, &child, "current_balance = 100").await;
-    set_agent(app, &parent, "current_balance = 7").await;
+    change_agent(app, &child, |a| a.current_balance = 100).await;
+    change_agent(app, &parent, |a| a.current_balance = 7).await;
     let admin = house(app, 100).await;
     let task = house_task(app, &admin, &child, json!({})).await;
     assert_eq!(treasury_balance(app, &admin).await, 100 - REWARD);
@@ -247,13 +269,10 @@ async fn nothing_is_paid_without_an_assignee_or_before_done(app: &TestApp) {
     // The escrow went back to the treasury.
     assert_eq!(treasury_balance(app, &admin).await, 3 * REWARD);
     assert_eq!(refund_reason(app, &admin, &task).await, "unassigned");
-    assert_eq!(count(app, "credit_ledger").await, 0);
-    assert_eq!(count(app, "reputation_events").await, 0);
-    assert_eq!(count(app, "events WHERE type = 'credits.earned'").await, 0);
-    assert_eq!(
-        count(app, "events WHERE type = 'reputation.changed'").await,
-        0
-    );
+    assert_eq!(ledger_total(app).await, 0);
+    assert_eq!(reputation_event_total(app).await, 0);
+    assert_eq!(events_everywhere(app, "credits.earned").await, 0);
+    assert_eq!(events_everywhere(app, "reputation.changed").await, 0);
     assert_eq!(balance(app, &app.org, &app.org.hr).await, 0);
 
     // Moves that do not close pay nothing; done pays once, however the task got there.
@@ -273,19 +292,19 @@ async fn nothing_is_paid_without_an_assignee_or_before_done(app: &TestApp) {
         ],
     )
     .await;
-    assert_eq!(count(app, "credit_ledger").await, 0);
+    assert_eq!(ledger_total(app).await, 0);
     assert_eq!(balance(app, &app.org, &child).await, 0);
     walk(app, &child, &task, &["done"]).await;
     assert_eq!(balance(app, &app.org, &child).await, 8);
     assert_eq!(balance(app, &app.org, &parent).await, 2);
-    assert_eq!(count(app, "credit_ledger").await, 2);
+    assert_eq!(ledger_total(app).await, 2);
 
     // Cancelling pays nothing: the escrow goes back to the treasury.
     let cancelled = house_task(app, &admin, &child, json!({})).await;
     assert_eq!(treasury_balance(app, &admin).await, REWARD);
     walk(app, &child, &cancelled, &["in_progress", "cancelled"]).await;
     assert_eq!(balance(app, &app.org, &child).await, 8);
-    assert_eq!(count(app, "credit_ledger").await, 2);
+    assert_eq!(ledger_total(app).await, 2);
     assert_eq!(treasury_balance(app, &admin).await, 2 * REWARD);
     assert_eq!(refund_reason(app, &admin, &cancelled).await, "cancelled");
     assert_eq!(treasury_history(app, &admin).await[0]["type"], "refunded");
@@ -295,7 +314,7 @@ async fn nothing_is_paid_without_an_assignee_or_before_done(app: &TestApp) {
 struct Outcome {
     /// The statuses the task goes through after `todo`.
     path: &'static [&'static str],
-    /// Its due date, as a SQL literal.
+    /// Its due date (RFC 3339), given when the task is created.
     due: Option<&'static str>,
     /// The reputation events it writes: type and nominal amount.
     kinds: &'static [(&'static str, i32)],
@@ -303,8 +322,8 @@ struct Outcome {
     score: i32,
 }
 
-const PAST: &str = "'2020-01-01T00:00:00.000Z'";
-const FUTURE: &str = "'2999-01-01T00:00:00.000Z'";
+const PAST: &str = "2020-01-01T00:00:00.000Z";
+const FUTURE: &str = "2999-01-01T00:00:00.000Z";
 
 const OUTCOMES: [Outcome; 9] = [
     Outcome {
@@ -373,10 +392,8 @@ async fn reputation_follows_each_outcome(app: &TestApp) {
             score,
         } = outcome;
         let agent = app.worker(&app.org).await;
-        let task = assigned_task(app, &app.org.hr, &agent, json!({})).await;
-        if let Some(due) = due {
-            set_task(app, &task, &format!("due_at = {due}")).await;
-        }
+        let extra = due.map_or_else(|| json!({}), |due| json!({ "dueAt": due }));
+        let task = assigned_task(app, &app.org.hr, &agent, extra).await;
         walk(app, &agent, &task, path).await;
         assert_eq!(
             reputation(app, &app.org, &agent).await,
@@ -437,7 +454,7 @@ async fn reputation_follows_each_outcome(app: &TestApp) {
 async fn reputation_clamps_but_events_keep_the_nominal_amount(app: &TestApp) {
     // Near the top: +5 and +2 stop at 100.
     let star = app.worker(&app.org).await;
-    set_agent(app, &star, "reputation_score = 98").await;
+    change_agent(app, &star, |a| a.reputation_score = 98).await;
     let task = assigned_task(
         app,
         &app.org.hr,
@@ -467,7 +484,7 @@ async fn reputation_clamps_but_events_keep_the_nominal_amount(app: &TestApp) {
 
     // Near the bottom: -10 stops at 0.
     let failing = app.worker(&app.org).await;
-    set_agent(app, &failing, "reputation_score = 3").await;
+    change_agent(app, &failing, |a| a.reputation_score = 3).await;
     let task = assigned_task(app, &app.org.hr, &failing, json!({})).await;
     walk(app, &failing, &task, &["in_progress", "cancelled"]).await;
     assert_eq!(reputation(app, &app.org, &failing).await, 0);
@@ -481,8 +498,7 @@ async fn reputation_clamps_but_events_keep_the_nominal_amount(app: &TestApp) {
     assert_eq!(changes[0]["scoreBefore"], 3);
     assert_eq!(changes[0]["scoreAfter"], 0);
     // At 0 already, a late delivery stays at 0 (and the completion still counts).
-    let task = assigned_task(app, &app.org.hr, &failing, json!({})).await;
-    set_task(app, &task, "due_at = '2020-01-01T00:00:00.000Z'").await;
+    let task = assigned_task(app, &app.org.hr, &failing, json!({ "dueAt": PAST })).await;
     walk(app, &failing, &task, &["in_progress", "done"]).await;
     assert_eq!(reputation(app, &app.org, &failing).await, 0);
 }
@@ -492,7 +508,8 @@ async fn concurrent_completions_pay_the_parent_every_fee(app: &TestApp) {
     let fee_pct = 15;
     let fee = REWARD * fee_pct / 100;
     let parent = app.worker(&app.org).await;
-    set_agent(app, &parent, &format!("management_fee_pct = {fee_pct}")).await;
+    let fee_pct_of = FeePct::new(fee_pct).unwrap();
+    change_agent(app, &parent, move |a| a.management_fee_pct = fee_pct_of).await;
     let admin = house(app, 20 * REWARD).await;
     let mut work = Vec::new();
     for _ in 0..CHILDREN {
@@ -532,7 +549,7 @@ async fn concurrent_completions_pay_the_parent_every_fee(app: &TestApp) {
     assert!(rows.iter().all(|r| r.starts_with(&format!("fee:{fee}:"))));
     assert_eq!(earned(app, &parent).await.len(), CHILDREN);
     assert_eq!(
-        count(app, "events WHERE type = 'credits.earned'").await,
-        2 * children
+        events_everywhere(app, "credits.earned").await,
+        u64::try_from(2 * children).unwrap()
     );
 }

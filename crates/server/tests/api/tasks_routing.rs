@@ -7,7 +7,8 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::helpers::{Agent, TestApp, assert_error, assert_error_exact, str_of};
-use crate::task_support::{add_capability, assigned_task, events_typed, set_agent, task_of, walk};
+use crate::stored::{add_capability, change_agent, insert_worker};
+use crate::task_support::{assigned_task, events_typed, task_of, walk};
 
 api_tests!(
     candidates_are_ranked_by_every_tie_break,
@@ -61,17 +62,10 @@ async fn agent_with(
     capabilities: &[(&str, &str)],
     reputation: i32,
 ) -> Agent {
-    let mut agent = app.worker(&app.org).await;
     let handle = format!("{handle}-{}", Uuid::now_v7().simple());
-    set_agent(
-        app,
-        &agent,
-        &format!("agent_id = '{handle}', reputation_score = {reputation}"),
-    )
-    .await;
-    agent.handle = handle;
+    let agent = insert_worker(app, &app.org, &handle, |a| a.reputation_score = reputation).await;
     for (capability, proficiency) in capabilities {
-        add_capability(app, &app.org, &agent, capability, proficiency).await;
+        add_capability(app, &agent, capability, proficiency).await;
     }
     agent
 }
@@ -130,8 +124,8 @@ async fn roster(app: &TestApp) -> Roster {
     let cancelled = assigned_task(app, &app.org.hr, &h9, json!({})).await;
     walk(app, &h9, &cancelled, &["cancelled"]).await;
     // Finishing paid h9 reputation: set the scores the ranking needs last.
-    set_agent(app, &h9, "reputation_score = 10").await;
-    set_agent(app, &h0, "reputation_score = 90").await;
+    change_agent(app, &h9, |a| a.reputation_score = 10).await;
+    change_agent(app, &h0, |a| a.reputation_score = 90).await;
 
     // Everything, but never a candidate.
     let mut ineligible = Vec::new();
@@ -144,13 +138,13 @@ async fn roster(app: &TestApp) -> Roster {
     ] {
         let agent = app.add_agent(&app.org, mode, status).await;
         for (capability, proficiency) in all_expert {
-            add_capability(app, &app.org, &agent, capability, proficiency).await;
+            add_capability(app, &agent, capability, proficiency).await;
         }
         ineligible.push(agent);
     }
     let foreign = app.worker(&app.other).await;
     for (capability, proficiency) in all_expert {
-        add_capability(app, &app.other, &foreign, capability, proficiency).await;
+        add_capability(app, &foreign, capability, proficiency).await;
     }
     ineligible.push(foreign);
     ineligible.push(app.other.hr.clone());
@@ -485,7 +479,7 @@ async fn auto_assign_below_the_threshold_is_409_and_changes_nothing(app: &TestAp
 
 async fn malformed_required_capabilities_are_400(app: &TestApp) {
     let worker = app.worker(&app.org).await;
-    add_capability(app, &app.org, &worker, "rust", "expert").await;
+    add_capability(app, &worker, "rust", "expert").await;
     let malformed = [
         json!("rust"),
         json!({ "rust": "expert" }),
@@ -538,7 +532,7 @@ async fn malformed_required_capabilities_are_400(app: &TestApp) {
 
 async fn auto_assign_refusals(app: &TestApp) {
     let worker = app.worker(&app.org).await;
-    add_capability(app, &app.org, &worker, "rust", "expert").await;
+    add_capability(app, &worker, "rust", "expert").await;
     let task = routed_task(app).await;
     let before = task_of(app, &app.org.hr, &task).await;
     let cases = [

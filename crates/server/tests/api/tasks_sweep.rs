@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use muster_domain::model::{EscalationReason, OrgId, TaskId};
+use muster_domain::model::{AgentStatus, EscalationReason, OrgId, TaskId};
 use muster_domain::rules::escalation::SweepThresholds;
 use muster_domain::service::EscalationSweep;
 use serde_json::{Value, json};
@@ -13,10 +13,12 @@ use time::{Duration, OffsetDateTime};
 use uuid::Uuid;
 
 use crate::helpers::{Agent, Org, TestApp};
+use crate::stored::{all_escalations, change_agent, change_task, set_parent};
 use crate::task_support::{
-    TestClock, another_instance, assigned_task, count, escalations_of, events_typed, instant,
-    set_agent, set_parent, set_task, sql_time, sweep_on, task_of, task_service, walk,
+    TestClock, another_instance, assigned_task, escalations_of, events_typed, instant, sweep_on,
+    task_of, task_service, walk,
 };
+use crate::task_tools::events_everywhere;
 
 api_tests!(
     blocked_tasks_escalate_after_their_prioritys_threshold,
@@ -33,6 +35,16 @@ api_tests!(
 /// clocks relative to this.
 fn t0() -> OffsetDateTime {
     instant("2099-01-01T00:00:00.000Z")
+}
+
+/// Stamps `task`'s last activity and its last change of status at `at` (the server
+/// stamps both with its real clock; no route moves them).
+async fn idle_since(app: &TestApp, task: &str, at: OffsetDateTime) {
+    change_task(app, task, move |t| {
+        t.last_activity_at = at;
+        t.status_changed_at = at;
+    })
+    .await;
 }
 
 /// One pass of `sweep`, as sorted `(task, reason)` pairs.
@@ -117,12 +129,7 @@ async fn blocked_tasks_escalate_after_their_prioritys_threshold(app: &TestApp) {
     for (priority, hours) in [("urgent", 2), ("high", 8), ("normal", 24), ("low", 72)] {
         let task = assigned_task(app, &app.org.hr, &worker, json!({ "priority": priority })).await;
         walk(app, &worker, &task, &["in_progress", "blocked"]).await;
-        set_task(
-            app,
-            &task,
-            &format!("status_changed_at = {}", sql_time(t0())),
-        )
-        .await;
+        change_task(app, &task, |t| t.status_changed_at = t0()).await;
         tasks.push((task, hours));
     }
     let clock = TestClock::at(t0());
@@ -167,15 +174,7 @@ async fn stale_in_progress_tasks_escalate_after_72_hours(app: &TestApp) {
     let reviewed = assigned_task(app, &app.org.hr, &worker, json!({})).await;
     walk(app, &worker, &reviewed, &["in_progress", "review"]).await;
     for task in [&stale, &waiting, &reviewed] {
-        set_task(
-            app,
-            task,
-            &format!(
-                "last_activity_at = {t}, status_changed_at = {t}",
-                t = sql_time(t0())
-            ),
-        )
-        .await;
+        idle_since(app, task, t0()).await;
     }
     let threshold = t0() + Duration::hours(72);
     let clock = TestClock::at(threshold - Duration::milliseconds(1));
@@ -205,15 +204,7 @@ async fn activity_keeps_an_in_progress_task_from_going_stale(app: &TestApp) {
     for _ in 0..3 {
         let task = assigned_task(app, &app.org.hr, &worker, json!({})).await;
         walk(app, &worker, &task, &["in_progress"]).await;
-        set_task(
-            app,
-            &task,
-            &format!(
-                "last_activity_at = {t}, status_changed_at = {t}",
-                t = sql_time(long_ago)
-            ),
-        )
-        .await;
+        idle_since(app, &task, long_ago).await;
         tasks.push(task);
     }
     let (idle, commented, edited) = (&tasks[0], &tasks[1], &tasks[2]);
@@ -257,24 +248,11 @@ async fn past_due_tasks_escalate_once(app: &TestApp) {
         let task = assigned_task(app, &app.org.hr, &worker, json!({ "dueAt": due })).await;
         walk(app, &worker, &task, path).await;
         // Nothing else is due at the test's instants.
-        set_task(
-            app,
-            &task,
-            &format!(
-                "last_activity_at = {t}, status_changed_at = {t}",
-                t = sql_time(t0())
-            ),
-        )
-        .await;
+        idle_since(app, &task, t0()).await;
         tasks.push(task);
     }
     let without_due = assigned_task(app, &app.org.hr, &worker, json!({})).await;
-    set_task(
-        app,
-        &without_due,
-        &format!("last_activity_at = {t}", t = sql_time(t0())),
-    )
-    .await;
+    change_task(app, &without_due, |t| t.last_activity_at = t0()).await;
 
     let clock = TestClock::at(t0() - Duration::milliseconds(1));
     let sweep = sweep_on(app, clock.clone());
@@ -318,10 +296,10 @@ async fn tasks_of_an_inactive_assignee_escalate_once(app: &TestApp) {
     let closed = assigned_task(app, &app.org.hr, &suspended, json!({})).await;
     walk(app, &suspended, &closed, &["cancelled"]).await;
 
-    set_agent(app, &suspended, "status = 'suspended'").await;
-    set_agent(app, &revoked, "status = 'revoked'").await;
-    set_agent(app, &orphaned_child, "status = 'suspended'").await;
-    set_agent(app, &foreign, "status = 'suspended'").await;
+    change_agent(app, &suspended, |a| a.status = AgentStatus::Suspended).await;
+    change_agent(app, &revoked, |a| a.status = AgentStatus::Revoked).await;
+    change_agent(app, &orphaned_child, |a| a.status = AgentStatus::Suspended).await;
+    change_agent(app, &foreign, |a| a.status = AgentStatus::Suspended).await;
 
     // Soon after now: nothing else is due.
     let clock = TestClock::at(OffsetDateTime::now_utc() + Duration::minutes(1));
@@ -366,12 +344,7 @@ async fn a_task_that_moved_on_is_not_escalated(app: &TestApp) {
     // Blocked long ago, then unblocked and sent to review: nothing applies any more.
     let unblocked = assigned_task(app, &app.org.hr, &worker, json!({ "priority": "urgent" })).await;
     walk(app, &worker, &unblocked, &["in_progress", "blocked"]).await;
-    set_task(
-        app,
-        &unblocked,
-        &format!("status_changed_at = {}", sql_time(t0())),
-    )
-    .await;
+    change_task(app, &unblocked, |t| t.status_changed_at = t0()).await;
     walk(app, &worker, &unblocked, &["in_progress", "review"]).await;
     let clock = TestClock::at(t0() + Duration::days(365));
     let sweep = sweep_on(app, clock.clone());
@@ -446,7 +419,8 @@ async fn a_task_that_moved_on_is_not_escalated(app: &TestApp) {
     assert_eq!(made, None);
     assert_eq!(run(&sweep).await, []);
     assert_not_escalated(app, &postponed).await;
-    assert_eq!(count(app, "escalations").await, 0);
+    let escalations = all_escalations(app).await;
+    assert!(escalations.is_empty(), "{escalations:?}");
 }
 
 fn clock_now(clock: &TestClock) -> OffsetDateTime {
@@ -471,16 +445,10 @@ async fn terminal_tasks_are_never_escalated(app: &TestApp) {
         )
         .await;
         walk(app, &worker, &task, path).await;
-        set_task(
-            app,
-            &task,
-            "last_activity_at = '2000-01-01T00:00:00.000Z', \
-             status_changed_at = '2000-01-01T00:00:00.000Z'",
-        )
-        .await;
+        idle_since(app, &task, instant("2000-01-01T00:00:00.000Z")).await;
         closed.push(task);
     }
-    set_agent(app, &worker, "status = 'suspended'").await;
+    change_agent(app, &worker, |a| a.status = AgentStatus::Suspended).await;
     let clock = TestClock::at(t0() + Duration::days(3650));
     let sweep = sweep_on(app, clock.clone());
     assert_eq!(run(&sweep).await, []);
@@ -516,14 +484,9 @@ async fn concurrent_sweeps_escalate_each_task_once_per_reason(app: &TestApp) {
         // Blocked for 100 h (normal: 24 h) and past due: two reasons.
         let task = assigned_task(app, &app.org.hr, &worker, json!({ "dueAt": due })).await;
         walk(app, &worker, &task, &["in_progress", "blocked"]).await;
-        set_task(
-            app,
-            &task,
-            &format!(
-                "status_changed_at = {}",
-                sql_time(t0() - Duration::hours(100))
-            ),
-        )
+        change_task(app, &task, |t| {
+            t.status_changed_at = t0() - Duration::hours(100);
+        })
         .await;
         expected.insert((task.clone(), "BLOCKED_TIMEOUT".to_owned()));
         expected.insert((task.clone(), "SLA_BREACH".to_owned()));
@@ -535,7 +498,7 @@ async fn concurrent_sweeps_escalate_each_task_once_per_reason(app: &TestApp) {
         expected.insert((task.clone(), "ASSIGNEE_INACTIVE".to_owned()));
         orphaned.push(task);
     }
-    set_agent(app, &gone, "status = 'suspended'").await;
+    change_agent(app, &gone, |a| a.status = AgentStatus::Suspended).await;
 
     // Two instances of the service, each with its own connections, at the same instant.
     let clock = TestClock::at(t0() + Duration::hours(1));
@@ -565,13 +528,15 @@ async fn concurrent_sweeps_escalate_each_task_once_per_reason(app: &TestApp) {
     assert_eq!(unique, expected);
 
     // The store agrees: one automatic escalation and one event per task and reason.
+    let automatic = all_escalations(app)
+        .await
+        .into_iter()
+        .filter(|e| e.automatic)
+        .count();
+    assert_eq!(automatic, expected.len());
     assert_eq!(
-        count(app, "escalations WHERE automatic").await,
-        i64::try_from(expected.len()).unwrap()
-    );
-    assert_eq!(
-        count(app, "events WHERE type = 'task.escalated'").await,
-        i64::try_from(expected.len()).unwrap()
+        events_everywhere(app, "task.escalated").await,
+        u64::try_from(expected.len()).unwrap()
     );
     for task in &blocked {
         let reasons: BTreeSet<String> = escalations_of(app, &app.org.hr, task)

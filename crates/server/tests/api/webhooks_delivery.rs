@@ -487,6 +487,7 @@ async fn a_lease_left_by_a_dead_instance_runs_out_and_another_delivers(app: &Tes
         time::OffsetDateTime::now_utc() + time::Duration::seconds(2),
     )
     .unwrap();
+    // Raw SQL: leaves a dead instance's lease; leases are the worker's own, no port sets one.
     app.db()
         .execute(&format!(
             "UPDATE webhooks SET lease_holder = '{}', lease_until = '{until}' \

@@ -107,6 +107,8 @@ async fn a_changed_url_is_checked_again(app: &TestApp) {
 }
 
 mod at_delivery {
+    use muster_domain::model::HookUrl;
+
     use super::*;
 
     api_tests!(with crate::webhooks_targets::delivering();
@@ -119,11 +121,8 @@ mod at_delivery {
     async fn a_stored_internal_url_is_refused_at_delivery(app: &TestApp) {
         let token = app.admin_token(&app.org).await;
         let id = register(app, &token, &hook("https://203.0.113.10/hook")).await;
-        app.db()
-            .execute(&format!(
-                "UPDATE webhooks SET url = 'https://169.254.169.254/latest/meta-data/' WHERE id = '{id}'"
-            ))
-            .await;
+        let internal = HookUrl::new("https://169.254.169.254/latest/meta-data/").unwrap();
+        crate::stored::change_webhook(app, &app.org, &id, move |h| h.url = internal).await;
         assert!(log(app, &token, &id).await.is_empty());
         app.task_titled(&app.org.hr, "heard by the hook").await;
         let entries = wait_for_log(app, &token, &id, std::time::Duration::from_secs(15), |e| {
