@@ -2,8 +2,10 @@
 
 use clap::{Args, Subcommand};
 use muster_client::types::model::{
-    AgentMode, AgentRole, AgentStatus, Proficiency, TaskOutcome, TaskPriority, TaskStatus,
+    AgentMode, AgentRole, AgentStatus, Proficiency, RunStatus, TaskOutcome, TaskPriority,
+    TaskStatus,
 };
+use muster_client::types::runs::UsageGrouping;
 use serde::de::DeserializeOwned;
 use uuid::Uuid;
 
@@ -206,10 +208,120 @@ pub enum EventsCommand {
     },
 }
 
+/// `muster run …`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub connection: Connection,
+    #[command(subcommand)]
+    pub command: RunCommand,
+}
+
+/// What to do with runs: one attempt at a task by its assignee, with its log and usage.
+#[derive(Debug, Subcommand)]
+pub enum RunCommand {
+    /// Start a run of a task this agent holds in progress (agents only).
+    Start {
+        /// The task's id.
+        task: Uuid,
+        /// What runs it: claude-code, codex, gemini, a command…
+        #[arg(long)]
+        adapter: Option<String>,
+        /// The model it uses.
+        #[arg(long)]
+        model: Option<String>,
+        /// Credits to hold for the run's usage, released at finish (0 to 1,000,000,000).
+        #[arg(long, value_parser = clap::value_parser!(i64).range(0..=1_000_000_000))]
+        reserve: Option<i64>,
+    },
+    /// Show one run.
+    Get {
+        /// The run's id.
+        id: Uuid,
+    },
+    /// List runs, newest first.
+    List {
+        /// Only this task's runs (UUID).
+        #[arg(long)]
+        task: Option<Uuid>,
+        /// Only this agent's runs (UUID).
+        #[arg(long)]
+        agent: Option<Uuid>,
+        /// Only runs in this status (running, succeeded, failed, cancelled, stopped, lost).
+        #[arg(long, value_parser = wire::<RunStatus>)]
+        status: Option<RunStatus>,
+        /// How many (1-500; default 100).
+        #[arg(long)]
+        limit: Option<u32>,
+        /// The next page: the cursor the previous one ended with.
+        #[arg(long)]
+        cursor: Option<String>,
+    },
+    /// Print a run's log, one `stream text` line each.
+    Log {
+        /// The run's id.
+        id: Uuid,
+        /// Keep printing new lines (polling every second) until the run ends.
+        #[arg(long, short)]
+        follow: bool,
+    },
+    /// Finish a running run (its agent only).
+    Finish {
+        /// The run's id.
+        id: Uuid,
+        /// How it ended: succeeded, failed, cancelled or stopped.
+        #[arg(long, value_parser = finishing_status)]
+        status: RunStatus,
+        /// The exit code of what ran.
+        #[arg(long, allow_negative_numbers = true)]
+        exit_code: Option<i32>,
+        /// What came of it (at most 10,000 characters).
+        #[arg(long)]
+        summary: Option<String>,
+    },
+    /// Ask a run's agent to stop it (someone who oversees the agent).
+    Stop {
+        /// The run's id.
+        id: Uuid,
+        /// Why (for people; the run's stop reason is `requested`).
+        #[arg(long)]
+        reason: Option<String>,
+    },
+}
+
+/// `muster usage`: token usage, cost and credits, grouped.
+#[derive(Debug, Args)]
+pub struct UsageArgs {
+    #[command(flatten)]
+    pub connection: Connection,
+    /// Group by agent (default), model, task or day.
+    #[arg(long, value_parser = wire::<UsageGrouping>)]
+    pub group_by: Option<UsageGrouping>,
+    /// Only reports from this instant (ISO 8601; a plain date is its start, UTC).
+    #[arg(long)]
+    pub from: Option<String>,
+    /// Only reports before this instant (ISO 8601; a plain date counts whole).
+    #[arg(long)]
+    pub to: Option<String>,
+    /// Only this agent's usage (UUID).
+    #[arg(long)]
+    pub agent: Option<Uuid>,
+    /// Only this task's usage (UUID).
+    #[arg(long)]
+    pub task: Option<Uuid>,
+}
+
 /// A value of one of the API's enums, spelled as on the wire.
 fn wire<T: DeserializeOwned>(value: &str) -> Result<T, String> {
     serde_json::from_value(serde_json::Value::String(value.to_owned()))
         .map_err(|err| err.to_string())
+}
+
+/// A status a run may be finished with.
+fn finishing_status(value: &str) -> Result<RunStatus, String> {
+    RunStatus::parse(value)
+        .filter(|s| s.may_finish_with())
+        .ok_or_else(|| "expected one of succeeded, failed, cancelled, stopped".to_owned())
 }
 
 /// `name` or `name:proficiency`.

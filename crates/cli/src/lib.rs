@@ -1,4 +1,5 @@
-//! `muster task …`, `muster agent …` and `muster events tail`: the API from a shell.
+//! `muster task …`, `muster agent …`, `muster run …`, `muster usage` and
+//! `muster events tail`: the API from a shell.
 //!
 //! Credentials and the server come from the environment or from a profile of
 //! `~/.config/muster/config.toml` (see [`config`]); output is a table for people or,
@@ -11,9 +12,13 @@ pub mod config;
 mod events;
 mod mcp;
 mod output;
+mod runs;
 mod task;
+#[cfg(test)]
+mod tests;
+mod usage;
 
-pub use args::{AgentArgs, Connection, EventsArgs, TaskArgs};
+pub use args::{AgentArgs, Connection, EventsArgs, RunArgs, TaskArgs, UsageArgs};
 
 /// Runs `muster task …`.
 pub async fn task(args: TaskArgs) -> anyhow::Result<()> {
@@ -25,6 +30,18 @@ pub async fn task(args: TaskArgs) -> anyhow::Result<()> {
 pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
     let client = config::connect(&args.connection).await?;
     agent::run(&client, args.command, args.connection.json).await
+}
+
+/// Runs `muster run …`.
+pub async fn runs(args: RunArgs) -> anyhow::Result<()> {
+    let client = config::connect(&args.connection).await?;
+    runs::run(&client, args.command, args.connection.json).await
+}
+
+/// Runs `muster usage`.
+pub async fn usage(args: UsageArgs) -> anyhow::Result<()> {
+    let client = config::connect(&args.connection).await?;
+    usage::run(&client, args).await
 }
 
 /// Runs `muster mcp`: an MCP server on stdin/stdout for a local agent, relaying each

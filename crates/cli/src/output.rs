@@ -77,3 +77,15 @@ pub fn clip(text: &str, max: usize) -> String {
         cut
     }
 }
+
+/// Millionths of a US dollar as dollars (`$1.234567`), or `-` when unknown.
+pub fn usd(microusd: Option<i64>) -> String {
+    microusd.map_or_else(
+        || "-".to_owned(),
+        |m| {
+            let sign = if m < 0 { "-" } else { "" };
+            let m = m.unsigned_abs();
+            format!("{sign}${}.{:06}", m / 1_000_000, m % 1_000_000)
+        },
+    )
+}

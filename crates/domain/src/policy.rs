@@ -95,6 +95,15 @@ pub enum Forbidden {
     /// 10 (decision D-59).
     #[error("credits can only be transferred to your parent, children or siblings")]
     TransferRelation,
+    /// Only the agent running a run logs, reports, heartbeats or finishes it
+    /// (decision D-106).
+    #[error("only the agent running this run may do that")]
+    RunAgentRequired,
+    /// Only who oversees a run's agent may stop it (decision D-106).
+    #[error(
+        "only the run's agent, its parent, a level-10 or admin agent, or a user may stop a run"
+    )]
+    OverseerRequired,
     /// A `canBlock` pre-hook answered `allow: false` (decision D-84).
     #[error("Blocked by webhook {hook}: {reason}")]
     BlockedByHook {
@@ -303,6 +312,28 @@ pub fn may_activate(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
     }
 }
 
+/// May `actor` ask a run of `runner` to stop (decision D-106)? Whoever oversees the
+/// agent: the agent itself, its parent, a level-10 agent, an admin or founder agent, or
+/// a user (not a viewer); through a key, the `admin` scope.
+pub fn may_stop_run(actor: &Actor, runner: &Agent) -> Result<(), Forbidden> {
+    may_write(actor)?;
+    has_scope(actor, ApiKeyScope::Admin)?;
+    let overseer = match actor.kind {
+        ActorKind::Agent { id, role, .. } => {
+            id == runner.id
+                || is_parent_of(actor, runner)
+                || agent_at_least(actor, 10)
+                || matches!(role, AgentRole::Admin | AgentRole::Founder)
+        }
+        _ => true,
+    };
+    if overseer {
+        Ok(())
+    } else {
+        Err(Forbidden::OverseerRequired)
+    }
+}
+
 /// May `actor` set the budget of `target`? Those who may activate it, and `admin` agents
 /// (decision D-57: "parent, level-10 agent or admin").
 pub fn may_set_budget(actor: &Actor, target: &Agent) -> Result<(), Forbidden> {
@@ -508,6 +539,8 @@ mod tests {
             budget_period_limit: None,
             budget_period_spent: 0,
             budget_period_start: at,
+            reserved_credits: 0,
+            budget_exhausted: false,
             management_fee_pct: crate::model::FeePct::default(),
             reputation_score: 50,
             metadata: serde_json::Map::new(),

@@ -10,7 +10,7 @@ use muster_domain::ports::{IdempotencyStore, IdentityProvider};
 use muster_domain::service::guard::GuardService;
 use muster_domain::service::{
     AccountService, AgentService, ApiKeyService, ChatService, CodeHostService, EventService,
-    InboundService, RemoteAgentService, TaskService, TreasuryService, WebhookService,
+    InboundService, RemoteAgentService, RunService, TaskService, TreasuryService, WebhookService,
 };
 
 use crate::edge::Edge;
@@ -79,6 +79,8 @@ impl std::fmt::Debug for OAuthSettings {
 pub struct AppState {
     /// Task use cases.
     pub tasks: TaskService,
+    /// Runs of tasks, their logs and usage (decision D-106).
+    pub runs: RunService,
     /// Agent use cases.
     pub agents: AgentService,
     /// The organization's treasury: its balance, ledger and grants.

@@ -5,8 +5,9 @@
 use muster_domain::model::{
     AgentCredentials, ApiKey, Capability, CodeHostConnection, CodeHostLink, Comment,
     DeliveryAttempt, Escalation, Event, GuardSettings, InboundKey, IntegrationAnswer, LedgerEntry,
-    LoginThrottle, OAuthState, Organization, RefreshToken, ReputationEvent, StoredResponse, Tally,
-    Task, TaskDependency, TaskTemplate, Treasury, TreasuryEntry, User, Webhook,
+    LogLine, LoginThrottle, OAuthState, Organization, RefreshToken, ReputationEvent, Run,
+    StoredResponse, Tally, Task, TaskDependency, TaskTemplate, Treasury, TreasuryEntry,
+    UsageReport, User, Webhook,
 };
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -109,6 +110,11 @@ pub(crate) struct State {
     /// Nonces by (agent, nonce): when each expires.
     pub(crate) nonces: Table<(Uuid, String), OffsetDateTime>,
     pub(crate) idempotency: Table<IdempotencySlot, IdempotencyRecord>,
+    /// Runs (decision D-106).
+    pub(crate) runs: Table<Uuid, Run>,
+    /// Run log lines by (run, seq).
+    pub(crate) run_log_lines: Table<(Uuid, i64), LogLine>,
+    pub(crate) usage_reports: Table<Uuid, UsageReport>,
     /// The place of the last event ever appended (places are never reused).
     pub(crate) last_event_place: i64,
 }

@@ -99,6 +99,9 @@ owned_by_org_id!(
     muster_domain::model::TaskTemplate,
     muster_domain::model::InboundKey,
     muster_domain::model::CodeHostConnection,
+    muster_domain::model::Run,
+    muster_domain::model::LogLine,
+    muster_domain::model::UsageReport,
 );
 
 impl<K: Ord + Clone, V: Clone + Owned> Table<K, V> {

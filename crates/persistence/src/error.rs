@@ -87,6 +87,8 @@ fn unique_key(constraint: Option<&str>, message: &str) -> UniqueKey {
         "codehost_connections.installation_id, codehost_connections.org_id",
     ) {
         UniqueKey::Installation
+    } else if names("runs_one_open_per_task", "runs.task_id") {
+        UniqueKey::OpenRun
     } else {
         UniqueKey::Other(constraint.unwrap_or(message).to_owned())
     }
@@ -160,6 +162,12 @@ mod tests {
                 None,
                 "UNIQUE constraint failed: organizations.is_default",
                 UniqueKey::DefaultOrganization,
+            ),
+            (Some("runs_one_open_per_task"), "", UniqueKey::OpenRun),
+            (
+                None,
+                "UNIQUE constraint failed: runs.task_id",
+                UniqueKey::OpenRun,
             ),
             (
                 Some("tasks_pkey"),

@@ -31,6 +31,7 @@ mod keys;
 mod ledger;
 mod nonces;
 mod organizations;
+mod runs;
 mod sessions;
 mod tasks;
 mod webhooks;

@@ -73,6 +73,8 @@ diesel::table! {
         guard_actions_since -> Nullable<PortableTimestamp>,
         guard_credits -> BigInt,
         guard_credits_since -> Nullable<PortableTimestamp>,
+        reserved_credits -> BigInt,
+        budget_exhausted -> Bool,
     }
 }
 
@@ -507,6 +509,72 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    runs (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        task_id -> PortableUuid,
+        agent_id -> PortableUuid,
+        status -> Text,
+        adapter -> Nullable<Text>,
+        model -> Nullable<Text>,
+        started_at -> PortableTimestamp,
+        ended_at -> Nullable<PortableTimestamp>,
+        exit_code -> Nullable<Integer>,
+        summary -> Nullable<Text>,
+        stop_requested -> Bool,
+        stop_reason -> Nullable<Text>,
+        usage -> Text,
+        log_bytes -> BigInt,
+        log_lines -> BigInt,
+        log_truncated -> Bool,
+        reserved_credits -> BigInt,
+        credits_per_usd -> BigInt,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    run_log_lines (run_id, seq) {
+        org_id -> PortableUuid,
+        run_id -> PortableUuid,
+        seq -> BigInt,
+        stream -> Text,
+        text -> Text,
+        created_at -> PortableTimestamp,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    usage_reports (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        run_id -> PortableUuid,
+        task_id -> PortableUuid,
+        agent_id -> PortableUuid,
+        model -> Text,
+        provider -> Nullable<Text>,
+        input_tokens -> BigInt,
+        output_tokens -> BigInt,
+        cache_read_tokens -> BigInt,
+        cache_write_tokens -> BigInt,
+        cost_microusd -> Nullable<BigInt>,
+        credits -> BigInt,
+        unfunded_credits -> BigInt,
+        report_id -> Nullable<Text>,
+        day -> Text,
+        created_at -> PortableTimestamp,
+    }
+}
+
 joinable!(users -> organizations (org_id));
 joinable!(task_dependencies -> organizations (org_id));
 joinable!(task_comments -> tasks (task_id));
@@ -557,4 +625,7 @@ allow_tables_to_appear_in_same_query!(
     codehost_links,
     codehost_deliveries,
     idempotency_keys,
+    runs,
+    run_log_lines,
+    usage_reports,
 );

@@ -20,8 +20,8 @@ use muster_domain::service::guard::{GuardService, GuardedUnitOfWork, RunawayGuar
 use muster_domain::service::{
     AccountPorts, AccountService, AgentService, ApiKeyService, ChatService, ChatSettings,
     CodeHostPorts, CodeHostService, DeliveryService, EventService, GatedUnitOfWork, HookGate,
-    InboundPorts, InboundService, RemoteAgentService, RemotePorts, TaskService, TreasuryService,
-    WebhookPorts, WebhookService,
+    InboundPorts, InboundService, RemoteAgentService, RemotePorts, RunService, TaskService,
+    TreasuryService, WebhookPorts, WebhookService,
 };
 use muster_http::{
     AppState, AuthMode, EventStreams, OAuthSettings, Readiness, ServerOptions, SignInStarts,
@@ -120,9 +120,7 @@ pub async fn app_state(
         ids: ids.clone(),
     })
     .with_reward(task_settings.task_reward);
-    let tasks = TaskService::new(db.clone(), uow.clone(), clock.clone(), ids.clone())
-        .with_reward(task_settings.task_reward)
-        .with_budget_period(task_settings.budget_period);
+    let (tasks, runs) = work(&db, &uow, task_settings)?;
     let (chat, codehost) = integrations(&tasks, &db, &uow, key, auth, hooks)?;
     let agents = AgentService::new(
         db.clone(),
@@ -154,6 +152,7 @@ pub async fn app_state(
     Ok(AppState {
         guard,
         tasks,
+        runs,
         chat,
         codehost,
         remote,
@@ -175,6 +174,27 @@ pub async fn app_state(
         idempotency: db.clone(),
         readiness: Arc::new(DatabaseReadiness(Database::clone(&db))),
     })
+}
+
+/// The task use cases, and the runs of tasks with their usage (decision D-106), priced
+/// by the operator's table.
+///
+/// # Errors
+/// A price table that cannot be read or is not valid, named in the message.
+fn work(
+    db: &Arc<Database>,
+    uow: &Arc<dyn UnitOfWork>,
+    task_settings: &TaskSettings,
+) -> anyhow::Result<(TaskService, RunService)> {
+    let (clock, ids) = (Arc::new(SystemClock), Arc::new(UuidV7Ids));
+    let tasks = TaskService::new(db.clone(), uow.clone(), clock.clone(), ids.clone())
+        .with_reward(task_settings.task_reward)
+        .with_budget_period(task_settings.budget_period);
+    let runs = RunService::new(db.clone(), uow.clone(), clock, ids)
+        .with_prices(task_settings.runs.prices()?)
+        .with_credits_per_usd(task_settings.runs.credits_per_usd)
+        .with_budget_period(task_settings.budget_period);
+    Ok((tasks, runs))
 }
 
 /// The chat-platform and code-host integrations, driving `tasks`; chat is off without

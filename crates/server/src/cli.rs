@@ -59,6 +59,10 @@ pub enum Command {
     Agent(muster_cli::AgentArgs),
     /// Follow a running server's audit log live.
     Events(muster_cli::EventsArgs),
+    /// Work with runs of tasks on a running server: start, get, list, log, finish, stop.
+    Run(muster_cli::RunArgs),
+    /// Token usage, cost and credits on a running server, grouped.
+    Usage(muster_cli::UsageArgs),
     /// Serve MCP on stdin/stdout for a local agent, relaying to a running server's `/mcp`
     /// as the agent (or user) of the environment or profile.
     Mcp(muster_cli::Connection),

@@ -12,6 +12,7 @@ pub mod key;
 pub mod logging;
 pub mod memory;
 pub mod metrics_settings;
+pub mod run_settings;
 pub mod serve_lock;
 pub mod sign;
 pub mod stream_settings;

@@ -1,5 +1,5 @@
 //! `muster`: serve, migrate, bootstrap, sign, openapi, and the client commands (task,
-//! agent, events).
+//! agent, events, run, usage).
 
 use std::process::ExitCode;
 
@@ -51,6 +51,8 @@ async fn run(small_pages: Result<(), String>) -> ExitCode {
         Command::Task(args) => muster_cli::task(args).await,
         Command::Agent(args) => muster_cli::agent(args).await,
         Command::Events(args) => muster_cli::events(args).await,
+        Command::Run(args) => muster_cli::runs(args).await,
+        Command::Usage(args) => muster_cli::usage(args).await,
         Command::Mcp(connection) => muster_cli::mcp(connection).await,
     };
     telemetry.shutdown();

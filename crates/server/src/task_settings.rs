@@ -61,6 +61,9 @@ pub struct TaskSettings {
     #[arg(long, env = "MUSTER_GUARD_CREDITS_PER_HOUR", default_value_t = 0,
           value_parser = clap::value_parser!(i64).range(0..=Breakers::MAX_CREDITS_PER_HOUR))]
     pub guard_credits_per_hour: i64,
+    /// What runs' usage costs (decision D-106).
+    #[command(flatten)]
+    pub runs: crate::run_settings::RunSettings,
 }
 
 impl TaskSettings {
@@ -89,6 +92,7 @@ impl Default for TaskSettings {
             lease_sweep_secs: 10,
             guard_actions_per_minute: 0,
             guard_credits_per_hour: 0,
+            runs: crate::run_settings::RunSettings::default(),
         }
     }
 }

@@ -27,6 +27,7 @@ pub mod nullable;
 pub mod paging;
 pub mod remote_agents;
 pub mod routing;
+pub mod runs;
 pub mod task_links;
 pub mod tasks;
 pub mod time;

@@ -53,7 +53,8 @@ pub struct BenchArgs {
     /// Scenario to run, repeatable (default: all): health, get-task, list-tasks,
     /// create-task, create-task-hooked, create-task-keyed, codehost-issue, transition,
     /// list-events, mixed, comment, candidates, get-agent, transfer, mcp-get-task,
-    /// a2a-get-task, remote-push, dashboard-board, claim, login, login-flood.
+    /// a2a-get-task, remote-push, dashboard-board, run-log, usage-report, claim, login,
+    /// login-flood.
     /// `health` always runs first.
     #[arg(long = "scenario", value_name = "NAME", value_parser = Scenario::parse)]
     scenarios: Vec<Scenario>,
@@ -304,6 +305,9 @@ async fn own_tasks(
         let tasks = prepared.tasks.clone();
         return Ok((Some(prepared), tasks));
     }
+    if scenario.needs_own_runs() {
+        return Ok((None, seed::own_runs(addr, agents, connections).await?));
+    }
     if !scenario.needs_own_tasks() {
         return Ok((None, Vec::new()));
     }
@@ -314,6 +318,7 @@ async fn own_tasks(
             id,
             blocked: false,
             push: None,
+            run: None,
         })
         .collect();
     Ok((None, tasks))

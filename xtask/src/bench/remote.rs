@@ -178,6 +178,7 @@ pub async fn prepare(
                     path: path.to_owned(),
                     token: config["token"].as_str().unwrap_or_default().to_owned(),
                 }),
+                run: None,
             })
         })
         .collect::<anyhow::Result<Vec<_>>>()?;

@@ -67,6 +67,12 @@ pub enum Scenario {
     /// `GET /ui/board` with the admin's session cookie: the dashboard's board page
     /// (seven columns of up to 200 tasks each, the agents for names and filters).
     DashboardBoard,
+    /// `POST /runs/:id/log` of ten 60-byte lines, each worker on a run of its own: the
+    /// run row locked and updated, ten log rows.
+    RunLog,
+    /// `POST /runs/:id/usage` of a priced report, each worker on a run of its own: the
+    /// run and the agent locked, the report, a ledger row when a credit is due.
+    UsageReport,
 }
 
 /// Scenarios asked for that the API cannot serve yet, with the reason shown.
@@ -75,7 +81,7 @@ pub const PLANNED: [(&str, &str); 0] = [];
 impl Scenario {
     /// Every scenario, in the order they run; `health` is first because every other one
     /// is compared with it.
-    pub const ALL: [Self; 21] = [
+    pub const ALL: [Self; 23] = [
         Self::Health,
         Self::GetTask,
         Self::ListTasks,
@@ -94,6 +100,9 @@ impl Scenario {
         Self::A2aGetTask,
         Self::RemotePush,
         Self::DashboardBoard,
+        // Before claim: each worker claims one seeded task to run.
+        Self::RunLog,
+        Self::UsageReport,
         // Last but login: it uses up the seeded tasks.
         Self::Claim,
         Self::Login,
@@ -124,6 +133,8 @@ impl Scenario {
             Self::A2aGetTask => "a2a-get-task",
             Self::RemotePush => "remote-push",
             Self::DashboardBoard => "dashboard-board",
+            Self::RunLog => "run-log",
+            Self::UsageReport => "usage-report",
         }
     }
 
@@ -145,6 +156,11 @@ impl Scenario {
     /// Whether each worker needs a task of its own in `in_progress` before the run.
     pub const fn needs_own_tasks(self) -> bool {
         matches!(self, Self::Transition | Self::Mixed)
+    }
+
+    /// Whether each worker needs a run of its own (a claimed task with a run started).
+    pub const fn needs_own_runs(self) -> bool {
+        matches!(self, Self::RunLog | Self::UsageReport)
     }
 
     /// The next operation of worker number `worker` running this scenario.
@@ -169,6 +185,8 @@ impl Scenario {
             Self::A2aGetTask => Op::A2aGetTask,
             Self::RemotePush => Op::RemotePush,
             Self::DashboardBoard => Op::DashboardBoard,
+            Self::RunLog => Op::RunLog,
+            Self::UsageReport => Op::UsageReport,
             // Reads split evenly over 70 %, writes over 30 %.
             Self::Mixed => match rng.below(100) {
                 0..=23 => Op::GetTask,
@@ -208,6 +226,8 @@ pub enum Op {
     A2aGetTask,
     RemotePush,
     DashboardBoard,
+    RunLog,
+    UsageReport,
 }
 
 impl Op {
@@ -235,6 +255,8 @@ pub struct OwnTask {
     pub blocked: bool,
     /// Where and with what token its remote agent pushes (`remote-push` only).
     pub push: Option<RemotePush>,
+    /// The run started on it (`run-log` and `usage-report` only).
+    pub run: Option<String>,
 }
 
 /// A task handed to a remote agent: the path of its push URL and its token.
@@ -416,6 +438,7 @@ impl WorkerState {
                 Call::post("/tasks".to_owned(), create_body(self.worker, self.created))
             }
             Op::RemotePush => self.remote_push(),
+            Op::RunLog | Op::UsageReport => self.run_call(op),
             Op::DashboardBoard => {
                 let mut call = Call::public_get("/ui/board");
                 let token = self.session.as_deref().map_or("", String::as_str);
@@ -462,6 +485,38 @@ impl WorkerState {
         );
         call.headers.push(("x-a2a-notification-token", token));
         call
+    }
+
+    /// A request to the worker's own run: ten log lines, or a priced usage report.
+    fn run_call(&mut self, op: Op) -> Call {
+        self.created += 1;
+        let run = self.own_run();
+        if op == Op::RunLog {
+            let line = format!(
+                r#"{{"stream":"stdout","text":"bench {:>6} {:>12} ........................................"}}"#,
+                self.worker, self.created
+            );
+            let lines = vec![line; 10].join(",");
+            return Call::post(
+                format!("/runs/{run}/log"),
+                format!(r#"{{"lines":[{lines}]}}"#),
+            );
+        }
+        Call::post(
+            format!("/runs/{run}/usage"),
+            format!(
+                r#"{{"model":"bench-model","inputTokens":1200,"outputTokens":300,"costMicrousd":40,"reportId":"{}-{}"}}"#,
+                self.worker, self.created
+            ),
+        )
+    }
+
+    /// The worker's own run's id.
+    fn own_run(&self) -> String {
+        self.own_task
+            .as_ref()
+            .and_then(|t| t.run.clone())
+            .unwrap_or_else(|| "none".to_owned())
     }
 
     /// A random seeded task's id.
@@ -578,6 +633,7 @@ mod tests {
             id: "t".into(),
             blocked: false,
             push: None,
+            run: None,
         };
         let mut state = WorkerState::new(0, std::sync::Arc::new(vec![]), Some(own));
         let (op, first) = state.next_call(Scenario::Transition);

@@ -190,6 +190,36 @@ pub async fn create_tasks(
     Ok(ids)
 }
 
+/// A run of its own for each of `count` workers (worker `w` signs as agent
+/// `w % agents`): it claims one of the seeded tasks with an hour's lease and starts a
+/// run of it.
+pub async fn own_runs(
+    addr: SocketAddr,
+    agents: &Arc<Vec<Credentials>>,
+    count: usize,
+) -> anyhow::Result<Vec<super::scenario::OwnTask>> {
+    anyhow::ensure!(!agents.is_empty(), "no agent to sign with");
+    let mut client = Client::new(addr);
+    let mut runs = Vec::with_capacity(count);
+    for worker in 0..count {
+        let credentials = &agents[worker % agents.len()];
+        let claim = Call::post("/tasks/claim".into(), r#"{"leaseSeconds":3600}"#.to_owned());
+        let task = created_id(&mut client, claim, credentials).await?;
+        let start = Call::post(
+            format!("/tasks/{task}/runs"),
+            r#"{"adapter":"bench","model":"bench-model"}"#.to_owned(),
+        );
+        let run = created_id(&mut client, start, credentials).await?;
+        runs.push(super::scenario::OwnTask {
+            id: task,
+            blocked: false,
+            push: None,
+            run: Some(run),
+        });
+    }
+    Ok(runs)
+}
+
 /// Sends `call` and returns `data.id` of the 2xx answer.
 async fn created_id(
     client: &mut Client,

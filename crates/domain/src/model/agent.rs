@@ -207,6 +207,12 @@ pub struct Agent {
     pub budget_period_spent: i64,
     /// Start of the current budget period.
     pub budget_period_start: OffsetDateTime,
+    /// Credits held for its open runs (decision D-106): still its own, but no other
+    /// spending may use them.
+    pub reserved_credits: i64,
+    /// Whether a run's usage cost more than it could still spend: it may neither claim
+    /// nor start a run while it can spend nothing (decision D-106).
+    pub budget_exhausted: bool,
     /// Fee taken from children's rewards.
     pub management_fee_pct: FeePct,
     /// Reputation score, 0..=100.
@@ -249,6 +255,8 @@ impl Agent {
             budget_period_limit: None,
             budget_period_spent: 0,
             budget_period_start: period_start,
+            reserved_credits: 0,
+            budget_exhausted: false,
             management_fee_pct: FeePct::default(),
             reputation_score: crate::rules::reputation::INITIAL_SCORE,
             metadata: Map::new(),
@@ -422,6 +430,8 @@ mod tests {
             budget_period_limit: None,
             budget_period_spent: 0,
             budget_period_start: at,
+            reserved_credits: 0,
+            budget_exhausted: false,
             management_fee_pct: FeePct::default(),
             reputation_score: 50,
             metadata: serde_json::Map::new(),

@@ -108,6 +108,14 @@ id_type!(
     TreasuryEntryId
 );
 id_type!(
+    /// Identifies one run: an attempt at a task by its assignee (decision D-106).
+    RunId
+);
+id_type!(
+    /// Identifies one usage report of a run.
+    UsageReportId
+);
+id_type!(
     /// Identifies an outbound webhook.
     WebhookId
 );

@@ -24,11 +24,13 @@ pub enum CreditKind {
     Escrowed,
     /// Back from a task's escrow: cancelled, lowered, or done by itself or by nobody.
     Refunded,
+    /// Spent on a run's token usage (decision D-106).
+    Usage,
 }
 
 impl CreditKind {
     /// Every kind.
-    pub const ALL: [Self; 8] = [
+    pub const ALL: [Self; 9] = [
         Self::Earned,
         Self::Fee,
         Self::Granted,
@@ -37,6 +39,7 @@ impl CreditKind {
         Self::TransferOut,
         Self::Escrowed,
         Self::Refunded,
+        Self::Usage,
     ];
 
     /// The stored name.
@@ -50,6 +53,7 @@ impl CreditKind {
             Self::TransferOut => "transfer_out",
             Self::Escrowed => "escrowed",
             Self::Refunded => "refunded",
+            Self::Usage => "usage",
         }
     }
 

@@ -21,6 +21,7 @@ mod ledger;
 mod organization;
 mod push;
 mod remote;
+mod run;
 mod task;
 mod template;
 mod text;
@@ -54,6 +55,7 @@ pub use ids::{
     LoginFamilyId, OrgId, RefreshTokenId, ReputationEventId, TaskId, TemplateId, UserId,
 };
 pub use ids::{CodeHostConnectionId, DeliveryAttemptId, InboundKeyId, TreasuryEntryId, WebhookId};
+pub use ids::{RunId, UsageReportId};
 pub use inbound::InboundKey;
 pub use integration::{IntegrationAction, IntegrationAnswer};
 pub use lease::Lease;
@@ -64,6 +66,10 @@ pub use push::{
     TaskPush, check_push_token,
 };
 pub use remote::{REMOTE_EVENT_TYPES, RemoteAgentLink, hands_over};
+pub use run::{
+    LogLine, LogStream, ModelUsage, NewLogLine, Run, RunStatus, RunUsage, StopReason, UsageReport,
+    UsageTotals,
+};
 pub use task::{Metadata, Tags, Task, TaskOutcome, TaskPriority, TaskResult, TaskStatus};
 pub use template::{TaskTemplate, TemplateName};
 pub use text::{Description, Reason, Title};

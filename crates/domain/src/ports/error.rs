@@ -22,6 +22,8 @@ pub enum UniqueKey {
     Capability,
     /// The organization already has a code-host connection for that installation.
     Installation,
+    /// The task already has an open run (decision D-106).
+    OpenRun,
     /// A primary key or another unique value; holds the store's name for it.
     Other(String),
 }

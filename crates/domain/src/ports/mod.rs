@@ -14,6 +14,7 @@ mod nonces;
 mod organizations;
 mod remote;
 pub(crate) mod replay;
+mod runs;
 mod runtime;
 mod secrets;
 mod signing;
@@ -38,6 +39,7 @@ pub use inbound::InboundKeyRepository;
 pub use nonces::{NonceOutcome, NonceStore};
 pub use organizations::OrganizationRepository;
 pub use remote::{CardFetcher, RemoteCard};
+pub use runs::{RunFilter, RunRepository, UsageGroup, UsageGroupBy, UsageQuery};
 pub use runtime::{Clock, IdGenerator};
 pub use secrets::{SealError, SecretSealer, SecretVault};
 pub use signing::MessageSigner;
@@ -46,8 +48,8 @@ pub use tasks::{OutcomeFilter, Overdue, TaskFilter, TaskRepository};
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact, work};
 pub use treasury::TreasuryRepository;
 pub use tx::{
-    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, SessionsTx, TasksTx,
-    WebhooksTx,
+    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, RunsTx, SessionsTx,
+    TasksTx, WebhooksTx,
 };
 pub use users::UserRepository;
 pub use webhooks::{
@@ -75,6 +77,8 @@ pub use nonces::MockNonceStore;
 pub use organizations::MockOrganizationRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use remote::MockCardFetcher;
+#[cfg(any(test, feature = "mocks"))]
+pub use runs::MockRunRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use runtime::{MockClock, MockIdGenerator};
 #[cfg(any(test, feature = "mocks"))]

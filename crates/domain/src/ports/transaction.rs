@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 
 use super::tx::{
-    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, SessionsTx, TasksTx,
-    WebhooksTx,
+    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, RunsTx, SessionsTx,
+    TasksTx, WebhooksTx,
 };
 use crate::service::ServiceError;
 
@@ -129,6 +129,7 @@ pub trait Transaction:
     + LedgerTx
     + WebhooksTx
     + IntegrationsTx
+    + RunsTx
     + Send
 {
 }
@@ -143,6 +144,7 @@ impl<T> Transaction for T where
         + LedgerTx
         + WebhooksTx
         + IntegrationsTx
+        + RunsTx
         + Send
 {
 }

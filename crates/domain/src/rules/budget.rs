@@ -53,13 +53,15 @@ impl BudgetPeriod {
 }
 
 /// Starts a new period for `agent` when its current one began before the period that
-/// contains `now`: nothing spent, `budgetPeriodStart` the new period's start. Whether it
+/// contains `now`: nothing spent, `budgetPeriodStart` the new period's start, and no
+/// longer held back by a run that exhausted the last one (decision D-106). Whether it
 /// rolled over.
 pub fn roll_over(agent: &mut Agent, period: BudgetPeriod, now: OffsetDateTime) -> bool {
     let start = period.start_of(now);
     if agent.budget_period_start < start {
         agent.budget_period_start = start;
         agent.budget_period_spent = 0;
+        agent.budget_exhausted = false;
         true
     } else {
         false
@@ -119,24 +121,42 @@ pub enum SpendRefusal {
 }
 
 /// Whether `agent` may spend `amount` now: enough balance, and within its period limit
-/// (decisions D-59, D-60). Call [`roll_over`] first.
+/// (decisions D-59, D-60), besides what it holds for its open runs (decision D-106).
+/// Call [`roll_over`] first.
 pub fn check_spend(agent: &Agent, amount: i64) -> Result<(), SpendRefusal> {
-    if agent.current_balance < amount {
-        return Err(SpendRefusal::Insufficient {
-            balance: agent.current_balance,
-        });
+    let reserved = agent.reserved_credits.max(0);
+    let balance = agent.current_balance.saturating_sub(reserved);
+    if balance < amount {
+        return Err(SpendRefusal::Insufficient { balance });
     }
-    match period_remaining(agent) {
+    match period_remaining(agent).map(|r| r.saturating_sub(reserved).max(0)) {
         Some(remaining) if remaining < amount => Err(SpendRefusal::OverLimit { remaining }),
         _ => Ok(()),
     }
 }
 
 /// What the agent can spend at most right now: its balance, capped by the period
-/// remainder (decision D-60).
+/// remainder (decision D-60), less what it holds for its open runs (decision D-106).
 pub fn spendable(agent: &Agent) -> i64 {
     let balance = agent.current_balance.max(0);
-    period_remaining(agent).map_or(balance, |remaining| balance.min(remaining))
+    let free = period_remaining(agent).map_or(balance, |remaining| balance.min(remaining));
+    free.saturating_sub(agent.reserved_credits.max(0)).max(0)
+}
+
+/// Whether `agent` is held back from claiming and starting runs: a run's usage cost
+/// more than it could spend, and it still can spend nothing (decision D-106). Funding
+/// it, or the next budget period, lets it work again.
+pub fn held_back(agent: &Agent) -> bool {
+    agent.budget_exhausted && spendable(agent) == 0
+}
+
+/// Adds `amount` to `agent`'s balance (a grant, a transfer, a reward, a refund). Funded,
+/// it is no longer held back by a run that exhausted its credits (decision D-106).
+pub fn credit(agent: &mut Agent, amount: i64) {
+    agent.current_balance = agent.current_balance.saturating_add(amount);
+    if amount > 0 {
+        agent.budget_exhausted = false;
+    }
 }
 
 /// Takes `amount` from `agent`'s balance and counts it as spent in the period. Call
@@ -236,6 +256,60 @@ mod tests {
         assert_eq!(spendable(&agent(30, Some(100), 90)), 10);
         assert_eq!(spendable(&agent(5, Some(100), 90)), 5);
         assert_eq!(spendable(&agent(5, Some(10), 20)), 0);
+    }
+
+    #[test]
+    fn what_is_held_for_runs_no_other_spending_may_use() {
+        let mut a = agent(30, Some(100), 80);
+        a.reserved_credits = 15;
+        assert_eq!(spendable(&a), 5, "20 left in the period, 15 of them held");
+        assert_eq!(check_spend(&a, 5), Ok(()));
+        assert_eq!(
+            check_spend(&a, 6),
+            Err(SpendRefusal::OverLimit { remaining: 5 })
+        );
+        let mut b = agent(30, None, 0);
+        b.reserved_credits = 25;
+        assert_eq!(spendable(&b), 5);
+        assert_eq!(
+            check_spend(&b, 6),
+            Err(SpendRefusal::Insufficient { balance: 5 })
+        );
+        b.reserved_credits = 40;
+        assert_eq!(spendable(&b), 0, "never below zero");
+    }
+
+    #[test]
+    fn funding_or_a_new_period_ends_an_exhaustion() {
+        let mut a = agent(0, Some(10), 10);
+        a.budget_exhausted = true;
+        credit(&mut a, 0);
+        assert!(a.budget_exhausted, "nothing came in");
+        credit(&mut a, 5);
+        assert_eq!(a.current_balance, 5);
+        assert!(!a.budget_exhausted);
+        a.budget_exhausted = true;
+        assert!(roll_over(
+            &mut a,
+            BudgetPeriod::Day,
+            datetime!(2026-11-02 08:00 UTC)
+        ));
+        assert!(!a.budget_exhausted);
+    }
+
+    #[test]
+    fn an_exhausted_agent_is_held_back_only_while_it_can_spend_nothing() {
+        let mut a = agent(0, None, 0);
+        assert!(!held_back(&a), "no balance alone holds nobody back");
+        a.budget_exhausted = true;
+        assert!(held_back(&a));
+        a.current_balance = 1;
+        assert!(!held_back(&a), "funded");
+        let mut b = agent(50, Some(10), 10);
+        b.budget_exhausted = true;
+        assert!(held_back(&b));
+        b.budget_period_spent = 0;
+        assert!(!held_back(&b), "a new period");
     }
 
     #[test]

@@ -223,6 +223,8 @@ mod tests {
             budget_period_limit: None,
             budget_period_spent: 0,
             budget_period_start: OffsetDateTime::UNIX_EPOCH,
+            reserved_credits: 0,
+            budget_exhausted: false,
             management_fee_pct: FeePct::default(),
             reputation_score: reputation,
             metadata: serde_json::Map::new(),

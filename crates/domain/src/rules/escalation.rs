@@ -124,6 +124,8 @@ mod tests {
             budget_period_limit: None,
             budget_period_spent: 0,
             budget_period_start: NOW,
+            reserved_credits: 0,
+            budget_exhausted: false,
             management_fee_pct: FeePct::default(),
             reputation_score: 50,
             metadata: serde_json::Map::new(),

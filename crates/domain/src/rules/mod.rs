@@ -16,5 +16,7 @@ pub mod numbers;
 pub mod remote;
 pub mod reputation;
 pub mod reward;
+pub mod runs;
 pub mod spawn;
 pub mod transition;
+pub mod usage;

@@ -160,6 +160,8 @@ impl BootstrapService {
             budget_period_limit: None,
             budget_period_spent: 0,
             budget_period_start: now,
+            reserved_credits: 0,
+            budget_exhausted: false,
             management_fee_pct: FeePct::default(),
             reputation_score: 50,
             metadata: Map::new(),

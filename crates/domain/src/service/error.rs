@@ -114,6 +114,8 @@ pub enum Entity {
     InboundKey,
     /// A code-host connection.
     CodeHostConnection,
+    /// A run (decision D-106).
+    Run,
 }
 
 impl fmt::Display for Entity {
@@ -133,6 +135,7 @@ impl fmt::Display for Entity {
             Self::Webhook => "Webhook",
             Self::InboundKey => "Inbound webhook key",
             Self::CodeHostConnection => "Code-host connection",
+            Self::Run => "Run",
         })
     }
 }
@@ -309,6 +312,38 @@ pub enum Conflict {
         /// What remains of the period's limit.
         remaining: i64,
     },
+    /// A run can only start on a task in progress (decision D-106).
+    #[error("Task is {}: a run starts only on a task in progress", status.as_str())]
+    TaskNotInProgress {
+        /// The task's status.
+        status: crate::model::TaskStatus,
+    },
+    /// A run can only start on a task assigned to the caller (decision D-106).
+    #[error("Task is not assigned to you: only its assignee starts a run")]
+    NotTaskAssignee,
+    /// The task already has an open run (decision D-106).
+    #[error("Task already has an open run: {run}")]
+    RunAlreadyOpen {
+        /// The open run.
+        run: crate::model::RunId,
+    },
+    /// The run is finished; it takes no more log, usage, heartbeat or finish.
+    #[error("Run is {}: it takes no more changes", status.as_str())]
+    RunClosed {
+        /// Its final status.
+        status: crate::model::RunStatus,
+    },
+    /// The agent's budget is spent, or cannot hold a reservation (decision D-106).
+    #[error(
+        "Budget exhausted: {spendable} credits can be spent now, {needed} needed; \
+         fund the agent or wait for its next budget period"
+    )]
+    BudgetExhausted {
+        /// What the agent can spend now.
+        spendable: i64,
+        /// What was needed (a reservation, or at least one credit).
+        needed: i64,
+    },
 }
 
 fn list_ids(ids: &[TaskId]) -> String {
@@ -327,6 +362,7 @@ fn duplicate_message(key: &UniqueKey) -> &'static str {
         UniqueKey::TemplateName => "A template with that name already exists",
         UniqueKey::Capability => "Agent already has that capability",
         UniqueKey::Installation => "A connection for that installation already exists",
+        UniqueKey::OpenRun => "Task already has an open run",
         UniqueKey::Other(_) => "a record with the same unique values already exists",
     }
 }

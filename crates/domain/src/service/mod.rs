@@ -14,6 +14,7 @@ mod integrations;
 mod locks;
 mod paging;
 mod remote;
+mod runs;
 mod scoring;
 pub(crate) mod tasks;
 mod treasury;
@@ -47,6 +48,10 @@ pub use integrations::{
 };
 pub use paging::{Page, PageRequest};
 pub use remote::{NewRemoteAgent, RemoteAgentService, RemotePorts, RemoteRegistered, RemoteReport};
+pub use runs::{
+    FinishRun, LogPage, NewUsage, RunPage, RunService, StartRun, UsageAnswer,
+    of_task as runs_of_task,
+};
 pub use tasks::{
     AutoAssign, CandidateQuery, ClaimRequest, EscalationSweep, IntegrationMove, NewEscalation,
     NewTask, SweepFailure, SweepRun, TaskMove, TaskPage, TaskPatch, TaskService, TemplateOverrides,

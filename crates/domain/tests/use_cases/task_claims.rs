@@ -247,6 +247,8 @@ fn a_candidate_held_by_another_claimer_is_passed_over_for_a_free_one() {
         .expect_claimer_capabilities()
         .returning(|_, _| Ok(Vec::new()));
     let mut tx = MockTransaction::new();
+    // The claimer is read for its budget (decision D-106); not stored here.
+    tx.expect_agent().returning(|_, _, _| Ok(None));
     tx.expect_claim_candidates()
         .times(1)
         .returning(move |_, _, _| {

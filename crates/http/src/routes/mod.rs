@@ -19,9 +19,11 @@ mod integrations;
 mod oauth;
 mod remote_agents;
 mod routing;
+mod runs;
 mod task_links;
 mod tasks;
 mod treasury;
+mod usage;
 mod webhooks;
 
 mod document;
@@ -34,6 +36,7 @@ use crate::route_table::{Table, at};
 pub(crate) fn register(table: &mut Table<'_>) {
     tasks(table);
     agent_routes(table);
+    run_routes(table);
     table
         .add(at("/org/treasury").get(treasury::get))
         .get("/org/treasury/history", treasury::history)
@@ -101,7 +104,21 @@ fn tasks(table: &mut Table<'_>) {
         .add(at("/tasks/{id}/escalations").get(task_links::escalations))
         .post("/tasks/{id}/create-template", routing::create_template)
         .add(at("/tasks/{id}/candidates").get(routing::candidates))
-        .post("/tasks/{id}/auto-assign", routing::auto_assign);
+        .post("/tasks/{id}/auto-assign", routing::auto_assign)
+        .add(at("/tasks/{id}/runs").post(runs::start).get(runs::of_task));
+}
+
+/// Runs and their usage (decision D-106).
+fn run_routes(table: &mut Table<'_>) {
+    table
+        .add(at("/runs").get(runs::list))
+        .add(at("/runs/{id}").get(runs::get))
+        .add(at("/runs/{id}/log").post(runs::append_log).get(runs::log))
+        .post("/runs/{id}/usage", runs::report_usage)
+        .post("/runs/{id}/heartbeat", runs::heartbeat)
+        .post("/runs/{id}/finish", runs::finish)
+        .post("/runs/{id}/stop", runs::stop)
+        .add(at("/usage").get(usage::summary));
 }
 
 /// The `/agents` family. Fixed paths (`/agents/capacity`, `/agents/capabilities/match`,
@@ -152,6 +169,7 @@ fn agent_routes(table: &mut Table<'_>) {
                 .get(agent_capabilities::of_agent)
                 .post(agent_capabilities::add),
         )
+        .get("/agents/{id}/usage", usage::of_agent)
         .get("/agents/{id}/reputation", agent_reputation::summary)
         .get("/agents/{id}/reputation/history", agent_reputation::history)
         .post("/agents/{id}/reputation/bonus", agent_reputation::bonus)

@@ -1,5 +1,5 @@
 //! The read ports on the last committed state: tasks, agents, users, organizations,
-//! webhooks, inbound keys and code-host connections. "Newest first" walks the
+//! webhooks, inbound keys, code-host connections and runs. "Newest first" walks the
 //! time-ordered ids backwards, as the SQL adapters order by id.
 //!
 //! One file per aggregate; the helpers below are shared by them.
@@ -7,6 +7,7 @@
 mod agents;
 mod integrations;
 mod organizations;
+mod runs;
 mod tasks;
 mod users;
 mod webhooks;

@@ -191,6 +191,7 @@ impl AgentsTx for MemoryTransaction {
         for id in &due {
             if let Some(record) = self.state.agents.row_mut(id) {
                 record.credentials.agent.budget_period_spent = 0;
+                record.credentials.agent.budget_exhausted = false;
                 record.credentials.agent.budget_period_start = start;
             }
         }

@@ -11,6 +11,7 @@ mod integrations;
 mod keys;
 mod ledger;
 mod organizations;
+mod runs;
 mod sessions;
 mod tasks;
 mod webhooks;

@@ -281,6 +281,7 @@ pub(crate) async fn roll_budget_periods(
     let query = diesel::update(agents::table.filter(agents::budget_period_start.lt(DbTime(start))))
         .set((
             agents::budget_period_spent.eq(0_i64),
+            agents::budget_exhausted.eq(false),
             agents::budget_period_start.eq(DbTime(start)),
         ))
         .reused();

@@ -35,6 +35,10 @@ pub(crate) struct AgentRow {
     pub encrypted_secret: Vec<u8>,
     pub created_at: DbTime,
     pub updated_at: DbTime,
+    /// Credits held for the agent's open runs (decision D-106).
+    pub reserved_credits: i64,
+    /// Whether a run's usage cost more than the agent could still spend.
+    pub budget_exhausted: bool,
 }
 
 impl From<&AgentCredentials> for AgentRow {
@@ -63,6 +67,8 @@ impl From<&AgentCredentials> for AgentRow {
             encrypted_secret: creds.encrypted_secret.clone(),
             created_at: DbTime(agent.created_at),
             updated_at: fields.updated_at,
+            reserved_credits: fields.reserved_credits,
+            budget_exhausted: fields.budget_exhausted,
         }
     }
 }
@@ -90,6 +96,8 @@ impl TryFrom<AgentRow> for AgentCredentials {
             budget_period_limit: row.budget_period_limit,
             budget_period_spent: row.budget_period_spent,
             budget_period_start: row.budget_period_start.0,
+            reserved_credits: row.reserved_credits,
+            budget_exhausted: row.budget_exhausted,
             management_fee_pct: FeePct::new(i64::from(row.management_fee_pct))
                 .map_err(|e| corrupt("managementFeePct", e))?,
             reputation_score: row.reputation_score,
@@ -124,6 +132,8 @@ pub(crate) struct AgentChanges {
     pub reputation_score: i32,
     pub metadata: DbJson,
     pub updated_at: DbTime,
+    pub reserved_credits: i64,
+    pub budget_exhausted: bool,
 }
 
 impl AgentChanges {
@@ -145,6 +155,8 @@ impl AgentChanges {
             reputation_score: agent.reputation_score,
             metadata: DbJson(serde_json::Value::Object(agent.metadata.clone())),
             updated_at: DbTime(at),
+            reserved_credits: agent.reserved_credits,
+            budget_exhausted: agent.budget_exhausted,
         }
     }
 }

@@ -88,6 +88,8 @@ mod organizations;
 #[cfg(test)]
 mod prepared;
 #[cfg(test)]
+mod runs;
+#[cfg(test)]
 mod schema;
 #[cfg(test)]
 mod sqlite_build;

@@ -61,6 +61,7 @@ pub trait Store:
     + muster_domain::ports::CodeHostRepository
     + muster_domain::ports::InboundKeyRepository
     + muster_domain::ports::TreasuryRepository
+    + muster_domain::ports::RunRepository
     + Clone
     + Send
     + Sync
@@ -82,6 +83,7 @@ impl<S> Store for S where
         + muster_domain::ports::CodeHostRepository
         + muster_domain::ports::InboundKeyRepository
         + muster_domain::ports::TreasuryRepository
+        + muster_domain::ports::RunRepository
         + Clone
         + Send
         + Sync
@@ -167,6 +169,8 @@ pub fn new_organization(
         budget_period_limit: Some(9_000_000_000),
         budget_period_spent: 42,
         budget_period_start: now - Duration::days(3),
+        reserved_credits: 0,
+        budget_exhausted: false,
         management_fee_pct: FeePct::new(15).expect("fee"),
         reputation_score: 73,
         metadata,

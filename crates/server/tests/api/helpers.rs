@@ -18,7 +18,8 @@ pub use muster_server::auth_settings::{AuthModeSetting, AuthSettings, LocalPassw
 use muster_server::bootstrap::{BootstrapInput, bootstrap};
 pub use muster_server::edge_settings::EdgeSettings;
 pub use muster_server::metrics_settings::MetricsSettings;
-use muster_server::task_settings::TaskSettings;
+pub use muster_server::run_settings::RunSettings;
+pub use muster_server::task_settings::TaskSettings;
 pub use muster_server::webhook_settings::WebhookSettings;
 use muster_server::webhook_settings::deliver_webhooks;
 use reqwest::{Method, RequestBuilder, StatusCode};
@@ -155,6 +156,8 @@ pub struct AppSettings {
     pub metrics: MetricsSettings,
     /// Public URLs, allowed hosts, trusted proxies (default: loopback only).
     pub edge: EdgeSettings,
+    /// Rewards, budgets, leases and what runs' usage costs.
+    pub tasks: TaskSettings,
 }
 
 impl From<AuthSettings> for AppSettings {
@@ -188,6 +191,15 @@ impl From<EdgeSettings> for AppSettings {
     fn from(edge: EdgeSettings) -> Self {
         Self {
             edge,
+            ..Self::default()
+        }
+    }
+}
+
+impl From<TaskSettings> for AppSettings {
+    fn from(tasks: TaskSettings) -> Self {
+        Self {
+            tasks,
             ..Self::default()
         }
     }
@@ -238,7 +250,7 @@ async fn start(
         &db.db,
         &key,
         &settings.auth,
-        &TaskSettings::default(),
+        &settings.tasks,
         &hooks,
         settings.streams,
     )
@@ -338,7 +350,7 @@ impl TestApp {
             db,
             &self.key,
             &self.settings.auth,
-            &TaskSettings::default(),
+            &self.settings.tasks,
             &hooks,
             self.settings.streams,
         )

@@ -55,6 +55,8 @@ pub(super) fn agent(status: AgentStatus) -> Agent {
         budget_period_limit: None,
         budget_period_spent: 0,
         budget_period_start: at(NOW - 86_400),
+        reserved_credits: 0,
+        budget_exhausted: false,
         management_fee_pct: FeePct::default(),
         reputation_score: 50,
         metadata: std::iter::empty().collect(),

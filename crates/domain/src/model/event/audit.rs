@@ -7,13 +7,14 @@ use super::EventSeverity;
 use super::payloads::{
     AgentBudgetUpdated, AgentCapabilityAdded, AgentCapabilityRemoved, AgentCapabilityUpdated,
     AgentDemoted, AgentRegistered, AgentSpawned, AgentStatusChanged, AgentUpdated, ApiKeyCreated,
-    ApiKeyRevoked, CodeHostConnectionChanged, CreditsEarned, CreditsEscrowed, CreditsGranted,
-    CreditsRefunded, CreditsSpent, CreditsTransferred, GuardUpdated, InboundWebhookChanged,
-    ReputationChanged, TaskApproved, TaskAssigned, TaskClaimed, TaskClosed, TaskCommented,
-    TaskCreated, TaskDependencyAdded, TaskDependencyRemoved, TaskEscalated, TaskLeaseExpired,
-    TaskTransitioned, TaskUpdated, TemplateCreated, TreasuryGranted, UserCreated, UserLogin,
-    UserLoginFailed, UserLogout, UserSecurityChanged, WebhookBlocked, WebhookChanged,
-    WebhookDeleted, WebhookDisabled,
+    ApiKeyRevoked, BudgetExhausted, CodeHostConnectionChanged, CreditsEarned, CreditsEscrowed,
+    CreditsGranted, CreditsRefunded, CreditsSpent, CreditsTransferred, GuardUpdated,
+    InboundWebhookChanged, ReputationChanged, RunFinished, RunStarted, RunStopRequested,
+    TaskApproved, TaskAssigned, TaskClaimed, TaskClosed, TaskCommented, TaskCreated,
+    TaskDependencyAdded, TaskDependencyRemoved, TaskEscalated, TaskLeaseExpired, TaskTransitioned,
+    TaskUpdated, TemplateCreated, TreasuryGranted, UserCreated, UserLogin, UserLoginFailed,
+    UserLogout, UserSecurityChanged, WebhookBlocked, WebhookChanged, WebhookDeleted,
+    WebhookDisabled,
 };
 
 macro_rules! audit_events {
@@ -178,6 +179,14 @@ audit_events! {
     TaskLeaseExpired(TaskLeaseExpired) = "task.lease_expired", TASK_LEASE_EXPIRED, "task", Warning;
     /// An organization's runaway-guard thresholds changed (beyond D-70's list).
     GuardUpdated(GuardUpdated) = "guard.updated", GUARD_UPDATED, "organization", Info;
+    /// An agent started a run of a task (decision D-106).
+    RunStarted(RunStarted) = "run.started", RUN_STARTED, "run", Info;
+    /// A run ended, with its usage totals.
+    RunFinished(RunFinished) = "run.finished", RUN_FINISHED, "run", Info;
+    /// A run was asked to stop.
+    RunStopRequested(RunStopRequested) = "run.stop_requested", RUN_STOP_REQUESTED, "run", Warning;
+    /// A run's usage cost more than its agent could still spend.
+    BudgetExhausted(BudgetExhausted) = "budget.exhausted", BUDGET_EXHAUSTED, "agent", Warning;
 }
 
 #[cfg(test)]

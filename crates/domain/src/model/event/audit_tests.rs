@@ -22,7 +22,8 @@ const D70: &str = "task.created task.updated task.transitioned task.done task.ca
     webhook.blocked inbound_webhook.created inbound_webhook.updated inbound_webhook.rotated \
     inbound_webhook.deleted \
     codehost_connection.created codehost_connection.updated codehost_connection.deleted \
-    task.claimed task.lease_expired guard.updated";
+    task.claimed task.lease_expired guard.updated \
+    run.started run.finished run.stop_requested budget.exhausted";
 
 fn agent(n: u128) -> AgentId {
     AgentId::from_uuid(Uuid::from_u128(n))
@@ -390,6 +391,48 @@ fn samples() -> Vec<(AuditEvent, Value)> {
             }),
             json!({"actionsPerMinute": 600, "creditsPerHour": null}),
         ),
+        (
+            E::RunStarted(RunStarted {
+                task_id: task(2),
+                agent_id: agent(1),
+                adapter: Some("claude-code".into()),
+                model: None,
+                reserved_credits: 50,
+            }),
+            json!({"taskId": id(2), "agentId": id(1), "adapter": "claude-code", "model": null,
+                   "reservedCredits": 50}),
+        ),
+        (
+            E::RunFinished(RunFinished {
+                task_id: task(2),
+                agent_id: agent(1),
+                status: "succeeded",
+                exit_code: Some(0),
+                duration_ms: 1_500,
+                usage: crate::model::RunUsage::default(),
+            }),
+            json!({"taskId": id(2), "agentId": id(1), "status": "succeeded", "exitCode": 0,
+                   "durationMs": 1500, "usage": {"inputTokens": 0, "outputTokens": 0,
+                   "cacheReadTokens": 0, "cacheWriteTokens": 0, "costMicrousd": null,
+                   "unpricedTokens": 0, "credits": 0, "unfundedCredits": 0, "reports": 0,
+                   "byModel": []}}),
+        ),
+        (
+            E::RunStopRequested(RunStopRequested {
+                task_id: task(2),
+                agent_id: agent(1),
+                reason: "budget",
+            }),
+            json!({"taskId": id(2), "agentId": id(1), "reason": "budget"}),
+        ),
+        (
+            E::BudgetExhausted(BudgetExhausted {
+                run_id: crate::model::RunId::from_uuid(Uuid::from_u128(7)),
+                unfunded_credits: 12,
+                balance_after: 0,
+            }),
+            json!({"runId": id(7), "unfundedCredits": 12, "balanceAfter": 0}),
+        ),
     ]
 }
 
@@ -439,7 +482,7 @@ fn entity_type_follows_the_family_of_the_type() {
             // A reward's escrow moves are the task's (decision D-101).
             "credits.escrowed" | "credits.refunded" => "task",
             _ => match family {
-                "reputation" | "credits" => "agent",
+                "reputation" | "credits" | "budget" => "agent",
                 "guard" | "treasury" => "organization",
                 other => other,
             },
@@ -489,7 +532,9 @@ fn warnings_are_the_events_that_need_attention() {
             "user.totp_disabled",
             "webhook.disabled",
             "webhook.blocked",
-            "task.lease_expired"
+            "task.lease_expired",
+            "run.stop_requested",
+            "budget.exhausted"
         ]
     );
 }

@@ -11,13 +11,14 @@ use crate::model::{
     Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId,
     CodeHostConnection, CodeHostConnectionId, CodeHostLink, Comment, CommentId, DeliveryAttempt,
     DependencyId, Email, Escalation, Event, EventId, GuardSettings, InboundKey, InboundKeyId,
-    IntegrationAnswer, ItemRef, LedgerEntry, Level, LoginFamilyId, OAuthState, OrgId, Organization,
-    RefreshToken, RefreshTokenId, ReputationEvent, Tally, TallyAdd, Task, TaskDependency, TaskId,
-    TaskTemplate, TokenHash, Treasury, TreasuryEntry, User, UserId, Webhook, WebhookId,
+    IntegrationAnswer, ItemRef, LedgerEntry, Level, LogLine, LoginFamilyId, OAuthState, OrgId,
+    Organization, RefreshToken, RefreshTokenId, ReputationEvent, Run, RunId, Tally, TallyAdd, Task,
+    TaskDependency, TaskId, TaskTemplate, TokenHash, Treasury, TreasuryEntry, UsageReport, User,
+    UserId, Webhook, WebhookId,
 };
 use crate::ports::{
     AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, Lock, OrganizationsTx, RepositoryError,
-    SessionsTx, TasksTx, WebhooksTx,
+    RunsTx, SessionsTx, TasksTx, WebhooksTx,
 };
 
 mockall::mock! {
@@ -366,6 +367,31 @@ mockall::mock! {
             link: &CodeHostLink,
             at: OffsetDateTime,
         ) -> Result<(), RepositoryError>;
+    }
+    #[async_trait]
+    impl RunsTx for Transaction {
+        async fn run(
+            &mut self,
+            org: OrgId,
+            id: RunId,
+            lock: Lock,
+        ) -> Result<Option<Run>, RepositoryError>;
+        async fn open_run(
+            &mut self,
+            org: OrgId,
+            task: TaskId,
+            lock: Lock,
+        ) -> Result<Option<Run>, RepositoryError>;
+        async fn insert_run(&mut self, run: &Run) -> Result<(), RepositoryError>;
+        async fn update_run(&mut self, run: &Run) -> Result<(), RepositoryError>;
+        async fn insert_log_lines(&mut self, lines: &[LogLine]) -> Result<(), RepositoryError>;
+        async fn usage_report_exists(
+            &mut self,
+            org: OrgId,
+            run: RunId,
+            report_id: &str,
+        ) -> Result<bool, RepositoryError>;
+        async fn insert_usage_report(&mut self, report: &UsageReport) -> Result<(), RepositoryError>;
     }
 }
 

@@ -9,6 +9,7 @@ mod ledger;
 #[cfg(any(test, feature = "mocks"))]
 mod mock;
 mod organizations;
+mod runs;
 mod sessions;
 mod tasks;
 mod webhooks;
@@ -21,6 +22,7 @@ pub use ledger::LedgerTx;
 #[cfg(any(test, feature = "mocks"))]
 pub use mock::MockTransaction;
 pub use organizations::OrganizationsTx;
+pub use runs::RunsTx;
 pub use sessions::SessionsTx;
 pub use tasks::TasksTx;
 pub use webhooks::WebhooksTx;

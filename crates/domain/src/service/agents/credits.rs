@@ -16,7 +16,7 @@ use crate::model::{
 };
 use crate::policy;
 use crate::ports::transact;
-use crate::rules::budget::{SpendRefusal, check_spend, debit, roll_over};
+use crate::rules::budget::{SpendRefusal, check_spend, credit, debit, roll_over};
 use crate::service::locks::lock_agents;
 use crate::service::{Conflict, Page, PageRequest, ServiceError};
 
@@ -100,7 +100,7 @@ impl AgentService {
                 ensure_active(&agent)?;
                 let now = service.clock.now();
                 roll_over(&mut agent, service.period, now);
-                agent.current_balance = agent.current_balance.saturating_add(amount.get());
+                credit(&mut agent, amount.get());
                 let reason = reason.map(|r| r.as_str().to_owned());
                 let entry = service.entry(
                     &agent,
@@ -199,7 +199,7 @@ impl AgentService {
                 roll_over(&mut sender, service.period, now);
                 refuse(check_spend(&sender, amount.get()), amount.get())?;
                 debit(&mut sender, amount.get());
-                receiver.current_balance = receiver.current_balance.saturating_add(amount.get());
+                credit(&mut receiver, amount.get());
                 let reason = reason.map(|r| r.as_str().to_owned());
                 let out = service.entry(
                     &sender,

@@ -57,6 +57,8 @@ impl ServiceError {
         "transfer_relation",
         "blocked_by_hook",
         "approval_required",
+        "run_agent_required",
+        "overseer_required",
         // 404
         "task_not_found",
         "parent_task_not_found",
@@ -73,6 +75,7 @@ impl ServiceError {
         "webhook_not_found",
         "inbound_key_not_found",
         "code_host_connection_not_found",
+        "run_not_found",
         "no_matching_agent",
         "unknown_installation",
         // 409
@@ -112,6 +115,11 @@ impl ServiceError {
         "insufficient_balance",
         "treasury_insufficient",
         "budget_exceeded",
+        "task_not_in_progress",
+        "not_task_assignee",
+        "run_already_open",
+        "run_closed",
+        "budget_exhausted",
         // 429
         "rate_limited",
         Runaway::CODE,
@@ -179,6 +187,7 @@ impl Entity {
             Self::Webhook => "webhook_not_found",
             Self::InboundKey => "inbound_key_not_found",
             Self::CodeHostConnection => "code_host_connection_not_found",
+            Self::Run => "run_not_found",
         }
     }
 }
@@ -246,6 +255,8 @@ impl Forbidden {
             Self::TreasuryAdminRequired => "treasury_admin_required",
             Self::RewardPayerRequired => "reward_payer_required",
             Self::TransferRelation => "transfer_relation",
+            Self::RunAgentRequired => "run_agent_required",
+            Self::OverseerRequired => "overseer_required",
             Self::BlockedByHook { .. } => "blocked_by_hook",
         }
     }
@@ -284,6 +295,11 @@ impl Conflict {
             Self::InsufficientBalance { .. } => "insufficient_balance",
             Self::TreasuryInsufficient { .. } => "treasury_insufficient",
             Self::BudgetExceeded { .. } => "budget_exceeded",
+            Self::TaskNotInProgress { .. } => "task_not_in_progress",
+            Self::NotTaskAssignee => "not_task_assignee",
+            Self::RunAlreadyOpen { .. } => "run_already_open",
+            Self::RunClosed { .. } => "run_closed",
+            Self::BudgetExhausted { .. } => "budget_exhausted",
         }
     }
 }
@@ -298,6 +314,7 @@ const fn duplicate_code(key: &UniqueKey) -> &'static str {
         UniqueKey::TemplateName => "template_name_taken",
         UniqueKey::Capability => "capability_exists",
         UniqueKey::Installation => "installation_exists",
+        UniqueKey::OpenRun => "run_already_open",
         UniqueKey::Other(_) => "duplicate",
     }
 }

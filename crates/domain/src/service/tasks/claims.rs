@@ -1,6 +1,7 @@
 //! Agents pulling work: an atomic claim with a lease, heartbeats that extend it, and
 //! the expiry that hands the work of a silent agent back (beyond the contract).
 
+use crate::service::runs::lose_open_run;
 use time::OffsetDateTime;
 
 use super::{TaskService, locked_task};
@@ -9,7 +10,8 @@ use crate::model::{
     TaskAssigned, TaskClaimed, TaskId, TaskLeaseExpired, TaskStatus, instant,
 };
 use crate::policy::{self, Forbidden};
-use crate::ports::{AgentsTx, LedgerTx, TasksTx, WebhooksTx, transact};
+use crate::ports::{AgentsTx, LedgerTx, Lock, RunsTx, TasksTx, WebhooksTx, transact};
+use crate::rules::budget::{held_back, roll_over};
 use crate::rules::candidates::requirements;
 use crate::service::{Conflict, ServiceError};
 
@@ -67,7 +69,7 @@ impl TaskService {
         .await
     }
 
-    async fn claim_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
+    async fn claim_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + ?Sized>(
         &self,
         tx: &mut T,
         actor: &Actor,
@@ -76,6 +78,20 @@ impl TaskService {
         lease: Lease,
     ) -> Result<Option<Task>, ServiceError> {
         let now = self.clock.now();
+        // An agent whose budget a run exhausted claims nothing until it can spend again
+        // (decision D-106).
+        if let Some(mut claimer) = tx.agent(actor.org_id, agent, Lock::Nothing).await?
+            && claimer.budget_exhausted
+        {
+            roll_over(&mut claimer, self.period, now);
+            if held_back(&claimer) {
+                return Err(Conflict::BudgetExhausted {
+                    spendable: 0,
+                    needed: 1,
+                }
+                .into());
+            }
+        }
         let until = instant::to_millis(now + lease.duration());
         let reason = Reason::new("claimed".to_owned())?;
         let mut offset = 0;
@@ -127,7 +143,7 @@ impl TaskService {
 
     /// Assigns and starts `task` for the claim through the conditional update of the
     /// task; `None` when someone changed it first (or a dependency reopened).
-    async fn take<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
+    async fn take<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + ?Sized>(
         &self,
         tx: &mut T,
         actor: &Actor,
@@ -226,7 +242,7 @@ impl TaskService {
         Ok(expired)
     }
 
-    async fn expire_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
+    async fn expire_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + ?Sized>(
         &self,
         tx: &mut T,
         org: OrgId,
@@ -240,6 +256,8 @@ impl TaskService {
         if current.status != TaskStatus::InProgress {
             return Ok(false);
         }
+        // Its open run is lost with the lease, before the task goes back (decision D-106).
+        lose_open_run(tx, self.ids.as_ref(), org, id, now).await?;
         let mut task = current.clone();
         task.assignee_id = None;
         let before = vec![AuditEvent::TaskLeaseExpired(TaskLeaseExpired {

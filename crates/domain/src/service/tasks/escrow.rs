@@ -210,9 +210,7 @@ pub(crate) fn give_back(
     now: OffsetDateTime,
 ) -> Event {
     match &mut purse {
-        Purse::Agent(agent) => {
-            agent.current_balance = agent.current_balance.saturating_add(amount);
-        }
+        Purse::Agent(agent) => crate::rules::budget::credit(agent, amount),
         Purse::Treasury(treasury) => {
             treasury.balance = treasury.balance.saturating_add(amount);
             treasury.updated_at = Some(now);

@@ -5,7 +5,7 @@
 use super::{TaskService, locked_task};
 use crate::model::{Actor, AgentId, Reason, Task, TaskId, TaskOutcome, TaskResult, TaskStatus};
 use crate::policy;
-use crate::ports::{AgentsTx, LedgerTx, TasksTx, WebhooksTx, transact};
+use crate::ports::{AgentsTx, LedgerTx, RunsTx, TasksTx, WebhooksTx, transact};
 use crate::rules::integration_moves::path_to;
 use crate::service::{Conflict, ServiceError};
 
@@ -54,7 +54,9 @@ impl TaskService {
     }
 
     /// [`advance`](Self::advance) inside a transaction that also writes other things.
-    pub(crate) async fn advance_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
+    pub(crate) async fn advance_in<
+        T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + ?Sized,
+    >(
         &self,
         tx: &mut T,
         actor: &Actor,
@@ -69,7 +71,7 @@ impl TaskService {
 
     /// [`advance_in`](Self::advance_in) with what [`Closing`] asks for.
     pub(crate) async fn advance_closing_in<
-        T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized,
+        T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + ?Sized,
     >(
         &self,
         tx: &mut T,

@@ -203,7 +203,7 @@ impl TaskService {
             Some(_) => (CreditKind::Fee, "management_fee"),
             None => (CreditKind::Earned, "reward"),
         };
-        agent.current_balance = agent.current_balance.saturating_add(amount);
+        crate::rules::budget::credit(agent, amount);
         let entry = LedgerEntry {
             id: LedgerEntryId::from_uuid(self.ids.new_id()),
             org_id: actor.org_id,

@@ -1,5 +1,6 @@
 //! Moving tasks: transition (decisions D-30, D-31), approve (D-33), assign (D-34).
 
+use crate::service::runs::follow_task;
 use time::OffsetDateTime;
 
 use super::{TaskService, check_assignable, ensure_open, locked_task};
@@ -9,7 +10,7 @@ use crate::model::{
     TaskResult, TaskStatus, TaskTransitioned,
 };
 use crate::policy;
-use crate::ports::{AgentsTx, LedgerTx, TasksTx, WebhooksTx, transact};
+use crate::ports::{AgentsTx, LedgerTx, RunsTx, TasksTx, WebhooksTx, transact};
 use crate::rules::transition::check_transition;
 use crate::service::{Conflict, ServiceError};
 
@@ -160,7 +161,7 @@ impl TaskService {
     }
 
     /// Hands `current` (locked, open) to the checked `assignee`, with `task.assigned`.
-    pub(super) async fn reassign<T: TasksTx + WebhooksTx + ?Sized>(
+    pub(super) async fn reassign<T: TasksTx + WebhooksTx + RunsTx + ?Sized>(
         &self,
         tx: &mut T,
         actor: &Actor,
@@ -180,6 +181,8 @@ impl TaskService {
             previous_assignee_id: current.assignee_id,
         });
         let event = self.task_event_at(actor, task.id, now, &handed);
+        // The run of the agent losing the task is asked to stop (decision D-106).
+        follow_task(tx, self.ids.as_ref(), actor, &current, &task, now).await?;
         self.save(tx, &current, task, now, vec![event]).await
     }
 
@@ -188,7 +191,7 @@ impl TaskService {
     /// the `before` events, `task.transitioned`, the closing event, and the outcome's
     /// credits and reputation.
     #[allow(clippy::too_many_arguments)] // one private step shared by three use cases
-    pub(super) async fn move_to<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
+    pub(super) async fn move_to<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + ?Sized>(
         &self,
         tx: &mut T,
         actor: &Actor,
@@ -215,6 +218,9 @@ impl TaskService {
         if to != TaskStatus::InProgress {
             task.lease_expires_at = None;
         }
+        // A cancelled task's run, or that of the agent losing it, is asked to stop
+        // (decision D-106); the run is locked after the task and before any agent.
+        follow_task(tx, self.ids.as_ref(), actor, current, &task, now).await?;
         let moved = TaskTransitioned {
             from: current.status,
             to,

@@ -114,12 +114,12 @@ impl Books {
         to_agents + to_treasury
     }
 
-    /// Every credit ever destroyed: agents' spends (positive).
+    /// Every credit ever destroyed: agents' spends and runs' usage (positive).
     pub fn spent(&self) -> i64 {
         -self
             .ledger
             .iter()
-            .filter(|e| e.kind == CreditKind::Spent)
+            .filter(|e| matches!(e.kind, CreditKind::Spent | CreditKind::Usage))
             .map(|e| e.amount)
             .sum::<i64>()
     }

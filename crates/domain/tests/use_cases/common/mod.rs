@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod agents;
 pub mod books;
 pub mod economy;
+pub mod runs;
 pub mod world;
 pub mod writes;
 
@@ -95,6 +96,8 @@ pub fn sample_agent(id: AgentId, mode: AgentMode, status: AgentStatus) -> Agent 
         budget_period_limit: None,
         budget_period_spent: 0,
         budget_period_start: EARLIER,
+        reserved_credits: 0,
+        budget_exhausted: false,
         management_fee_pct: FeePct::default(),
         reputation_score: 50,
         metadata: Map::new(),

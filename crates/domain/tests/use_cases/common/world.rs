@@ -11,8 +11,8 @@ use muster_domain::model::{
 };
 use muster_domain::ports::{EventFilter, EventLog, SecretSealer};
 use muster_domain::service::{
-    AgentService, BootstrapRequest, BootstrapService, NewAgent, NewChild, NewTask, TaskService,
-    TreasuryService,
+    AgentService, BootstrapRequest, BootstrapService, NewAgent, NewChild, NewTask, RunService,
+    TaskService, TreasuryService,
 };
 use muster_memory::fakes::{DigestSigner, PlainVault};
 use muster_memory::{ManualClock, MemoryStore, TimeOrderedIds};
@@ -33,6 +33,8 @@ pub struct World {
     pub tasks: TaskService,
     pub agents: AgentService,
     pub treasury: TreasuryService,
+    /// Runs, with an empty price table and the default rate (decision D-106).
+    pub runs: RunService,
     pub org: OrgId,
     pub admin: Actor,
     pub hr: Actor,
@@ -84,6 +86,12 @@ impl World {
                 ids.clone(),
             ),
             treasury: TreasuryService::new(
+                Arc::new(store.clone()),
+                Arc::new(store.clone()),
+                clock.clone(),
+                ids.clone(),
+            ),
+            runs: RunService::new(
                 Arc::new(store.clone()),
                 Arc::new(store.clone()),
                 clock.clone(),

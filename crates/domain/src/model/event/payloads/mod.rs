@@ -4,9 +4,11 @@
 mod agents;
 mod hooks;
 mod people;
+mod runs;
 mod tasks;
 
 pub use agents::*;
 pub use hooks::*;
 pub use people::*;
+pub use runs::*;
 pub use tasks::*;

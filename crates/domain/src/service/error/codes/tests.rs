@@ -71,6 +71,8 @@ fn every_variant() -> Vec<(ServiceError, u16, &'static str)> {
         forbidden(Forbidden::TreasuryAdminRequired, "treasury_admin_required"),
         forbidden(Forbidden::RewardPayerRequired, "reward_payer_required"),
         forbidden(Forbidden::TransferRelation, "transfer_relation"),
+        forbidden(Forbidden::RunAgentRequired, "run_agent_required"),
+        forbidden(Forbidden::OverseerRequired, "overseer_required"),
         forbidden(
             Forbidden::BlockedByHook {
                 hook: "ci".to_owned(),
@@ -98,6 +100,7 @@ fn every_variant() -> Vec<(ServiceError, u16, &'static str)> {
         missing(Entity::Webhook, "webhook_not_found"),
         missing(Entity::InboundKey, "inbound_key_not_found"),
         missing(Entity::CodeHostConnection, "code_host_connection_not_found"),
+        missing(Entity::Run, "run_not_found"),
         (
             ServiceError::InboundKeyNotFound,
             404,
@@ -219,6 +222,33 @@ fn every_variant() -> Vec<(ServiceError, u16, &'static str)> {
             "treasury_insufficient",
         ),
         conflict(Conflict::BudgetExceeded { remaining: 0 }, "budget_exceeded"),
+        conflict(
+            Conflict::TaskNotInProgress {
+                status: TaskStatus::Todo,
+            },
+            "task_not_in_progress",
+        ),
+        conflict(Conflict::NotTaskAssignee, "not_task_assignee"),
+        conflict(
+            Conflict::RunAlreadyOpen {
+                run: crate::model::RunId::from_uuid(Uuid::nil()),
+            },
+            "run_already_open",
+        ),
+        duplicate(UniqueKey::OpenRun, "run_already_open"),
+        conflict(
+            Conflict::RunClosed {
+                status: crate::model::RunStatus::Lost,
+            },
+            "run_closed",
+        ),
+        conflict(
+            Conflict::BudgetExhausted {
+                spendable: 0,
+                needed: 1,
+            },
+            "budget_exhausted",
+        ),
         (
             ServiceError::Throttled {
                 retry_after_secs: 60,

@@ -10,7 +10,7 @@ use crate::model::{
     Actor, CodeHostConnection, CodeHostLink, CommentBody, Description, IntegrationAction,
     IntegrationAnswer, ItemRef, LinkKind, Metadata, Reason, TaskId, TaskStatus, Title,
 };
-use crate::ports::{AgentsTx, IntegrationsTx, LedgerTx, Lock, TasksTx, WebhooksTx};
+use crate::ports::{AgentsTx, IntegrationsTx, LedgerTx, Lock, RunsTx, TasksTx, WebhooksTx};
 use crate::rules::codehost::{HostEvent, Item};
 use crate::service::{NewTask, ServiceError, TaskPatch, TaskService};
 
@@ -24,7 +24,7 @@ pub(super) async fn apply<T>(
     now: OffsetDateTime,
 ) -> Result<IntegrationAnswer, ServiceError>
 where
-    T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + IntegrationsTx + ?Sized,
+    T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + IntegrationsTx + ?Sized,
 {
     let mut effects = Effects {
         tasks,
@@ -76,7 +76,9 @@ struct Effects<'a, 't, T: ?Sized> {
     now: OffsetDateTime,
 }
 
-impl<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + IntegrationsTx + ?Sized> Effects<'_, '_, T> {
+impl<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + IntegrationsTx + ?Sized>
+    Effects<'_, '_, T>
+{
     /// The task `item` is linked to, if any.
     async fn linked(&mut self, item: &ItemRef) -> Result<Option<TaskId>, ServiceError> {
         Ok(self
