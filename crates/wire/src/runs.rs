@@ -22,9 +22,11 @@ pub struct StartRunBody {
     /// What runs it: `claude-code`, `codex`, `gemini`, a command... (at most 100
     /// characters).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100, pattern = "^[^\\x00]*$"))]
     pub adapter: Option<String>,
     /// The model it uses (at most 100 characters).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100, pattern = "^[^\\x00]*$"))]
     pub model: Option<String>,
     /// Credits to hold for the run's usage, drawn before the agent's free balance and
     /// released at finish.
@@ -52,8 +54,10 @@ impl StartRunBody {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LogLineBody {
     /// `stdout`, `stderr` or `system`.
+    #[cfg_attr(feature = "openapi", schema(pattern = "^(stdout|stderr|system)$"))]
     pub stream: String,
     /// The line's text.
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[^\\x00]*$"))]
     pub text: String,
 }
 
@@ -92,26 +96,54 @@ impl LogBody {
 pub struct UsageBody {
     /// The model (1..=100 characters); priced by the operator's table when no cost is
     /// given.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(
+            min_length = 1,
+            max_length = 100,
+            pattern = "^[^\\x00]*[^\\x00\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000][^\\x00]*$"
+        )
+    )]
     pub model: String,
     /// Who served it (`anthropic`, `openai`...).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100, pattern = "^[^\\x00]*$"))]
     pub provider: Option<String>,
-    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = 0, maximum = 1_000_000_000_000_i64)
+    )]
     pub input_tokens: i64,
-    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = 0, maximum = 1_000_000_000_000_i64)
+    )]
     pub output_tokens: i64,
-    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = 0, maximum = 1_000_000_000_000_i64)
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_read_tokens: Option<i64>,
-    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = 0, maximum = 1_000_000_000_000_i64)
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_write_tokens: Option<i64>,
     /// What it cost, in millionths of a US dollar (Claude Code reports it).
-    #[cfg_attr(feature = "openapi", schema(minimum = 0))]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(minimum = 0, maximum = 1_000_000_000_000_i64)
+    )]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost_microusd: Option<i64>,
     /// The reporter's id for this report: a repeated one counts once.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(min_length = 1, max_length = 200, pattern = "^[^\\x00]*$")
+    )]
     pub report_id: Option<String>,
 }
 
@@ -139,11 +171,19 @@ impl UsageBody {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct FinishRunBody {
     /// `succeeded`, `failed`, `cancelled` or `stopped`.
+    #[cfg_attr(
+        feature = "openapi",
+        schema(pattern = "^(succeeded|failed|cancelled|stopped)$")
+    )]
     pub status: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     /// At most 10,000 characters.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "openapi",
+        schema(max_length = 10000, pattern = "^[^\\x00]*$")
+    )]
     pub summary: Option<String>,
 }
 
@@ -429,9 +469,11 @@ pub struct ListRunsQuery {
     /// Only runs started at or after this instant (ISO 8601; a plain date is its
     /// start, UTC).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", param(format = DateTime))]
     pub from: Option<String>,
     /// Only runs started before this instant (ISO 8601; a plain date counts whole).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", param(format = DateTime))]
     pub to: Option<String>,
     #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 500))]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -519,9 +561,11 @@ pub struct UsageQueryParams {
     /// Only reports recorded at or after this instant (ISO 8601; a plain date is its
     /// start, UTC).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", param(format = DateTime))]
     pub from: Option<String>,
     /// Only reports recorded before this instant (ISO 8601; a plain date counts whole).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", param(format = DateTime))]
     pub to: Option<String>,
     /// Only this agent's reports.
     #[serde(skip_serializing_if = "Option::is_none")]
