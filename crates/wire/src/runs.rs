@@ -557,6 +557,7 @@ pub struct UsageQueryParams {
     /// `agent`, `model`, `task` or `day` (default: `agent` for `/usage`, `model` for
     /// an agent's).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", param(inline))]
     pub group_by: Option<UsageGrouping>,
     /// Only reports recorded at or after this instant (ISO 8601; a plain date is its
     /// start, UTC).
