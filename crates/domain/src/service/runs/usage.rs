@@ -9,7 +9,7 @@ use crate::model::{
     RunStopRequested, StopReason, UsageReport, UsageReportId,
 };
 use crate::ports::{AgentsTx, LedgerTx, RunsTx, WebhooksTx, transact};
-use crate::rules::budget::{roll_over, spendable};
+use crate::rules::budget::{debit, roll_over, spendable};
 use crate::rules::runs::{MAX_NAME_CHARS, MAX_REPORT_ID_CHARS, request_stop};
 use crate::rules::usage::{
     Charge, MAX_COST_MICROUSD, MAX_TOKENS, Tokens, charge, check_amount, credits_due, report_cost,
@@ -173,8 +173,7 @@ impl RunService {
             .reserved_credits
             .saturating_sub(paid.from_reservation)
             .max(0);
-        agent.current_balance -= paid.credits;
-        agent.budget_period_spent = agent.budget_period_spent.saturating_add(paid.credits);
+        debit(&mut agent, paid.credits);
         let events = if paid.exhausted() {
             agent.budget_exhausted = true;
             self.exhausted(actor, &mut run, &paid, agent.current_balance, now)
