@@ -18,30 +18,59 @@ use std::time::{Duration, Instant};
 use crate::command::{run, run_cargo};
 
 pub fn ci() -> Result<(), String> {
-    let started = Instant::now();
-    cargo(&["fmt", "--all", "--", "--check"])?;
-    cargo(&[
-        "clippy",
-        "--workspace",
-        "--all-targets",
-        "--all-features",
-        "--",
-        "-D",
-        "warnings",
-    ])?;
+    let mut steps = Steps::default();
+    let outcome = all_steps(&mut steps);
+    steps.report(outcome.is_ok());
+    outcome
+}
+
+fn all_steps(steps: &mut Steps) -> Result<(), String> {
+    steps.time("fmt", || cargo(&["fmt", "--all", "--", "--check"]))?;
+    steps.time("clippy", || {
+        cargo(&[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--all-features",
+            "--",
+            "-D",
+            "warnings",
+        ])
+    })?;
     // muster-client's tree: no argon2, jsonwebtoken, diesel, actix, utoipa or
     // muster-auth; and the client compiles without muster-wire's `openapi` feature,
     // which every workspace build turns on.
-    crate::client_deps::check()?;
+    steps.time("client-deps", crate::client_deps::check)?;
     // muster-domain as a library: its docs, its examples, its API against the last
     // tagged release.
-    crate::domain::check()?;
-    ensure_postgres()?;
-    ensure_chromium()?;
-    run_cargo(
-        &["test", "--workspace", "--all-features"],
-        &[("CI", "true")],
-    )?;
+    steps.time("domain library", crate::domain::check)?;
+    steps.time("tools (PostgreSQL, Chromium, nextest)", || {
+        ensure_postgres()?;
+        ensure_chromium()?;
+        ensure_nextest()
+    })?;
+    // cargo-nextest runs every test binary's tests in one pool, each test in its own
+    // process, the slowest first (`.config/nextest.toml`, profile `ci`); it does not run
+    // doctests, which `cargo test --doc` then does.
+    steps.time("tests, both engines (nextest)", || {
+        run_cargo(
+            &[
+                "nextest",
+                "run",
+                "--workspace",
+                "--all-features",
+                "--profile",
+                "ci",
+            ],
+            &[("CI", "true")],
+        )
+    })?;
+    steps.time("doctests", || {
+        run_cargo(
+            &["test", "--workspace", "--all-features", "--doc"],
+            &[("CI", "true")],
+        )
+    })?;
     // The live-server checks below run the `muster` the test run has just built (the
     // server's integration tests need it) rather than a release build of their own: that
     // build took a fifth of the whole run, and none of these checks is about speed.
@@ -53,36 +82,77 @@ pub fn ci() -> Result<(), String> {
     // worker: with two, Hypothesis describes filter lambdas by parsing source in both
     // threads at once, and CPython 3.11's `ast` is not safe for that ("AST constructor
     // recursion depth mismatch"), which failed a run with every operation passing.
-    xtask(&[
-        "fuzz-api",
-        "--engine",
-        "both",
-        "--seed",
-        "1",
-        "--workers",
-        "1",
-        "--concurrent",
-        "--binary",
-        binary,
-    ])?;
-    // The official MCP Python and TypeScript SDKs over stdio and Streamable HTTP, on
-    // both engines.
-    xtask(&["mcp-clients", "--engine", "both", "--binary", binary])?;
-    // The MCP conformance suite's scenarios for a server of tools, DNS rebinding
-    // included, against /mcp, on both engines.
-    xtask(&["mcp-conformance", "--engine", "both", "--binary", binary])?;
-    // The official A2A Python SDK over JSON-RPC and HTTP+JSON, on both engines.
-    xtask(&["a2a-clients", "--engine", "both", "--binary", binary])?;
-    // A Python client generated from the document (openapi-python-client) holds every
-    // operation and creates, updates, moves and reads a task, on both engines.
-    xtask(&["generated-client", "--engine", "both", "--binary", binary])?;
-    // A real scrape of /metrics in both formats: promtool lints the text format,
-    // the reference parser reads OpenMetrics, on both engines.
-    xtask(&["promtool", "--engine", "both", "--binary", binary])?;
-    // The dashboard end to end in Debian's Chromium (playwright-core), on both engines.
-    xtask(&["dashboard-e2e", "--engine", "both", "--binary", binary])?;
-    eprintln!("xtask: ci passed in {} s", started.elapsed().as_secs());
-    Ok(())
+    steps.time("schemathesis, both engines", || {
+        xtask(&[
+            "fuzz-api",
+            "--engine",
+            "both",
+            "--seed",
+            "1",
+            // Every operation, its coverage cases and the stateful links still run;
+            // fewer random examples each (the command's default, 25, stays the
+            // exploration).
+            "--max-examples",
+            "10",
+            "--workers",
+            "1",
+            "--concurrent",
+            "--binary",
+            binary,
+        ])
+    })?;
+    steps.time("MCP, A2A, generated client, promtool, dashboard", || {
+        // The official MCP Python and TypeScript SDKs over stdio and Streamable HTTP,
+        // on both engines.
+        xtask(&["mcp-clients", "--engine", "both", "--binary", binary])?;
+        // The MCP conformance suite's scenarios for a server of tools, DNS rebinding
+        // included, against /mcp, on both engines.
+        xtask(&["mcp-conformance", "--engine", "both", "--binary", binary])?;
+        // The official A2A Python SDK over JSON-RPC and HTTP+JSON, on both engines.
+        xtask(&["a2a-clients", "--engine", "both", "--binary", binary])?;
+        // A Python client generated from the document (openapi-python-client) holds
+        // every operation and creates, updates, moves and reads a task, on both engines.
+        xtask(&["generated-client", "--engine", "both", "--binary", binary])?;
+        // A real scrape of /metrics in both formats: promtool lints the text format,
+        // the reference parser reads OpenMetrics, on both engines.
+        xtask(&["promtool", "--engine", "both", "--binary", binary])?;
+        // The dashboard end to end in Debian's Chromium (playwright-core), on both
+        // engines.
+        xtask(&["dashboard-e2e", "--engine", "both", "--binary", binary])
+    })
+}
+
+/// The steps' times, printed at the end (docs/testing.md records them).
+#[derive(Default)]
+struct Steps {
+    started: Option<Instant>,
+    times: Vec<(&'static str, Duration)>,
+}
+
+impl Steps {
+    fn time(
+        &mut self,
+        name: &'static str,
+        step: impl FnOnce() -> Result<(), String>,
+    ) -> Result<(), String> {
+        self.started.get_or_insert_with(Instant::now);
+        let started = Instant::now();
+        let outcome = step();
+        self.times.push((name, started.elapsed()));
+        outcome
+    }
+
+    fn report(&self, passed: bool) {
+        for (name, took) in &self.times {
+            eprintln!("xtask: {:>6.1} s  {name}", took.as_secs_f64());
+        }
+        let total = self.started.map_or(0, |at| at.elapsed().as_secs());
+        if passed {
+            eprintln!("xtask: ci passed in {total} s");
+        } else {
+            eprintln!("xtask: ci FAILED after {total} s");
+        }
+    }
 }
 
 /// `target/debug/muster`, as `cargo test` left it: cargo builds a package's binaries
@@ -112,6 +182,26 @@ fn xtask(args: &[&str]) -> Result<(), String> {
 
 fn cargo(args: &[&str]) -> Result<(), String> {
     run_cargo(args, &[])
+}
+
+/// cargo-nextest, installed (at the version the rest was measured with) when missing:
+/// the machines CI runs on have it.
+fn ensure_nextest() -> Result<(), String> {
+    let found = Command::new(crate::command::cargo())
+        .args(["nextest", "--version"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if found {
+        return Ok(());
+    }
+    eprintln!("xtask: no cargo-nextest; installing it");
+    cargo(&[
+        "install",
+        "cargo-nextest",
+        "--version",
+        "0.9.143",
+        "--locked",
+    ])
 }
 
 /// The PostgreSQL tests need a server on 127.0.0.1:5432 (or `MUSTER_TEST_DATABASE_URL`).

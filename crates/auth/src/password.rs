@@ -13,12 +13,71 @@ use muster_domain::ports::{BoxError, PasswordHasher};
 
 use crate::keys::random_bytes;
 
-/// Memory cost in KiB (19 MiB).
-const M_COST_KIB: u32 = 19_456;
-/// Number of passes.
-const T_COST: u32 = 2;
 /// Degree of parallelism.
 const P_COST: u32 = 1;
+
+/// What a new password hash costs: argon2id's memory in KiB and its number of passes
+/// (one lane). Verifying a stored hash costs what that hash records, whatever the
+/// setting is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PasswordCost {
+    memory_kib: u32,
+    passes: u32,
+}
+
+impl PasswordCost {
+    /// The service's cost: 19 MiB and 2 passes, OWASP's recommendation for argon2id.
+    pub const DEFAULT: Self = Self {
+        memory_kib: 19_456,
+        passes: 2,
+    };
+    /// The floor a configuration may not go below without saying so
+    /// ([`PasswordCost::is_below_floor`]): the service's own cost.
+    pub const FLOOR: Self = Self::DEFAULT;
+    /// The cheapest cost argon2 accepts (8 KiB, one pass): for test runs, where the
+    /// passwords are throw-away and hashing was a fifth of the API tests' CPU.
+    pub const MINIMUM: Self = Self {
+        memory_kib: 8,
+        passes: 1,
+    };
+
+    /// A cost of `memory_kib` KiB and `passes` passes, when argon2 accepts it (at least
+    /// 8 KiB and one pass; at most 4 GiB and 64 passes here).
+    pub fn new(memory_kib: u32, passes: u32) -> Result<Self, PasswordError> {
+        if !(Self::MINIMUM.memory_kib..=4 * 1024 * 1024).contains(&memory_kib) {
+            return Err(PasswordError::Hash(format!(
+                "memory must be from 8 to 4194304 KiB, not {memory_kib}"
+            )));
+        }
+        if !(1..=64).contains(&passes) {
+            return Err(PasswordError::Hash(format!(
+                "passes must be from 1 to 64, not {passes}"
+            )));
+        }
+        Ok(Self { memory_kib, passes })
+    }
+
+    /// Memory in KiB.
+    pub const fn memory_kib(self) -> u32 {
+        self.memory_kib
+    }
+
+    /// Number of passes.
+    pub const fn passes(self) -> u32 {
+        self.passes
+    }
+
+    /// Whether either figure is below [`PasswordCost::FLOOR`]'s.
+    pub const fn is_below_floor(self) -> bool {
+        self.memory_kib < Self::FLOOR.memory_kib || self.passes < Self::FLOOR.passes
+    }
+}
+
+impl Default for PasswordCost {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
 
 /// A password could not be hashed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -34,7 +93,12 @@ pub enum PasswordError {
 ///
 /// CPU- and memory-heavy: run it in `spawn_blocking` from async code.
 pub fn hash_password(password: &str) -> Result<String, PasswordError> {
-    let params = Params::new(M_COST_KIB, T_COST, P_COST, None)
+    hash_password_at(password, PasswordCost::DEFAULT)
+}
+
+/// [`hash_password`] at `cost`.
+pub fn hash_password_at(password: &str, cost: PasswordCost) -> Result<String, PasswordError> {
+    let params = Params::new(cost.memory_kib, cost.passes, P_COST, None)
         .map_err(|err| PasswordError::Hash(err.to_string()))?;
     Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
         .hash_password(password.as_bytes())
@@ -71,6 +135,9 @@ pub fn verify_password(password: &str, phc: &str) -> bool {
 #[derive(Debug, Clone)]
 pub struct Argon2Hasher {
     jobs: mpsc::Sender<Job>,
+    cost: PasswordCost,
+    /// The stand-in hash at `cost`, computed once.
+    stand_in: Arc<OnceLock<String>>,
 }
 
 /// How many threads [`Argon2Hasher::new`] hashes on: one per core but one, and at least
@@ -101,9 +168,15 @@ impl Argon2Hasher {
         Self::with_threads(default_threads())
     }
 
-    /// A hasher with `threads` threads (at least one). They end when the last clone of
-    /// the hasher is dropped.
+    /// A hasher with `threads` threads (at least one) hashing at the service's cost.
+    /// They end when the last clone of the hasher is dropped.
     pub fn with_threads(threads: usize) -> Self {
+        Self::with_cost(threads, PasswordCost::DEFAULT)
+    }
+
+    /// A hasher with `threads` threads (at least one) whose new hashes, and the
+    /// stand-in an unknown e-mail is checked against, cost `cost`.
+    pub fn with_cost(threads: usize, cost: PasswordCost) -> Self {
         let (sender, receiver) = mpsc::channel::<Job>();
         let receiver = Arc::new(Mutex::new(receiver));
         for n in 0..threads.max(1) {
@@ -130,10 +203,16 @@ impl Argon2Hasher {
         }
         // Compute the stand-in hash now, off the request path, so that not even the
         // first unknown e-mail costs more than a wrong password.
-        let _ = sender.send(Box::new(|| {
-            let _ = stand_in_hash();
+        let stand_in = Arc::new(OnceLock::new());
+        let first = Arc::clone(&stand_in);
+        let _ = sender.send(Box::new(move || {
+            let _ = stand_in_hash(&first, cost);
         }));
-        Self { jobs: sender }
+        Self {
+            jobs: sender,
+            cost,
+            stand_in,
+        }
     }
 
     /// Runs `work` on one of the hasher's threads and waits for its answer.
@@ -158,15 +237,18 @@ impl Argon2Hasher {
 impl PasswordHasher for Argon2Hasher {
     async fn hash(&self, password: &str) -> Result<String, BoxError> {
         let password = password.to_owned();
-        self.run(move || hash_password(&password)).await
+        let cost = self.cost;
+        self.run(move || hash_password_at(&password, cost)).await
     }
 
     async fn verify(&self, password: &str, phc: Option<String>) -> Result<bool, BoxError> {
         let password = password.to_owned();
+        let (stand_in, cost) = (Arc::clone(&self.stand_in), self.cost);
         self.run(move || {
             let Some(phc) = phc else {
                 // Same work, answer ignored: the stand-in's password is unknowable.
-                std::hint::black_box(verify_password(&password, stand_in_hash()?));
+                let stand_in = stand_in_hash(&stand_in, cost)?;
+                std::hint::black_box(verify_password(&password, stand_in));
                 return Ok(false);
             };
             Ok(verify_password(&password, &phc))
@@ -175,16 +257,15 @@ impl PasswordHasher for Argon2Hasher {
     }
 }
 
-/// The PHC string of a random password, computed once per process.
-fn stand_in_hash() -> Result<&'static str, PasswordError> {
-    static STAND_IN: OnceLock<String> = OnceLock::new();
-    if let Some(phc) = STAND_IN.get() {
+/// The PHC string of a random password at `cost`, computed once per hasher.
+fn stand_in_hash(stand_in: &OnceLock<String>, cost: PasswordCost) -> Result<&str, PasswordError> {
+    if let Some(phc) = stand_in.get() {
         return Ok(phc);
     }
     let password: [u8; 32] = random_bytes().map_err(|err| PasswordError::Hash(err.to_string()))?;
-    let phc = hash_password(&hex::encode(password))?;
+    let phc = hash_password_at(&hex::encode(password), cost)?;
     // Another thread may have won the race; either hash serves.
-    Ok(STAND_IN.get_or_init(|| phc))
+    Ok(stand_in.get_or_init(|| phc))
 }
 
 #[cfg(test)]
@@ -273,12 +354,56 @@ mod tests {
 
     #[test]
     fn stand_in_is_computed_once_with_the_usual_parameters() {
-        let first = stand_in_hash().unwrap();
+        let cell = OnceLock::new();
+        let first = stand_in_hash(&cell, PasswordCost::DEFAULT).unwrap();
         assert!(
             first.starts_with("$argon2id$v=19$m=19456,t=2,p=1$"),
             "{first}"
         );
-        assert!(std::ptr::eq(first, stand_in_hash().unwrap()));
+        assert!(std::ptr::eq(
+            first,
+            stand_in_hash(&cell, PasswordCost::DEFAULT).unwrap()
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_hasher_hashes_and_stands_in_at_its_cost() {
+        let cost = PasswordCost::new(64, 3).unwrap();
+        let hasher = Argon2Hasher::with_cost(1, cost);
+        let phc = hasher.hash("cheap").await.unwrap();
+        assert!(phc.starts_with("$argon2id$v=19$m=64,t=3,p=1$"), "{phc}");
+        assert!(hasher.verify("cheap", Some(phc.clone())).await.unwrap());
+        assert!(!hasher.verify("cheap", None).await.unwrap());
+        let stand_in = hasher.stand_in.get().unwrap();
+        assert!(
+            stand_in.starts_with("$argon2id$v=19$m=64,t=3,p=1$"),
+            "{stand_in}"
+        );
+        // A hash made at another cost still verifies: it records its own.
+        let dear = hash_password("dear").unwrap();
+        assert!(hasher.verify("dear", Some(dear)).await.unwrap());
+    }
+
+    #[test]
+    fn costs_argon2_refuses_are_refused() {
+        assert!(PasswordCost::new(7, 1).is_err());
+        assert!(PasswordCost::new(8, 0).is_err());
+        assert!(PasswordCost::new(8, 65).is_err());
+        assert!(PasswordCost::new(4 * 1024 * 1024 + 1, 1).is_err());
+        assert_eq!(PasswordCost::new(8, 1), Ok(PasswordCost::MINIMUM));
+        assert_eq!(PasswordCost::new(4 * 1024 * 1024, 64).unwrap().passes(), 64);
+        let top = PasswordCost::new(4 * 1024 * 1024, 64).unwrap();
+        assert_eq!(top.memory_kib(), 4 * 1024 * 1024);
+    }
+
+    #[test]
+    fn the_floor_is_the_service_cost() {
+        assert_eq!(PasswordCost::default(), PasswordCost::DEFAULT);
+        assert!(!PasswordCost::DEFAULT.is_below_floor());
+        assert!(PasswordCost::MINIMUM.is_below_floor());
+        assert!(PasswordCost::new(19_455, 2).unwrap().is_below_floor());
+        assert!(PasswordCost::new(19_456, 1).unwrap().is_below_floor());
+        assert!(!PasswordCost::new(65_536, 3).unwrap().is_below_floor());
     }
 
     #[test]

@@ -6,6 +6,14 @@
 //! [`TestDatabase`] is dropped, even when the test panics. When PostgreSQL cannot be
 //! reached, [`TestDatabase::new`] answers `None` so local runs can skip those tests, but
 //! when `CI` is set it fails the test instead: CI must never pass by skipping.
+//!
+//! Migrating is most of what a fresh database costs (about a second on PostgreSQL, where
+//! copying a migrated one takes a tenth of that), so each engine's migrations run once
+//! per set of migration files, into a template, and every test database is a copy of
+//! it: `CREATE DATABASE … TEMPLATE muster_template_<digest>` on PostgreSQL, a file copy
+//! of `muster-template-<digest>.db` in the temporary folder on SQLite. `<digest>` is
+//! the build's digest of every migration file (`build.rs`), so a changed or added
+//! migration makes a new template; old ones can be dropped at any time.
 
 pub mod cluster;
 
@@ -126,11 +134,20 @@ impl TestDatabase {
         }
     }
 
+    #[allow(clippy::panic)] // test support: a panic fails the test
     async fn sqlite() -> Self {
+        let template = sqlite_template().await;
         let folder = std::env::temp_dir().join(format!("muster-test-{}", uuid::Uuid::now_v7()));
-        let url = DatabaseUrl::Sqlite(folder.join("muster.db"));
+        let path = folder.join("muster.db");
+        if let Err(err) = std::fs::create_dir_all(&folder)
+            .and_then(|()| std::fs::copy(&template, &path).map(drop))
+        {
+            let _ = std::fs::remove_dir_all(&folder);
+            panic!("cannot copy the template {}: {err}", template.display());
+        }
+        let url = DatabaseUrl::Sqlite(path);
         let cleanup = Cleanup::Folder(folder);
-        let db = open(&url).await;
+        let db = open_unmigrated(&url).await;
         Self { db, url, cleanup }
     }
 
@@ -148,22 +165,116 @@ impl TestDatabase {
             }
             Err(err) => panic!("PostgreSQL at {admin_url} is unreachable and CI is set: {err}"),
         };
+        let template = postgres_template(&mut admin, &admin_url).await;
         let name = format!("muster_test_{}", uuid::Uuid::now_v7().simple());
         admin
-            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .batch_execute(&format!("CREATE DATABASE {name} TEMPLATE {template}"))
             .await
             .unwrap_or_else(|e| panic!("cannot create test database {name}: {e}"));
         let url = DatabaseUrl::Postgres(with_database(&admin_url, &name));
         let cleanup = Cleanup::PostgresDatabase { admin_url, name };
-        // Build the guard first so the database is dropped even if migrating panics.
+        // Build the guard first so the database is dropped even if opening panics.
         let placeholder = Self {
             db: open_unmigrated(&url).await,
             url: url.clone(),
             cleanup,
         };
-        migrate(&url).await;
         Some(placeholder)
     }
+}
+
+/// The digest of every migration file this build embeds (see `build.rs`).
+const MIGRATIONS_DIGEST: &str = env!("MIGRATIONS_DIGEST_OF_THIS_BUILD");
+
+/// An arbitrary, fixed key: test processes starting together take turns building the
+/// PostgreSQL template (the migrations' own lock is per database).
+const TEMPLATE_LOCK_KEY: i64 = 0x6d75_7374_6574; // "muster" + 1
+
+/// The migrated PostgreSQL template for this build's migrations, built on first use.
+/// Built under another name and renamed when complete, so a half-built template is never
+/// copied, and closed to connections so that copies never find it in use.
+#[allow(clippy::panic)] // test support: a panic fails the test
+async fn postgres_template(admin: &mut AsyncPgConnection, admin_url: &str) -> String {
+    let name = format!("muster_template_{MIGRATIONS_DIGEST}");
+    if database_exists(admin, &name).await {
+        return name;
+    }
+    let locked = admin
+        .batch_execute(&format!("SELECT pg_advisory_lock({TEMPLATE_LOCK_KEY})"))
+        .await;
+    locked.unwrap_or_else(|e| panic!("cannot lock the template: {e}"));
+    if !database_exists(admin, &name).await {
+        let building = format!("muster_tb_{}", uuid::Uuid::now_v7().simple());
+        admin
+            .batch_execute(&format!("CREATE DATABASE {building}"))
+            .await
+            .unwrap_or_else(|e| panic!("cannot create the template {building}: {e}"));
+        migrate(&DatabaseUrl::Postgres(with_database(admin_url, &building))).await;
+        // The migration's connection may still be closing: stop it before the rename.
+        let rename = format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{building}'; \
+             ALTER DATABASE {building} RENAME TO {name}; \
+             ALTER DATABASE {name} ALLOW_CONNECTIONS false"
+        );
+        let mut tries = 0;
+        while let Err(err) = admin.batch_execute(&rename).await {
+            tries += 1;
+            assert!(tries < 50, "cannot rename the template {building}: {err}");
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        }
+    }
+    let unlocked = admin
+        .batch_execute(&format!("SELECT pg_advisory_unlock({TEMPLATE_LOCK_KEY})"))
+        .await;
+    unlocked.unwrap_or_else(|e| panic!("cannot unlock the template: {e}"));
+    name
+}
+
+#[allow(clippy::panic)] // test support: a panic fails the test
+async fn database_exists(admin: &mut AsyncPgConnection, name: &str) -> bool {
+    #[derive(diesel::QueryableByName)]
+    struct Count {
+        #[diesel(sql_type = diesel::sql_types::BigInt)]
+        n: i64,
+    }
+    let query = diesel::sql_query("SELECT count(*) AS n FROM pg_database WHERE datname = $1")
+        .bind::<diesel::sql_types::Text, _>(name);
+    let count: Count = diesel_async::RunQueryDsl::get_result(query, admin)
+        .await
+        .unwrap_or_else(|e| panic!("cannot look for the template: {e}"));
+    count.n > 0
+}
+
+/// The migrated SQLite template for this build's migrations, built on first use: a
+/// compact copy (`VACUUM INTO`) of a freshly migrated file, renamed into place whole.
+/// Processes that build it at the same time each rename an identical file.
+#[allow(clippy::panic)] // test support: a panic fails the test
+async fn sqlite_template() -> PathBuf {
+    let temp = std::env::temp_dir();
+    let path = temp.join(format!("muster-template-{MIGRATIONS_DIGEST}.db"));
+    if path.is_file() {
+        return path;
+    }
+    let folder = temp.join(format!("muster-template-{}", uuid::Uuid::now_v7()));
+    let building = folder.join("muster.db");
+    let compact = folder.join("template.db");
+    let built = async {
+        let url = DatabaseUrl::Sqlite(building.clone());
+        drop(open(&url).await);
+        let mut conn = raw_sqlite(&building).await.map_err(|e| e.to_string())?;
+        let into = compact.to_string_lossy().replace('\'', "''");
+        conn.batch_execute(&format!("VACUUM INTO '{into}'"))
+            .await
+            .map_err(|e| e.to_string())?;
+        drop(conn);
+        std::fs::rename(&compact, &path).map_err(|e| e.to_string())
+    }
+    .await;
+    let _ = std::fs::remove_dir_all(&folder);
+    if let Err(err) = built {
+        panic!("cannot build the SQLite template {}: {err}", path.display());
+    }
+    path
 }
 
 #[allow(clippy::panic)] // test support: a panic fails the test

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use muster_auth::agent::AgentAuthenticator;
 use muster_auth::bearer::BearerAuthenticator;
 use muster_auth::keys::ServerKey;
-use muster_auth::password::{Argon2Hasher, hash_password};
+use muster_auth::password::{Argon2Hasher, default_threads, hash_password_at};
 use muster_auth::signing::HmacSha256;
 use muster_auth::tokens::TokenService;
 use muster_auth::totp::TotpService;
@@ -136,10 +136,7 @@ pub async fn app_state(
         uow: uow.clone(),
         users: db.clone(),
         orgs: db.clone(),
-        hasher: Arc::new(
-            auth.password_hashers
-                .map_or_else(Argon2Hasher::new, Argon2Hasher::with_threads),
-        ),
+        hasher: Arc::new(password_hasher(auth)),
         tokens: tokens.clone(),
         totp: Arc::new(TotpService::from_server_key(key)),
         clock: clock.clone(),
@@ -231,6 +228,23 @@ fn integrations(
         ids: Arc::new(UuidV7Ids),
     });
     Ok((chat, codehost))
+}
+
+/// The password hasher the settings ask for, with a warning in the log when its cost is
+/// below the floor.
+fn password_hasher(auth: &AuthSettings) -> Argon2Hasher {
+    if auth.password_cost.is_below_floor() {
+        tracing::warn!(
+            memory_kib = auth.password_cost.memory_kib(),
+            passes = auth.password_cost.passes(),
+            "password hashes are made below the floor (MUSTER_PASSWORD_HASH_BELOW_FLOOR): \
+             for test runs only"
+        );
+    }
+    Argon2Hasher::with_cost(
+        auth.password_hashers.unwrap_or_else(default_threads),
+        auth.password_cost,
+    )
 }
 
 /// The sign-in redirect flow, when it is set up.
@@ -335,8 +349,8 @@ async fn auth_mode(accounts: &AccountService, auth: &AuthSettings) -> anyhow::Re
             let password_hash = match &auth.local_password {
                 Some(LocalPassword::Hash(hash)) => hash.clone(),
                 Some(LocalPassword::Plain(plain)) => {
-                    let plain = plain.clone();
-                    tokio::task::spawn_blocking(move || hash_password(&plain))
+                    let (plain, cost) = (plain.clone(), auth.password_cost);
+                    tokio::task::spawn_blocking(move || hash_password_at(&plain, cost))
                         .await
                         .context("hashing the local password failed")??
                 }

@@ -4,6 +4,7 @@
 
 use anyhow::{Context, anyhow, bail};
 use clap::ValueEnum;
+use muster_auth::password::PasswordCost;
 use muster_outbound::oauth::{
     GOOGLE_AUTHORIZE_URL, GOOGLE_TOKEN_URL, GOOGLE_USERINFO_URL, OAuthProviderConfig,
 };
@@ -63,6 +64,8 @@ pub struct AuthSettings {
     pub oauth: Option<OAuthSetting>,
     /// Threads hashing passwords; `None`: one per core but one.
     pub password_hashers: Option<usize>,
+    /// What a new password hash costs (default: the service's, the floor).
+    pub password_cost: PasswordCost,
 }
 
 fn env(name: &str) -> Option<String> {
@@ -98,8 +101,59 @@ impl AuthSettings {
             default_org,
             oauth: oauth_from_env()?,
             password_hashers: None,
+            password_cost: password_cost_from_env()?,
         })
     }
+}
+
+/// The password hashing cost: `MUSTER_PASSWORD_HASH_MEMORY_KIB` (default 19456) and
+/// `MUSTER_PASSWORD_HASH_PASSES` (default 2). Below the service's own cost, the floor,
+/// only when `MUSTER_PASSWORD_HASH_BELOW_FLOOR=true` says so (test runs; never a
+/// deployment whose password hashes could leak).
+pub fn password_cost_from_env() -> anyhow::Result<PasswordCost> {
+    password_cost_from(env)
+}
+
+fn password_cost_from(var: impl Fn(&str) -> Option<String>) -> anyhow::Result<PasswordCost> {
+    let number = |name: &str, default: u32| -> anyhow::Result<u32> {
+        var(name).map_or(Ok(default), |value| {
+            value
+                .trim()
+                .parse()
+                .map_err(|_| anyhow!("{name} must be a whole number, not {value:?}"))
+        })
+    };
+    let memory = number(
+        "MUSTER_PASSWORD_HASH_MEMORY_KIB",
+        PasswordCost::DEFAULT.memory_kib(),
+    )?;
+    let passes = number(
+        "MUSTER_PASSWORD_HASH_PASSES",
+        PasswordCost::DEFAULT.passes(),
+    )?;
+    let cost = PasswordCost::new(memory, passes).map_err(|e| {
+        anyhow!("MUSTER_PASSWORD_HASH_MEMORY_KIB / MUSTER_PASSWORD_HASH_PASSES: {e}")
+    })?;
+    let allowed = match var("MUSTER_PASSWORD_HASH_BELOW_FLOOR")
+        .as_deref()
+        .map(str::trim)
+    {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(other) => {
+            bail!("MUSTER_PASSWORD_HASH_BELOW_FLOOR must be true or false, not {other:?}")
+        }
+    };
+    if cost.is_below_floor() && !allowed {
+        bail!(
+            "a password hash of {memory} KiB and {passes} passes is below the floor of {} KiB \
+             and {} passes: set MUSTER_PASSWORD_HASH_BELOW_FLOOR=true to accept weaker \
+             password hashes (test runs only)",
+            PasswordCost::FLOOR.memory_kib(),
+            PasswordCost::FLOOR.passes()
+        );
+    }
+    Ok(cost)
 }
 
 /// The provider settings, when `MUSTER_OAUTH_CLIENT_ID` is set.
@@ -137,4 +191,83 @@ fn oauth_from_env() -> anyhow::Result<Option<OAuthSetting>> {
             })
             .transpose()?,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cost(vars: &[(&str, &str)]) -> anyhow::Result<PasswordCost> {
+        password_cost_from(|name| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| (*v).to_owned())
+        })
+    }
+
+    #[test]
+    fn the_service_cost_unless_told() {
+        assert_eq!(cost(&[]).unwrap(), PasswordCost::DEFAULT);
+        let dearer = cost(&[
+            ("MUSTER_PASSWORD_HASH_MEMORY_KIB", "65536"),
+            ("MUSTER_PASSWORD_HASH_PASSES", " 3 "),
+        ])
+        .unwrap();
+        assert_eq!((dearer.memory_kib(), dearer.passes()), (65_536, 3));
+    }
+
+    #[test]
+    fn below_the_floor_only_when_said_so() {
+        let cheap = [
+            ("MUSTER_PASSWORD_HASH_MEMORY_KIB", "8"),
+            ("MUSTER_PASSWORD_HASH_PASSES", "1"),
+        ];
+        let refused = cost(&cheap).unwrap_err().to_string();
+        assert!(
+            refused.contains("below the floor of 19456 KiB and 2 passes"),
+            "{refused}"
+        );
+        assert!(
+            refused.contains("MUSTER_PASSWORD_HASH_BELOW_FLOOR=true"),
+            "{refused}"
+        );
+        let one_pass = cost(&[("MUSTER_PASSWORD_HASH_PASSES", "1")]);
+        assert!(one_pass.is_err());
+        let said = [
+            cheap[0],
+            cheap[1],
+            ("MUSTER_PASSWORD_HASH_BELOW_FLOOR", "true"),
+        ];
+        assert_eq!(cost(&said).unwrap(), PasswordCost::MINIMUM);
+        let not_said = [
+            cheap[0],
+            cheap[1],
+            ("MUSTER_PASSWORD_HASH_BELOW_FLOOR", "false"),
+        ];
+        assert!(cost(&not_said).is_err());
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let words = cost(&[("MUSTER_PASSWORD_HASH_MEMORY_KIB", "lots")]).unwrap_err();
+        assert!(
+            words
+                .to_string()
+                .contains("MUSTER_PASSWORD_HASH_MEMORY_KIB must be a whole number")
+        );
+        let negative = cost(&[("MUSTER_PASSWORD_HASH_PASSES", "-1")]).unwrap_err();
+        assert!(
+            negative
+                .to_string()
+                .contains("MUSTER_PASSWORD_HASH_PASSES must be a whole number")
+        );
+        let tiny = cost(&[
+            ("MUSTER_PASSWORD_HASH_MEMORY_KIB", "4"),
+            ("MUSTER_PASSWORD_HASH_BELOW_FLOOR", "true"),
+        ])
+        .unwrap_err();
+        assert!(tiny.to_string().contains("memory must be from 8"), "{tiny}");
+        let yes = cost(&[("MUSTER_PASSWORD_HASH_BELOW_FLOOR", "yes")]).unwrap_err();
+        assert!(yes.to_string().contains("must be true or false"), "{yes}");
+    }
 }

@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, anyhow};
 use muster_auth::keys::{ServerKey, generate_agent_secret};
-use muster_auth::password::hash_password;
+use muster_auth::password::{PasswordCost, hash_password_at};
 use muster_domain::model::{AgentHandle, AgentSecret, Email, OrgName, Password};
 use muster_domain::service::{BootstrapRequest, BootstrapService, Conflict, ServiceError};
 use muster_persistence::Database;
@@ -26,6 +26,8 @@ pub struct BootstrapInput {
     pub hr_agent_id: Option<String>,
     /// Credits granted to the new organization's treasury (0: none).
     pub treasury: i64,
+    /// What the admin's password hash costs.
+    pub password_cost: PasswordCost,
 }
 
 /// The one JSON object the command prints.
@@ -77,10 +79,12 @@ pub async fn bootstrap(
         .transpose()
         .map_err(|e| anyhow!("--hr-agent-id: {e}"))?;
     let password = Password::new(&input.admin_password).map_err(|e| anyhow!("admin {e}"))?;
-    let admin_password_hash = tokio::task::spawn_blocking(move || hash_password(password.expose()))
-        .await
-        .context("password hashing stopped")?
-        .map_err(|e| anyhow!("cannot hash the password: {e}"))?;
+    let cost = input.password_cost;
+    let admin_password_hash =
+        tokio::task::spawn_blocking(move || hash_password_at(password.expose(), cost))
+            .await
+            .context("password hashing stopped")?
+            .map_err(|e| anyhow!("cannot hash the password: {e}"))?;
     let secret = AgentSecret::new(generate_agent_secret().map_err(|e| anyhow!("{e}"))?);
 
     let service = BootstrapService::new(
@@ -122,6 +126,7 @@ impl std::fmt::Debug for BootstrapInput {
             .field("admin_email", &self.admin_email)
             .field("hr_agent_id", &self.hr_agent_id)
             .field("treasury", &self.treasury)
+            .field("password_cost", &self.password_cost)
             .finish_non_exhaustive()
     }
 }

@@ -238,6 +238,7 @@ pub async fn bootstrap_command(args: BootstrapArgs) -> anyhow::Result<()> {
         admin_password: args.admin_password,
         hr_agent_id: args.hr_agent_id,
         treasury: args.treasury,
+        password_cost: crate::auth_settings::password_cost_from_env()?,
     };
     let output = bootstrap(&db, &key, input).await?;
     println!("{}", serde_json::to_string(&output)?);

@@ -7,6 +7,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use actix_web::dev::ServerHandle;
 use muster_auth::keys::ServerKey;
+use muster_auth::password::PasswordCost;
 use muster_auth::signing::RequestSignature;
 use muster_domain::model::{AgentMode, AgentStatus};
 use muster_domain::service::DeliveryService;
@@ -139,12 +140,12 @@ pub fn signature(
 
 /// Starts the application on `engine`; `None` when PostgreSQL is unreachable outside CI.
 pub async fn spawn_app(engine: Engine) -> Option<TestApp> {
-    spawn_app_with(engine, AuthSettings::default()).await
+    spawn_app_with(engine, AppSettings::default()).await
 }
 
 /// What a test app is started with: user-authentication settings, and webhook settings
 /// with the delivery worker running (off unless asked for).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct AppSettings {
     /// User authentication.
     pub auth: AuthSettings,
@@ -158,6 +159,25 @@ pub struct AppSettings {
     pub edge: EdgeSettings,
     /// Rewards, budgets, leases and what runs' usage costs.
     pub tasks: TaskSettings,
+}
+
+impl Default for AppSettings {
+    /// Passwords hashed at argon2's minimum cost (the throw-away passwords of a test
+    /// need no more, and hashing at the service's cost was a fifth of the API tests'
+    /// CPU); settings of a test's own (`AuthSettings { .. }`) keep the service's cost.
+    fn default() -> Self {
+        Self {
+            auth: AuthSettings {
+                password_cost: PasswordCost::MINIMUM,
+                ..AuthSettings::default()
+            },
+            hooks: None,
+            streams: StreamOptions::default(),
+            metrics: MetricsSettings::default(),
+            edge: EdgeSettings::default(),
+            tasks: TaskSettings::default(),
+        }
+    }
 }
 
 impl From<AuthSettings> for AppSettings {
@@ -219,17 +239,20 @@ pub async fn spawn_app_with(engine: Engine, settings: impl Into<AppSettings>) ->
     let settings = settings.into();
     let db = TestDatabase::new(engine).await?;
     let key = ServerKey::generate().unwrap();
-    let org = bootstrap_org(&db, &key, "Acme").await;
-    let other = bootstrap_org(&db, &key, "Globex").await;
+    let cost = settings.auth.password_cost;
+    let org = bootstrap_org(&db, &key, "Acme", cost).await;
+    let other = bootstrap_org(&db, &key, "Globex", cost).await;
     Some(start(db, key, org, other, settings).await)
 }
 
 /// [`spawn_app`] over a database of the caller's (a throw-away server's, say).
 pub async fn spawn_app_over(db: TestDatabase) -> TestApp {
     let key = ServerKey::generate().unwrap();
-    let org = bootstrap_org(&db, &key, "Acme").await;
-    let other = bootstrap_org(&db, &key, "Globex").await;
-    start(db, key, org, other, AppSettings::default()).await
+    let settings = AppSettings::default();
+    let cost = settings.auth.password_cost;
+    let org = bootstrap_org(&db, &key, "Acme", cost).await;
+    let other = bootstrap_org(&db, &key, "Globex", cost).await;
+    start(db, key, org, other, settings).await
 }
 
 /// Starts the server (and the delivery worker, when asked) over `db`.
@@ -294,7 +317,7 @@ async fn start(
     }
 }
 
-async fn bootstrap_org(db: &TestDatabase, key: &ServerKey, name: &str) -> Org {
+async fn bootstrap_org(db: &TestDatabase, key: &ServerKey, name: &str, cost: PasswordCost) -> Org {
     let admin_email = format!("admin-{}@example.com", Uuid::now_v7().simple());
     let input = BootstrapInput {
         org_name: name.to_owned(),
@@ -302,6 +325,7 @@ async fn bootstrap_org(db: &TestDatabase, key: &ServerKey, name: &str) -> Org {
         admin_password: ADMIN_PASSWORD.to_owned(),
         hr_agent_id: Some(unique_handle("hr")),
         treasury: 0,
+        password_cost: cost,
     };
     let out = bootstrap(&db.db, key, input).await.unwrap();
     Org {
