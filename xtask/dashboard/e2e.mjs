@@ -2,11 +2,13 @@
 // browser download). Run by `cargo xtask dashboard-e2e`, which starts a release server
 // on a fresh database, bootstraps an organization and passes:
 //   E2E_SERVER, E2E_ADMIN_EMAIL, E2E_ADMIN_PASSWORD, E2E_AGENT_ID, E2E_AGENT_SECRET,
-//   E2E_BINARY (the `muster` binary, for `muster sign`), E2E_SCREENSHOTS (a folder);
+//   E2E_AGENT_UUID (the HR agent's), E2E_BINARY (the `muster` binary, for `muster
+//   sign`), E2E_SCREENSHOTS (a folder);
 //   MUSTER_CHROMIUM (default /usr/bin/chromium) says which Chromium to drive.
 // It signs in, turns on two-factor sign-in and signs in again with a code, creates a
 // task, drags it across the board (a legal and an illegal move), comments and
-// replies, approves, sees an agent's change arrive live, registers and suspends an
+// replies, approves, sees an agent's change arrive live, follows a run's log live and
+// stops the run, reads the task's runs and the spend page, registers and suspends an
 // agent, and saves a screenshot of each page. Any step that fails exits non-zero.
 import { chromium } from "playwright-core";
 import { createHmac } from "node:crypto";
@@ -24,6 +26,7 @@ const email = env("E2E_ADMIN_EMAIL");
 const password = env("E2E_ADMIN_PASSWORD");
 const agentId = env("E2E_AGENT_ID");
 const agentSecret = env("E2E_AGENT_SECRET");
+const agentUuid = env("E2E_AGENT_UUID");
 const binary = env("E2E_BINARY");
 const shots = env("E2E_SCREENSHOTS");
 const executablePath = env("MUSTER_CHROMIUM", "/usr/bin/chromium");
@@ -174,6 +177,79 @@ try {
   const made = await signed("POST", "/tasks", JSON.stringify({ title: "Filed by the HR agent", priority: "low" }));
   await page.locator(`li.card[data-task="${(made.data ?? made).id}"]`).waitFor();
   await shot("board");
+
+  step("a run's log follows live; its usage shows on the task and spend pages; Stop");
+  // The admin's API calls (credits, a budget) with the dashboard session's own token.
+  const session = (await context.cookies()).find((c) => c.name === "muster_session");
+  if (!session) throw new Error("no session cookie after signing in");
+  const asAdmin = async (method, path, body) => {
+    const answer = await fetch(base + path, {
+      method,
+      headers: { authorization: `Bearer ${session.value}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+    if (!answer.ok) throw new Error(`${method} ${path}: ${answer.status} ${await answer.text()}`);
+  };
+  await asAdmin("POST", `/agents/${agentUuid}/credits/grant`, { amount: 5000, reason: "e2e runs" });
+  await asAdmin("PATCH", `/agents/${agentUuid}/budget`, { budgetPeriodLimit: 2000 });
+  const json = (value) => JSON.stringify(value);
+  const work = (await signed("POST", "/tasks", json({
+    title: "Summarize the incident log", priority: "high", assigneeId: agentUuid,
+  }))).data;
+  await signed("POST", `/tasks/${work.id}/transition`, json({ status: "in_progress" }));
+  const startRun = async (body) => (await signed("POST", `/tasks/${work.id}/runs`, json(body))).data.id;
+  const print = (run, lines) => signed("POST", `/runs/${run}/log`, json({
+    lines: lines.map(([stream, text]) => ({ stream, text })),
+  }));
+  const use = (run, model, inputTokens, outputTokens, costMicrousd) => signed("POST", `/runs/${run}/usage`,
+    json({ model, inputTokens, outputTokens, costMicrousd }));
+  const first = await startRun({ adapter: "claude-code", model: "claude-sonnet-4-5" });
+  await print(first, [["stdout", "Reading incident-2026-11-28.log (4,812 lines)"], ["stderr", "warning: 3 lines are not UTF-8"]]);
+  await use(first, "claude-sonnet-4-5", 20000, 4000, 150000);
+  await signed("POST", `/runs/${first}/finish`, json({ status: "failed", exitCode: 1, summary: "Ran out of context" }));
+  const second = await startRun({ adapter: "codex", model: "gpt-5" });
+  await print(second, [
+    ["system", "worker: started codex exec in /work/incident"],
+    ["stdout", "Reading incident-2026-11-28.log in chunks of 500 lines"],
+    ["stdout", "Chunk 1/10: 14:02 UTC deploy of api v2.31 began"],
+    ["stdout", "Chunk 2/10: 14:05 UTC error rate rose to 12 %"],
+  ]);
+  await use(second, "gpt-5", 40000, 8000, 130000);
+  await use(second, "claude-haiku-4-5", 9000, 1000, 14000);
+  await page.goto(base + `/ui/runs/${second}`);
+  await expectText("ol.log li", "error rate rose");
+  await page.locator("#log-follow[hx-get]").waitFor();
+  // A line printed now appears without a reload: the page keeps a value set before.
+  await page.evaluate(() => { window.e2eSamePage = true; });
+  await print(second, [["stdout", "Chunk 3/10: 14:09 UTC rollback to api v2.30 started"]]);
+  await expectText("ol.log li", "rollback to api v2.30");
+  await expectText("#log-range", "Lines 1–5 of 5.");
+  if (!(await page.evaluate(() => window.e2eSamePage === true))) throw new Error("the run page reloaded");
+  await shot("run");
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.click("#run-stop button:text-is('Stop')");
+  await expectText("dd.stop", "yes (requested)");
+  // A poll the server refuses (here, as if the session had ended) stops the polling.
+  const refusePolls = (route) => route.fulfill({ status: 401, contentType: "text/plain", body: "Your session has ended: sign in again." });
+  await page.route("**/ui/runs/*/log?*", refusePolls);
+  await expectText("#log-follow", "no longer followed");
+  await expectText("#notice", "Your session has ended");
+  await page.unroute("**/ui/runs/*/log?*", refusePolls);
+  const stopped = await signed("GET", `/runs/${second}`);
+  if (stopped.data.stopRequested !== true) throw new Error(`the run was not asked to stop: ${json(stopped)}`);
+  await page.goto(base + `/ui/tasks/${work.id}`);
+  await page.locator(`table.runs tr[data-run="${first}"]`).waitFor();
+  await expectText(`table.runs tr[data-run="${second}"]`, "asked to stop");
+  await shot("task-runs");
+  await page.goto(base + "/ui/spend");
+  await expectText("#spend-total", "$0.294");
+  if ((await page.locator("figure svg.chart").count()) !== 3) throw new Error("the spend page lacks a chart");
+  await page.locator("figure svg.chart rect").first().waitFor();
+  await shot("spend");
+  await page.goto(base + `/ui/agents/${agentUuid}`);
+  await expectText("#period-spend", "credits spent");
+  await page.locator("#spend-h ~ svg.chart").waitFor();
+  await shot("agent-spend");
 
   step("register and suspend an agent");
   await page.goto(base + "/ui/agents");

@@ -2,7 +2,8 @@
 //! playwright-core (pinned in `xtask/dashboard/package.json` and its lock file; it
 //! downloads no browser), against a live release server on each engine. The script
 //! (`xtask/dashboard/e2e.mjs`) signs in with two-factor, moves cards, comments,
-//! approves, watches an agent's change arrive, registers and suspends an agent, and
+//! approves, watches an agent's change arrive, follows a run's log live and stops the
+//! run, reads the task's runs and the spend page, registers and suspends an agent, and
 //! saves a screenshot of every page under `target/dashboard-e2e/<engine>/`.
 
 use std::path::Path;
@@ -62,6 +63,7 @@ async fn check(engine: Engine, script: &Path, binary: &Path, shots: &Path) -> an
         .env("E2E_ADMIN_PASSWORD", ADMIN_PASSWORD)
         .env("E2E_AGENT_ID", &org.hr_agent.agent_id)
         .env("E2E_AGENT_SECRET", &org.hr_agent.secret)
+        .env("E2E_AGENT_UUID", &org.hr_agent_id)
         .env("E2E_BINARY", binary)
         .env("E2E_SCREENSHOTS", shots)
         .status()

@@ -1,7 +1,7 @@
 //! `cargo xtask promtool`: a real scrape of `GET /metrics` from a live server that has
-//! done some work (tasks created, read and moved, a webhook delivered, an agent's
-//! request signed and another's refused, an unknown path, background jobs run), on
-//! each engine, in both formats:
+//! done some work (tasks created, read and moved, a run with its usage and its end, a
+//! webhook delivered, an agent's request signed and another's refused, an unknown path,
+//! background jobs run), on each engine, in both formats:
 //!
 //! - the Prometheus text format 0.0.4 goes through `promtool check metrics` (Debian's
 //!   `prometheus` package, installed with apt-get when missing), and any complaint of
@@ -155,6 +155,30 @@ async fn work(server: SocketAddr, agent: &Credentials) -> anyhow::Result<()> {
     let nowhere = Call::public_get("/nowhere");
     let answer = client.send(&nowhere, &Credentials::none()).await?;
     anyhow::ensure!(answer.status == 404, "{}", answer.describe(&nowhere));
+    run_a_task(&mut client, agent).await
+}
+
+/// The agent claims a task and runs it: started, one usage report with its cost,
+/// finished (the run families' samples).
+async fn run_a_task(client: &mut Client, agent: &Credentials) -> anyhow::Result<()> {
+    let mut signed = async |target: String, body: serde_json::Value, status: u16| {
+        let call = Call::post(target, body.to_string());
+        let answer = client.send(&call, agent).await?;
+        anyhow::ensure!(answer.status == status, "{}", answer.describe(&call));
+        let answer: serde_json::Value = serde_json::from_slice(&answer.body)?;
+        answer["data"]["id"]
+            .as_str()
+            .map(str::to_owned)
+            .context("an answer without data.id")
+    };
+    let claim = serde_json::json!({"leaseSeconds": 600});
+    let task = signed("/tasks/claim".to_owned(), claim, 200).await?;
+    let run = signed(format!("/tasks/{task}/runs"), serde_json::json!({}), 201).await?;
+    let usage = serde_json::json!({"model": "claude-sonnet-4-5", "inputTokens": 1_000,
+        "outputTokens": 100, "cacheReadTokens": 5_000, "costMicrousd": 1_234});
+    signed(format!("/runs/{run}/usage"), usage, 201).await?;
+    let finish = serde_json::json!({"status": "succeeded", "exitCode": 0});
+    signed(format!("/runs/{run}/finish"), finish, 200).await?;
     Ok(())
 }
 
@@ -174,6 +198,9 @@ const BUSY: &[&str] = &[
     "muster_job_items_total{",
     "muster_webhook_deliveries_total{",
     "muster_tasks{",
+    "muster_run_tokens_total{",
+    "muster_run_cost_microusd_total{",
+    "muster_runs_finished_total{status=\"succeeded\"} 1",
 ];
 
 /// A text-format scrape once the webhook has been delivered and the jobs have run, so

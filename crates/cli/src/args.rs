@@ -113,6 +113,10 @@ pub enum TaskCommand {
         /// How long the lease lasts, in seconds.
         #[arg(long)]
         lease_seconds: Option<i64>,
+        /// Credits to hold for the task: its first run takes them over, and they go
+        /// back if the task leaves this agent without one.
+        #[arg(long = "reserve", value_name = "CREDITS")]
+        reserve_credits: Option<i64>,
     },
 }
 
@@ -261,7 +265,8 @@ pub enum RunCommand {
     Log {
         /// The run's id.
         id: Uuid,
-        /// Keep printing new lines (polling every second) until the run ends.
+        /// Keep printing new lines as they are appended (a live stream that resumes
+        /// by itself after a dropped connection) until the run ends.
         #[arg(long, short)]
         follow: bool,
     },

@@ -1,9 +1,6 @@
 //! `muster run …`.
 
-use std::time::Duration;
-
 use muster_client::Client;
-use muster_client::types::model::RunStatus;
 use muster_client::types::paging::PageResponse;
 use muster_client::types::runs::{
     FinishRunBody, ListRunsQuery, LogLineResponse, LogQuery, RunResponse, StartRunBody, StopRunBody,
@@ -12,9 +9,6 @@ use muster_client::types::time::format;
 
 use crate::args::RunCommand;
 use crate::output::{self, clip, or_dash, usd, wire};
-
-/// How long `run log --follow` waits between polls.
-const POLL: Duration = Duration::from_secs(1);
 
 pub async fn run(client: &Client, command: RunCommand, json: bool) -> anyhow::Result<()> {
     match command {
@@ -69,20 +63,33 @@ pub async fn run(client: &Client, command: RunCommand, json: bool) -> anyhow::Re
     }
 }
 
-/// `muster run log`: every line so far; with `follow`, then the new ones each second
+/// `muster run log`: every line so far; with `follow`, then each new one as it is
+/// appended (the server's live log, resumed by itself after a dropped connection),
 /// until the run is no longer running and its log is drained.
 async fn log(client: &Client, id: uuid::Uuid, follow: bool, json: bool) -> anyhow::Result<()> {
-    let mut after = 0;
-    loop {
-        // The status is read before the log: once a run is closed no line is added, so
-        // the drain that follows a closed status reads the log to its end.
-        let closed = follow && client.get_run(id).await?.status != RunStatus::Running;
-        after = drain(client, id, after, json).await?;
-        if !follow || closed {
-            return Ok(());
-        }
-        tokio::time::sleep(POLL).await;
+    if !follow {
+        drain(client, id, 0, json).await?;
+        return Ok(());
     }
+    let mut stream = client.follow_run_log(id, 0);
+    while let Some(line) = stream.next().await? {
+        print_line(&line, json)?;
+    }
+    if !json && let Some(run) = stream.end() {
+        // For people only, and not on stdout: what the log ends with stays the log.
+        eprintln!("run {}: {}", run.id, wire(&run.status));
+    }
+    Ok(())
+}
+
+/// One line on stdout: `stream text`, or its JSON.
+fn print_line(line: &LogLineResponse, json: bool) -> anyhow::Result<()> {
+    if json {
+        println!("{}", serde_json::to_string(line)?);
+    } else {
+        println!("{}", log_line(line));
+    }
+    Ok(())
 }
 
 /// Prints the lines after `after`, page by page; answers the last one's number.
@@ -94,11 +101,7 @@ async fn drain(client: &Client, id: uuid::Uuid, mut after: i64, json: bool) -> a
         };
         let page = client.run_log(id, &query).await?;
         for line in &page.data {
-            if json {
-                println!("{}", serde_json::to_string(line)?);
-            } else {
-                println!("{}", log_line(line));
-            }
+            print_line(line, json)?;
         }
         if page.data.is_empty() || page.last <= after {
             return Ok(after);

@@ -78,10 +78,12 @@ pub async fn run(client: &Client, command: TaskCommand, json: bool) -> anyhow::R
         TaskCommand::Claim {
             capabilities,
             lease_seconds,
+            reserve_credits,
         } => {
             let body = ClaimBody {
                 capabilities: (!capabilities.is_empty()).then_some(capabilities),
                 lease_seconds,
+                reserve_credits,
             };
             match client.claim_task(&body).await? {
                 Some(task) => show(&task, json),

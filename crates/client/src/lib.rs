@@ -5,7 +5,8 @@
 //! signs agent requests, renews a user's tokens, sends API keys, puts an
 //! `Idempotency-Key` on every POST that can change something (all but MCP messages
 //! other than `tools/call`) so that a retry after a broken connection takes effect
-//! once, and reads the live event stream, resuming where it left off.
+//! once, and reads the live event stream and a run's live log, resuming where they
+//! left off.
 //!
 //! # As an agent
 //!
@@ -88,4 +89,4 @@ pub use error::{ApiError, Error, RETRYABLE_CODES};
 /// The request and response types of the API, shared with the server.
 pub use muster_wire as types;
 pub use routes::{Lifecycle, ScoreDirection, Status};
-pub use stream::EventStream;
+pub use stream::{EventStream, RunLogStream};

@@ -1,5 +1,6 @@
 // Muster dashboard: drag and drop on the board, live updates from the event stream,
-// and confirmation of destructive buttons. No inline code: the page's CSP forbids it.
+// a run's log that stops being followed when refused, and confirmation of destructive
+// buttons. No inline code: the page's CSP forbids it.
 "use strict";
 
 (function () {
@@ -88,9 +89,20 @@
     refreshBoard();
   });
 
-  // htmx leaves the page as it was when an answer is an error: say why.
+  // htmx leaves the page as it was when an answer is an error: say why. A run's log
+  // that the server refuses to read (the session ended, the run is gone) is no longer
+  // asked for every two seconds.
   document.addEventListener("htmx:responseError", (e) => {
     notice(e.detail.xhr.responseText || "The server refused: " + e.detail.xhr.status);
+    const follow = e.detail.elt;
+    const status = e.detail.xhr.status;
+    if (follow && follow.id === "log-follow" && status >= 400 && status < 500) {
+      const ended = document.createElement("p");
+      ended.id = "log-follow";
+      ended.className = "more";
+      ended.textContent = "The log is no longer followed: reload the page.";
+      follow.replaceWith(ended);
+    }
   });
   document.addEventListener("htmx:sendError", () => {
     notice("The server cannot be reached; the board is not up to date.");

@@ -9,9 +9,9 @@ use actix_web::{HttpResponse, Responder};
 /// htmx, as published on npm (`htmx.org`, `dist/htmx.min.js`).
 pub(crate) const HTMX: &str = "/ui/assets/htmx-2.0.11.min.js";
 /// The stylesheet.
-pub(crate) const STYLE: &str = "/ui/assets/muster-1.css";
+pub(crate) const STYLE: &str = "/ui/assets/muster-2.css";
 /// The board's drag and drop, live updates and small helpers.
-pub(crate) const SCRIPT: &str = "/ui/assets/muster-1.js";
+pub(crate) const SCRIPT: &str = "/ui/assets/muster-2.js";
 
 const FILES: [(&str, &str, &str); 3] = [
     (

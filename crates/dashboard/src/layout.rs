@@ -16,6 +16,7 @@ use crate::session::Viewer;
 pub(crate) enum Section {
     Board,
     Agents,
+    Spend,
     Audit,
     Webhooks,
     Account,
@@ -23,9 +24,10 @@ pub(crate) enum Section {
     Outside,
 }
 
-const SECTIONS: [(Section, &str, &str); 5] = [
+const SECTIONS: [(Section, &str, &str); 6] = [
     (Section::Board, "Board", "/ui/board"),
     (Section::Agents, "Agents", "/ui/agents"),
+    (Section::Spend, "Spend", "/ui/spend"),
     (Section::Audit, "Audit log", "/ui/audit"),
     (Section::Webhooks, "Webhooks", "/ui/webhooks"),
     (Section::Account, "Account", "/ui/account"),

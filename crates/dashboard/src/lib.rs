@@ -9,7 +9,9 @@
 //! (htmx, the stylesheet, one script) are embedded in the binary.
 
 mod assets;
+mod charts;
 mod csrf;
+mod figures;
 mod layout;
 mod live;
 mod pages;

@@ -30,6 +30,7 @@ mod request_span;
 mod route_table;
 mod routes;
 mod rpc_id;
+mod run_log_stream;
 mod schemas;
 mod sign_in_starts;
 mod state;

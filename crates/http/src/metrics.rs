@@ -1,11 +1,13 @@
 //! Prometheus metrics, served at `GET /metrics` when turned on: requests by route
 //! template, method and status with their latency; authentication failures by reason;
-//! the database pool; background jobs; webhook deliveries. Label values are route
-//! templates, fixed reasons and job names only: never an id, never a secret.
+//! the database pool; background jobs; webhook deliveries; runs' tokens, cost, ends and
+//! durations (see `runs.rs`). Label values are route templates, fixed reasons, job
+//! names and at most 100 model names: never an id, never a secret.
 //! The exposition is `OpenMetrics` or the Prometheus text format, as the scraper asks
 //! (see `exposition.rs`).
 
 mod exposition;
+mod runs;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -101,6 +103,7 @@ pub struct Metrics {
     tasks: Family<OrgStatusLabels, Gauge>,
     agents: Family<OrgStatusLabels, Gauge>,
     census: Option<Arc<dyn CensusProbe>>,
+    runs: runs::RunMetrics,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -245,6 +248,7 @@ impl Metrics {
             "Agents by organization name and status",
             agents.clone(),
         );
+        let runs = runs::RunMetrics::register(&mut registry);
         Self {
             registry,
             requests,
@@ -259,6 +263,7 @@ impl Metrics {
             tasks,
             agents,
             census,
+            runs,
         }
     }
 

@@ -35,3 +35,20 @@ pub(crate) struct StreamEvent {
     /// Milliseconds a client waits before it reconnects.
     retry: Option<u64>,
 }
+
+/// One Server-Sent Event of `GET /runs/{id}/log/stream`: `data` is a log line as JSON
+/// (`id:` its number); with `event: end`, the run as `GET /runs/{id}` shows it (the
+/// stream ends after it); with `event: dropped`, `{reason}`. Comments (`: heartbeat`)
+/// carry no fields.
+#[derive(Serialize, utoipa::ToSchema)]
+pub(crate) struct RunLogStreamEvent {
+    /// The line's number: send it back as `Last-Event-ID` to resume after it.
+    id: Option<String>,
+    /// `end` when the run ended and its whole log was sent, `dropped` when the server
+    /// ends the stream; absent for a line.
+    event: Option<String>,
+    /// The JSON text of the line (or of the run, or of `{reason}`).
+    data: Option<String>,
+    /// Milliseconds a client waits before it reconnects.
+    retry: Option<u64>,
+}

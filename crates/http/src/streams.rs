@@ -103,6 +103,12 @@ impl EventStreams {
         self.options
     }
 
+    /// The switch [`close`](Self::close) turns on, for streams that do not follow the
+    /// log (a run's log): `true`, or its sender gone, means the server is shutting down.
+    pub(crate) fn closing(&self) -> watch::Receiver<bool> {
+        self.closing.subscribe()
+    }
+
     /// A place for one more stream of `org`, if both the instance's bound and the
     /// organization's share allow.
     pub fn reserve(&self, org: OrgId) -> Result<StreamSlot, TooManyStreams> {
@@ -316,6 +322,26 @@ pub struct EventBody {
     dropped: Arc<OnceLock<String>>,
     ended: bool,
     _slot: StreamSlot,
+}
+
+impl EventBody {
+    /// The body of a stream of another shape (a run's log), fed through `rx` by its own
+    /// task: the opening frames, then `rx`'s frames, then `event: dropped` with the
+    /// reason `dropped` holds, if any, once `rx` closes. It holds `slot` until the
+    /// client goes away.
+    pub(crate) fn fed(
+        rx: mpsc::Receiver<Bytes>,
+        dropped: Arc<OnceLock<String>>,
+        slot: StreamSlot,
+    ) -> Self {
+        Self {
+            first: Some(Bytes::from_static(b"retry: 2000\n: connected\n\n")),
+            rx,
+            dropped,
+            ended: false,
+            _slot: slot,
+        }
+    }
 }
 
 impl std::fmt::Debug for EventBody {

@@ -3,10 +3,10 @@
 //! ids exactly as the SQL adapters order by id.
 
 use muster_domain::model::{
-    AgentCredentials, ApiKey, Capability, CodeHostConnection, CodeHostLink, Comment,
-    DeliveryAttempt, Escalation, Event, GuardSettings, InboundKey, IntegrationAnswer, LedgerEntry,
-    LogLine, LoginThrottle, OAuthState, Organization, RefreshToken, ReputationEvent, Run,
-    StoredResponse, Tally, Task, TaskDependency, TaskTemplate, Treasury, TreasuryEntry,
+    AgentCredentials, ApiKey, Capability, ClaimReservation, CodeHostConnection, CodeHostLink,
+    Comment, DeliveryAttempt, Escalation, Event, GuardSettings, InboundKey, IntegrationAnswer,
+    LedgerEntry, LogLine, LoginThrottle, OAuthState, Organization, RefreshToken, ReputationEvent,
+    Run, StoredResponse, Tally, Task, TaskDependency, TaskTemplate, Treasury, TreasuryEntry,
     UsageReport, User, Webhook,
 };
 use time::OffsetDateTime;
@@ -115,6 +115,8 @@ pub(crate) struct State {
     /// Run log lines by (run, seq).
     pub(crate) run_log_lines: Table<(Uuid, i64), LogLine>,
     pub(crate) usage_reports: Table<Uuid, UsageReport>,
+    /// Credits claims reserved, by task (decision D-106).
+    pub(crate) claim_reservations: Table<Uuid, ClaimReservation>,
     /// The place of the last event ever appended (places are never reused).
     pub(crate) last_event_place: i64,
 }

@@ -102,6 +102,7 @@ owned_by_org_id!(
     muster_domain::model::Run,
     muster_domain::model::LogLine,
     muster_domain::model::UsageReport,
+    muster_domain::model::ClaimReservation,
 );
 
 impl<K: Ord + Clone, V: Clone + Owned> Table<K, V> {

@@ -575,6 +575,19 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    claim_reservations (task_id) {
+        task_id -> PortableUuid,
+        org_id -> PortableUuid,
+        agent_id -> PortableUuid,
+        credits -> BigInt,
+        created_at -> PortableTimestamp,
+    }
+}
+
 joinable!(users -> organizations (org_id));
 joinable!(task_dependencies -> organizations (org_id));
 joinable!(task_comments -> tasks (task_id));
@@ -628,4 +641,5 @@ allow_tables_to_appear_in_same_query!(
     runs,
     run_log_lines,
     usage_reports,
+    claim_reservations,
 );

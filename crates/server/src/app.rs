@@ -15,7 +15,7 @@ use muster_auth::signing::HmacSha256;
 use muster_auth::tokens::TokenService;
 use muster_auth::totp::TotpService;
 use muster_domain::model::{Actor, ActorKind, OrgId};
-use muster_domain::ports::{HookCaller, UnitOfWork, WebhookRepository};
+use muster_domain::ports::{HookCaller, RunObserver, UnitOfWork, Unobserved, WebhookRepository};
 use muster_domain::service::guard::{GuardService, GuardedUnitOfWork, RunawayGuard};
 use muster_domain::service::{
     AccountPorts, AccountService, AgentService, ApiKeyService, ChatService, ChatSettings,
@@ -24,8 +24,8 @@ use muster_domain::service::{
     TreasuryService, WebhookPorts, WebhookService,
 };
 use muster_http::{
-    AppState, AuthMode, EventStreams, OAuthSettings, Readiness, ServerOptions, SignInStarts,
-    StreamOptions,
+    AppState, AuthMode, EventStreams, MetricsAccess, OAuthSettings, Readiness, ServerOptions,
+    SignInStarts, StreamOptions,
 };
 use muster_outbound::oauth::HttpIdentityProvider;
 use muster_outbound::{DocumentFetcher, HttpHookCaller};
@@ -61,7 +61,8 @@ impl Readiness for DatabaseReadiness {
 }
 
 /// Builds the HTTP state from a database, the server key, the user-authentication
-/// settings, the task settings and the event streams' options. Starts the nonce writer
+/// settings, the task settings, the event streams' options and the metrics (`None`:
+/// off; when on, they also count what runs report and how they end). Starts the nonce writer
 /// (on SQLite on the database's writer thread) and the event-stream watcher (on the
 /// current Tokio runtime); in auth modes `none` and
 /// `local` makes sure the synthetic owner exists.
@@ -72,6 +73,7 @@ pub async fn app_state(
     task_settings: &TaskSettings,
     hooks: &WebhookSettings,
     streams: StreamOptions,
+    metrics: Option<MetricsAccess>,
 ) -> anyhow::Result<AppState> {
     let db = Arc::new(db.clone());
     let clock = Arc::new(SystemClock);
@@ -120,7 +122,7 @@ pub async fn app_state(
         ids: ids.clone(),
     })
     .with_reward(task_settings.task_reward);
-    let (tasks, runs) = work(&db, &uow, task_settings)?;
+    let (tasks, runs) = work(&db, &uow, task_settings, metrics.as_ref())?;
     let (chat, codehost) = integrations(&tasks, &db, &uow, key, auth, hooks)?;
     let agents = AgentService::new(
         db.clone(),
@@ -156,7 +158,7 @@ pub async fn app_state(
         agents,
         treasury: TreasuryService::new(db.clone(), uow.clone(), clock.clone(), ids.clone()),
         streams: EventStreams::start(events.clone(), streams),
-        metrics: None,
+        metrics,
         events,
         accounts,
         api_keys: ApiKeyService::new(uow, db.clone(), tokens.clone(), clock.clone(), ids),
@@ -174,7 +176,8 @@ pub async fn app_state(
 }
 
 /// The task use cases, and the runs of tasks with their usage (decision D-106), priced
-/// by the operator's table.
+/// by the operator's table; the metrics, when on, count the usage recorded and the runs
+/// ended (by their agent, or lost in the lease sweep).
 ///
 /// # Errors
 /// A price table that cannot be read or is not valid, named in the message.
@@ -182,15 +185,22 @@ fn work(
     db: &Arc<Database>,
     uow: &Arc<dyn UnitOfWork>,
     task_settings: &TaskSettings,
+    metrics: Option<&MetricsAccess>,
 ) -> anyhow::Result<(TaskService, RunService)> {
+    let observer: Arc<dyn RunObserver> = match metrics {
+        Some(access) => access.metrics.clone(),
+        None => Arc::new(Unobserved),
+    };
     let (clock, ids) = (Arc::new(SystemClock), Arc::new(UuidV7Ids));
     let tasks = TaskService::new(db.clone(), uow.clone(), clock.clone(), ids.clone())
         .with_reward(task_settings.task_reward)
-        .with_budget_period(task_settings.budget_period);
+        .with_budget_period(task_settings.budget_period)
+        .with_run_observer(observer.clone());
     let runs = RunService::new(db.clone(), uow.clone(), clock, ids)
         .with_prices(task_settings.runs.prices()?)
         .with_credits_per_usd(task_settings.runs.credits_per_usd)
-        .with_budget_period(task_settings.budget_period);
+        .with_budget_period(task_settings.budget_period)
+        .with_observer(observer);
     Ok((tasks, runs))
 }
 

@@ -98,9 +98,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         &args.tasks,
         &args.webhooks,
         args.streams.options(),
+        access,
     )
     .await?;
-    state.metrics = access;
     state.edge = edge;
     let deliveries = crate::app::deliveries(&db, &key, &args.webhooks)?;
     let sweep = EscalationSweep::new(state.tasks.clone(), args.tasks.thresholds());

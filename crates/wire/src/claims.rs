@@ -17,12 +17,19 @@ pub struct ClaimBody {
     #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 86400))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lease_seconds: Option<i64>,
+    /// Credits to hold for the claimed task: the first run the agent starts on it takes
+    /// them over (drawn before its free balance, the rest released at finish); they go
+    /// back when the task leaves the agent without a run. A claim whose reservation
+    /// cannot be made is refused (409 `budget_exhausted`).
+    #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1_000_000_000))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reserve_credits: Option<i64>,
 }
 
 impl ClaimBody {
     /// The checked request.
     pub fn into_request(self) -> Result<ClaimRequest, ValidationError> {
-        Ok(ClaimRequest {
+        let request = ClaimRequest {
             capabilities: self
                 .capabilities
                 .map(|names| {
@@ -33,7 +40,10 @@ impl ClaimBody {
                 })
                 .transpose()?,
             lease: Lease::seconds(self.lease_seconds)?,
-        })
+            reserve_credits: self.reserve_credits.unwrap_or(0),
+        };
+        request.check()?;
+        Ok(request)
     }
 }
 

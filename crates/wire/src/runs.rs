@@ -54,7 +54,7 @@ impl StartRunBody {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LogLineBody {
     /// `stdout`, `stderr` or `system`.
-    #[cfg_attr(feature = "openapi", schema(pattern = "^(stdout|stderr|system)$"))]
+    #[cfg_attr(feature = "openapi", schema(schema_with = log_streams))]
     pub stream: String,
     /// The line's text.
     #[cfg_attr(feature = "openapi", schema(pattern = "^[^\\x00]*$"))]
@@ -67,6 +67,7 @@ pub struct LogLineBody {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LogBody {
     /// The lines, in order.
+    #[cfg_attr(feature = "openapi", schema(max_items = 10_000))]
     pub lines: Vec<LogLineBody>,
 }
 
@@ -165,18 +166,55 @@ impl UsageBody {
     }
 }
 
+/// A string of `values` only, as a document's enum (the field is read as a string, so
+/// its refusal keeps the API's own sentence).
+#[cfg(feature = "openapi")]
+fn string_enum<'a>(
+    values: impl IntoIterator<Item = &'a str>,
+    description: &str,
+) -> utoipa::openapi::Object {
+    utoipa::openapi::ObjectBuilder::new()
+        .schema_type(utoipa::openapi::schema::Type::String)
+        .enum_values(Some(values))
+        .description(Some(description))
+        .build()
+}
+
+/// A log line's stream, as the document shows it.
+#[cfg(feature = "openapi")]
+fn log_streams() -> utoipa::openapi::Object {
+    string_enum(
+        LogStream::ALL.iter().map(|stream| stream.as_str()),
+        "`stdout`, `stderr` or `system`.",
+    )
+}
+
+/// The statuses a run is finished with, as the document shows them.
+#[cfg(feature = "openapi")]
+fn finish_statuses() -> utoipa::openapi::Object {
+    string_enum(
+        RunStatus::ALL
+            .iter()
+            .filter(|status| status.may_finish_with())
+            .map(|status| status.as_str()),
+        "`succeeded`, `failed`, `cancelled` or `stopped`.",
+    )
+}
+
 /// Body of `POST /runs/:id/finish`.
 #[derive(Debug, Deserialize, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct FinishRunBody {
     /// `succeeded`, `failed`, `cancelled` or `stopped`.
+    #[cfg_attr(feature = "openapi", schema(schema_with = finish_statuses))]
+    pub status: String,
+    /// The program's exit code (a 32-bit integer).
+    #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "openapi",
-        schema(pattern = "^(succeeded|failed|cancelled|stopped)$")
+        schema(minimum = -2_147_483_648_i64, maximum = 2_147_483_647)
     )]
-    pub status: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_code: Option<i32>,
     /// At most 10,000 characters.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -208,8 +246,10 @@ impl FinishRunBody {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct StopRunBody {
-    /// Why (free text, for people; the run's `stopReason` is `requested`).
+    /// Why (free text for people, at most 500 characters, trimmed): it goes into the
+    /// `run.stop_requested` event as `note`; the run's `stopReason` is `requested`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(max_length = 500, pattern = "^[^\\x00]*$"))]
     pub reason: Option<String>,
 }
 
@@ -617,6 +657,19 @@ impl LogQuery {
     pub fn limit(&self) -> u32 {
         self.limit.unwrap_or(MAX_LOG_PAGE)
     }
+}
+
+/// Query of `GET /runs/:id/log/stream`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "openapi", into_params(parameter_in = Query))]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LogStreamQuery {
+    /// Lines numbered after this one (default 0: from the first); a `Last-Event-ID`
+    /// header, when sent, takes its place.
+    #[cfg_attr(feature = "openapi", param(minimum = 0))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<i64>,
 }
 
 /// A summary of usage: one entry per group, ordered by key.

@@ -12,6 +12,7 @@ use reqwest::Method;
 use uuid::Uuid;
 
 use super::data;
+use crate::stream::RunLogStream;
 use crate::{Client, Error};
 
 impl Client {
@@ -63,6 +64,14 @@ impl Client {
     /// `last` as the next `after`.
     pub async fn run_log(&self, id: Uuid, query: &LogQuery) -> Result<LogPageResponse, Error> {
         self.get_query(&format!("/runs/{id}/log"), query).await
+    }
+
+    /// `GET /runs/:id/log/stream`: the lines numbered after `after` (0 for the whole
+    /// log), then each new one as it is appended, until the run ends. It reconnects by
+    /// itself and resumes after the last line handed out, so nothing is missed or seen
+    /// twice. Nothing is sent until the first [`RunLogStream::next`].
+    pub fn follow_run_log(&self, id: Uuid, after: i64) -> RunLogStream {
+        RunLogStream::new(self.clone(), format!("/runs/{id}/log/stream"), after)
     }
 
     /// `POST /runs/:id/usage`: records the tokens one model used (and their cost). The

@@ -1,19 +1,25 @@
-//! One agent: its fields, budget and utilization, credit history, capabilities,
-//! children, and suspend / unsuspend / revoke / activate / reject for those allowed.
+//! One agent: its fields, budget and utilization, its spend this period against its
+//! budget (by model), its runs, credit history, capabilities, children, and suspend /
+//! unsuspend / revoke / activate / reject for those allowed.
 
 use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
 use maud::{Markup, html};
 use muster_domain::model::{AgentId, AgentStatus, LedgerEntry};
 use muster_domain::policy;
+use muster_domain::ports::{RunFilter, UsageGroup, UsageGroupBy, UsageQuery};
 use muster_domain::service::AgentView;
 use muster_domain::service::BudgetStatus;
 use muster_domain::service::PageRequest;
 use muster_http::AppState;
 
 use super::agents::agent_line;
+use super::run_list::{runs_of, runs_table};
+use super::spend::gauge_of;
 use super::{agent_name, agents_of, uuid_of};
+use crate::charts;
 use crate::csrf::{Nothing, Posted};
+use crate::figures::{count, usd, usd_or_unknown};
 use crate::layout::{Section, action_button, not_shown, page, respond_page, see_other, when};
 use crate::refusal::Refusal;
 use crate::session::Viewer;
@@ -39,6 +45,48 @@ fn budget(status: &BudgetStatus) -> Markup {
                 }
             }
             dt { "Period started" } dd { (when(status.budget_period_start)) }
+        }
+    }
+}
+
+/// Credits spent this period against the limit, and what the agent's runs used and
+/// cost since the period started, by model.
+fn spend(name: &str, status: &BudgetStatus, usage: &[UsageGroup]) -> Markup {
+    let cost: i64 = usage.iter().fold(0, |sum, g| {
+        sum.saturating_add(g.totals.cost_microusd.unwrap_or(0))
+    });
+    html! {
+        p #period-spend {
+            "Since " (when(status.budget_period_start)) ": " strong { (count(status.budget_period_spent)) " credits spent" }
+            @match status.budget_period_limit {
+                Some(limit) => { " of a limit of " (count(limit)) " (" (status.utilization_percent.unwrap_or(0)) " %)." },
+                None => { ", with no limit." },
+            }
+            " The usage its runs reported this period cost " (usd(cost)) "."
+        }
+        @if let Some(gauge) = gauge_of(status, name.to_owned()) {
+            (charts::gauges(&[gauge], "Bar of the credits spent this period against the budget limit, as the sentence above says."))
+        }
+        @if !usage.is_empty() {
+            div.table-wrap { table.usage {
+                caption { "Usage this period by model" }
+                thead { tr {
+                    th scope="col" { "Model" } th.num scope="col" { "Tokens" } th.num scope="col" { "Cost (USD)" }
+                    th.num scope="col" { "Credits" } th.num scope="col" { "Unfunded credits" } th.num scope="col" { "Runs" }
+                } }
+                tbody {
+                    @for g in usage {
+                        tr {
+                            th scope="row" { (g.key) }
+                            td.num { (count(g.totals.tokens())) }
+                            td.num { (usd_or_unknown(g.totals.cost_microusd)) }
+                            td.num { (count(g.totals.credits)) }
+                            td.num { (count(g.totals.unfunded_credits)) }
+                            td.num { (count(g.runs)) }
+                        }
+                    }
+                }
+            } }
         }
     }
 }
@@ -119,9 +167,22 @@ async fn agent_page(
             .await?
             .items;
         let agents = agents_of(state, actor).await?;
-        Ok::<_, Refusal>((view, status, entries, agents))
+        let usage = UsageQuery {
+            group_by: UsageGroupBy::Model,
+            agent: Some(id),
+            task: None,
+            from: Some(status.budget_period_start),
+            to: None,
+        };
+        let usage = state.runs.usage(actor, &usage).await?;
+        let filter = RunFilter {
+            agent: Some(id),
+            ..RunFilter::default()
+        };
+        let runs = runs_of(state, actor, &filter).await?;
+        Ok::<_, Refusal>((view, status, entries, agents, usage, runs))
     };
-    let (view, status, entries, agents) = match loaded.await {
+    let (view, status, entries, agents, usage, runs) = match loaded.await {
         Ok(loaded) => loaded,
         // The action's refusal, when there was one, says more than the reload's.
         Err(refusal) => return missing(viewer, notice.unwrap_or(&refusal)),
@@ -151,6 +212,8 @@ async fn agent_page(
             dt { "Registered" } dd { (when(agent.created_at)) }
         }
         section aria-labelledby="budget-h" { h2 #budget-h { "Budget" } (budget(&status)) }
+        section aria-labelledby="spend-h" { h2 #spend-h { "Spend this period" } (spend(&agent.name, &status, &usage)) }
+        section aria-labelledby="runs-h" { h2 #runs-h { "Runs" } (runs_table(&runs, None)) }
         section aria-labelledby="caps-h" {
             h2 #caps-h { "Capabilities" }
             @if view.capabilities.is_empty() { p { "None declared." } }

@@ -7,6 +7,9 @@ mod audit;
 mod board;
 pub(crate) mod home;
 mod login;
+mod run;
+mod run_list;
+mod spend;
 mod task;
 mod task_actions;
 mod webhooks;
@@ -51,6 +54,10 @@ pub(crate) fn routes(cfg: &mut ServiceConfig) {
             "/tasks/{id}/escalate",
             web::post().to(task_actions::escalate),
         )
+        .route("/runs/{id}", web::get().to(run::show))
+        .route("/runs/{id}/log", web::get().to(run::follow))
+        .route("/runs/{id}/stop", web::post().to(run::stop))
+        .route("/spend", web::get().to(spend::show))
         .route("/audit", web::get().to(audit::show))
         .route("/agents", web::get().to(agents::show))
         .route("/agents", web::post().to(agents::register))

@@ -1,22 +1,23 @@
 //! One task: its fields, edit, move, assign (by hand, or automatically with the
-//! candidates and their coverage), approve, comments with replies, dependencies (the
-//! blocking ones marked), escalations and its audit trail.
+//! candidates and their coverage), approve, its runs, comments with replies,
+//! dependencies (the blocking ones marked), escalations and its audit trail.
 
 use actix_web::HttpResponse;
 use actix_web::web::{Data, Path};
 use maud::{Markup, html};
 use muster_domain::model::{
-    Agent, Author, Comment, CommentId, Escalation, RewardPayer, Task, TaskDependency, TaskId,
+    Agent, Author, Comment, CommentId, Escalation, RewardPayer, Run, Task, TaskDependency, TaskId,
     TaskStatus,
 };
 use muster_domain::policy;
 use muster_domain::ports::EventFilter;
 use muster_domain::rules::candidates::Candidate;
-use muster_domain::service::{CandidateQuery, EventQuery, PageRequest};
+use muster_domain::service::{CandidateQuery, EventQuery, PageRequest, runs_of_task};
 use muster_http::AppState;
 
 use super::audit::events_table;
 use super::board::{PRIORITIES, label};
+use super::run_list::{runs_of, runs_table};
 use super::{agent_name, agents_of, uuid_of};
 use crate::layout::{
     Section, action_button, csrf_field, item_button, not_shown, page, respond_page, when,
@@ -32,6 +33,8 @@ struct Loaded {
     dependencies: Vec<(TaskDependency, Option<Task>)>,
     escalations: Vec<Escalation>,
     candidates: Vec<Candidate>,
+    /// Its newest runs.
+    runs: Vec<Run>,
     trail: Vec<muster_domain::model::Event>,
     /// A refused comment, shown again in its form so that nothing typed is lost.
     draft: Option<CommentDraft>,
@@ -96,6 +99,7 @@ async fn load(state: &AppState, viewer: &Viewer, id: TaskId) -> Result<Loaded, R
             .candidates(actor, id, CandidateQuery::new(Some(0), Some(10))?)
             .await?
     };
+    let runs = runs_of(state, actor, &runs_of_task(id)).await?;
     let filter = EventFilter {
         entity_id: Some(id.as_uuid()),
         ..EventFilter::default()
@@ -119,6 +123,7 @@ async fn load(state: &AppState, viewer: &Viewer, id: TaskId) -> Result<Loaded, R
         dependencies,
         escalations,
         candidates,
+        runs,
         trail,
         draft: None,
     })
@@ -402,6 +407,10 @@ pub(crate) async fn task_page_with(
         p { a href="/ui/board" { "← Board" } }
         (fields(&loaded))
         @if writable { (controls(viewer, &loaded)) }
+        section aria-labelledby="runs-h" {
+            h2 #runs-h { "Runs" }
+            (runs_table(&loaded.runs, Some(&loaded.agents)))
+        }
         (conversation(viewer, &loaded))
         (dependencies(viewer, &loaded))
         (escalations(viewer, &loaded))

@@ -67,8 +67,8 @@ pub use push::{
 };
 pub use remote::{REMOTE_EVENT_TYPES, RemoteAgentLink, hands_over};
 pub use run::{
-    LogLine, LogStream, ModelUsage, NewLogLine, Run, RunStatus, RunUsage, StopReason, UsageReport,
-    UsageTotals,
+    ClaimReservation, LogLine, LogStream, ModelUsage, NewLogLine, Run, RunStatus, RunUsage,
+    StopReason, UsageReport, UsageTotals,
 };
 pub use task::{Metadata, Tags, Task, TaskOutcome, TaskPriority, TaskResult, TaskStatus};
 pub use template::{TaskTemplate, TemplateName};

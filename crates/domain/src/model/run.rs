@@ -238,6 +238,24 @@ pub struct Run {
     pub credits_per_usd: i64,
 }
 
+/// Credits an agent reserved when it claimed a task (decision D-106): held for the task
+/// while the agent holds it in progress, moved into the first run it starts on it, and
+/// released when the task leaves it without one. The agent's
+/// [`reserved_credits`](super::Agent::reserved_credits) counts them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimReservation {
+    /// The organization.
+    pub org_id: OrgId,
+    /// The task claimed (a task holds at most one).
+    pub task_id: TaskId,
+    /// The agent that claimed it, whose credits are held.
+    pub agent_id: AgentId,
+    /// The credits held (more than 0).
+    pub credits: i64,
+    /// When the claim made it.
+    pub created_at: OffsetDateTime,
+}
+
 /// A line to append to a run's log.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewLogLine {

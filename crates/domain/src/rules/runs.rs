@@ -1,6 +1,7 @@
 //! The rules of a run (decision D-106): who may start one and when, what its log
 //! keeps, and when it is asked to stop.
 
+use crate::ValidationError;
 use crate::model::{AgentId, Run, StopReason, Task, TaskStatus};
 
 /// Bytes of log text a run keeps; past them, one marker line and nothing more.
@@ -24,6 +25,10 @@ pub const MAX_SUMMARY_CHARS: usize = 10_000;
 
 /// The longest `reportId`, in characters.
 pub const MAX_REPORT_ID_CHARS: usize = 200;
+
+/// The longest free-text reason of a stop someone asks for, in characters (counted
+/// before it is trimmed).
+pub const MAX_STOP_NOTE_CHARS: usize = 500;
 
 /// Why a run may not start.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +103,18 @@ pub fn request_stop(run: &mut Run, reason: StopReason) -> bool {
     run.stop_requested = true;
     run.stop_reason = Some(reason);
     true
+}
+
+/// The checked free text of a stop someone asks for: at most [`MAX_STOP_NOTE_CHARS`]
+/// characters and no NUL, trimmed; nothing when blank.
+pub fn stop_note(reason: Option<String>) -> Result<Option<String>, ValidationError> {
+    let Some(reason) = reason else {
+        return Ok(None);
+    };
+    crate::validation::max_chars("reason", &reason, MAX_STOP_NOTE_CHARS)?;
+    crate::validation::no_nul("reason", &reason)?;
+    let trimmed = reason.trim();
+    Ok((!trimmed.is_empty()).then(|| trimmed.to_owned()))
 }
 
 /// Why the open run of a task that changed from `before` to `after` must stop: the task
@@ -260,5 +277,24 @@ mod tests {
         );
         assert_eq!(stop_for_task_change(&open, &mine, &reviewed), None);
         assert_eq!(stop_for_task_change(&open, &mine, &mine), None);
+    }
+
+    #[test]
+    fn a_stop_note_is_trimmed_bounded_and_blank_is_none() {
+        assert_eq!(stop_note(None), Ok(None));
+        assert_eq!(stop_note(Some("  \n ".to_owned())), Ok(None));
+        assert_eq!(
+            stop_note(Some("  over budget \n".to_owned())),
+            Ok(Some("over budget".to_owned()))
+        );
+        let longest = "é".repeat(MAX_STOP_NOTE_CHARS);
+        assert_eq!(stop_note(Some(longest.clone())), Ok(Some(longest)));
+        assert_eq!(
+            stop_note(Some("x".repeat(MAX_STOP_NOTE_CHARS + 1)))
+                .unwrap_err()
+                .message(),
+            "reason must be at most 500 characters"
+        );
+        assert!(stop_note(Some("a\0b".to_owned())).is_err());
     }
 }

@@ -190,6 +190,7 @@ fn reassignment_and_an_expired_lease_keep_the_escrow() {
     let claim = ClaimRequest {
         capabilities: None,
         lease: Lease::seconds(Some(60)).unwrap(),
+        reserve_credits: 0,
     };
     let claimed = block_on(world.tasks.claim(&third, claim)).unwrap().unwrap();
     assert_eq!(claimed.id, unassigned.id);

@@ -18,6 +18,7 @@ fn claim(seconds: i64) -> ClaimRequest {
     ClaimRequest {
         capabilities: None,
         lease: lease(seconds),
+        reserve_credits: 0,
     }
 }
 
@@ -91,6 +92,7 @@ fn a_claim_needs_every_required_capability() {
     let rust_only = ClaimRequest {
         capabilities: Some(vec![CapabilityName::new("rust").unwrap()]),
         lease: lease(60),
+        reserve_credits: 0,
     };
     assert_eq!(
         block_on(world.tasks.claim(&expert_actor, rust_only)).unwrap(),

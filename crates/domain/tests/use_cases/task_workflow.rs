@@ -46,8 +46,8 @@ fn service_on(tx: MockTransaction) -> (TaskService, Arc<MockUnitOfWork>) {
     (service, uow)
 }
 
-/// A transaction that holds `tasks` and `agents`, has no open dependencies and no
-/// open runs, and records every write.
+/// A transaction that holds `tasks` and `agents`, has no open dependencies, no open
+/// runs and no claim reservations, and records every write.
 fn store(tasks: Vec<Task>, agents: Vec<Agent>) -> (MockTransaction, Sink) {
     let sink: Sink = Arc::default();
     let mut tx = MockTransaction::new();
@@ -58,6 +58,7 @@ fn store(tasks: Vec<Task>, agents: Vec<Agent>) -> (MockTransaction, Sink) {
     tx.expect_open_blocking_dependencies()
         .returning(|_, _| Ok(Vec::new()));
     tx.expect_open_run().returning(|_, _, _| Ok(None));
+    tx.expect_claim_reservation().returning(|_, _, _| Ok(None));
     let s = sink.clone();
     tx.expect_update_task().returning(move |task, expected| {
         s.lock().unwrap().tasks.push((task.clone(), expected));

@@ -42,7 +42,7 @@ pub(super) async fn call(
             let spawned = agents.spawn(actor, new).await?;
             answer(&WithSecret::spawned(spawned))
         }
-        other => Err(ApiError::bad_request(format!("unknown tool {other}"))),
+        _ => super::run_calls::call(state, actor, name, args).await,
     }
 }
 

@@ -125,7 +125,7 @@ async fn call_more(
 }
 
 /// The `id` argument, a task's UUID.
-fn task_id(args: &mut Map<String, Value>) -> Result<TaskId, ApiError> {
+pub(super) fn task_id(args: &mut Map<String, Value>) -> Result<TaskId, ApiError> {
     match args.remove("id") {
         Some(Value::String(id)) => crate::body::parse_uuid("id", &id).map(TaskId::from_uuid),
         Some(_) => Err(ApiError::bad_request("id must be a UUID")),
@@ -145,7 +145,11 @@ pub(super) fn read<T: DeserializeOwned>(args: Map<String, Value>) -> Result<T, A
     parse_json(&bytes(args)?)
 }
 
-fn read_optional<T: DeserializeOwned + Default>(args: Map<String, Value>) -> Result<T, ApiError> {
+/// The arguments as `T`, or `T::default()` when there are none (a route whose body may
+/// be left out).
+pub(super) fn read_optional<T: DeserializeOwned + Default>(
+    args: Map<String, Value>,
+) -> Result<T, ApiError> {
     if args.is_empty() {
         return Ok(T::default());
     }

@@ -50,7 +50,7 @@ pub(super) struct Spec {
 pub(super) const TOOLS: &[Spec] = &[
     Spec {
         name: "claim_task",
-        description: "Claim the next task you may take: it is assigned to you, moved to in_progress and leased to you (keep it with heartbeat_task). Answers {data: task}, or {data: null} when there is nothing to claim.",
+        description: "Claim the next task you may take: it is assigned to you, moved to in_progress and leased to you (keep it with heartbeat_task). With reserveCredits, that many of your credits are held for the task's first run (an error budget_exhausted when they cannot be). Answers {data: task}, or {data: null} when there is nothing to claim.",
         operation: "claimTask",
         access: Access::Worker,
         own_id: false,
@@ -60,6 +60,41 @@ pub(super) const TOOLS: &[Spec] = &[
         description: "Extend your lease on a task you claimed.",
         operation: "heartbeatTask",
         access: Access::Worker,
+        own_id: false,
+    },
+    Spec {
+        name: "start_run",
+        description: "Start your run of a task assigned to you and in_progress (id is the task's): one running run per task. Optionally name the adapter and model, and reserve credits for its usage. Answers {data: run}; every run answer carries stopRequested and stopReason: when stopRequested is true, stop and finish the run.",
+        operation: "startRun",
+        access: Access::Worker,
+        own_id: false,
+    },
+    Spec {
+        name: "append_run_log",
+        description: "Append lines (stream stdout, stderr or system, and text) to your running run's log (id is the run's); at most 10,000 lines a call. A log keeps 10 MiB, then one marker line. Answers {data: run}.",
+        operation: "appendRunLog",
+        access: Access::Worker,
+        own_id: false,
+    },
+    Spec {
+        name: "report_usage",
+        description: "Report the tokens your running run used with one model (id is the run's), and their cost in millionths of a US dollar when you know it (else the operator's price table prices it). The cost is paid from your credits at once; past your budget the run is asked to stop (stopReason budget). A repeated reportId counts once (report is then null). Answers {data: run, report}.",
+        operation: "reportRunUsage",
+        access: Access::Worker,
+        own_id: false,
+    },
+    Spec {
+        name: "finish_run",
+        description: "Finish your running run (id is the run's) with status succeeded, failed, cancelled or stopped, an optional exit code and summary; what it reserved is released. Finish the task itself with transition_task. Answers {data: run}.",
+        operation: "finishRun",
+        access: Access::Worker,
+        own_id: false,
+    },
+    Spec {
+        name: "get_run",
+        description: "Read one run: its status, usage (totals and by model), log size and whether it was asked to stop.",
+        operation: "getRun",
+        access: Access::Read,
         own_id: false,
     },
     Spec {

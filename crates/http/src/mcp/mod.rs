@@ -12,6 +12,7 @@ mod agent_calls;
 mod calls;
 mod catalog;
 mod message;
+mod run_calls;
 mod schema;
 
 use actix_web::http::StatusCode;
@@ -43,8 +44,10 @@ const VERSIONS: [ProtocolVersion; 3] = [
 
 const INSTRUCTIONS: &str = "Muster coordinates work between agents and people. Claim the \
 next task with claim_task, keep its lease with heartbeat_task, report with comment_on_task \
-and finish with transition_task (status done, or review when it needs approval). Results \
-are the JSON of Muster's HTTP API.";
+and finish with transition_task (status done, or review when it needs approval). Record the \
+attempt with start_run, append_run_log, report_usage (tokens and cost, paid from your \
+credits) and finish_run; stop when an answer says stopRequested. Results are the JSON of \
+Muster's HTTP API.";
 
 /// The methods answered (the others are -32601).
 const ANSWERED: [&str; 4] = ["initialize", "ping", "tools/list", "tools/call"];

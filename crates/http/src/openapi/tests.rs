@@ -100,6 +100,10 @@ fn limits_are_the_domains() {
         CommentBody::MAX_CHARS
     );
     assert_eq!(
+        schema("StopRunBody", "reason", "maxLength"),
+        muster_domain::rules::runs::MAX_STOP_NOTE_CHARS
+    );
+    assert_eq!(
         schema("InboundTaskBody", "title", "pattern"),
         displayed(Title::INBOUND_MAX_CHARS)
     );

@@ -20,6 +20,13 @@ use crate::state::AppState;
     operation_id = "claimTask",
     tag = "tasks",
     summary = "Claim the next task the caller may work on, with a lease",
+    description = "Assigns the best claimable task to the calling agent and moves it to \
+        `in_progress`, leased until `leaseExpiresAt`. With `reserveCredits`, that many of \
+        the agent's credits are held for the task in the same transaction: the first run \
+        the agent starts on it takes them over (its usage draws them first, its end \
+        releases the rest), and they go back when the task leaves the agent without a \
+        run. 409 `budget_exhausted` when the agent's credits ran out or cannot hold \
+        `reserveCredits`; nothing is claimed then.",
     request_body = Option<ClaimBody>,
     responses(
         (status = 200, description = "The claimed task, leased to the caller until `leaseExpiresAt`", body = dto::Data<TaskResponse>),

@@ -27,6 +27,7 @@ use utoipa::OpenApi;
     super::runs::get,
     super::runs::append_log,
     super::runs::log,
+    super::runs::stream_log,
     super::runs::report_usage,
     super::runs::heartbeat,
     super::runs::finish,

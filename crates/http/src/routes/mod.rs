@@ -114,6 +114,7 @@ fn run_routes(table: &mut Table<'_>) {
         .add(at("/runs").get(runs::list))
         .add(at("/runs/{id}").get(runs::get))
         .add(at("/runs/{id}/log").post(runs::append_log).get(runs::log))
+        .add(at("/runs/{id}/log/stream").get(runs::stream_log))
         .post("/runs/{id}/usage", runs::report_usage)
         .post("/runs/{id}/heartbeat", runs::heartbeat)
         .post("/runs/{id}/finish", runs::finish)

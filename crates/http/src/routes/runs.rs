@@ -12,11 +12,13 @@ use crate::dto;
 use crate::dto::claims::HeartbeatBody;
 use crate::dto::paging::{PageQuery, PageResponse};
 use crate::dto::runs::{
-    FinishRunBody, ListRunsQuery, LogBody, LogPageResponse, LogQuery, RunResponse, StartRunBody,
-    StopRunBody, UsageAnswerResponse, UsageBody,
+    FinishRunBody, ListRunsQuery, LogBody, LogPageResponse, LogQuery, LogStreamQuery, RunResponse,
+    StartRunBody, StopRunBody, UsageAnswerResponse, UsageBody,
 };
-use crate::error::ApiError;
+use crate::error::{ApiError, ErrorBody, codes};
 use crate::extract::Authenticated;
+use crate::run_log_stream;
+use crate::schemas::RunLogStreamEvent;
 use crate::state::AppState;
 
 fn run_id(path: &str) -> Result<RunId, ApiError> {
@@ -196,6 +198,78 @@ pub(super) async fn log(
     }))
 }
 
+/// `GET /runs/:id/log/stream`: the run's log as Server-Sent Events, after `after` or
+/// `Last-Event-ID`, until the run ended and every line was sent.
+#[utoipa::path(
+    get,
+    path = "/runs/{id}/log/stream",
+    operation_id = "streamRunLog",
+    tag = "runs",
+    summary = "Follow a run's log live (Server-Sent Events)",
+    description = "Each line is one event: `id` is its number (the `after` of `GET \
+        /runs/{id}/log`), `data` the line as that route shows it. Starts after `after` \
+        (default 0: the whole log), or after `Last-Event-ID` when sent (browsers send it \
+        when they reconnect). When the run is no longer running and every line was \
+        sent, a last `event: end` carries the run and the stream ends. `: heartbeat` \
+        comments keep an idle stream open. Shares the bounds of `GET /events/stream`.",
+    params(
+        ("id" = uuid::Uuid, Path, description = "Run id"),
+        LogStreamQuery,
+        ("Last-Event-ID" = Option<i64>, Header, minimum = 0, description = "Resume after this line (the `id` of the last event received)")
+    ),
+    responses(
+        (status = 200, description = "A Server-Sent Events stream: `retry`, then one `id`/`data` pair per line, then `event: end` with the run", content_type = "text/event-stream", body = RunLogStreamEvent),
+        (status = 503, description = "Too many streams are open on this instance, or for the caller's organization (its share of the instance's)", body = ErrorBody, headers(("Retry-After" = u64, description = "Seconds to wait")))
+    ),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(super) async fn stream_log(
+    state: Data<AppState>,
+    path: Path<String>,
+    req: HttpRequest,
+    auth: Authenticated,
+) -> Result<HttpResponse, ApiError> {
+    let id = run_id(&path)?;
+    let query: LogStreamQuery = parse_query(req.query_string())?;
+    let after = match req.headers().get("last-event-id") {
+        Some(value) => value
+            .to_str()
+            .ok()
+            .and_then(|v| v.trim().parse::<i64>().ok())
+            .filter(|after| *after >= 0)
+            .ok_or_else(|| {
+                ApiError::bad_request(
+                    "Last-Event-ID must be the number (0 or more) of a line of the run's log",
+                )
+            })?,
+        None => match query.after {
+            Some(after) if after < 0 => {
+                return Err(ApiError::bad_request("after must be 0 or more"));
+            }
+            after => after.unwrap_or(0),
+        },
+    };
+    // Another organization's run is not found, before any place is taken.
+    state.runs.get(&auth.actor, id).await?;
+    let slot = state.streams.reserve(auth.actor.org_id).map_err(|full| {
+        ApiError::busy(codes::TOO_MANY_STREAMS, format!("{full}; retry later"), 5)
+    })?;
+    let body = run_log_stream::open(
+        &state.streams,
+        state.runs.clone(),
+        auth.actor,
+        id,
+        after,
+        slot,
+    );
+    Ok(HttpResponse::Ok()
+        .content_type("text/event-stream")
+        .insert_header(("cache-control", "no-cache"))
+        // Proxies that buffer responses (nginx) would hold lines back.
+        .insert_header(("x-accel-buffering", "no"))
+        .streaming(body))
+}
+
 /// `POST /runs/:id/usage`: 201 with the report, 200 with `report: null` for a repeated
 /// `reportId`.
 #[utoipa::path(
@@ -299,7 +373,9 @@ pub(super) async fn finish(
     description = "Whoever oversees the run's agent (itself, its parent, a level-10, \
         admin or founder agent, a person) sets `stopRequested` with `stopReason` \
         `requested`; its agent learns it from its next answer. Asking again, or of a \
-        finished run, changes nothing. Event `run.stop_requested`.",
+        finished run, changes nothing. The body is optional; its `reason` (free text, \
+        at most 500 characters, trimmed) goes into the event as `note`. Event \
+        `run.stop_requested`.",
     params(("id" = uuid::Uuid, Path, description = "Run id")),
     request_body = Option<StopRunBody>,
     responses((status = 200, description = "The run", body = dto::Data<RunResponse>)),
@@ -311,7 +387,7 @@ pub(super) async fn stop(
     auth: Authenticated,
 ) -> Answer<dto::Data<RunResponse>> {
     let id = run_id(&path)?;
-    parse_optional_json::<StopRunBody>(&auth.body)?;
-    let run = state.runs.stop(&auth.actor, id).await?;
+    let reason = parse_optional_json::<StopRunBody>(&auth.body)?.reason;
+    let run = state.runs.stop_with_reason(&auth.actor, id, reason).await?;
     Ok(one(run))
 }

@@ -1,7 +1,7 @@
 //! The runs' writes: runs, their log lines and their usage reports (decision D-106).
 
 use async_trait::async_trait;
-use muster_domain::model::{LogLine, OrgId, Run, RunId, TaskId, UsageReport};
+use muster_domain::model::{ClaimReservation, LogLine, OrgId, Run, RunId, TaskId, UsageReport};
 use muster_domain::ports::{Lock, RepositoryError, RunsTx, UniqueKey};
 
 use super::{MemoryTransaction, duplicate, insert_new};
@@ -108,6 +108,45 @@ impl RunsTx for MemoryTransaction {
             report.clone(),
             "usage_reports",
         )
+    }
+
+    async fn claim_reservation(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+        _lock: Lock,
+    ) -> Result<Option<ClaimReservation>, RepositoryError> {
+        Ok(self
+            .state
+            .claim_reservations
+            .in_org(&task.as_uuid(), org)
+            .cloned())
+    }
+
+    async fn insert_claim_reservation(
+        &mut self,
+        reservation: &ClaimReservation,
+    ) -> Result<(), RepositoryError> {
+        // The databases' CHECK (credits > 0).
+        super::check(reservation.credits > 0, "claim_reservations_credits_check")?;
+        insert_new(
+            &mut self.state.claim_reservations,
+            reservation.task_id.as_uuid(),
+            reservation.clone(),
+            "claim_reservations",
+        )
+    }
+
+    async fn delete_claim_reservation(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<bool, RepositoryError> {
+        Ok(self
+            .state
+            .claim_reservations
+            .take_in_org(&task.as_uuid(), org)
+            .is_some())
     }
 }
 

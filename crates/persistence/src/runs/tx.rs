@@ -2,12 +2,13 @@
 //! reports.
 
 use async_trait::async_trait;
-use muster_domain::model::{LogLine, OrgId, Run, RunId, TaskId, UsageReport};
+use muster_domain::model::{ClaimReservation, LogLine, OrgId, Run, RunId, TaskId, UsageReport};
 use muster_domain::ports::{Lock, RepositoryError, RunsTx};
 
 use crate::error::from_diesel;
 use crate::transaction::DbTransaction;
 
+use super::claim_holds::{self, ClaimReservationRow};
 use super::queries as runs;
 use super::rows::{LogLineRow, RunRow, UsageReportRow};
 
@@ -77,6 +78,40 @@ impl RunsTx for DbTransaction<'_> {
     #[tracing::instrument(level = "debug", name = "db.tx.insert_usage_report", skip_all, fields(otel.kind = "client"))]
     async fn insert_usage_report(&mut self, report: &UsageReport) -> Result<(), RepositoryError> {
         runs::insert_report(&mut self.conn, &UsageReportRow::from(report))
+            .await
+            .map_err(from_diesel)
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.claim_reservation", skip_all, fields(otel.kind = "client"))]
+    async fn claim_reservation(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+        lock: Lock,
+    ) -> Result<Option<ClaimReservation>, RepositoryError> {
+        let row = claim_holds::find(&mut self.conn, org, task, Some(lock))
+            .await
+            .map_err(from_diesel)?;
+        Ok(row.map(ClaimReservation::from))
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.insert_claim_reservation", skip_all, fields(otel.kind = "client"))]
+    async fn insert_claim_reservation(
+        &mut self,
+        reservation: &ClaimReservation,
+    ) -> Result<(), RepositoryError> {
+        claim_holds::insert(&mut self.conn, &ClaimReservationRow::from(reservation))
+            .await
+            .map_err(from_diesel)
+    }
+
+    #[tracing::instrument(level = "debug", name = "db.tx.delete_claim_reservation", skip_all, fields(otel.kind = "client"))]
+    async fn delete_claim_reservation(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<bool, RepositoryError> {
+        claim_holds::delete(&mut self.conn, org, task)
             .await
             .map_err(from_diesel)
     }

@@ -64,6 +64,8 @@ mod agents;
 #[cfg(test)]
 mod api_keys;
 #[cfg(test)]
+mod claim_reservations;
+#[cfg(test)]
 mod codehost;
 #[cfg(test)]
 mod credentials;

@@ -6,11 +6,11 @@ use muster_client::types::claims::{ClaimBody, HeartbeatBody};
 use muster_client::types::model::{LogStream, RunStatus, StopReason, TaskStatus};
 use muster_client::types::paging::PageQuery;
 use muster_client::types::runs::{
-    FinishRunBody, ListRunsQuery, LogBody, LogLineBody, LogQuery, StartRunBody, StopRunBody,
-    UsageBody, UsageGrouping, UsageQueryParams,
+    FinishRunBody, ListRunsQuery, LogBody, LogLineBody, LogLineResponse, LogQuery, StartRunBody,
+    StopRunBody, UsageBody, UsageGrouping, UsageQueryParams,
 };
 use muster_client::types::tasks::CreateTaskRequest;
-use muster_client::{Client, Error, login_body};
+use muster_client::{Client, Error, RunLogStream, login_body};
 use uuid::Uuid;
 
 use crate::helpers::{ADMIN_PASSWORD, Agent, TestApp};
@@ -20,6 +20,18 @@ api_tests!(
     the_client_reads_usage_summaries,
     the_client_stops_a_run_and_reads_the_refusals
 );
+
+/// Streams that live a second and a half, so that a follow outlives one and resumes.
+mod short_lived {
+    use super::the_client_follows_a_run_log_across_reconnections;
+
+    api_tests!(with muster_http::StreamOptions {
+        lifetime: std::time::Duration::from_millis(1500),
+        ..crate::events_stream::quick()
+    };
+        the_client_follows_a_run_log_across_reconnections,
+    );
+}
 
 /// A client signing as `agent`.
 fn agent_client(app: &TestApp, agent: &Agent) -> Client {
@@ -507,4 +519,77 @@ fn assert_refused(err: &Error, status: u16, code: &str) {
         (Some(status), Some(code)),
         "{err:?}"
     );
+}
+
+/// The next line of `follow`, within 10 s.
+async fn next_line(follow: &mut RunLogStream) -> LogLineResponse {
+    tokio::time::timeout(std::time::Duration::from_secs(10), follow.next())
+        .await
+        .expect("a line in time")
+        .unwrap()
+        .expect("a line, not the end")
+}
+
+/// Whether `follow` ends (within 10 s).
+async fn ends(follow: &mut RunLogStream) -> bool {
+    tokio::time::timeout(std::time::Duration::from_secs(10), follow.next())
+        .await
+        .expect("an answer in time")
+        .unwrap()
+        .is_none()
+}
+
+async fn the_client_follows_a_run_log_across_reconnections(app: &TestApp) {
+    let worker = app.worker(&app.org).await;
+    let client = agent_client(app, &worker);
+    let task = claimed_task(&client, "Follow me").await;
+    let run = client
+        .start_run(task, &StartRunBody::default())
+        .await
+        .unwrap();
+    client
+        .append_run_log(run.id, &lines(&[("stdout", "one"), ("stderr", "two")]))
+        .await
+        .unwrap();
+    // Anyone of the organization follows it.
+    let reader = agent_client(app, &app.org.hr);
+    let mut follow = reader.follow_run_log(run.id, 0);
+    let first = next_line(&mut follow).await;
+    assert_eq!(
+        (first.seq, first.stream, first.text.as_str()),
+        (1, LogStream::Stdout, "one")
+    );
+    assert_eq!(next_line(&mut follow).await.text, "two");
+    assert_eq!(follow.last(), 2);
+    // Longer than a stream lives: the server ends it, and the client resumes after
+    // line 2 by itself.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    client
+        .append_run_log(run.id, &lines(&[("stdout", "three")]))
+        .await
+        .unwrap();
+    let third = next_line(&mut follow).await;
+    assert_eq!((third.seq, third.text.as_str()), (3, "three"), "none twice");
+    client
+        .finish_run(run.id, &finish(RunStatus::Succeeded))
+        .await
+        .unwrap();
+    assert!(ends(&mut follow).await);
+    let end = follow.end().unwrap();
+    assert_eq!(
+        (end.id, end.status, end.log_lines),
+        (run.id, RunStatus::Succeeded, 3)
+    );
+    assert!(ends(&mut follow).await, "and on every call after");
+
+    // From a line on, of a finished run: the rest, then the end.
+    let mut rest = reader.follow_run_log(run.id, 2);
+    assert_eq!(next_line(&mut rest).await.seq, 3);
+    assert!(ends(&mut rest).await);
+    assert_eq!(rest.last(), 3);
+
+    // Another organization's run is not found.
+    let theirs = agent_client(app, &app.other.hr);
+    let err = theirs.follow_run_log(run.id, 0).next().await.unwrap_err();
+    assert_refused(&err, 404, "run_not_found");
 }

@@ -55,6 +55,7 @@ struct Ids {
     task: String,
     other_task: String,
     agent: String,
+    run: String,
     all: Vec<String>,
 }
 
@@ -65,7 +66,9 @@ async fn ids(app: &TestApp) -> Ids {
     let worker = app.worker(&app.org).await;
     let other_agent = app.other.hr.uuid.to_string();
     let agent = worker.uuid.to_string();
+    let (_, _, run) = crate::runs_support::running(app, 1_000, &json!({})).await;
     let ids = vec![
+        run.clone(),
         task.clone(),
         blocker,
         other_task.clone(),
@@ -82,6 +85,7 @@ async fn ids(app: &TestApp) -> Ids {
         task,
         other_task,
         agent,
+        run,
         all: ids,
     }
 }
@@ -167,6 +171,7 @@ const FORMS: &[(&str, &[&str])] = &[
     ("/ui/agents/{}/revoke", &[]),
     ("/ui/agents/{}/activate", &[]),
     ("/ui/agents/{}/reject", &[]),
+    ("/ui/runs/{}/stop", &[]),
     ("/ui/webhooks/{}/test", &[]),
     ("/ui/account/api-keys", &["name", "scope", "expiresInDays"]),
     ("/ui/account/api-keys/{}/delete", &[]),
@@ -198,6 +203,9 @@ const PAGES: &[(&str, &[&str])] = &[
     ),
     ("/ui/agents", &[]),
     ("/ui/agents/{}", &[]),
+    ("/ui/runs/{}", &["after"]),
+    ("/ui/runs/{}/log", &["from", "after", "seen"]),
+    ("/ui/spend", &[]),
     ("/ui/webhooks", &[]),
     ("/ui/webhooks/{}", &[]),
     ("/ui/account", &[]),
@@ -214,6 +222,8 @@ fn path(template: &str, picker: &mut Rng, ids: &Ids) -> String {
             let id = if picker.chance(50) {
                 if template.starts_with("/ui/agents/") {
                     ids.agent.clone()
+                } else if template.starts_with("/ui/runs/") {
+                    ids.run.clone()
                 } else {
                     ids.task.clone()
                 }

@@ -211,8 +211,8 @@ async fn assets_are_embedded_and_typed(app: &TestApp) {
     let page = browser.get("/ui/login").await;
     for asset in [
         "/ui/assets/htmx-2.0.11.min.js",
-        "/ui/assets/muster-1.js",
-        "/ui/assets/muster-1.css",
+        "/ui/assets/muster-2.js",
+        "/ui/assets/muster-2.css",
     ] {
         assert!(page.text.contains(asset), "{asset} not linked");
         let answer = browser.get(asset).await;

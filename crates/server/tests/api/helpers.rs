@@ -276,10 +276,10 @@ async fn start(
         &settings.tasks,
         &hooks,
         settings.streams,
+        settings.metrics.access(&db.db).unwrap(),
     )
     .await
     .unwrap();
-    state.metrics = settings.metrics.access(&db.db).unwrap();
     state.edge = settings.edge.edge().unwrap();
     let metrics = state.metrics.as_ref().map(|a| a.metrics.clone());
     let worker = settings.hooks.as_ref().map(|hooks| {
@@ -377,6 +377,7 @@ impl TestApp {
             &self.settings.tasks,
             &hooks,
             self.settings.streams,
+            None,
         )
         .await
         .unwrap();

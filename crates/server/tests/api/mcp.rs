@@ -22,7 +22,7 @@ fn rpc(method: &str, params: &Value) -> String {
     json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}).to_string()
 }
 
-async fn call(app: &TestApp, agent: &Agent, method: &str, params: &Value) -> Value {
+pub(crate) async fn call(app: &TestApp, agent: &Agent, method: &str, params: &Value) -> Value {
     let reply = app.post(agent, "/mcp", &rpc(method, params)).await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text);
     assert_eq!(reply.body["jsonrpc"], "2.0", "{}", reply.text);
@@ -31,7 +31,7 @@ async fn call(app: &TestApp, agent: &Agent, method: &str, params: &Value) -> Val
 }
 
 /// One message sent with a bearer token (a user's or an API key), answered.
-async fn bearer_call(app: &TestApp, token: &str, method: &str, params: &Value) -> Reply {
+pub(crate) async fn bearer_call(app: &TestApp, token: &str, method: &str, params: &Value) -> Reply {
     send(
         app.bearer(token, Method::POST, "/mcp", None)
             .header("content-type", "application/json")
@@ -40,7 +40,7 @@ async fn bearer_call(app: &TestApp, token: &str, method: &str, params: &Value) -
     .await
 }
 
-async fn tool(app: &TestApp, agent: &Agent, name: &str, arguments: Value) -> Value {
+pub(crate) async fn tool(app: &TestApp, agent: &Agent, name: &str, arguments: Value) -> Value {
     let answer = call(
         app,
         agent,
@@ -51,7 +51,7 @@ async fn tool(app: &TestApp, agent: &Agent, name: &str, arguments: Value) -> Val
     answer["result"].clone()
 }
 
-fn names(list: &Value) -> Vec<String> {
+pub(crate) fn names(list: &Value) -> Vec<String> {
     list["result"]["tools"]
         .as_array()
         .unwrap()
@@ -147,6 +147,7 @@ async fn each_credential_sees_the_tools_it_may_use(app: &TestApp) {
             "get_balance",
             "get_budget",
             "get_reputation",
+            "get_run",
             "get_task",
             "list_events",
             "list_tasks"

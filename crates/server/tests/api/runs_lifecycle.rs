@@ -327,6 +327,7 @@ async fn another_organizations_run_is_not_found_on_every_route(app: &TestApp) {
     for (method, path, body) in [
         (Method::GET, format!("/runs/{run}"), None),
         (Method::GET, format!("/runs/{run}/log"), None),
+        (Method::GET, format!("/runs/{run}/log/stream"), None),
         (Method::POST, format!("/runs/{run}/log"), Some(log.as_str())),
         (
             Method::POST,

@@ -395,6 +395,94 @@ fn events_tail_prints_events_as_they_happen() {
     );
 }
 
+#[test]
+fn run_log_follow_prints_lines_as_they_come_and_ends_with_the_run() {
+    use std::io::Read;
+
+    let live = live();
+    let task = live.json(&["task", "create", "Followed"])["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(live.json(&["task", "claim"])["id"], task.as_str());
+    let run = live.json(&["run", "start", &task])["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // The run's agent appends lines as a worker does (the CLI has no command for it).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let base = format!("http://127.0.0.1:{}", live.server.port);
+    let client = muster_client::Client::agent(&base, &live.agent_id, &live.secret).unwrap();
+    let run_id: uuid::Uuid = run.parse().unwrap();
+    let append = |text: &str| {
+        let body = muster_client::types::runs::LogBody {
+            lines: vec![muster_client::types::runs::LogLineBody {
+                stream: "stdout".to_owned(),
+                text: text.to_owned(),
+            }],
+        };
+        runtime
+            .block_on(client.append_run_log(run_id, &body))
+            .unwrap();
+    };
+    append("before the follow");
+
+    let mut follow = live
+        .muster(&["run", "log", &run, "--follow"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = follow.stdout.take().unwrap();
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if lines.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    let within = Duration::from_secs(15);
+    assert_eq!(
+        received.recv_timeout(within).unwrap(),
+        "stdout before the follow"
+    );
+    append("while following");
+    assert_eq!(
+        received.recv_timeout(within).unwrap(),
+        "stdout while following"
+    );
+    live.ok(&["run", "finish", &run, "--status", "succeeded"]);
+    // It exits by itself once the run ended, having printed nothing more.
+    let deadline = std::time::Instant::now() + within;
+    let status = loop {
+        if let Some(status) = follow.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = follow.kill();
+            panic!("`run log --follow` did not exit when the run ended");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let mut errors = String::new();
+    follow
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut errors)
+        .unwrap();
+    assert!(status.success(), "{status:?}: {errors}");
+    assert_eq!(errors.trim(), format!("run {run}: succeeded"));
+    assert!(
+        received.recv_timeout(Duration::from_secs(5)).is_err(),
+        "no line after the run ended"
+    );
+}
+
 /// `muster mcp` with `lines` on stdin (then closed): its stdout, one answer per line.
 fn mcp_session(cmd: &mut Command, lines: &[Value]) -> Vec<Value> {
     use std::io::Write;
@@ -454,6 +542,16 @@ fn mcp_over_stdio_relays_an_agents_session_to_the_server() {
     assert_eq!(answers[0]["result"]["serverInfo"]["name"], "muster");
     let tools = answers[1]["result"]["tools"].as_array().unwrap();
     assert!(tools.iter().any(|t| t["name"] == "claim_task"), "{tools:?}");
+    // The run tools are the server's catalog too.
+    for name in [
+        "start_run",
+        "append_run_log",
+        "report_usage",
+        "finish_run",
+        "get_run",
+    ] {
+        assert!(tools.iter().any(|t| t["name"] == name), "{name}: {tools:?}");
+    }
     let created = &answers[2]["result"]["structuredContent"]["data"];
     assert_eq!(created["title"], "Over stdio");
     assert_eq!(

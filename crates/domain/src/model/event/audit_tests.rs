@@ -421,9 +421,11 @@ fn samples() -> Vec<(AuditEvent, Value)> {
             E::RunStopRequested(RunStopRequested {
                 task_id: task(2),
                 agent_id: agent(1),
-                reason: "budget",
+                reason: "requested",
+                note: Some("over the time box".to_owned()),
             }),
-            json!({"taskId": id(2), "agentId": id(1), "reason": "budget"}),
+            json!({"taskId": id(2), "agentId": id(1), "reason": "requested",
+                   "note": "over the time box"}),
         ),
         (
             E::BudgetExhausted(BudgetExhausted {
@@ -512,6 +514,20 @@ fn a_task_made_without_its_default_reward_says_so() {
     );
     // Funded (or no default asked): the key is absent, not null.
     assert!(created(None).get("rewardUnfunded").is_none());
+}
+
+#[test]
+fn a_stop_asked_without_a_note_has_no_note_key() {
+    let asked = AuditEvent::RunStopRequested(RunStopRequested {
+        task_id: task(2),
+        agent_id: agent(1),
+        reason: "budget",
+        note: None,
+    });
+    assert_eq!(
+        asked.payload(),
+        json!({"taskId": id(2), "agentId": id(1), "reason": "budget"})
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::model::{
-    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId,
+    Agent, AgentCredentials, AgentId, ApiKey, ApiKeyId, Capability, CapabilityId, ClaimReservation,
     CodeHostConnection, CodeHostConnectionId, CodeHostLink, Comment, CommentId, DeliveryAttempt,
     DependencyId, Email, Escalation, Event, EventId, GuardSettings, InboundKey, InboundKeyId,
     IntegrationAnswer, ItemRef, LedgerEntry, Level, LogLine, LoginFamilyId, OAuthState, OrgId,
@@ -392,6 +392,21 @@ mockall::mock! {
             report_id: &str,
         ) -> Result<bool, RepositoryError>;
         async fn insert_usage_report(&mut self, report: &UsageReport) -> Result<(), RepositoryError>;
+        async fn claim_reservation(
+            &mut self,
+            org: OrgId,
+            task: TaskId,
+            lock: Lock,
+        ) -> Result<Option<ClaimReservation>, RepositoryError>;
+        async fn insert_claim_reservation(
+            &mut self,
+            reservation: &ClaimReservation,
+        ) -> Result<(), RepositoryError>;
+        async fn delete_claim_reservation(
+            &mut self,
+            org: OrgId,
+            task: TaskId,
+        ) -> Result<bool, RepositoryError>;
     }
 }
 

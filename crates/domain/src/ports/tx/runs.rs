@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 
-use crate::model::{LogLine, OrgId, Run, RunId, TaskId, UsageReport};
+use crate::model::{ClaimReservation, LogLine, OrgId, Run, RunId, TaskId, UsageReport};
 use crate::ports::{Lock, RepositoryError};
 
 /// Runs, their log lines and their usage reports. Part of
@@ -46,4 +46,27 @@ pub trait RunsTx: Send {
 
     /// Stores a usage report.
     async fn insert_usage_report(&mut self, report: &UsageReport) -> Result<(), RepositoryError>;
+
+    /// The credits reserved by the claim of `task`, locked as asked; a task holds at most
+    /// one reservation.
+    async fn claim_reservation(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+        lock: Lock,
+    ) -> Result<Option<ClaimReservation>, RepositoryError>;
+
+    /// Stores the reservation of a claim. A second one for the same task is refused by
+    /// the store (`Duplicate`).
+    async fn insert_claim_reservation(
+        &mut self,
+        reservation: &ClaimReservation,
+    ) -> Result<(), RepositoryError>;
+
+    /// Removes the reservation of the claim of `task`; whether there was one.
+    async fn delete_claim_reservation(
+        &mut self,
+        org: OrgId,
+        task: TaskId,
+    ) -> Result<bool, RepositoryError>;
 }

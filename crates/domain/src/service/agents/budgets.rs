@@ -118,24 +118,31 @@ impl AgentService {
     /// Active agents with a limit above 0 that used at least 80% of it, highest
     /// utilization first (decision D-61).
     pub async fn budget_alerts(&self, actor: &Actor) -> Result<Vec<BudgetStatus>, ServiceError> {
+        let mut alerts = self.budgets(actor).await?;
+        alerts.retain(|status| {
+            status
+                .utilization_percent
+                .is_some_and(|u| u >= ALERT_PERCENT)
+        });
+        Ok(alerts)
+    }
+
+    /// The budget status of every active agent with a limit above 0, its period rolled
+    /// over when due, highest utilization first (the dashboard's spend page).
+    pub async fn budgets(&self, actor: &Actor) -> Result<Vec<BudgetStatus>, ServiceError> {
         let now = self.clock.now();
-        let mut alerts: Vec<BudgetStatus> = self
+        let mut statuses: Vec<BudgetStatus> = self
             .agents
             .limited(actor.org_id)
             .await?
             .into_iter()
             .map(|agent| BudgetStatus::of(&self.current(agent, now)))
-            .filter(|status| {
-                status
-                    .utilization_percent
-                    .is_some_and(|u| u >= ALERT_PERCENT)
-            })
             .collect();
-        alerts.sort_by(|a, b| {
+        statuses.sort_by(|a, b| {
             b.utilization_percent
                 .cmp(&a.utilization_percent)
                 .then(a.agent_id.cmp(&b.agent_id))
         });
-        Ok(alerts)
+        Ok(statuses)
     }
 }

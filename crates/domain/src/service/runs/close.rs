@@ -12,7 +12,7 @@ use crate::model::{
 };
 use crate::policy;
 use crate::ports::{AgentsTx, IdGenerator, Lock, RunsTx, WebhooksTx, transact};
-use crate::rules::runs::{MAX_SUMMARY_CHARS, request_stop, stop_for_task_change};
+use crate::rules::runs::{MAX_SUMMARY_CHARS, request_stop, stop_for_task_change, stop_note};
 use crate::service::{Conflict, Entity, NotFound, ServiceError};
 
 /// How the agent says its run ended.
@@ -78,7 +78,8 @@ impl RunService {
     }
 
     /// The caller finishes its open run `id`: its status, exit code and summary, the
-    /// rest of its reservation released, and `run.finished` with its usage.
+    /// rest of its reservation released, and `run.finished` with its usage. The run
+    /// observer hears of it once it is committed.
     pub async fn finish(
         &self,
         actor: &Actor,
@@ -96,7 +97,7 @@ impl RunService {
             crate::validation::no_nul("summary", summary)?;
         }
         let (service, actor) = (self.clone(), actor.clone());
-        transact(self.uow.as_ref(), move |tx| {
+        let run = transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 let mut run = locked_run(tx, actor.org_id, id).await?;
                 runner(&actor, &run)?;
@@ -118,13 +119,28 @@ impl RunService {
                 Ok(run)
             })
         })
-        .await
+        .await?;
+        self.observer.run_ended(&run);
+        Ok(run)
     }
 
     /// Asks run `id` to stop (`requested`): its agent learns it from its next answer.
     /// Whoever oversees the run's agent may; asking again, or of a finished run, changes
     /// nothing.
     pub async fn stop(&self, actor: &Actor, id: RunId) -> Result<Run, ServiceError> {
+        self.stop_with_reason(actor, id, None).await
+    }
+
+    /// [`stop`](Self::stop), with the asker's free-text `reason` (at most 500
+    /// characters, trimmed) in `run.stop_requested`'s `note`; the run's `stopReason`
+    /// is `requested` all the same.
+    pub async fn stop_with_reason(
+        &self,
+        actor: &Actor,
+        id: RunId,
+        reason: Option<String>,
+    ) -> Result<Run, ServiceError> {
+        let note = stop_note(reason)?;
         let (service, actor) = (self.clone(), actor.clone());
         transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
@@ -137,7 +153,7 @@ impl RunService {
                 if request_stop(&mut run, StopReason::Requested) {
                     let now = service.clock.now();
                     tx.update_run(&run).await?;
-                    let event = stop_event(service.ids.as_ref(), &actor, &run, now);
+                    let event = stop_event(service.ids.as_ref(), &actor, &run, now, note);
                     tx.append_events(&[event]).await?;
                 }
                 Ok(run)
@@ -179,27 +195,34 @@ async fn close<T: AgentsTx + ?Sized>(
     Ok(record(ids, actor, run.id.as_uuid(), now, &finished))
 }
 
-fn stop_event(ids: &dyn IdGenerator, actor: &Actor, run: &Run, now: OffsetDateTime) -> Event {
+fn stop_event(
+    ids: &dyn IdGenerator,
+    actor: &Actor,
+    run: &Run,
+    now: OffsetDateTime,
+    note: Option<String>,
+) -> Event {
     let asked = AuditEvent::RunStopRequested(RunStopRequested {
         task_id: run.task_id,
         agent_id: run.agent_id,
         reason: run.stop_reason.map_or("requested", StopReason::as_str),
+        note,
     });
     record(ids, actor, run.id.as_uuid(), now, &asked)
 }
 
 /// Loses the open run of `task` (its lease lapsed and the sweep hands the task back):
 /// `lost`, what it held released, `run.finished`. Call with the task locked, before
-/// the task changes. Nothing when the task has no open run.
+/// the task changes. Answers the run lost; nothing when the task has no open run.
 pub(crate) async fn lose_open_run<T: RunsTx + AgentsTx + WebhooksTx + ?Sized>(
     tx: &mut T,
     ids: &dyn IdGenerator,
     org: OrgId,
     task: TaskId,
     now: OffsetDateTime,
-) -> Result<(), ServiceError> {
+) -> Result<Option<Run>, ServiceError> {
     let Some(mut run) = tx.open_run(org, task, Lock::Update).await? else {
-        return Ok(());
+        return Ok(None);
     };
     let system = Actor {
         org_id: org,
@@ -208,7 +231,7 @@ pub(crate) async fn lose_open_run<T: RunsTx + AgentsTx + WebhooksTx + ?Sized>(
     let event = close(tx, ids, &system, &mut run, RunStatus::Lost, now).await?;
     tx.update_run(&run).await?;
     tx.append_events(&[event]).await?;
-    Ok(())
+    Ok(Some(run))
 }
 
 /// Asks the open run of a task that changed from `before` to `after` to stop when the
@@ -235,7 +258,7 @@ pub(crate) async fn follow_task<T: RunsTx + WebhooksTx + ?Sized>(
     };
     if request_stop(&mut run, reason) {
         tx.update_run(&run).await?;
-        tx.append_events(&[stop_event(ids, actor, &run, now)])
+        tx.append_events(&[stop_event(ids, actor, &run, now, None)])
             .await?;
     }
     Ok(())

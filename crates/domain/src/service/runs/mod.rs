@@ -3,6 +3,7 @@
 //! the agent learns from every answer. [`RunService`] holds the use cases; the rules
 //! are in [`rules::runs`](crate::rules::runs) and [`rules::usage`](crate::rules::usage).
 
+mod claimed;
 mod close;
 mod log;
 mod start;
@@ -12,6 +13,9 @@ use std::sync::Arc;
 
 use time::OffsetDateTime;
 
+pub(crate) use self::claimed::{
+    holder_losing, refuse_unfundable, release_claim, reserve_for_claim,
+};
 pub use self::close::FinishRun;
 pub(crate) use self::close::{follow_task, lose_open_run};
 pub use self::log::LogPage;
@@ -20,7 +24,8 @@ pub use self::usage::{NewUsage, UsageAnswer};
 use super::{Entity, NotFound, Page, PageRequest, ServiceError};
 use crate::model::{Actor, Agent, AgentId, AuditEvent, Event, EventId, OrgId, Run, RunId, TaskId};
 use crate::ports::{
-    Clock, IdGenerator, Lock, RunFilter, RunRepository, RunsTx, UnitOfWork, UsageGroup, UsageQuery,
+    Clock, IdGenerator, Lock, RunFilter, RunObserver, RunRepository, RunsTx, UnitOfWork,
+    Unobserved, UsageGroup, UsageQuery,
 };
 use crate::rules::budget::BudgetPeriod;
 use crate::rules::usage::{DEFAULT_CREDITS_PER_USD, PriceTable};
@@ -38,6 +43,7 @@ pub struct RunService {
     prices: Arc<PriceTable>,
     credits_per_usd: i64,
     period: BudgetPeriod,
+    observer: Arc<dyn RunObserver>,
 }
 
 impl std::fmt::Debug for RunService {
@@ -66,6 +72,7 @@ impl RunService {
             prices: Arc::new(PriceTable::default()),
             credits_per_usd: DEFAULT_CREDITS_PER_USD,
             period: BudgetPeriod::default(),
+            observer: Arc::new(Unobserved),
         }
     }
 
@@ -87,6 +94,14 @@ impl RunService {
     #[must_use]
     pub fn with_budget_period(mut self, period: BudgetPeriod) -> Self {
         self.period = period;
+        self
+    }
+
+    /// Tells `observer` of each usage report recorded and each run its agent finishes,
+    /// once committed (the task service tells of the runs the lease sweep loses).
+    #[must_use]
+    pub fn with_observer(mut self, observer: Arc<dyn RunObserver>) -> Self {
+        self.observer = observer;
         self
     }
 

@@ -2,11 +2,12 @@
 //! with an optional reservation of credits (decision D-106).
 
 use super::RunService;
+use super::claimed::{refuse_unfundable, take_for_run};
 use crate::ValidationError;
 use crate::model::{Actor, AuditEvent, Run, RunId, RunStarted, RunStatus, RunUsage, TaskId};
 use crate::policy;
 use crate::ports::{Lock, RepositoryError, UniqueKey, transact};
-use crate::rules::budget::{check_spend, held_back, roll_over, spendable};
+use crate::rules::budget::roll_over;
 use crate::rules::runs::{MAX_NAME_CHARS, StartRefusal, may_start};
 use crate::service::locks::lock_agents;
 use crate::service::{Conflict, Entity, NotFound, ServiceError};
@@ -44,8 +45,9 @@ impl RunService {
     /// Starts a run of `task` by the calling agent: the task must be `in_progress` and
     /// assigned to it, with no open run; the agent must not be held back by an
     /// exhausted budget, and a reservation must fit what it may spend (409
-    /// `budget_exhausted` otherwise). The run, the hold and `run.started` are one
-    /// transaction.
+    /// `budget_exhausted` otherwise). What the agent's claim of the task reserved moves
+    /// into the run, on top of its own reservation. The run, the hold and `run.started`
+    /// are one transaction.
     pub async fn start(
         &self,
         actor: &Actor,
@@ -72,16 +74,12 @@ impl RunService {
                     return Err(Conflict::RunAlreadyOpen { run: open.id }.into());
                 }
                 let now = service.clock.now();
+                // What the claim reserved moves into the run (already held by the agent).
+                let claimed = take_for_run(tx, actor.org_id, task, agent_id, now).await?;
                 let mut agent = lock_agents(tx, actor.org_id, &[agent_id]).await?.remove(0);
                 let rolled = roll_over(&mut agent, service.period, now);
                 let reserve = start.reserve_credits;
-                if held_back(&agent) || check_spend(&agent, reserve).is_err() {
-                    return Err(Conflict::BudgetExhausted {
-                        spendable: spendable(&agent),
-                        needed: reserve.max(1),
-                    }
-                    .into());
-                }
+                refuse_unfundable(&agent, reserve)?;
                 if reserve > 0 || rolled {
                     agent.reserved_credits = agent.reserved_credits.saturating_add(reserve);
                     tx.update_agent(&agent, now).await?;
@@ -104,7 +102,7 @@ impl RunService {
                     log_bytes: 0,
                     log_lines: 0,
                     log_truncated: false,
-                    reserved_credits: reserve,
+                    reserved_credits: reserve.saturating_add(claimed),
                     credits_per_usd: service.credits_per_usd,
                 };
                 match tx.insert_run(&run).await {
@@ -121,7 +119,7 @@ impl RunService {
                     agent_id,
                     adapter: run.adapter.clone(),
                     model: run.model.clone(),
-                    reserved_credits: reserve,
+                    reserved_credits: run.reserved_credits,
                 });
                 tx.append_events(&[service.event(&actor, id.as_uuid(), now, &started)])
                     .await?;

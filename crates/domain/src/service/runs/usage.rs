@@ -96,7 +96,8 @@ impl RunService {
     /// unknown (no credits). The credits owed are drawn from the run's reservation,
     /// then from what the agent may still spend; whatever exceeds that is recorded as
     /// unfunded, the run is asked to stop (`budget`) and the agent is held back from
-    /// claiming and starting runs. A repeated `reportId` changes nothing.
+    /// claiming and starting runs. A repeated `reportId` changes nothing. The run
+    /// observer hears of a new report once it is committed.
     pub async fn report_usage(
         &self,
         actor: &Actor,
@@ -106,10 +107,14 @@ impl RunService {
         usage.check()?;
         let (service, actor) = (self.clone(), actor.clone());
         let report_id = UsageReportId::from_uuid(self.ids.new_id());
-        transact(self.uow.as_ref(), move |tx| {
+        let answer = transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move { service.record(tx, &actor, id, usage, report_id).await })
         })
-        .await
+        .await?;
+        if let Some(report) = &answer.report {
+            self.observer.usage_recorded(report);
+        }
+        Ok(answer)
     }
 
     /// [`report_usage`](Self::report_usage) inside its transaction.
@@ -242,6 +247,7 @@ impl RunService {
                     task_id: run.task_id,
                     agent_id: run.agent_id,
                     reason: StopReason::Budget.as_str(),
+                    note: None,
                 }),
             ));
         }

@@ -1,22 +1,27 @@
 //! Agents pulling work: an atomic claim with a lease, heartbeats that extend it, and
 //! the expiry that hands the work of a silent agent back (beyond the contract).
 
-use crate::service::runs::lose_open_run;
+use crate::service::runs::{lose_open_run, refuse_unfundable, reserve_for_claim};
 use time::OffsetDateTime;
 
 use super::{TaskService, locked_task};
 use crate::model::{
-    Actor, ActorKind, AgentId, AuditEvent, Capability, CapabilityName, Lease, OrgId, Reason, Task,
-    TaskAssigned, TaskClaimed, TaskId, TaskLeaseExpired, TaskStatus, instant,
+    Actor, ActorKind, AgentId, AuditEvent, Capability, CapabilityName, Lease, OrgId, Reason, Run,
+    Task, TaskAssigned, TaskClaimed, TaskId, TaskLeaseExpired, TaskStatus, instant,
 };
 use crate::policy::{self, Forbidden};
 use crate::ports::{AgentsTx, LedgerTx, Lock, RunsTx, TasksTx, WebhooksTx, transact};
-use crate::rules::budget::{held_back, roll_over};
+use crate::rules::budget::roll_over;
 use crate::rules::candidates::requirements;
 use crate::service::{Conflict, ServiceError};
 
 /// Candidates read per round of a claim.
 const PAGE: u32 = 25;
+
+/// A task whose lapsed lease the sweep handed back, and the open run it lost with it.
+struct HandedBack {
+    lost: Option<Run>,
+}
 
 /// One claim in progress: who, until when, why, at what time.
 struct Claim<'a> {
@@ -33,6 +38,21 @@ pub struct ClaimRequest {
     pub capabilities: Option<Vec<CapabilityName>>,
     /// How long it holds the task without a heartbeat.
     pub lease: Lease,
+    /// Credits of the agent to hold for the task (0 for none): its first run on the task
+    /// takes them over, and they go back when the task leaves the agent without one
+    /// (decision D-106).
+    pub reserve_credits: i64,
+}
+
+impl ClaimRequest {
+    /// Checks the reservation: from 0 to 1,000,000,000 credits.
+    pub fn check(&self) -> Result<(), crate::ValidationError> {
+        crate::rules::usage::check_amount(
+            "reserveCredits",
+            self.reserve_credits,
+            crate::service::CreditAmount::MAX,
+        )
+    }
 }
 
 impl TaskService {
@@ -42,12 +62,16 @@ impl TaskService {
     /// `in_progress` in one conditional update of the task, so among any number of
     /// racers, on any number of instances, one wins it and the others go on to the next
     /// task. `None` when nothing is claimable. Expired leases of the organization are
-    /// handed back first.
+    /// handed back first. A claim with `reserve_credits` holds them for the task in the
+    /// same transaction (decision D-106); one whose reservation cannot be made, or by an
+    /// agent held back by an exhausted budget, is refused (409 `budget_exhausted`) and
+    /// claims nothing.
     pub async fn claim(
         &self,
         actor: &Actor,
         request: ClaimRequest,
     ) -> Result<Option<Task>, ServiceError> {
+        request.check()?;
         let agent = claimer(actor)?;
         self.expire_leases(Some(actor.org_id), PAGE).await?;
         let held = self.tasks.claimer_capabilities(actor.org_id, agent).await?;
@@ -62,7 +86,7 @@ impl TaskService {
         transact(self.uow.as_ref(), move |tx| {
             Box::pin(async move {
                 service
-                    .claim_in(tx, &actor, agent, &offered, request.lease)
+                    .claim_in(tx, &actor, agent, &offered, &request)
                     .await
             })
         })
@@ -75,24 +99,17 @@ impl TaskService {
         actor: &Actor,
         agent: AgentId,
         offered: &[Capability],
-        lease: Lease,
+        request: &ClaimRequest,
     ) -> Result<Option<Task>, ServiceError> {
         let now = self.clock.now();
-        // An agent whose budget a run exhausted claims nothing until it can spend again
-        // (decision D-106).
-        if let Some(mut claimer) = tx.agent(actor.org_id, agent, Lock::Nothing).await?
-            && claimer.budget_exhausted
-        {
+        // An agent whose budget a run exhausted claims nothing until it can spend again,
+        // nor one whose reservation cannot be made (decision D-106). A first look without
+        // a lock; the reservation is checked again with the agent locked.
+        if let Some(mut claimer) = tx.agent(actor.org_id, agent, Lock::Nothing).await? {
             roll_over(&mut claimer, self.period, now);
-            if held_back(&claimer) {
-                return Err(Conflict::BudgetExhausted {
-                    spendable: 0,
-                    needed: 1,
-                }
-                .into());
-            }
+            refuse_unfundable(&claimer, request.reserve_credits)?;
         }
-        let until = instant::to_millis(now + lease.duration());
+        let until = instant::to_millis(now + request.lease.duration());
         let reason = Reason::new("claimed".to_owned())?;
         let mut offset = 0;
         loop {
@@ -119,7 +136,7 @@ impl TaskService {
                     now,
                 };
                 if let Some(claimed) = self.take(tx, actor, rest[at], &claim).await? {
-                    return Ok(Some(claimed));
+                    return self.reserve(tx, request, claimed, now).await;
                 }
                 rest = &rest[at + 1..];
             }
@@ -131,7 +148,7 @@ impl TaskService {
                     now,
                 };
                 if let Some(claimed) = self.take(tx, actor, task, &claim).await? {
-                    return Ok(Some(claimed));
+                    return self.reserve(tx, request, claimed, now).await;
                 }
             }
             if page.len() < PAGE as usize {
@@ -139,6 +156,30 @@ impl TaskService {
             }
             offset += PAGE;
         }
+    }
+
+    /// Holds the claim's reservation for the task just `claimed`, with the claimer locked
+    /// after the task; a reservation that no longer fits refuses the whole claim.
+    async fn reserve<T: AgentsTx + RunsTx + ?Sized>(
+        &self,
+        tx: &mut T,
+        request: &ClaimRequest,
+        claimed: Task,
+        now: OffsetDateTime,
+    ) -> Result<Option<Task>, ServiceError> {
+        if let Some(agent) = claimed.assignee_id {
+            let at = (self.period, now);
+            reserve_for_claim(
+                tx,
+                claimed.org_id,
+                agent,
+                claimed.id,
+                request.reserve_credits,
+                at,
+            )
+            .await?;
+        }
+        Ok(Some(claimed))
     }
 
     /// Assigns and starts `task` for the claim through the conditional update of the
@@ -218,7 +259,8 @@ impl TaskService {
     /// Hands back tasks whose claim's lease ran out (of `org`, or of every organization):
     /// each goes to `todo`, unassigned, with `task.lease_expired` and its transition, in
     /// its own transaction; one that changed meanwhile is left alone. At most `limit`
-    /// per call; answers the tasks handed back.
+    /// per call; answers the tasks handed back. The run observer hears of each run lost
+    /// with its task, once the hand-back committed.
     pub async fn expire_leases(
         &self,
         org: Option<OrgId>,
@@ -234,8 +276,13 @@ impl TaskService {
             })
             .await;
             match done {
-                Ok(true) => expired.push(id),
-                Ok(false) | Err(ServiceError::Conflict(_)) => {}
+                Ok(Some(back)) => {
+                    if let Some(run) = &back.lost {
+                        self.runs.run_ended(run);
+                    }
+                    expired.push(id);
+                }
+                Ok(None) | Err(ServiceError::Conflict(_)) => {}
                 Err(err) => return Err(err),
             }
         }
@@ -248,16 +295,16 @@ impl TaskService {
         org: OrgId,
         id: TaskId,
         now: OffsetDateTime,
-    ) -> Result<bool, ServiceError> {
+    ) -> Result<Option<HandedBack>, ServiceError> {
         let current = locked_task(tx, org, id).await?;
         let Some(expired_at) = current.lease_expires_at.filter(|at| *at <= now) else {
-            return Ok(false);
+            return Ok(None);
         };
         if current.status != TaskStatus::InProgress {
-            return Ok(false);
+            return Ok(None);
         }
         // Its open run is lost with the lease, before the task goes back (decision D-106).
-        lose_open_run(tx, self.ids.as_ref(), org, id, now).await?;
+        let lost = lose_open_run(tx, self.ids.as_ref(), org, id, now).await?;
         let mut task = current.clone();
         task.assignee_id = None;
         let before = vec![AuditEvent::TaskLeaseExpired(TaskLeaseExpired {
@@ -280,7 +327,7 @@ impl TaskService {
             now,
         )
         .await?;
-        Ok(true)
+        Ok(Some(HandedBack { lost }))
     }
 }
 

@@ -9,8 +9,9 @@ use crate::model::{
     OrgId, Reason, Task, TaskEscalated, TaskId,
 };
 use crate::policy;
-use crate::ports::{AgentsTx, Lock, TasksTx, WebhooksTx, transact};
+use crate::ports::{AgentsTx, Lock, RunsTx, TasksTx, WebhooksTx, transact};
 use crate::rules::escalation::{SweepThresholds, fallback_target, is_due};
+use crate::service::runs::release_claim;
 use crate::service::{Conflict, Page, PageRequest, ServiceError};
 
 /// What `POST /tasks/:id/escalate` asks for.
@@ -142,8 +143,9 @@ impl TaskService {
     }
 
     /// Writes `task.escalated` and reassigns `current` to the escalation's target when
-    /// there is one other than its assignee.
-    async fn hand_over<T: TasksTx + WebhooksTx + ?Sized>(
+    /// there is one other than its assignee; what the previous assignee's claim reserved
+    /// goes back to it (decision D-106).
+    async fn hand_over<T: AgentsTx + TasksTx + WebhooksTx + RunsTx + ?Sized>(
         &self,
         tx: &mut T,
         actor: &Actor,
@@ -162,6 +164,7 @@ impl TaskService {
             Some(target) if current.assignee_id != Some(target) => {
                 let mut task = current.clone();
                 task.assignee_id = Some(target);
+                release_claim(tx, &current, &task, now).await?;
                 self.save(tx, &current, task, now, vec![event]).await?;
             }
             _ => tx.append_events(&[event]).await?,
@@ -170,15 +173,25 @@ impl TaskService {
     }
 }
 
-/// The task's assignee, share-locked, if it has one.
-async fn assignee_of<T: AgentsTx + ?Sized>(
+/// The task's assignee, if it has one: share-locked, or locked for update when it holds
+/// a claim's reservation on the task, which a hand-over gives back to it (a share lock
+/// raised to an update later would deadlock two escalations of its tasks on PostgreSQL).
+async fn assignee_of<T: AgentsTx + RunsTx + ?Sized>(
     tx: &mut T,
     task: &Task,
 ) -> Result<Option<Agent>, ServiceError> {
-    match task.assignee_id {
-        Some(id) => Ok(tx.agent(task.org_id, id, Lock::Share).await?),
-        None => Ok(None),
-    }
+    let Some(id) = task.assignee_id else {
+        return Ok(None);
+    };
+    let held = tx
+        .claim_reservation(task.org_id, task.id, Lock::Update)
+        .await?;
+    let lock = if held.is_some_and(|held| held.agent_id == id) {
+        Lock::Update
+    } else {
+        Lock::Share
+    };
+    Ok(tx.agent(task.org_id, id, lock).await?)
 }
 
 /// Who takes over from `assignee` (decision D-37): its parent if it can take work,

@@ -34,8 +34,8 @@ use crate::model::{
 };
 use crate::policy;
 use crate::ports::{
-    AgentsTx, Clock, IdGenerator, LedgerTx, Lock, TaskFilter, TaskRepository, TasksTx, UnitOfWork,
-    WebhooksTx, transact,
+    AgentsTx, Clock, IdGenerator, LedgerTx, Lock, RunObserver, TaskFilter, TaskRepository, TasksTx,
+    UnitOfWork, Unobserved, WebhooksTx, transact,
 };
 use crate::rules::budget::{BudgetPeriod, roll_over};
 use crate::rules::reward::DEFAULT_TASK_REWARD;
@@ -139,6 +139,8 @@ pub struct TaskService {
     ids: Arc<dyn IdGenerator>,
     reward: i64,
     period: BudgetPeriod,
+    /// Told of the runs the lease sweep loses (decision D-106).
+    runs: Arc<dyn RunObserver>,
 }
 
 impl std::fmt::Debug for TaskService {
@@ -169,6 +171,7 @@ impl TaskService {
             ids,
             reward: DEFAULT_TASK_REWARD,
             period: BudgetPeriod::default(),
+            runs: Arc::new(Unobserved),
         }
     }
 
@@ -184,6 +187,14 @@ impl TaskService {
     #[must_use]
     pub fn with_budget_period(mut self, period: BudgetPeriod) -> Self {
         self.period = period;
+        self
+    }
+
+    /// Tells `observer` of each run the lease sweep loses, once its hand-back commits
+    /// (the run service tells of the runs their agents finish).
+    #[must_use]
+    pub fn with_run_observer(mut self, observer: Arc<dyn RunObserver>) -> Self {
+        self.runs = observer;
         self
     }
 

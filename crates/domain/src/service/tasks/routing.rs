@@ -112,6 +112,7 @@ impl TaskService {
             Box::pin(async move {
                 let current = locked_task(tx, actor.org_id, id).await?;
                 ensure_open(&current)?;
+                super::workflow::lock_for_reassign(tx, &current, chosen).await?;
                 check_assignable(tx, actor.org_id, chosen).await?;
                 service.reassign(tx, &actor, current, chosen).await
             })

@@ -1,6 +1,7 @@
 //! Moving tasks: transition (decisions D-30, D-31), approve (D-33), assign (D-34).
 
-use crate::service::runs::follow_task;
+use crate::service::locks::lock_agents_as;
+use crate::service::runs::{follow_task, holder_losing, release_claim};
 use time::OffsetDateTime;
 
 use super::{TaskService, check_assignable, ensure_open, locked_task};
@@ -10,7 +11,7 @@ use crate::model::{
     TaskResult, TaskStatus, TaskTransitioned,
 };
 use crate::policy;
-use crate::ports::{AgentsTx, LedgerTx, RunsTx, TasksTx, WebhooksTx, transact};
+use crate::ports::{AgentsTx, LedgerTx, Lock, RunsTx, TasksTx, WebhooksTx, transact};
 use crate::rules::transition::check_transition;
 use crate::service::{Conflict, ServiceError};
 
@@ -153,6 +154,7 @@ impl TaskService {
             Box::pin(async move {
                 let current = locked_task(tx, actor.org_id, id).await?;
                 ensure_open(&current)?;
+                lock_for_reassign(tx, &current, assignee).await?;
                 check_assignable(tx, actor.org_id, assignee).await?;
                 service.reassign(tx, &actor, current, assignee).await
             })
@@ -160,8 +162,9 @@ impl TaskService {
         .await
     }
 
-    /// Hands `current` (locked, open) to the checked `assignee`, with `task.assigned`.
-    pub(super) async fn reassign<T: TasksTx + WebhooksTx + RunsTx + ?Sized>(
+    /// Hands `current` (locked, open) to the checked `assignee`, with `task.assigned`;
+    /// what the previous assignee's claim reserved goes back to it (decision D-106).
+    pub(super) async fn reassign<T: AgentsTx + TasksTx + WebhooksTx + RunsTx + ?Sized>(
         &self,
         tx: &mut T,
         actor: &Actor,
@@ -183,6 +186,7 @@ impl TaskService {
         let event = self.task_event_at(actor, task.id, now, &handed);
         // The run of the agent losing the task is asked to stop (decision D-106).
         follow_task(tx, self.ids.as_ref(), actor, &current, &task, now).await?;
+        release_claim(tx, &current, &task, now).await?;
         self.save(tx, &current, task, now, vec![event]).await
     }
 
@@ -238,6 +242,29 @@ impl TaskService {
             .map(|w| self.task_event_at(actor, task.id, now, w))
             .collect();
         events.extend(self.settle(tx, actor, current, &task, now).await?);
+        // A claim's reservation goes back when the move ends the claim (decision D-106).
+        // After the settlement: it locked the holder with the other agents it changes,
+        // or no agent at all, so the holder is never locked out of order.
+        release_claim(tx, current, &task, now).await?;
         self.save(tx, current, task, now, events).await
     }
+}
+
+/// Before the new `assignee` of `current` is checked (share-locked): locks it together
+/// with the holder of the claim's reservation that the reassignment gives back, in the
+/// one ascending order of agent locks.
+pub(super) async fn lock_for_reassign<T: AgentsTx + RunsTx + ?Sized>(
+    tx: &mut T,
+    current: &Task,
+    assignee: AgentId,
+) -> Result<(), ServiceError> {
+    if let Some(holder) = holder_losing(tx, current, assignee).await? {
+        lock_agents_as(
+            tx,
+            current.org_id,
+            &[(assignee, Lock::Share), (holder, Lock::Update)],
+        )
+        .await?;
+    }
+    Ok(())
 }

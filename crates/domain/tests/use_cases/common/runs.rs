@@ -56,6 +56,7 @@ pub fn claim_request(seconds: i64) -> ClaimRequest {
     ClaimRequest {
         capabilities: None,
         lease: Lease::seconds(Some(seconds)).unwrap(),
+        reserve_credits: 0,
     }
 }
 

@@ -49,6 +49,10 @@ pub struct RunStopRequested {
     pub agent_id: AgentId,
     /// `cancelled`, `reassigned`, `budget` or `requested`.
     pub reason: &'static str,
+    /// What the person or agent who asked wrote (a `requested` stop's free text), when
+    /// given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// `budget.exhausted`: a run's usage cost more than its agent could still spend.
