@@ -20,7 +20,7 @@ use muster_domain::service::RunService;
 use tokio::sync::{mpsc, watch};
 
 use crate::dto::runs::{LogLineResponse, RunResponse};
-use crate::streams::{EventBody, EventStreams, StreamSlot};
+use crate::streams::{ClientQueue, EventBody, EventStreams, Next, StreamSlot};
 
 /// Opens the live log of `run` (already read as `actor`'s) after line `after`; the
 /// returned body holds `slot` until the client goes away.
@@ -40,10 +40,13 @@ pub(crate) fn open(
         actor,
         run,
         cursor: after,
-        tx,
-        dropped: Arc::clone(&dropped),
-        buffer: options.buffer,
-        patience: options.heartbeat,
+        queue: ClientQueue {
+            tx,
+            dropped: Arc::clone(&dropped),
+            buffer: options.buffer,
+            patience: options.heartbeat,
+            unit: "lines",
+        },
     };
     tokio::spawn(feed.run(
         streams.closing(),
@@ -62,16 +65,7 @@ struct Feed {
     run: RunId,
     /// The number of the last line sent (or the one the client resumed after).
     cursor: i64,
-    tx: mpsc::Sender<Bytes>,
-    dropped: Arc<OnceLock<String>>,
-    buffer: usize,
-    patience: Duration,
-}
-
-/// What a feed does next.
-enum Next {
-    Continue,
-    Stop,
+    queue: ClientQueue,
 }
 
 impl Feed {
@@ -91,7 +85,7 @@ impl Feed {
         let ends = tokio::time::Instant::now() + lifetime;
         loop {
             if tokio::time::Instant::now() >= ends {
-                self.drop_client(
+                self.queue.drop_client(
                     "this stream reached its longest life; reconnect with Last-Event-ID \
                      (your credentials are checked again)",
                 );
@@ -103,16 +97,16 @@ impl Feed {
             tokio::select! {
                 _ = look.tick() => {}
                 _ = beat.tick() => {
-                    if let Next::Stop = self.send(Bytes::from_static(b": heartbeat\n\n")).await {
+                    if let Next::Stop = self.queue.send(Bytes::from_static(b": heartbeat\n\n")).await {
                         return;
                     }
                 }
                 // Closed, or every `EventStreams` is gone: the server is shutting down.
                 () = shutting_down(&mut closing) => {
-                    self.drop_client("the server is shutting down; reconnect with Last-Event-ID");
+                    self.queue.drop_client("the server is shutting down; reconnect with Last-Event-ID");
                     return;
                 }
-                () = self.tx.closed() => return,
+                () = self.queue.tx.closed() => return,
                 () = tokio::time::sleep_until(ends) => {}
             }
         }
@@ -141,7 +135,11 @@ impl Feed {
             }
             for line in page.lines {
                 let seq = line.seq;
-                if let Next::Stop = self.send(line_frame(&LogLineResponse::from(line))).await {
+                if let Next::Stop = self
+                    .queue
+                    .send(line_frame(&LogLineResponse::from(line)))
+                    .await
+                {
                     return Next::Stop;
                 }
                 self.cursor = seq;
@@ -151,38 +149,16 @@ impl Feed {
             return Next::Continue;
         }
         // Sent whatever the wait; the stream ends either way.
-        let _ = self.send(end_frame(&RunResponse::from(run))).await;
+        let _ = self.queue.send(end_frame(&RunResponse::from(run))).await;
         Next::Stop
     }
 
     /// Ends the stream when its run or its log cannot be read (a database outage).
     fn unreadable(&self, err: &dyn std::fmt::Display) -> Next {
         tracing::warn!(error = %err, run = %self.run, "cannot read a run's log for a stream");
-        self.drop_client("the run's log could not be read; reconnect with Last-Event-ID");
+        self.queue
+            .drop_client("the run's log could not be read; reconnect with Last-Event-ID");
         Next::Stop
-    }
-
-    /// Queues a frame for the client. A client that leaves its buffer full for a whole
-    /// heartbeat interval is dropped: it resumes with `Last-Event-ID`.
-    async fn send(&self, frame: Bytes) -> Next {
-        match tokio::time::timeout(self.patience, self.tx.send(frame)).await {
-            Ok(Ok(())) => Next::Continue,
-            Ok(Err(_)) => Next::Stop,
-            Err(_) => {
-                self.drop_client(&format!(
-                    "this client left {} lines unread for {} s; reconnect with Last-Event-ID \
-                     to resume",
-                    self.buffer,
-                    self.patience.as_secs_f64()
-                ));
-                Next::Stop
-            }
-        }
-    }
-
-    /// Ends the stream, telling the client why once it has read what is buffered.
-    fn drop_client(&self, reason: &str) {
-        let _ = self.dropped.set(reason.to_owned());
     }
 }
 

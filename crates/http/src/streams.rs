@@ -133,10 +133,13 @@ impl EventStreams {
             filter,
             cursor: from.after,
             recorded: from.recorded,
-            tx,
-            dropped: Arc::clone(&dropped),
-            buffer: self.options.buffer,
-            patience: self.options.heartbeat,
+            queue: ClientQueue {
+                tx,
+                dropped: Arc::clone(&dropped),
+                buffer: self.options.buffer,
+                patience: self.options.heartbeat,
+                unit: "events",
+            },
         };
         tokio::spawn(feed.run(
             self.grown.clone(),
@@ -196,16 +199,51 @@ struct Feed {
     cursor: EventPosition,
     /// Events after the start that were recorded before it: not sent.
     recorded: Vec<EventPosition>,
-    tx: mpsc::Sender<Bytes>,
-    dropped: Arc<OnceLock<String>>,
-    buffer: usize,
-    patience: Duration,
+    queue: ClientQueue,
 }
 
 /// What a feed does next.
-enum Next {
+pub(crate) enum Next {
     Continue,
     Stop,
+}
+
+/// The client's side of a stream as its feed sees it: the bounded buffer it fills, and
+/// the reason it ends the stream with (shared by the event stream and the run log
+/// stream).
+pub(crate) struct ClientQueue {
+    pub(crate) tx: mpsc::Sender<Bytes>,
+    pub(crate) dropped: Arc<OnceLock<String>>,
+    pub(crate) buffer: usize,
+    pub(crate) patience: Duration,
+    /// What the stream carries, for the message to a dropped client ("events").
+    pub(crate) unit: &'static str,
+}
+
+impl ClientQueue {
+    /// Queues a frame for the client. A client that leaves its buffer full for a whole
+    /// heartbeat interval is dropped: it resumes with `Last-Event-ID`.
+    pub(crate) async fn send(&self, frame: Bytes) -> Next {
+        match tokio::time::timeout(self.patience, self.tx.send(frame)).await {
+            Ok(Ok(())) => Next::Continue,
+            Ok(Err(_)) => Next::Stop,
+            Err(_) => {
+                self.drop_client(&format!(
+                    "this client left {} {} unread for {} s; reconnect with Last-Event-ID \
+                     to resume",
+                    self.buffer,
+                    self.unit,
+                    self.patience.as_secs_f64()
+                ));
+                Next::Stop
+            }
+        }
+    }
+
+    /// Ends the stream, telling the client why once it has read what is buffered.
+    pub(crate) fn drop_client(&self, reason: &str) {
+        let _ = self.dropped.set(reason.to_owned());
+    }
 }
 
 impl Feed {
@@ -221,7 +259,7 @@ impl Feed {
         let ends = tokio::time::Instant::now() + lifetime;
         loop {
             if tokio::time::Instant::now() >= ends {
-                self.drop_client(
+                self.queue.drop_client(
                     "this stream reached its longest life; reconnect with Last-Event-ID \
                      (your credentials are checked again)",
                 );
@@ -233,16 +271,16 @@ impl Feed {
             tokio::select! {
                 changed = grown.changed() => {
                     if changed.is_err() {
-                        self.drop_client("the server is shutting down; reconnect with Last-Event-ID");
+                        self.queue.drop_client("the server is shutting down; reconnect with Last-Event-ID");
                         return;
                     }
                 }
                 _ = beat.tick() => {
-                    if let Next::Stop = self.send(Bytes::from_static(b": heartbeat\n\n")).await {
+                    if let Next::Stop = self.queue.send(Bytes::from_static(b": heartbeat\n\n")).await {
                         return;
                     }
                 }
-                () = self.tx.closed() => return,
+                () = self.queue.tx.closed() => return,
                 () = tokio::time::sleep_until(ends) => {}
             }
         }
@@ -259,7 +297,7 @@ impl Feed {
                 Ok(batch) => batch,
                 Err(err) => {
                     tracing::warn!(error = %err, "cannot read events for a stream");
-                    self.drop_client(
+                    self.queue.drop_client(
                         "the event log could not be read; reconnect with Last-Event-ID",
                     );
                     return Next::Stop;
@@ -271,7 +309,7 @@ impl Feed {
                     self.cursor = position;
                     continue;
                 }
-                if let Next::Stop = self.send(frame(&EventResponse::from(event))).await {
+                if let Next::Stop = self.queue.send(frame(&EventResponse::from(event))).await {
                     return Next::Stop;
                 }
                 self.cursor = position;
@@ -280,29 +318,6 @@ impl Feed {
                 return Next::Continue;
             }
         }
-    }
-
-    /// Queues a frame for the client. A client that leaves its buffer full for a whole
-    /// heartbeat interval is dropped: it resumes with `Last-Event-ID`.
-    async fn send(&self, frame: Bytes) -> Next {
-        match tokio::time::timeout(self.patience, self.tx.send(frame)).await {
-            Ok(Ok(())) => Next::Continue,
-            Ok(Err(_)) => Next::Stop,
-            Err(_) => {
-                self.drop_client(&format!(
-                    "this client left {} events unread for {} s; reconnect with Last-Event-ID \
-                     to resume",
-                    self.buffer,
-                    self.patience.as_secs_f64()
-                ));
-                Next::Stop
-            }
-        }
-    }
-
-    /// Ends the stream, telling the client why once it has read what is buffered.
-    fn drop_client(&self, reason: &str) {
-        let _ = self.dropped.set(reason.to_owned());
     }
 }
 
