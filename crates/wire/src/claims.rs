@@ -1,7 +1,7 @@
 //! Claims with leases: the request bodies (a claimed task is a
 //! [`TaskResponse`](super::tasks::TaskResponse), with its `leaseExpiresAt`).
 
-use muster_domain::model::{CapabilityName, Lease};
+use muster_domain::model::{CapabilityName, Lease, Reason};
 use muster_domain::service::ClaimRequest;
 use serde::{Deserialize, Serialize};
 
@@ -61,5 +61,29 @@ impl HeartbeatBody {
     /// The checked lease.
     pub fn lease(&self) -> Result<Lease, ValidationError> {
         Lease::seconds(self.lease_seconds)
+    }
+}
+
+/// Body of `POST /tasks/:id/release` (optional; no body at all is `{}`).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ReleaseBody {
+    /// Why the task is given back (at most 2,000 characters once trimmed; blank is
+    /// none): the transition to `todo` carries "released: " and it.
+    #[cfg_attr(feature = "openapi", schema(max_length = 2000))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl ReleaseBody {
+    /// The checked reason, trimmed; `None` when left out or blank.
+    pub fn reason(&self) -> Result<Option<Reason>, ValidationError> {
+        self.reason
+            .as_deref()
+            .map(str::trim)
+            .filter(|r| !r.is_empty())
+            .map(|r| Reason::new(r.to_owned()))
+            .transpose()
     }
 }

@@ -1,7 +1,7 @@
 //! `/tasks`: create, read, list, edit, move, claim.
 
 use muster_wire::Data;
-use muster_wire::claims::{ClaimBody, HeartbeatBody};
+use muster_wire::claims::{ClaimBody, HeartbeatBody, ReleaseBody};
 use muster_wire::paging::PageResponse;
 use muster_wire::tasks::{
     CreateTaskRequest, ListTasksQuery, PatchTaskRequest, TaskResponse, TransitionRequest,
@@ -84,6 +84,15 @@ impl Client {
     ) -> Result<TaskResponse, Error> {
         data(
             self.call(Method::POST, &format!("/tasks/{id}/heartbeat"), body)
+                .await,
+        )
+    }
+
+    /// `POST /tasks/:id/release`: gives a task the caller holds (assigned to it and
+    /// `in_progress`) back to the pool: `todo`, unassigned, claimable by any agent.
+    pub async fn release_task(&self, id: Uuid, body: &ReleaseBody) -> Result<TaskResponse, Error> {
+        data(
+            self.call(Method::POST, &format!("/tasks/{id}/release"), body)
                 .await,
         )
     }

@@ -125,6 +125,12 @@ impl Reason {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// `prefix` then `given` ("released: tests failed"): a reason the service words
+    /// around one a caller gave, which the prefix may take past [`Self::MAX_CHARS`].
+    pub(crate) fn prefixed(prefix: &str, given: &Self) -> Self {
+        Self(format!("{prefix}{}", given.0))
+    }
 }
 
 #[cfg(test)]

@@ -312,14 +312,15 @@ pub enum Conflict {
         /// What remains of the period's limit.
         remaining: i64,
     },
-    /// A run can only start on a task in progress (decision D-106).
-    #[error("Task is {}: a run starts only on a task in progress", status.as_str())]
+    /// A run starts, and a task is released, only while the task is in progress
+    /// (decision D-106).
+    #[error("Task is {}: a run starts, and a task is released, only while it is in progress", status.as_str())]
     TaskNotInProgress {
         /// The task's status.
         status: crate::model::TaskStatus,
     },
-    /// A run can only start on a task assigned to the caller (decision D-106).
-    #[error("Task is not assigned to you: only its assignee starts a run")]
+    /// Only the task's assignee starts a run of it or releases it (decision D-106).
+    #[error("Task is not assigned to you: only its assignee starts a run or releases it")]
     NotTaskAssignee,
     /// The task already has an open run (decision D-106).
     #[error("Task already has an open run: {run}")]

@@ -47,6 +47,7 @@ mod service_debug;
 mod sweep_and_guard;
 mod task_claims;
 mod task_edits;
+mod task_release;
 mod task_routing;
 mod task_service;
 mod task_transition;

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 use crate::answers;
 use crate::body::{parse_json, parse_optional_json};
 use crate::dto::Data;
-use crate::dto::claims::{ClaimBody, HeartbeatBody};
+use crate::dto::claims::{ClaimBody, HeartbeatBody, ReleaseBody};
 use crate::dto::events::ListEventsQuery;
 use crate::dto::paging::PageResponse;
 use crate::dto::routing::{CandidateResponse, CandidatesQuery};
@@ -42,6 +42,11 @@ pub(super) async fn call(
             let id = task_id(&mut args)?;
             let lease = read_optional::<HeartbeatBody>(args)?.lease()?;
             data(TaskResponse::from(tasks.heartbeat(actor, id, lease).await?))
+        }
+        "release_task" => {
+            let id = task_id(&mut args)?;
+            let reason = read_optional::<ReleaseBody>(args)?.reason()?;
+            data(TaskResponse::from(tasks.release(actor, id, reason).await?))
         }
         "list_tasks" => {
             let query: ListTasksQuery = read(args)?;

@@ -63,6 +63,13 @@ pub(super) const TOOLS: &[Spec] = &[
         own_id: false,
     },
     Spec {
+        name: "release_task",
+        description: "Give back a task assigned to you and in_progress (after a failed attempt, or when you stop): it goes to todo, unassigned, for any agent to claim again; what your claim reserved is given back, and an open run of it is asked to stop. An optional reason is recorded with the move. Answers {data: task}.",
+        operation: "releaseTask",
+        access: Access::Worker,
+        own_id: false,
+    },
+    Spec {
         name: "start_run",
         description: "Start your run of a task assigned to you and in_progress (id is the task's): one running run per task. Optionally name the adapter and model, and reserve credits for its usage. Answers {data: run}; every run answer carries stopRequested and stopReason: when stopRequested is true, stop and finish the run.",
         operation: "startRun",

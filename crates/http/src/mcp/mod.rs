@@ -44,7 +44,8 @@ const VERSIONS: [ProtocolVersion; 3] = [
 
 const INSTRUCTIONS: &str = "Muster coordinates work between agents and people. Claim the \
 next task with claim_task, keep its lease with heartbeat_task, report with comment_on_task \
-and finish with transition_task (status done, or review when it needs approval). Record the \
+and finish with transition_task (status done, or review when it needs approval), or give it \
+back for another agent with release_task. Record the \
 attempt with start_run, append_run_log, report_usage (tokens and cost, paid from your \
 credits) and finish_run; stop when an answer says stopRequested. Results are the JSON of \
 Muster's HTTP API.";

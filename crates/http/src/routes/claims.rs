@@ -1,5 +1,5 @@
-//! `POST /tasks/claim` and `POST /tasks/:id/heartbeat`: agents pulling work with a
-//! lease.
+//! `POST /tasks/claim`, `POST /tasks/:id/heartbeat` and `POST /tasks/:id/release`:
+//! agents pulling work with a lease, and giving it back.
 
 use actix_web::HttpResponse;
 use actix_web::web::{Data, Json, Path};
@@ -7,7 +7,7 @@ use actix_web::web::{Data, Json, Path};
 use super::tasks::{Answer, task_id};
 use crate::body::parse_optional_json;
 use crate::dto;
-use crate::dto::claims::{ClaimBody, HeartbeatBody};
+use crate::dto::claims::{ClaimBody, HeartbeatBody, ReleaseBody};
 use crate::dto::tasks::TaskResponse;
 use crate::error::ApiError;
 use crate::extract::Authenticated;
@@ -67,5 +67,38 @@ pub(super) async fn heartbeat(
     let id = task_id(&path)?;
     let lease = parse_optional_json::<HeartbeatBody>(&auth.body)?.lease()?;
     let task = state.tasks.heartbeat(&auth.actor, id, lease).await?;
+    Ok(Json(dto::Data { data: task.into() }))
+}
+
+/// `POST /tasks/:id/release`: the task, back in `todo` and unassigned.
+#[utoipa::path(
+    post,
+    path = "/tasks/{id}/release",
+    operation_id = "releaseTask",
+    tag = "tasks",
+    summary = "Give a task you hold back to the pool",
+    description = "The calling agent gives back a task assigned to it and `in_progress` \
+        (claimed, or moved there by the agent; a lease that already ran out is no \
+        obstacle), as the lease sweep hands back a silent agent's task: in one \
+        transaction the task goes to `todo`, unassigned and without a lease, claimable \
+        again by any agent; the claim's `reserveCredits` go back to the agent; an open run \
+        of the task is asked to stop (`stopReason` `reassigned`). Writes the transition \
+        `in_progress → todo` with the reason \"released\" (or \"released: \" and the \
+        `reason` given). 409 `not_task_assignee` when the task is not the caller's, \
+        `task_not_in_progress` when it is not in progress (a second release of one task \
+        gets this); users and API keys get 403 `agent_required`.",
+    params(("id" = uuid::Uuid, Path, description = "Task id")),
+    request_body = Option<ReleaseBody>,
+    responses((status = 200, description = "The task, in `todo` and unassigned", body = dto::Data<TaskResponse>)),
+    security(("agentId" = [], "agentTimestamp" = [], "agentNonce" = [], "agentSignature" = []), ("userToken" = []), ("apiKey" = []))
+)]
+pub(super) async fn release(
+    state: Data<AppState>,
+    path: Path<String>,
+    auth: Authenticated,
+) -> Answer<dto::Data<TaskResponse>> {
+    let id = task_id(&path)?;
+    let reason = parse_optional_json::<ReleaseBody>(&auth.body)?.reason()?;
+    let task = state.tasks.release(&auth.actor, id, reason).await?;
     Ok(Json(dto::Data { data: task.into() }))
 }

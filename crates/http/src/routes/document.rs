@@ -14,6 +14,7 @@ use utoipa::OpenApi;
     super::tasks::assign,
     super::claims::claim,
     super::claims::heartbeat,
+    super::claims::release,
     super::task_links::add_dependency,
     super::task_links::dependencies,
     super::task_links::remove_dependency,

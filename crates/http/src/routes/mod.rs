@@ -87,6 +87,7 @@ fn tasks(table: &mut Table<'_>) {
         .add(at("/tasks/{id}").get(tasks::get).patch(tasks::update))
         .post("/tasks/{id}/transition", tasks::transition)
         .post("/tasks/{id}/heartbeat", claims::heartbeat)
+        .post("/tasks/{id}/release", claims::release)
         .post("/tasks/{id}/approve", tasks::approve)
         .post("/tasks/{id}/assign", tasks::assign)
         .add(

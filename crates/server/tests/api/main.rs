@@ -140,6 +140,7 @@ mod tasks_escalation;
 mod tasks_isolation;
 mod tasks_permissions;
 mod tasks_read;
+mod tasks_release;
 mod tasks_rewards;
 mod tasks_routing;
 mod tasks_sweep;

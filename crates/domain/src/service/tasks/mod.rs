@@ -8,6 +8,7 @@ mod escalations;
 pub(crate) mod escrow;
 mod integration;
 mod outcomes;
+mod release;
 mod routing;
 mod sweep;
 mod templates;
