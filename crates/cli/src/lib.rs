@@ -17,8 +17,10 @@ mod task;
 #[cfg(test)]
 mod tests;
 mod usage;
+pub mod worker;
 
 pub use args::{AgentArgs, Connection, EventsArgs, RunArgs, TaskArgs, UsageArgs};
+pub use worker::WorkerArgs;
 
 /// Runs `muster task …`.
 pub async fn task(args: TaskArgs) -> anyhow::Result<()> {
@@ -55,4 +57,9 @@ pub async fn mcp(connection: Connection) -> anyhow::Result<()> {
 pub async fn events(args: EventsArgs) -> anyhow::Result<()> {
     let client = config::connect(&args.connection).await?;
     events::run(&client, args.command, args.connection.json).await
+}
+
+/// Runs `muster worker`: claims tasks and runs an agent CLI on each (see [`worker`]).
+pub async fn worker(args: WorkerArgs) -> anyhow::Result<()> {
+    worker::run(args).await
 }

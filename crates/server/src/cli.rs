@@ -66,6 +66,9 @@ pub enum Command {
     /// Serve MCP on stdin/stdout for a local agent, relaying to a running server's `/mcp`
     /// as the agent (or user) of the environment or profile.
     Mcp(muster_cli::Connection),
+    /// Work on tasks as an agent: claim them and run Claude Code, Codex, Gemini CLI or any
+    /// command on each, with its log, usage and stops (docs/worker.md).
+    Worker(muster_cli::WorkerArgs),
 }
 
 /// Where the database is.

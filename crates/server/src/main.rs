@@ -54,6 +54,7 @@ async fn run(small_pages: Result<(), String>) -> ExitCode {
         Command::Run(args) => muster_cli::runs(args).await,
         Command::Usage(args) => muster_cli::usage(args).await,
         Command::Mcp(connection) => muster_cli::mcp(connection).await,
+        Command::Worker(args) => muster_cli::worker(args).await,
     };
     telemetry.shutdown();
     match result {

@@ -91,7 +91,7 @@ impl LogBody {
 
 /// Body of `POST /runs/:id/usage`: the tokens one model used, and their cost when the
 /// agent knows it.
-#[derive(Debug, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct UsageBody {

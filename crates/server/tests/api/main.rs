@@ -154,3 +154,7 @@ mod webhooks_delivery;
 mod webhooks_manage;
 mod webhooks_prehooks;
 mod webhooks_targets;
+mod worker_adapters;
+mod worker_runs;
+mod worker_stops;
+mod worker_support;
