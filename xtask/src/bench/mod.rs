@@ -19,6 +19,7 @@ mod scenario;
 mod seed;
 pub(crate) mod server;
 pub(crate) mod sign;
+mod worker;
 
 use std::future::Future;
 use std::path::{Path, PathBuf};
@@ -54,10 +55,12 @@ pub struct BenchArgs {
     /// create-task, create-task-hooked, create-task-keyed, codehost-issue, transition,
     /// list-events, mixed, comment, candidates, get-agent, transfer, mcp-get-task,
     /// a2a-get-task, remote-push, dashboard-board, run-log, usage-report, claim, login,
-    /// login-flood.
-    /// `health` always runs first.
-    #[arg(long = "scenario", value_name = "NAME", value_parser = Scenario::parse)]
-    scenarios: Vec<Scenario>,
+    /// login-flood, worker.
+    /// `health` always runs first. `worker` is not a request load: it measures the CPU
+    /// `muster worker` and the server spend per task, with `true` as the agent CLI
+    /// (its own table), before the other scenarios' tasks are seeded.
+    #[arg(long = "scenario", value_name = "NAME", value_parser = Asked::parse)]
+    scenarios: Vec<Asked>,
     /// Rewrite docs/benchmarks.md with the results (the analysis section is kept).
     #[arg(long)]
     record: bool,
@@ -71,6 +74,37 @@ pub struct BenchArgs {
     /// Unmeasured warm-up seconds before each scenario.
     #[arg(long, hide = true, default_value_t = 2)]
     warmup: u64,
+    /// Tasks the `worker` scenario works through.
+    #[arg(long, hide = true, value_name = "N", default_value_t = worker::DEFAULT_TASKS)]
+    worker_tasks: usize,
+}
+
+/// A `--scenario`: a request load, or the worker's overhead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    Load(Scenario),
+    Worker,
+}
+
+impl Asked {
+    fn parse(name: &str) -> Result<Self, String> {
+        if name == worker::NAME {
+            return Ok(Self::Worker);
+        }
+        Scenario::parse(name).map(Self::Load).map_err(|err| {
+            // The load scenarios' message ends with their names: the worker's goes last.
+            if err.starts_with("unknown scenario") {
+                format!("{err}, {}", worker::NAME)
+            } else {
+                err
+            }
+        })
+    }
+}
+
+/// Whether the `worker` scenario runs: when asked, and in a run of every scenario.
+fn worker_asked(asked: &[Asked]) -> bool {
+    asked.is_empty() || asked.contains(&Asked::Worker)
 }
 
 /// `--engine`.
@@ -114,14 +148,22 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<bool> {
         .enable_all()
         .build()?;
     let scenarios = scenarios_to_run(&args.scenarios);
+    let with_worker = worker_asked(&args.scenarios);
     let mut reports = Vec::new();
     for engine in engines {
         eprintln!("xtask: benchmarking {engine}");
         let report = runtime.block_on(interruptible(bench_engine(
-            engine, args, &binary, &scenarios,
+            engine,
+            args,
+            &binary,
+            &scenarios,
+            with_worker,
         )))?;
         println!("\n## {engine}\n\n{}", report.markdown());
         reports.push(report);
+    }
+    if let Some(table) = report::worker_markdown(&reports) {
+        println!("\n## Worker overhead\n\n{table}");
     }
     println!("{}", planned_note());
     if args.record {
@@ -143,6 +185,7 @@ async fn bench_engine(
     args: &BenchArgs,
     binary: &Path,
     scenarios: &[Scenario],
+    with_worker: bool,
 ) -> anyhow::Result<EngineReport> {
     let db = BenchDatabase::create(engine)?;
     let key = generate_secret_key()?;
@@ -158,8 +201,10 @@ async fn bench_engine(
         wanted: AGENTS_WANTED,
     })
     .await?;
-    let agents = Arc::new(agents);
-    let agent_ids = Arc::new(agent_ids);
+    let (agents, agent_ids) = (Arc::new(agents), Arc::new(agent_ids));
+    // Before the seeded tasks: the worker must find only the tasks made for it.
+    let worker =
+        measure_worker(with_worker, engine, args, binary, &mut server, &agents, &db).await?;
     let seeding = Instant::now();
     let task_ids = Arc::new(create_tasks(server.addr, &agents, args.tasks, false).await?);
     let seeded = (task_ids.len(), seeding.elapsed());
@@ -247,6 +292,7 @@ async fn bench_engine(
         rows,
         deliveries,
         restarts,
+        worker,
     })
 }
 
@@ -366,11 +412,49 @@ async fn interruptible<T>(work: impl Future<Output = anyhow::Result<T>>) -> anyh
     }
 }
 
-/// The asked scenarios in their canonical order, without repeats, `health` first.
-fn scenarios_to_run(asked: &[Scenario]) -> Vec<Scenario> {
+/// The `worker` scenario on `engine`'s server, before any other task exists (when
+/// `asked`).
+async fn measure_worker(
+    asked: bool,
+    engine: Engine,
+    args: &BenchArgs,
+    binary: &Path,
+    server: &mut Server,
+    agents: &Arc<Vec<sign::Credentials>>,
+    db: &BenchDatabase,
+) -> anyhow::Result<Option<worker::WorkerFigures>> {
+    if !asked {
+        return Ok(None);
+    }
+    eprintln!(
+        "xtask: {engine}: worker ({} tasks; server pid {})",
+        args.worker_tasks,
+        server.pid()
+    );
+    let figures = worker::measure(&worker::WorkerPlan {
+        binary,
+        addr: server.addr,
+        server_pid: server.pid(),
+        agents,
+        tasks: args.worker_tasks,
+        scratch: db.work_dir(),
+    })
+    .await?;
+    server.ensure_running()?;
+    eprintln!(
+        "xtask: {engine}: worker: {:.0} tasks/s, {:.2} ms server + worker CPU per task",
+        figures.tasks_per_second(),
+        figures.overhead_ms_per_task()
+    );
+    Ok(Some(figures))
+}
+
+/// The asked load scenarios in their canonical order, without repeats, `health` first
+/// (also when only `worker` is asked).
+fn scenarios_to_run(asked: &[Asked]) -> Vec<Scenario> {
     Scenario::ALL
         .into_iter()
-        .filter(|s| asked.is_empty() || *s == Scenario::Health || asked.contains(s))
+        .filter(|s| asked.is_empty() || *s == Scenario::Health || asked.contains(&Asked::Load(*s)))
         .collect()
 }
 
@@ -422,9 +506,21 @@ mod tests {
     #[test]
     fn health_always_runs_first() {
         assert_eq!(scenarios_to_run(&[]), Scenario::ALL.to_vec());
+        let asked = [Scenario::Mixed, Scenario::GetTask, Scenario::Mixed].map(Asked::Load);
         assert_eq!(
-            scenarios_to_run(&[Scenario::Mixed, Scenario::GetTask, Scenario::Mixed]),
+            scenarios_to_run(&asked),
             vec![Scenario::Health, Scenario::GetTask, Scenario::Mixed]
         );
+        assert_eq!(scenarios_to_run(&[Asked::Worker]), vec![Scenario::Health]);
+    }
+
+    #[test]
+    fn the_worker_runs_when_asked_and_in_a_full_run() {
+        assert_eq!(Asked::parse("worker"), Ok(Asked::Worker));
+        assert_eq!(Asked::parse("get-task"), Ok(Asked::Load(Scenario::GetTask)));
+        assert!(Asked::parse("nope").unwrap_err().ends_with(", worker"));
+        assert!(worker_asked(&[]));
+        assert!(worker_asked(&[Asked::Worker]));
+        assert!(!worker_asked(&[Asked::Load(Scenario::GetTask)]));
     }
 }

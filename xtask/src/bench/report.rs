@@ -11,6 +11,7 @@ use anyhow::Context;
 use super::database::Engine;
 use super::load::LoadOutcome;
 use super::scenario::{PLANNED, Scenario};
+use super::worker::WorkerFigures;
 
 /// Everything in docs/benchmarks.md after this line is kept when the file is rewritten.
 const ANALYSIS_MARKER: &str = "<!-- analysis -->";
@@ -74,6 +75,8 @@ pub struct EngineReport {
     pub deliveries: Option<DeliveryFigures>,
     /// The server started again on the database the run left (`None` when that failed).
     pub restarts: Option<Restarts>,
+    /// What `muster worker` cost per task, when the `worker` scenario ran.
+    pub worker: Option<WorkerFigures>,
 }
 
 /// Start to ready on an existing database: the one the scenarios filled.
@@ -138,6 +141,7 @@ impl EngineReport {
     /// Whether any scenario had errors.
     pub fn has_errors(&self) -> bool {
         self.rows.iter().any(|r| r.errors > 0)
+            || self.worker.as_ref().is_some_and(|w| w.failed() > 0)
     }
 
     /// The engine's section: a summary line and the table.
@@ -184,6 +188,54 @@ impl EngineReport {
         }
         out
     }
+}
+
+/// What the `worker` scenario measures, for the recorded section.
+const WORKER_METHOD: &str = "Unassigned `todo` tasks are created on the engine's fresh \
+     database (before the load scenarios' tasks are seeded, so the worker claims exactly \
+     these), then `muster worker --adapter command --command true --concurrency 4 --poll 1` \
+     works through them as a seeded worker-mode agent: for each task a claim, a run \
+     started, the task's comments and dependencies read for the prompt, a fresh \
+     workspace, `true` run with the prompt on its stdin, the run finished, a result \
+     comment and the move to `review`. The bench asks `GET /tasks?status=todo&limit=1` \
+     every 50 ms until none is left in `todo` or `in_progress`, then stops the worker \
+     (SIGTERM). Wall time is from starting the worker to that moment; server CPU is the \
+     `muster serve` process's user + system time over it (the bench's status checks \
+     included, PostgreSQL's processes not); worker CPU is the `muster worker` process's \
+     own, start-up included; `true` is the CPU of the programs it ran (its children), \
+     shown apart: an agent CLI's own work is not the worker's overhead. The goal (#65) \
+     is at most 5 ms of server plus worker CPU per task.";
+
+/// The `worker` scenario's table, one row per engine that ran it (`None`: none did).
+pub fn worker_markdown(reports: &[EngineReport]) -> Option<String> {
+    let rows: Vec<(Engine, &WorkerFigures)> = reports
+        .iter()
+        .filter_map(|r| r.worker.as_ref().map(|w| (r.engine, w)))
+        .collect();
+    if rows.is_empty() {
+        return None;
+    }
+    let mut out = String::from(
+        "| engine | tasks | failed | wall s | tasks/s | server ms/task | worker ms/task | \
+         server + worker ms/task | `true` ms/task | worker peak RSS MiB |\n\
+         |---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n",
+    );
+    for (engine, w) in rows {
+        let _ = writeln!(
+            out,
+            "| {engine} | {} | {} | {:.1} | {:.0} | {:.2} | {:.2} | {:.2} | {:.2} | {:.1} |",
+            w.tasks,
+            w.failed(),
+            w.wall.as_secs_f64(),
+            w.tasks_per_second(),
+            w.ms_per_task(w.server_ticks),
+            w.ms_per_task(w.worker_ticks),
+            w.overhead_ms_per_task(),
+            w.ms_per_task(w.children_ticks),
+            as_f64(w.worker_peak_rss_kib) / 1024.0,
+        );
+    }
+    Some(out)
 }
 
 /// The line naming the scenarios that cannot run yet.
@@ -301,6 +353,9 @@ pub fn record(path: &Path, info: &RunInfo, reports: &[EngineReport]) -> anyhow::
     );
     for report in reports {
         let _ = write!(out, "## {}\n\n{}\n", report.engine, report.markdown());
+    }
+    if let Some(table) = worker_markdown(reports) {
+        let _ = write!(out, "## Worker overhead\n\n{WORKER_METHOD}\n\n{table}\n");
     }
     out.push_str(&planned_note());
     out.push('\n');

@@ -318,18 +318,29 @@ fn free_port() -> anyhow::Result<SocketAddr> {
 /// User plus system CPU time of `pid`, in clock ticks (fields 14 and 15 of
 /// /proc/PID/stat, counted after the parenthesized command name, which may hold spaces).
 pub fn cpu_ticks(pid: u32) -> anyhow::Result<u64> {
+    // `after_name` starts at field 3 (state), so fields 14 and 15 are at 11 and 12.
+    stat_ticks(pid, 11)
+}
+
+/// User plus system CPU time of the children `pid` has waited for, in clock ticks
+/// (fields 16 and 17 of /proc/PID/stat: `cutime` and `cstime`).
+pub fn children_cpu_ticks(pid: u32) -> anyhow::Result<u64> {
+    stat_ticks(pid, 13)
+}
+
+/// The sum of two adjacent /proc/PID/stat fields, `first` counted from the state field.
+fn stat_ticks(pid: u32, first: usize) -> anyhow::Result<u64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))
         .with_context(|| format!("cannot read /proc/{pid}/stat"))?;
     let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
     let fields: Vec<&str> = after_name.split_whitespace().collect();
-    // `after_name` starts at field 3 (state), so fields 14 and 15 are at 11 and 12.
     let field = |i: usize| -> anyhow::Result<u64> {
         fields
             .get(i)
             .and_then(|v| v.parse().ok())
             .context("unexpected /proc/PID/stat format")
     };
-    Ok(field(11)? + field(12)?)
+    Ok(field(first)? + field(first + 1)?)
 }
 
 /// Clock ticks per second (`getconf CLK_TCK`; 100 on Linux), for [`cpu_ticks`].
@@ -387,6 +398,7 @@ mod tests {
             assert!(peak_rss_kib(pid).unwrap() > 0);
         }
         cpu_ticks(pid).unwrap();
+        children_cpu_ticks(pid).unwrap();
         assert!(clock_ticks_per_second() > 0);
     }
 
