@@ -19,16 +19,11 @@ const PROVIDER: &str = "anthropic";
 
 /// `claude -p PROMPT --output-format stream-json --verbose [EXTRA…]`.
 pub fn invocation(program: &str, prompt: &str, extra: &[String]) -> Invocation {
-    let mut args: Vec<String> = ["-p", prompt, "--output-format", "stream-json", "--verbose"]
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
-    args.extend(extra.iter().cloned());
-    Invocation {
-        program: program.to_owned(),
-        args,
-        stdin: None,
-    }
+    Invocation::with_args(
+        program,
+        &["-p", prompt, "--output-format", "stream-json", "--verbose"],
+        extra,
+    )
 }
 
 /// Reads one run of Claude Code.

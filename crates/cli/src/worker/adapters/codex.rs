@@ -24,16 +24,7 @@ const PROVIDER: &str = "openai";
 
 /// `codex exec --json PROMPT [EXTRA…]`.
 pub fn invocation(program: &str, prompt: &str, extra: &[String]) -> Invocation {
-    let mut args: Vec<String> = ["exec", "--json", prompt]
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
-    args.extend(extra.iter().cloned());
-    Invocation {
-        program: program.to_owned(),
-        args,
-        stdin: None,
-    }
+    Invocation::with_args(program, &["exec", "--json", prompt], extra)
 }
 
 /// Token totals of the thread so far.

@@ -85,6 +85,23 @@ pub struct Invocation {
     pub stdin: Option<String>,
 }
 
+impl Invocation {
+    /// `program` with the adapter's own arguments, then the worker's trailing `extra`
+    /// ones, and nothing on stdin.
+    fn with_args(program: &str, own: &[&str], extra: &[String]) -> Self {
+        let args = own
+            .iter()
+            .map(|a| (*a).to_owned())
+            .chain(extra.iter().cloned())
+            .collect();
+        Self {
+            program: program.to_owned(),
+            args,
+            stdin: None,
+        }
+    }
+}
+
 /// The stream a log line came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Stream {
