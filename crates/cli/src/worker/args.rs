@@ -57,6 +57,11 @@ pub struct WorkerArgs {
     /// Work on one task, then exit (at once when none is claimable).
     #[arg(long)]
     pub once: bool,
+    /// Pass the worker's Muster credentials (`MUSTER_AGENT_SECRET`, `MUSTER_API_KEY`,
+    /// `MUSTER_PASSWORD`, `MUSTER_TOTP_CODE`) on to the CLI, for a CLI that calls
+    /// Muster itself as the agent (through `muster mcp`). Off: the CLI never sees them.
+    #[arg(long)]
+    pub pass_credentials: bool,
     /// Arguments passed on to the CLI, after `--`.
     #[arg(last = true, value_name = "ARGS")]
     pub args: Vec<String>,

@@ -10,6 +10,7 @@ use tokio::sync::mpsc;
 use super::conclude::{self, Conclusion};
 use super::process::{Environment, Process};
 use super::prompt::PromptInput;
+use super::retry::persist;
 use super::supervise::{self, Watch};
 use super::{Shared, say};
 
@@ -17,11 +18,14 @@ use super::{Shared, say};
 const MAX_DEPENDENCIES: usize = 20;
 /// The comments read for the prompt, at most (the newest).
 const MAX_COMMENTS: u32 = 100;
+/// Pages of comments read to reach the newest, at most (10,000 comments).
+const MAX_COMMENT_PAGES: usize = 100;
 
 /// Works on `task`, claimed by this worker: starts a run, runs the CLI in a fresh
 /// workspace, finishes the run and moves the task on. Never fails: what goes wrong is
 /// told to the server (the run's log, its summary, the task's next status) and here.
-pub async fn work_on(shared: &Shared, task: TaskResponse) {
+/// Whether the CLI ran (`false`: no run, workspace or program could be started).
+pub async fn work_on(shared: &Shared, task: TaskResponse) -> bool {
     let settings = &shared.settings;
     let client = &shared.client;
     let start = StartRunBody {
@@ -39,7 +43,7 @@ pub async fn work_on(shared: &Shared, task: TaskResponse) {
                 &format!("the worker could not start a run: {err}"),
             )
             .await;
-            return;
+            return false;
         }
     };
     say(&format!(
@@ -49,7 +53,7 @@ pub async fn work_on(shared: &Shared, task: TaskResponse) {
     if run.stop_requested {
         let conclusion = Conclusion::stopped_before_start(&run);
         conclude::conclude(shared, &task, &run, conclusion, None).await;
-        return;
+        return true;
     }
     let workspace = match settings.workspaces.prepare(task.id, run.id).await {
         Ok(workspace) => workspace,
@@ -57,7 +61,7 @@ pub async fn work_on(shared: &Shared, task: TaskResponse) {
             let conclusion =
                 Conclusion::failed(None, format!("could not prepare a workspace: {err:#}"));
             conclude::conclude(shared, &task, &run, conclusion, None).await;
-            return;
+            return false;
         }
     };
     let (comments, dependencies) = context(shared, &task).await;
@@ -77,13 +81,14 @@ pub async fn work_on(shared: &Shared, task: TaskResponse) {
         task_title: &task.title,
         run_id: run.id.to_string(),
         workspace: &workspace.path,
+        pass_credentials: settings.pass_credentials,
     };
     let process = match Process::start(&invocation, &env, tx) {
         Ok(process) => process,
         Err(err) => {
             let conclusion = Conclusion::failed(None, format!("{err:#}"));
             conclude::conclude(shared, &task, &run, conclusion, Some(workspace)).await;
-            return;
+            return false;
         }
     };
     let mut reader = settings.adapter.reader(settings.model.as_deref());
@@ -103,6 +108,7 @@ pub async fn work_on(shared: &Shared, task: TaskResponse) {
     .await;
     let conclusion = conclusion_of(&ended, reader.as_mut());
     conclude::conclude(shared, &task, &run, conclusion, Some(workspace)).await;
+    true
 }
 
 /// What came of a run whose CLI ended (or was stopped).
@@ -140,20 +146,7 @@ async fn context(
     task: &TaskResponse,
 ) -> (Vec<CommentResponse>, Vec<TaskResponse>) {
     let client = &shared.client;
-    let page = PageQuery {
-        limit: Some(MAX_COMMENTS),
-        ..PageQuery::default()
-    };
-    let comments = match client.list_comments(task.id, &page).await {
-        Ok(page) => page.data,
-        Err(err) => {
-            say(&format!(
-                "task {}: comments left out of the prompt: {err}",
-                task.id
-            ));
-            Vec::new()
-        }
-    };
+    let comments = newest_comments(shared, task).await;
     let mut dependencies = Vec::new();
     match client.list_dependencies(task.id).await {
         Ok(links) => {
@@ -173,6 +166,42 @@ async fn context(
         )),
     }
     (comments, dependencies)
+}
+
+/// The task's newest [`MAX_COMMENTS`] comments, oldest first: the route lists oldest
+/// first, so the pages are read to the end (at most [`MAX_COMMENT_PAGES`] of them).
+async fn newest_comments(shared: &Shared, task: &TaskResponse) -> Vec<CommentResponse> {
+    let mut newest = std::collections::VecDeque::new();
+    let mut cursor = None;
+    for _ in 0..MAX_COMMENT_PAGES {
+        let page = PageQuery {
+            limit: Some(MAX_COMMENTS),
+            cursor: cursor.take(),
+        };
+        match shared.client.list_comments(task.id, &page).await {
+            Ok(page) => {
+                let last = page.data.is_empty();
+                for comment in page.data {
+                    if newest.len() == MAX_COMMENTS as usize {
+                        newest.pop_front();
+                    }
+                    newest.push_back(comment);
+                }
+                match page.meta {
+                    Some(next) if !last => cursor = Some(next.next_cursor),
+                    _ => break,
+                }
+            }
+            Err(err) => {
+                say(&format!(
+                    "task {}: comments left out of the prompt: {err}",
+                    task.id
+                ));
+                break;
+            }
+        }
+    }
+    newest.into()
 }
 
 /// Appends one `system` line to the run's log (best effort).
@@ -201,7 +230,7 @@ pub async fn finish(
         exit_code,
         summary,
     };
-    if let Err(err) = shared.client.finish_run(run_id, &body).await {
+    if let Err(err) = persist(|| shared.client.finish_run(run_id, &body)).await {
         say(&format!("run {run_id}: could not be finished: {err}"));
     }
 }

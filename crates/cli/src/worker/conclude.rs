@@ -11,6 +11,7 @@ use muster_client::types::task_links::CommentRequest;
 use muster_client::types::tasks::{TaskResponse, TransitionRequest};
 
 use super::attempt::{finish, note};
+use super::retry::persist;
 use super::supervise::{Stop, describe};
 use super::workspace::Workspace;
 use super::{Shared, say};
@@ -238,7 +239,7 @@ async fn release(shared: &Shared, task: &TaskResponse, reason: &str) {
     let body = ReleaseBody {
         reason: Some(clip(reason, MAX_REASON_CHARS)),
     };
-    if let Err(err) = shared.client.release_task(task.id, &body).await {
+    if let Err(err) = persist(|| shared.client.release_task(task.id, &body)).await {
         say(&format!("task {}: could not give it back: {err}", task.id));
     }
 }
@@ -291,7 +292,7 @@ async fn comment(shared: &Shared, task: &TaskResponse, text: &str) {
         body: clip(text, MAX_RESULT_CHARS),
         parent_comment_id: None,
     };
-    if let Err(err) = shared.client.comment_on_task(task.id, &body).await {
+    if let Err(err) = persist(|| shared.client.comment_on_task(task.id, &body)).await {
         say(&format!("task {}: could not comment: {err}", task.id));
     }
 }
@@ -309,7 +310,7 @@ async fn transition(
         result,
         outcome: None,
     };
-    if let Err(err) = shared.client.transition_task(task.id, &body).await {
+    if let Err(err) = persist(|| shared.client.transition_task(task.id, &body)).await {
         say(&format!(
             "task {}: could not move it to {}: {err}",
             task.id,

@@ -11,6 +11,7 @@ mod conclude;
 mod log_batch;
 mod process;
 pub mod prompt;
+mod retry;
 mod supervise;
 pub mod workspace;
 
@@ -54,6 +55,7 @@ pub struct Settings {
     pub poll: Duration,
     pub template: Template,
     pub workspaces: Workspaces,
+    pub pass_credentials: bool,
 }
 
 /// What every slot shares.
@@ -67,7 +69,11 @@ pub struct Shared {
 /// Runs `muster worker` until it is told to stop (or, with `--once`, after one task).
 pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
     let settings = settings(&args)?;
-    let client = crate::config::connect(&args.connection).await?;
+    // A broken connection is sent again (under the same Idempotency-Key) for about
+    // seven seconds: a worker outlives a server restart.
+    let client = crate::config::connect(&args.connection)
+        .await?
+        .with_retries(8);
     let (tell, shutdown) = watch::channel(Shutdown::No);
     let signals = listen(tell)?;
     let shared = std::sync::Arc::new(Shared {
@@ -88,14 +94,21 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
         let once = args.once;
         running.spawn(async move { slot(&shared, once).await });
     }
+    let mut claim_failed = None;
     while let Some(done) = running.join_next().await {
-        if let Err(err) = done {
-            say(&format!("a slot ended unexpectedly: {err}"));
+        match done {
+            Ok(Err(err)) => claim_failed = Some(err),
+            Ok(Ok(())) => {}
+            Err(err) => say(&format!("a slot ended unexpectedly: {err}")),
         }
     }
     signals.abort();
     say("stopped");
-    Ok(())
+    // With --once, a claim the server refused is a failure, not "nothing to do".
+    match claim_failed {
+        Some(err) => Err(anyhow::anyhow!("could not claim: {err}")),
+        None => Ok(()),
+    }
 }
 
 /// Checks the arguments: a bad template, repository or command fails here, at start.
@@ -120,9 +133,17 @@ fn settings(args: &WorkerArgs) -> anyhow::Result<Settings> {
         .clone()
         .unwrap_or_else(Workspaces::default_root);
     let workspaces = Workspaces::new(root, args.repo.clone())?;
+    let model = args::model_in(&args.args).map(str::to_owned);
+    if let Some(model) = &model {
+        // What a run's start takes: refused there, it would fail every task.
+        anyhow::ensure!(
+            !model.trim().is_empty() && model.chars().count() <= 100,
+            "--model must be 1 to 100 characters"
+        );
+    }
     Ok(Settings {
         adapter: args.adapter,
-        model: args::model_in(&args.args).map(str::to_owned),
+        model,
         program,
         args: args.args.clone(),
         capabilities: args.capabilities.clone(),
@@ -134,6 +155,7 @@ fn settings(args: &WorkerArgs) -> anyhow::Result<Settings> {
         poll: Duration::from_secs(u64::from(args.poll)),
         template,
         workspaces,
+        pass_credentials: args.pass_credentials,
     })
 }
 
@@ -162,8 +184,9 @@ fn listen(tell: watch::Sender<Shutdown>) -> anyhow::Result<tokio::task::JoinHand
     }))
 }
 
-/// One slot: claims a task, works on it, and again, until the worker stops.
-async fn slot(shared: &Shared, once: bool) {
+/// One slot: claims a task, works on it, and again, until the worker stops. With
+/// `once`, a claim's refusal ends it with that refusal.
+async fn slot(shared: &Shared, once: bool) -> Result<(), muster_client::Error> {
     let settings = &shared.settings;
     let body = ClaimBody {
         capabilities: (!settings.capabilities.is_empty()).then(|| settings.capabilities.clone()),
@@ -173,25 +196,30 @@ async fn slot(shared: &Shared, once: bool) {
     let mut shutdown = shared.shutdown.clone();
     loop {
         if *shutdown.borrow() != Shutdown::No {
-            return;
+            return Ok(());
         }
         let wait = match shared.client.claim_task(&body).await {
             Ok(Some(task)) => {
-                attempt::work_on(shared, task).await;
+                let ran = attempt::work_on(shared, task).await;
                 if once {
-                    return;
+                    return Ok(());
                 }
-                continue;
+                if ran {
+                    continue;
+                }
+                // The CLI could not even start (a missing program, a workspace that
+                // cannot be made): no hot loop through every claimable task.
+                settings.poll
             }
             Ok(None) if once => {
                 say("no task to claim");
-                return;
+                return Ok(());
             }
             Ok(None) => settings.poll,
             Err(err) => {
                 say(&format!("could not claim: {err}"));
                 if once {
-                    return;
+                    return Err(err);
                 }
                 settings.poll
             }

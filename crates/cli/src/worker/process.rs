@@ -16,7 +16,7 @@ use tokio::sync::mpsc;
 use super::adapters::{Invocation, Stream};
 
 /// The longest line passed on whole; a longer one arrives in pieces of this size.
-pub const MAX_LINE_BYTES: usize = 64 * 1024;
+pub const MAX_LINE_BYTES: usize = 4 * 1024 * 1024;
 
 /// A line the program printed.
 #[derive(Debug)]
@@ -37,7 +37,19 @@ pub struct Environment<'a> {
     pub task_title: &'a str,
     pub run_id: String,
     pub workspace: &'a Path,
+    /// Whether the worker's credentials stay in its environment (`--pass-credentials`).
+    pub pass_credentials: bool,
 }
+
+/// The variables that hold a Muster secret: a CLI does not inherit them unless told to
+/// (whatever it prints reaches the run's log, and a prompt may be written by anyone who
+/// may comment on a task).
+const SECRET_VARIABLES: [&str; 4] = [
+    "MUSTER_AGENT_SECRET",
+    "MUSTER_API_KEY",
+    "MUSTER_PASSWORD",
+    "MUSTER_TOTP_CODE",
+];
 
 impl Process {
     /// Starts `invocation` in `env.workspace`, in a new process group; its stdout and
@@ -48,6 +60,11 @@ impl Process {
         lines: mpsc::Sender<Line>,
     ) -> anyhow::Result<Self> {
         let mut command = Command::new(&invocation.program);
+        if !env.pass_credentials {
+            for name in SECRET_VARIABLES {
+                command.env_remove(name);
+            }
+        }
         command
             .args(&invocation.args)
             .current_dir(env.workspace)
@@ -226,6 +243,7 @@ mod tests {
             task_title: "Title",
             run_id: "r-1".to_owned(),
             workspace: dir,
+            pass_credentials: false,
         }
     }
 

@@ -80,6 +80,9 @@ pub async fn watch(
     let mut lines_open = true;
     let mut drain_until: Option<Instant> = None;
     let mut shutdown_at: Option<Instant> = shutdown_deadline(*shutdown.borrow(), w.grace);
+    // The stop that ended the CLI: one heard after the CLI exited on its own (the budget
+    // spent by its final usage report) changes nothing of what it did.
+    let mut interrupted: Option<Stop> = None;
     let far = Instant::now() + Duration::from_secs(86_400 * 365);
     loop {
         if exit.is_some() && !lines_open {
@@ -136,7 +139,8 @@ pub async fn watch(
                 calls.stop.get_or_insert(Stop::Shutdown);
             },
         }
-        if let (Some(_), None) = (calls.stop, exit) {
+        if let (Some(stop), None) = (calls.stop, exit) {
+            interrupted = Some(stop);
             let code = process.stop(w.grace).await.unwrap_or(None);
             exit = Some(code);
             process.reap_group();
@@ -145,7 +149,7 @@ pub async fn watch(
     }
     calls.flush(&mut log).await;
     // A last word from the worker itself when it stopped the CLI.
-    if let Some(stop) = calls.stop {
+    if let Some(stop) = interrupted {
         log.push(
             Stream::System,
             format!("[muster worker] {}", describe(stop)),
@@ -154,8 +158,19 @@ pub async fn watch(
     }
     Ended {
         exit_code: exit.unwrap_or(None),
-        stop: calls.stop,
+        stop: interrupted.or(calls.stop.filter(|stop| no_longer_ours(*stop))),
     }
+}
+
+/// Whether a stop heard after the CLI exited on its own still ends the run as stopped:
+/// when the task is no longer the worker's (cancelled, given to someone else, its run
+/// closed), what the CLI did must not move it. A spent budget or a stop asked for does
+/// not undo work already finished.
+fn no_longer_ours(stop: Stop) -> bool {
+    matches!(
+        stop,
+        Stop::Lost | Stop::Asked(StopReason::Cancelled | StopReason::Reassigned)
+    )
 }
 
 /// What a stop did, for the log and the run's summary.
@@ -259,9 +274,10 @@ impl Calls<'_> {
         };
         match self.w.client.heartbeat_run(self.w.run_id, &body).await {
             Ok(run) => self.answered(&run),
-            // The task's claim is gone (its lease lapsed, or it moved on): the run is
-            // not the worker's any more.
-            Err(err) if err.status() == Some(409) => {
+            // The task's claim is gone (its lease lapsed, or the run was closed): the run
+            // is not the worker's any more. A retryable conflict (a concurrent change) is
+            // not that: the next heartbeat tries again.
+            Err(err) if err.status() == Some(409) && !err.is_retryable() => {
                 self.stop.get_or_insert(Stop::Lost);
             }
             Err(err) => self.refused("heartbeat failed", &err),

@@ -1,6 +1,7 @@
 //! `muster worker` doing the work (issue #65): the real binary against a live server on
 //! each engine, with fake agent CLIs. Two workers share twenty tasks and run each
-//! exactly once; a failing CLI is retried, then its task blocked.
+//! exactly once; a failing CLI is retried, then its task blocked; the CLI does not
+//! inherit the agent's secret.
 
 use std::time::Duration;
 
@@ -15,6 +16,8 @@ use crate::worker_support::{
 api_tests!(
     two_workers_finish_twenty_tasks_each_exactly_once,
     a_failing_cli_is_retried_then_its_task_blocked,
+    the_cli_sees_no_secret_unless_told_to,
+    once_fails_when_the_claim_is_refused,
 );
 
 /// A `command` CLI that reads its prompt, takes a little while, reports usage and
@@ -173,4 +176,78 @@ async fn a_failing_cli_is_retried_then_its_task_blocked(app: &TestApp) {
             .any(|r| r.starts_with("failed 2 times; last:")),
         "{reasons:?}"
     );
+}
+
+/// The agent's secret stays out of the CLI's environment (and so out of the run log
+/// anything it prints lands in), unless `--pass-credentials` says otherwise.
+async fn the_cli_sees_no_secret_unless_told_to(app: &TestApp) {
+    let agent = funded_worker(app, 0).await;
+    let scratch = Scratch::new();
+    let cli = scratch.script(
+        "env",
+        r#"echo "agent=${MUSTER_AGENT_ID:-none} secret=${MUSTER_AGENT_SECRET:-none}""#,
+    );
+    for (flag, expected) in [
+        (None, "secret=none".to_owned()),
+        (
+            Some("--pass-credentials"),
+            format!("secret={}", agent.secret),
+        ),
+    ] {
+        let task = app.task_titled(&app.org.hr, "print env").await;
+        let mut args = vec![
+            "--adapter",
+            "command",
+            "--command",
+            cli.to_str().unwrap(),
+            "--once",
+        ];
+        args.extend(flag);
+        let mut worker = Worker::start(app, &agent, &scratch, &args);
+        assert!(
+            worker.exited(Duration::from_secs(30)).await.success(),
+            "{}",
+            worker.output()
+        );
+        assert_eq!(task_of(app, &app.org.hr, &task).await["status"], "review");
+        let runs = runs_of(app, &app.org.hr, &task).await;
+        let log = log_of(app, &app.org.hr, runs[0]["id"].as_str().unwrap()).await;
+        let line = format!("stdout: agent={} {expected}", agent.handle);
+        assert!(log.contains(&line), "{flag:?}: {log:?}");
+    }
+}
+
+/// `--once` exits 0 when there is nothing to claim, and fails when the claim itself is
+/// refused (here: an observer may not claim).
+async fn once_fails_when_the_claim_is_refused(app: &TestApp) {
+    let scratch = Scratch::new();
+    let cli = scratch.script("never", "echo 'should not run'; exit 1");
+    let args = [
+        "--adapter",
+        "command",
+        "--command",
+        cli.to_str().unwrap(),
+        "--once",
+    ];
+    let idle = funded_worker(app, 0).await;
+    let mut worker = Worker::start(app, &idle, &scratch, &args);
+    let status = worker.exited(Duration::from_secs(30)).await;
+    assert!(status.success(), "{}", worker.output());
+    assert!(
+        worker.output().contains("no task to claim"),
+        "{}",
+        worker.output()
+    );
+
+    let observer = app.add_agent(&app.org, "observer", "active").await;
+    let task = app.task_titled(&app.org.hr, "not for observers").await;
+    let mut worker = Worker::start(app, &observer, &scratch, &args);
+    let status = worker.exited(Duration::from_secs(30)).await;
+    assert!(!status.success(), "{}", worker.output());
+    assert!(
+        worker.output().contains("could not claim"),
+        "{}",
+        worker.output()
+    );
+    assert_eq!(task_of(app, &app.org.hr, &task).await["status"], "todo");
 }
