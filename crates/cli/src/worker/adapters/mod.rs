@@ -53,10 +53,11 @@ impl AdapterKind {
     /// How to start the program for one task: `program` from `--command` (or the
     /// default), `prompt` the rendered prompt, `extra` the worker's trailing arguments.
     pub fn invocation(self, program: &str, prompt: &str, extra: &[String]) -> Invocation {
+        let argument = as_argument(prompt);
         match self {
-            Self::ClaudeCode => claude_code::invocation(program, prompt, extra),
-            Self::Codex => codex::invocation(program, prompt, extra),
-            Self::Gemini => gemini::invocation(program, prompt, extra),
+            Self::ClaudeCode => claude_code::invocation(program, &argument, extra),
+            Self::Codex => codex::invocation(program, &argument, extra),
+            Self::Gemini => gemini::invocation(program, &argument, extra),
             Self::Command => command::invocation(program, prompt, extra),
         }
     }
@@ -83,6 +84,17 @@ pub struct Invocation {
     pub args: Vec<String>,
     /// What to write to its stdin before closing it (`None`: stdin is empty).
     pub stdin: Option<String>,
+}
+
+/// The prompt as a command-line argument: one that starts with `-` (a template opening
+/// with `---` front matter, a title like "-v flag broken") would be read by the CLI as
+/// an option, so it gets a leading newline, which no model minds.
+fn as_argument(prompt: &str) -> std::borrow::Cow<'_, str> {
+    if prompt.starts_with('-') {
+        std::borrow::Cow::Owned(format!("\n{prompt}"))
+    } else {
+        std::borrow::Cow::Borrowed(prompt)
+    }
 }
 
 impl Invocation {

@@ -189,3 +189,28 @@ fn stderr_is_logged_as_it_is_but_bounded() {
         assert!(logged(&long)[0].len() < 9_000);
     }
 }
+
+#[test]
+fn a_prompt_is_never_read_as_an_option() {
+    for kind in [
+        AdapterKind::ClaudeCode,
+        AdapterKind::Codex,
+        AdapterKind::Gemini,
+    ] {
+        let invocation = kind.invocation("cli", "--- a template with front matter", &[]);
+        assert!(
+            invocation
+                .args
+                .contains(&"\n--- a template with front matter".to_owned()),
+            "{}: {:?}",
+            kind.name(),
+            invocation.args
+        );
+        assert!(!invocation.args.iter().any(|a| a.starts_with("---")));
+        let plain = kind.invocation("cli", "Fix it", &[]);
+        assert!(plain.args.contains(&"Fix it".to_owned()), "{}", kind.name());
+    }
+    // On stdin a prompt is never an option: it goes as it is.
+    let command = AdapterKind::Command.invocation("cli", "-v flag broken", &[]);
+    assert_eq!(command.stdin.as_deref(), Some("-v flag broken"));
+}
