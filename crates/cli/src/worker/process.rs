@@ -116,6 +116,11 @@ impl Process {
         Ok(status.code())
     }
 
+    /// How the program ended, if it already has, without waiting.
+    pub fn exited(&mut self) -> Option<std::process::ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
     /// Sends `signal` to the whole process group (a group already gone is fine).
     pub fn signal(&self, signal: Signal) {
         if let Some(group) = self.group {

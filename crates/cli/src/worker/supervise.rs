@@ -140,8 +140,14 @@ pub async fn watch(
             },
         }
         if let (Some(stop), None) = (calls.stop, exit) {
-            interrupted = Some(stop);
-            let code = process.stop(w.grace).await.unwrap_or(None);
+            // A CLI that already exited (its last line was the report that brought the
+            // stop) was not interrupted: its own exit code stands.
+            let code = if let Some(status) = process.exited() {
+                status.code()
+            } else {
+                interrupted = Some(stop);
+                process.stop(w.grace).await.unwrap_or(None)
+            };
             exit = Some(code);
             process.reap_group();
             drain_until = Some(Instant::now() + DRAIN);

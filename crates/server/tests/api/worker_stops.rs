@@ -13,6 +13,7 @@ use crate::worker_support::{
 api_tests!(
     cancelling_a_task_stops_its_cli_and_everything_it_started,
     a_budget_spent_mid_run_stops_the_cli,
+    a_budget_spent_by_the_last_report_keeps_the_finished_work,
     sigterm_hands_running_work_back,
     a_worker_killed_mid_run_loses_it_to_another_that_finishes_it,
 );
@@ -224,4 +225,44 @@ async fn a_worker_killed_mid_run_loses_it_to_another_that_finishes_it(app: &Test
         1,
         "{runs:?}"
     );
+}
+
+/// Claude Code and Gemini CLI report their usage in their last line: when that report
+/// spends the budget, the CLI has already finished, and its work stands.
+async fn a_budget_spent_by_the_last_report_keeps_the_finished_work(app: &TestApp) {
+    // 10 credits; the one report costs 20.
+    let agent = funded_worker(app, 10).await;
+    let scratch = Scratch::new();
+    let cli = scratch.script(
+        "last_report",
+        "echo 'the answer'\necho '::muster-usage {\"model\":\"m\",\"inputTokens\":10,\"outputTokens\":10,\"costMicrousd\":20000}'",
+    );
+    let task = app.task_titled(&app.org.hr, "cheap until the end").await;
+    let mut worker = Worker::start(
+        app,
+        &agent,
+        &scratch,
+        &[
+            "--adapter",
+            "command",
+            "--command",
+            cli.to_str().unwrap(),
+            "--once",
+        ],
+    );
+    assert!(
+        worker.exited(Duration::from_secs(30)).await.success(),
+        "{}",
+        worker.output()
+    );
+    let runs = runs_of(app, &app.org.hr, &task).await;
+    assert_eq!(runs.len(), 1, "{runs:?}");
+    let run = &runs[0];
+    assert_eq!(run["status"], "succeeded", "{run}");
+    assert_eq!(run["summary"], "the answer", "{run}");
+    assert_eq!(run["stopRequested"], true, "{run}");
+    assert_eq!(run["stopReason"], "budget", "{run}");
+    assert_eq!(run["usage"]["credits"], 10, "{run}");
+    let done = crate::worker_support::task_of(app, &app.org.hr, &task).await;
+    assert_eq!(done["status"], "review", "{done}");
 }
