@@ -124,19 +124,7 @@ async fn a_failing_cli_is_retried_then_its_task_blocked(app: &TestApp) {
         "echo 'compiling'\necho 'error: it broke' >&2\nexit 2",
     );
     let task = app.task_titled(&app.org.hr, "doomed").await;
-    let worker = Worker::start(
-        app,
-        &agent,
-        &scratch,
-        &[
-            "--adapter",
-            "command",
-            "--command",
-            cli.to_str().unwrap(),
-            "--max-attempts",
-            "2",
-        ],
-    );
+    let worker = Worker::command(app, &agent, &scratch, &cli, &["--max-attempts", "2"]);
     let blocked = task_reaches(app, &task, "blocked", &[&worker]).await;
     assert_eq!(blocked["assigneeId"], agent.uuid.to_string());
     let runs = runs_of(app, &app.org.hr, &task).await;
@@ -195,15 +183,9 @@ async fn the_cli_sees_no_secret_unless_told_to(app: &TestApp) {
         ),
     ] {
         let task = app.task_titled(&app.org.hr, "print env").await;
-        let mut args = vec![
-            "--adapter",
-            "command",
-            "--command",
-            cli.to_str().unwrap(),
-            "--once",
-        ];
-        args.extend(flag);
-        let mut worker = Worker::start(app, &agent, &scratch, &args);
+        let mut extra = vec!["--once"];
+        extra.extend(flag);
+        let mut worker = Worker::command(app, &agent, &scratch, &cli, &extra);
         assert!(
             worker.exited(Duration::from_secs(30)).await.success(),
             "{}",
@@ -222,15 +204,8 @@ async fn the_cli_sees_no_secret_unless_told_to(app: &TestApp) {
 async fn once_fails_when_the_claim_is_refused(app: &TestApp) {
     let scratch = Scratch::new();
     let cli = scratch.script("never", "echo 'should not run'; exit 1");
-    let args = [
-        "--adapter",
-        "command",
-        "--command",
-        cli.to_str().unwrap(),
-        "--once",
-    ];
     let idle = funded_worker(app, 0).await;
-    let mut worker = Worker::start(app, &idle, &scratch, &args);
+    let mut worker = Worker::command(app, &idle, &scratch, &cli, &["--once"]);
     let status = worker.exited(Duration::from_secs(30)).await;
     assert!(status.success(), "{}", worker.output());
     assert!(
@@ -241,7 +216,7 @@ async fn once_fails_when_the_claim_is_refused(app: &TestApp) {
 
     let observer = app.add_agent(&app.org, "observer", "active").await;
     let task = app.task_titled(&app.org.hr, "not for observers").await;
-    let mut worker = Worker::start(app, &observer, &scratch, &args);
+    let mut worker = Worker::command(app, &observer, &scratch, &cli, &["--once"]);
     let status = worker.exited(Duration::from_secs(30)).await;
     assert!(!status.success(), "{}", worker.output());
     assert!(

@@ -62,12 +62,7 @@ async fn cancelling_a_task_stops_its_cli_and_everything_it_started(app: &TestApp
     let scratch = Scratch::new();
     let cli = long_cli(&scratch);
     let task = app.task_titled(&app.org.hr, "to be cancelled").await;
-    let worker = Worker::start(
-        app,
-        &agent,
-        &scratch,
-        &["--adapter", "command", "--command", cli.to_str().unwrap()],
-    );
+    let worker = Worker::command(app, &agent, &scratch, &cli, &[]);
     let run = running_with(app, &task, "started", &[&worker]).await;
     let child = child_pid(&scratch);
     assert!(!dead(&child));
@@ -99,12 +94,7 @@ async fn a_budget_spent_mid_run_stops_the_cli(app: &TestApp) {
         "i=0\nwhile [ $i -lt 200 ]; do\n  i=$((i+1))\n  echo \"step $i\"\n  echo '::muster-usage {\"model\":\"m\",\"inputTokens\":10,\"outputTokens\":10,\"costMicrousd\":20000}'\n  sleep 0.1\ndone\necho 'all steps done'",
     );
     let task = app.task_titled(&app.org.hr, "expensive").await;
-    let worker = Worker::start(
-        app,
-        &agent,
-        &scratch,
-        &["--adapter", "command", "--command", cli.to_str().unwrap()],
-    );
+    let worker = Worker::command(app, &agent, &scratch, &cli, &[]);
     let runs = eventually(
         "a stopped run",
         Duration::from_secs(30),
@@ -147,19 +137,7 @@ async fn sigterm_hands_running_work_back(app: &TestApp) {
     let scratch = Scratch::new();
     let cli = long_cli(&scratch);
     let task = app.task_titled(&app.org.hr, "interrupted").await;
-    let mut worker = Worker::start(
-        app,
-        &agent,
-        &scratch,
-        &[
-            "--adapter",
-            "command",
-            "--command",
-            cli.to_str().unwrap(),
-            "--grace",
-            "1",
-        ],
-    );
+    let mut worker = Worker::command(app, &agent, &scratch, &cli, &["--grace", "1"]);
     let run = running_with(app, &task, "started", &[&worker]).await;
     let child = child_pid(&scratch);
     worker.signal("TERM");
@@ -238,18 +216,7 @@ async fn a_budget_spent_by_the_last_report_keeps_the_finished_work(app: &TestApp
         "echo 'the answer'\necho '::muster-usage {\"model\":\"m\",\"inputTokens\":10,\"outputTokens\":10,\"costMicrousd\":20000}'",
     );
     let task = app.task_titled(&app.org.hr, "cheap until the end").await;
-    let mut worker = Worker::start(
-        app,
-        &agent,
-        &scratch,
-        &[
-            "--adapter",
-            "command",
-            "--command",
-            cli.to_str().unwrap(),
-            "--once",
-        ],
-    );
+    let mut worker = Worker::command(app, &agent, &scratch, &cli, &["--once"]);
     assert!(
         worker.exited(Duration::from_secs(30)).await.success(),
         "{}",

@@ -77,6 +77,19 @@ pub struct Worker {
 impl Worker {
     /// Starts `muster worker ARGS` as `agent` against `app`, its workspaces and output
     /// in `scratch`.
+    /// Starts `muster worker --adapter command --command CLI EXTRA…`.
+    pub fn command(
+        app: &TestApp,
+        agent: &Agent,
+        scratch: &Scratch,
+        cli: &std::path::Path,
+        extra: &[&str],
+    ) -> Self {
+        let mut args = vec!["--adapter", "command", "--command", cli.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        Self::start(app, agent, scratch, &args)
+    }
+
     pub fn start(app: &TestApp, agent: &Agent, scratch: &Scratch, args: &[&str]) -> Self {
         let output = scratch.path(&format!("worker-{}.txt", uuid::Uuid::now_v7()));
         let child = Command::new(env!("CARGO_BIN_EXE_muster"))
