@@ -22,7 +22,9 @@ macro_rules! api_tests {
         api_tests!(@engine postgres, Postgres, $settings, $($name),+);
     };
     ($($name:ident),+ $(,)?) => {
-        api_tests!(with crate::helpers::AuthSettings::default(); $($name),+);
+        // `AppSettings::default()`: passwords hash at argon2's minimum cost, as for
+        // `spawn_app` (the service's cost made a fifth of this binary's CPU).
+        api_tests!(with crate::helpers::AppSettings::default(); $($name),+);
     };
     (@engine $module:ident, $engine:ident, $settings:expr, $($name:ident),+) => {
         mod $module {
