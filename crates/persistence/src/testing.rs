@@ -167,10 +167,21 @@ impl TestDatabase {
         };
         let template = postgres_template(&mut admin, &admin_url).await;
         let name = format!("muster_test_{}", uuid::Uuid::now_v7().simple());
-        admin
-            .batch_execute(&format!("CREATE DATABASE {name} TEMPLATE {template}"))
-            .await
-            .unwrap_or_else(|e| panic!("cannot create test database {name}: {e}"));
+        // A throw-away database needs no durability: neither its creation nor its
+        // test's commits wait for the write-ahead log to reach the disk (that wait was
+        // most of what a test database cost: 0.26 s to create one, 0.15 s without it).
+        // Nothing is lost unless the server itself crashes. Not `fsync = off`: that is
+        // the server's setting, not a database's.
+        for sql in [
+            "SET synchronous_commit = off".to_owned(),
+            format!("CREATE DATABASE {name} TEMPLATE {template}"),
+            format!("ALTER DATABASE {name} SET synchronous_commit = off"),
+        ] {
+            admin
+                .batch_execute(&sql)
+                .await
+                .unwrap_or_else(|e| panic!("cannot create test database {name}: {e}"));
+        }
         let url = DatabaseUrl::Postgres(with_database(&admin_url, &name));
         let cleanup = Cleanup::PostgresDatabase { admin_url, name };
         // Build the guard first so the database is dropped even if opening panics.
