@@ -66,14 +66,45 @@ fn all_steps(steps: &mut Steps) -> Result<(), String> {
     // build took a fifth of the whole run, and none of these checks is about speed.
     let binary = test_binary()?;
     let binary = binary.as_str();
-    // schemathesis against a live server, on both engines at once. A fixed seed keeps
-    // the gate deterministic for a given document; `cargo xtask fuzz-api` without one
-    // explores new cases locally, and what it finds becomes a regression test. One
-    // worker: with two, Hypothesis describes filter lambdas by parsing source in both
-    // threads at once, and CPython 3.11's `ast` is not safe for that ("AST constructor
-    // recursion depth mismatch"), which failed a run with every operation passing.
-    steps.time("schemathesis, both engines", || {
-        xtask(&[
+    // The live-server checks other than schemathesis run beside it: schemathesis left
+    // a third of the two cores idle (184 s, 63 % busy here), and none of these checks
+    // is about speed. Their output goes to a log, printed whole when they are done, so
+    // that it does not interleave with schemathesis's.
+    let log = live_checks_log()?;
+    std::thread::scope(|scope| {
+        let others = scope.spawn(|| {
+            let started = Instant::now();
+            let outcome = other_live_checks(binary, &log);
+            (outcome, started.elapsed())
+        });
+        let fuzzed = steps.time("schemathesis, both engines", || fuzz(binary));
+        let (checked, took) = others.join().unwrap_or_else(|_| {
+            (
+                Err("the live-server checks panicked".to_owned()),
+                Duration::ZERO,
+            )
+        });
+        steps.record(
+            "MCP, A2A, generated client, promtool, dashboard (beside schemathesis)",
+            took,
+        );
+        match std::fs::read_to_string(&log) {
+            Ok(text) => eprintln!("xtask: the checks beside schemathesis said:\n{text}"),
+            Err(e) => eprintln!("xtask: cannot read {}: {e}", log.display()),
+        }
+        fuzzed.and(checked)
+    })
+}
+
+/// schemathesis against a live server, on both engines at once. A fixed seed keeps
+/// the gate deterministic for a given document; `cargo xtask fuzz-api` without one
+/// explores new cases locally, and what it finds becomes a regression test. One
+/// worker: with two, Hypothesis describes filter lambdas by parsing source in both
+/// threads at once, and Python 3.11's `ast` is not safe for that ("AST constructor
+/// recursion depth mismatch"), which failed a run with every operation passing.
+fn fuzz(binary: &str) -> Result<(), String> {
+    xtask(
+        &[
             "fuzz-api",
             "--engine",
             "both",
@@ -89,27 +120,57 @@ fn all_steps(steps: &mut Steps) -> Result<(), String> {
             "--concurrent",
             "--binary",
             binary,
-        ])
-    })?;
-    steps.time("MCP, A2A, generated client, promtool, dashboard", || {
-        // The official MCP Python and TypeScript SDKs over stdio and Streamable HTTP,
-        // on both engines.
-        xtask(&["mcp-clients", "--engine", "both", "--binary", binary])?;
-        // The MCP conformance suite's scenarios for a server of tools, DNS rebinding
-        // included, against /mcp, on both engines.
-        xtask(&["mcp-conformance", "--engine", "both", "--binary", binary])?;
-        // The official A2A Python SDK over JSON-RPC and HTTP+JSON, on both engines.
-        xtask(&["a2a-clients", "--engine", "both", "--binary", binary])?;
-        // A Python client generated from the document (openapi-python-client) holds
-        // every operation and creates, updates, moves and reads a task, on both engines.
-        xtask(&["generated-client", "--engine", "both", "--binary", binary])?;
-        // A real scrape of /metrics in both formats: promtool lints the text format,
-        // the reference parser reads OpenMetrics, on both engines.
-        xtask(&["promtool", "--engine", "both", "--binary", binary])?;
-        // The dashboard end to end in Debian's Chromium (playwright-core), on both
-        // engines.
-        xtask(&["dashboard-e2e", "--engine", "both", "--binary", binary])
-    })
+        ],
+        None,
+    )
+}
+
+/// The official SDKs, the conformance suite, a generated client, promtool and the
+/// dashboard against live servers, each on both engines, their output to `log`.
+fn other_live_checks(binary: &str, log: &std::path::Path) -> Result<(), String> {
+    let log =
+        std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+    let log = Some(&log);
+    // The official MCP Python and TypeScript SDKs over stdio and Streamable HTTP.
+    xtask(
+        &["mcp-clients", "--engine", "both", "--binary", binary],
+        log,
+    )?;
+    // The MCP conformance suite's scenarios for a server of tools, DNS rebinding
+    // included, against /mcp.
+    xtask(
+        &["mcp-conformance", "--engine", "both", "--binary", binary],
+        log,
+    )?;
+    // The official A2A Python SDK over JSON-RPC and HTTP+JSON.
+    xtask(
+        &["a2a-clients", "--engine", "both", "--binary", binary],
+        log,
+    )?;
+    // A Python client generated from the document (openapi-python-client) holds every
+    // operation and creates, updates, moves and reads a task.
+    xtask(
+        &["generated-client", "--engine", "both", "--binary", binary],
+        log,
+    )?;
+    // A real scrape of /metrics in both formats: promtool lints the text format, the
+    // reference parser reads OpenMetrics.
+    xtask(&["promtool", "--engine", "both", "--binary", binary], log)?;
+    // The dashboard end to end in Debian's Chromium (playwright-core).
+    xtask(
+        &["dashboard-e2e", "--engine", "both", "--binary", binary],
+        log,
+    )
+}
+
+/// Where the checks beside schemathesis write: `target/ci/live-checks.log`.
+fn live_checks_log() -> Result<std::path::PathBuf, String> {
+    let root = crate::bench::workspace_root();
+    let target = crate::bench::server::target_dir(&root).map_err(|e| format!("{e:#}"))?;
+    let folder = target.join("ci");
+    std::fs::create_dir_all(&folder)
+        .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
+    Ok(folder.join("live-checks.log"))
 }
 
 /// The environment of a build that is also clippy's run with `-D warnings`:
@@ -187,6 +248,11 @@ impl Steps {
         outcome
     }
 
+    /// A step timed elsewhere (on another thread).
+    fn record(&mut self, name: &'static str, took: Duration) {
+        self.times.push((name, took));
+    }
+
     fn report(&self, passed: bool) {
         for (name, took) in &self.times {
             eprintln!("xtask: {:>6.1} s  {name}", took.as_secs_f64());
@@ -217,12 +283,21 @@ fn test_binary() -> Result<String, String> {
 
 /// Runs another task of this xtask: this very binary, not `cargo xtask`, which would
 /// build the xtask again when it was built with the workspace (as `.ci/run` does).
-fn xtask(args: &[&str]) -> Result<(), String> {
+/// With `log`, its output (and its children's) goes there.
+fn xtask(args: &[&str], log: Option<&std::fs::File>) -> Result<(), String> {
     let program = std::env::current_exe().map_err(|e| format!("cannot find the xtask: {e}"))?;
-    run(
-        Command::new(program).args(args),
-        &format!("cargo xtask {}", args.join(" ")),
-    )
+    let shown = format!("cargo xtask {}", args.join(" "));
+    let mut command = Command::new(program);
+    command.args(args);
+    if let Some(log) = log {
+        let copy = || {
+            log.try_clone()
+                .map_err(|e| format!("cannot write the log: {e}"))
+        };
+        command.stdout(copy()?).stderr(copy()?);
+        eprintln!("xtask: {shown} (beside schemathesis)");
+    }
+    run(&mut command, &shown)
 }
 
 fn cargo(args: &[&str]) -> Result<(), String> {
