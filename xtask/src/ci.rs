@@ -165,9 +165,7 @@ fn other_live_checks(binary: &str, log: &std::path::Path) -> Result<(), String> 
 
 /// Where the checks beside schemathesis write: `target/ci/live-checks.log`.
 fn live_checks_log() -> Result<std::path::PathBuf, String> {
-    let root = crate::bench::workspace_root();
-    let target = crate::bench::server::target_dir(&root).map_err(|e| format!("{e:#}"))?;
-    let folder = target.join("ci");
+    let folder = target_dir()?.join("ci");
     std::fs::create_dir_all(&folder)
         .map_err(|e| format!("cannot create {}: {e}", folder.display()))?;
     Ok(folder.join("live-checks.log"))
@@ -269,9 +267,7 @@ impl Steps {
 /// `target/debug/muster`, as `cargo test` left it: cargo builds a package's binaries
 /// for its integration tests, in the test run's profile and features.
 fn test_binary() -> Result<String, String> {
-    let root = crate::bench::workspace_root();
-    let target = crate::bench::server::target_dir(&root).map_err(|e| format!("{e:#}"))?;
-    let binary = target.join("debug").join("muster");
+    let binary = target_dir()?.join("debug").join("muster");
     if !binary.is_file() {
         return Err(format!("the test run left no {}", binary.display()));
     }
@@ -279,6 +275,12 @@ fn test_binary() -> Result<String, String> {
         .into_os_string()
         .into_string()
         .map_err(|path| format!("the binary's path is not UTF-8: {}", path.display()))
+}
+
+/// The workspace's target folder (`CARGO_TARGET_DIR`, a config's, or `target/`).
+fn target_dir() -> Result<std::path::PathBuf, String> {
+    let root = crate::bench::workspace_root();
+    crate::bench::server::target_dir(&root).map_err(|e| format!("{e:#}"))
 }
 
 /// Runs another task of this xtask: this very binary, not `cargo xtask`, which would
