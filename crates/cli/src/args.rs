@@ -2,8 +2,8 @@
 
 use clap::{Args, Subcommand};
 use muster_client::types::model::{
-    AgentMode, AgentRole, AgentStatus, Proficiency, RunStatus, TaskOutcome, TaskPriority,
-    TaskStatus,
+    AgentMode, AgentRole, AgentStatus, Proficiency, ProjectStatus, RunStatus, TaskOutcome,
+    TaskPriority, TaskStatus,
 };
 use muster_client::types::runs::UsageGrouping;
 use serde::de::DeserializeOwned;
@@ -47,6 +47,9 @@ pub enum TaskCommand {
         /// Only tasks assigned to this agent (UUID).
         #[arg(long)]
         assignee: Option<Uuid>,
+        /// Only tasks of this project (UUID).
+        #[arg(long)]
+        project: Option<Uuid>,
         /// How many (1-500; default 50).
         #[arg(long)]
         limit: Option<u32>,
@@ -80,6 +83,9 @@ pub enum TaskCommand {
         /// default reward, when the payer can fund it).
         #[arg(long, value_parser = clap::value_parser!(i64).range(0..=1_000_000_000))]
         reward: Option<i64>,
+        /// Put it in this project (UUID; an active one).
+        #[arg(long)]
+        project: Option<Uuid>,
     },
     /// Move a task to another status.
     Move {
@@ -117,6 +123,9 @@ pub enum TaskCommand {
         /// back if the task leaves this agent without one.
         #[arg(long = "reserve", value_name = "CREDITS")]
         reserve_credits: Option<i64>,
+        /// Only a task of this project (UUID).
+        #[arg(long)]
+        project: Option<Uuid>,
     },
 }
 
@@ -209,6 +218,73 @@ pub enum EventsCommand {
         /// Start right after this event instead of now.
         #[arg(long)]
         after: Option<Uuid>,
+    },
+}
+
+/// `muster project …`.
+#[derive(Debug, Args)]
+pub struct ProjectArgs {
+    #[command(flatten)]
+    pub connection: Connection,
+    #[command(subcommand)]
+    pub command: ProjectCommand,
+}
+
+/// What to do with projects: tasks grouped under a goal.
+#[derive(Debug, Subcommand)]
+pub enum ProjectCommand {
+    /// List the organization's projects, newest first.
+    List {
+        /// Only projects in this status (active, archived).
+        #[arg(long, value_parser = wire::<ProjectStatus>)]
+        status: Option<ProjectStatus>,
+        /// How many (1-500; default 100).
+        #[arg(long)]
+        limit: Option<u32>,
+        /// The next page: the cursor the previous one ended with.
+        #[arg(long)]
+        cursor: Option<String>,
+    },
+    /// Show a project with its progress.
+    Show {
+        /// The project's id.
+        id: Uuid,
+    },
+    /// Create a project.
+    Create {
+        /// Its name.
+        name: String,
+        /// What it is for.
+        #[arg(long)]
+        goal: Option<String>,
+        /// A longer description.
+        #[arg(long)]
+        description: Option<String>,
+        /// When it should be done (ISO 8601, or a date).
+        #[arg(long)]
+        due: Option<String>,
+    },
+    /// Change a project's name, goal, description or due date.
+    Update {
+        /// The project's id.
+        id: Uuid,
+        /// A new name.
+        #[arg(long)]
+        name: Option<String>,
+        /// A new goal.
+        #[arg(long)]
+        goal: Option<String>,
+        /// A new description.
+        #[arg(long)]
+        description: Option<String>,
+        /// A new due date (ISO 8601, or a date).
+        #[arg(long)]
+        due: Option<String>,
+    },
+    /// Archive a project: its tasks stay, no task joins it any more.
+    Archive {
+        /// The project's id.
+        id: Uuid,
     },
 }
 

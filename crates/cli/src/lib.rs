@@ -1,4 +1,4 @@
-//! `muster task …`, `muster agent …`, `muster run …`, `muster usage` and
+//! `muster task …`, `muster agent …`, `muster project …`, `muster run …`, `muster usage` and
 //! `muster events tail`: the API from a shell.
 //!
 //! Credentials and the server come from the environment or from a profile of
@@ -12,6 +12,7 @@ pub mod config;
 mod events;
 mod mcp;
 mod output;
+mod projects;
 mod runs;
 mod task;
 #[cfg(test)]
@@ -19,7 +20,7 @@ mod tests;
 mod usage;
 pub mod worker;
 
-pub use args::{AgentArgs, Connection, EventsArgs, RunArgs, TaskArgs, UsageArgs};
+pub use args::{AgentArgs, Connection, EventsArgs, ProjectArgs, RunArgs, TaskArgs, UsageArgs};
 pub use worker::WorkerArgs;
 
 /// Runs `muster task …`.
@@ -32,6 +33,12 @@ pub async fn task(args: TaskArgs) -> anyhow::Result<()> {
 pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
     let client = config::connect(&args.connection).await?;
     agent::run(&client, args.command, args.connection.json).await
+}
+
+/// Runs `muster project …`.
+pub async fn project(args: ProjectArgs) -> anyhow::Result<()> {
+    let client = config::connect(&args.connection).await?;
+    projects::run(&client, args.command, args.connection.json).await
 }
 
 /// Runs `muster run …`.

@@ -15,12 +15,14 @@ pub async fn run(client: &Client, command: TaskCommand, json: bool) -> anyhow::R
         TaskCommand::List {
             status,
             assignee,
+            project,
             limit,
             cursor,
         } => {
             let query = ListTasksQuery {
                 status,
                 assignee_id: assignee,
+                project_id: project,
                 limit,
                 cursor,
                 ..ListTasksQuery::default()
@@ -35,8 +37,10 @@ pub async fn run(client: &Client, command: TaskCommand, json: bool) -> anyhow::R
             assignee,
             tags,
             reward,
+            project,
         } => {
             let body = CreateTaskRequest {
+                project_id: project,
                 title,
                 description,
                 priority,
@@ -79,11 +83,13 @@ pub async fn run(client: &Client, command: TaskCommand, json: bool) -> anyhow::R
             capabilities,
             lease_seconds,
             reserve_credits,
+            project,
         } => {
             let body = ClaimBody {
                 capabilities: (!capabilities.is_empty()).then_some(capabilities),
                 lease_seconds,
                 reserve_credits,
+                project_id: project,
             };
             match client.claim_task(&body).await? {
                 Some(task) => show(&task, json),

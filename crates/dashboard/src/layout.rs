@@ -15,6 +15,7 @@ use crate::session::Viewer;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Section {
     Board,
+    Projects,
     Agents,
     Spend,
     Audit,
@@ -24,8 +25,9 @@ pub(crate) enum Section {
     Outside,
 }
 
-const SECTIONS: [(Section, &str, &str); 6] = [
+const SECTIONS: [(Section, &str, &str); 7] = [
     (Section::Board, "Board", "/ui/board"),
+    (Section::Projects, "Projects", "/ui/projects"),
     (Section::Agents, "Agents", "/ui/agents"),
     (Section::Spend, "Spend", "/ui/spend"),
     (Section::Audit, "Audit log", "/ui/audit"),

@@ -10,7 +10,8 @@ use muster_domain::ports::{IdempotencyStore, IdentityProvider};
 use muster_domain::service::guard::GuardService;
 use muster_domain::service::{
     AccountService, AgentService, ApiKeyService, ChatService, CodeHostService, EventService,
-    InboundService, RemoteAgentService, RunService, TaskService, TreasuryService, WebhookService,
+    InboundService, ProjectService, RemoteAgentService, RunService, TaskService, TreasuryService,
+    WebhookService,
 };
 
 use crate::edge::Edge;
@@ -81,6 +82,8 @@ pub struct AppState {
     pub tasks: TaskService,
     /// Runs of tasks, their logs and usage (decision D-106).
     pub runs: RunService,
+    /// Projects and their progress (issue 66).
+    pub projects: ProjectService,
     /// Agent use cases.
     pub agents: AgentService,
     /// The organization's treasury: its balance, ledger and grants.

@@ -7,9 +7,10 @@ use muster_domain::model::{Event, EventId, EventPosition, OrgId, StreamStart};
 use muster_domain::ports::{EventFilter, EventLog, EventPage, RepositoryError};
 
 use crate::MemoryStore;
+use crate::state::State;
 
 /// Whether `event` of some organization is one `filter` asks for.
-fn wanted(filter: &EventFilter, event: &Event) -> bool {
+fn wanted(state: &State, filter: &EventFilter, event: &Event) -> bool {
     filter
         .event_type
         .as_ref()
@@ -23,6 +24,13 @@ fn wanted(filter: &EventFilter, event: &Event) -> bool {
         && filter.severity.is_none_or(|s| event.severity == s)
         && filter.start_date.is_none_or(|d| event.created_at >= d)
         && filter.end_date.is_none_or(|d| event.created_at <= d)
+        && filter.project_id.is_none_or(|p| {
+            event.entity_id == p.as_uuid()
+                || state
+                    .tasks
+                    .get(&event.entity_id)
+                    .is_some_and(|t| t.project_id == Some(p))
+        })
 }
 
 #[async_trait]
@@ -48,7 +56,7 @@ impl EventLog for MemoryStore {
         let mut matching: Vec<&Event> = state
             .events
             .values()
-            .filter(|e| e.org_id == org && wanted(filter, e))
+            .filter(|e| e.org_id == org && wanted(&state, filter, e))
             .collect();
         matching.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.id.cmp(&a.id)));
         let total = u64::try_from(matching.len()).unwrap_or(u64::MAX);
@@ -98,7 +106,7 @@ impl EventLog for MemoryStore {
         Ok(state
             .events
             .range(from.saturating_add(1)..)
-            .filter(|(_, e)| e.org_id == org && wanted(filter, e))
+            .filter(|(_, e)| e.org_id == org && wanted(&state, filter, e))
             .take(usize::try_from(limit).unwrap_or(usize::MAX))
             .map(|(place, e)| (EventPosition::new(0, *place), e.clone()))
             .collect())

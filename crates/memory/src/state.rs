@@ -5,9 +5,9 @@
 use muster_domain::model::{
     AgentCredentials, ApiKey, Capability, ClaimReservation, CodeHostConnection, CodeHostLink,
     Comment, DeliveryAttempt, Escalation, Event, GuardSettings, InboundKey, IntegrationAnswer,
-    LedgerEntry, LogLine, LoginThrottle, OAuthState, Organization, RefreshToken, ReputationEvent,
-    Run, StoredResponse, Tally, Task, TaskDependency, TaskTemplate, Treasury, TreasuryEntry,
-    UsageReport, User, Webhook,
+    LedgerEntry, LogLine, LoginThrottle, OAuthState, Organization, Project, RefreshToken,
+    ReputationEvent, Run, StoredResponse, Tally, Task, TaskDependency, TaskTemplate, Treasury,
+    TreasuryEntry, UsageReport, User, Webhook,
 };
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -117,6 +117,8 @@ pub(crate) struct State {
     pub(crate) usage_reports: Table<Uuid, UsageReport>,
     /// Credits claims reserved, by task (decision D-106).
     pub(crate) claim_reservations: Table<Uuid, ClaimReservation>,
+    /// Projects (issue 66).
+    pub(crate) projects: Table<Uuid, Project>,
     /// The place of the last event ever appended (places are never reused).
     pub(crate) last_event_place: i64,
 }

@@ -103,6 +103,7 @@ owned_by_org_id!(
     muster_domain::model::LogLine,
     muster_domain::model::UsageReport,
     muster_domain::model::ClaimReservation,
+    muster_domain::model::Project,
 );
 
 impl<K: Ord + Clone, V: Clone + Owned> Table<K, V> {

@@ -31,6 +31,7 @@ mod keys;
 mod ledger;
 mod nonces;
 mod organizations;
+mod projects;
 mod runs;
 mod sessions;
 mod tasks;

@@ -109,6 +109,7 @@ diesel::table! {
         outcome -> Nullable<Text>,
         reward -> BigInt,
         reward_payer_agent_id -> Nullable<PortableUuid>,
+        project_id -> Nullable<PortableUuid>,
     }
 }
 
@@ -588,6 +589,27 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    projects (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        name -> Text,
+        goal -> Nullable<Text>,
+        description -> Nullable<Text>,
+        due_at -> Nullable<PortableTimestamp>,
+        status -> Text,
+        creator_agent_id -> Nullable<PortableUuid>,
+        creator_user_id -> Nullable<PortableUuid>,
+        created_at -> PortableTimestamp,
+        updated_at -> PortableTimestamp,
+        archived_at -> Nullable<PortableTimestamp>,
+        version -> BigInt,
+    }
+}
+
 joinable!(users -> organizations (org_id));
 joinable!(task_dependencies -> organizations (org_id));
 joinable!(task_comments -> tasks (task_id));
@@ -642,4 +664,5 @@ allow_tables_to_appear_in_same_query!(
     run_log_lines,
     usage_reports,
     claim_reservations,
+    projects,
 );

@@ -20,8 +20,8 @@ use muster_domain::service::guard::{GuardService, GuardedUnitOfWork, RunawayGuar
 use muster_domain::service::{
     AccountPorts, AccountService, AgentService, ApiKeyService, ChatService, ChatSettings,
     CodeHostPorts, CodeHostService, DeliveryService, EventService, GatedUnitOfWork, HookGate,
-    InboundPorts, InboundService, RemoteAgentService, RemotePorts, RunService, TaskService,
-    TreasuryService, WebhookPorts, WebhookService,
+    InboundPorts, InboundService, ProjectService, RemoteAgentService, RemotePorts, RunService,
+    TaskService, TreasuryService, WebhookPorts, WebhookService,
 };
 use muster_http::{
     AppState, AuthMode, EventStreams, MetricsAccess, OAuthSettings, Readiness, ServerOptions,
@@ -157,6 +157,7 @@ pub async fn app_state(
         remote,
         agents,
         treasury: TreasuryService::new(db.clone(), uow.clone(), clock.clone(), ids.clone()),
+        projects: ProjectService::new(db.clone(), uow.clone(), clock.clone(), ids.clone()),
         streams: EventStreams::start(events.clone(), streams),
         metrics,
         events,

@@ -59,6 +59,8 @@ pub enum Command {
     Agent(muster_cli::AgentArgs),
     /// Follow a running server's audit log live.
     Events(muster_cli::EventsArgs),
+    /// Work with projects on a running server: list, show, create, update, archive.
+    Project(muster_cli::ProjectArgs),
     /// Work with runs of tasks on a running server: start, get, list, log, finish, stop.
     Run(muster_cli::RunArgs),
     /// Token usage, cost and credits on a running server, grouped.

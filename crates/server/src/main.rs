@@ -51,6 +51,7 @@ async fn run(small_pages: Result<(), String>) -> ExitCode {
         Command::Task(args) => muster_cli::task(args).await,
         Command::Agent(args) => muster_cli::agent(args).await,
         Command::Events(args) => muster_cli::events(args).await,
+        Command::Project(args) => muster_cli::project(args).await,
         Command::Run(args) => muster_cli::runs(args).await,
         Command::Usage(args) => muster_cli::usage(args).await,
         Command::Mcp(connection) => muster_cli::mcp(connection).await,

@@ -24,6 +24,9 @@ pub struct ClaimBody {
     #[cfg_attr(feature = "openapi", schema(minimum = 0, maximum = 1_000_000_000))]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reserve_credits: Option<i64>,
+    /// Claim only a task of this project (404 `project_not_found` when there is none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<uuid::Uuid>,
 }
 
 impl ClaimBody {
@@ -41,6 +44,9 @@ impl ClaimBody {
                 .transpose()?,
             lease: Lease::seconds(self.lease_seconds)?,
             reserve_credits: self.reserve_credits.unwrap_or(0),
+            project_id: self
+                .project_id
+                .map(muster_domain::model::ProjectId::from_uuid),
         };
         request.check()?;
         Ok(request)

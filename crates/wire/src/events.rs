@@ -26,6 +26,9 @@ pub struct ListEventsQuery {
     pub entity_type: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub entity_id: Option<Uuid>,
+    /// Only events about this project or about one of its tasks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub severity: Option<EventSeverity>,
     #[cfg_attr(feature = "openapi", param(format = DateTime))]
@@ -66,6 +69,9 @@ impl ListEventsQuery {
             actor_id: self.actor_id,
             entity_type: self.entity_type.clone(),
             entity_id: self.entity_id,
+            project_id: self
+                .project_id
+                .map(muster_domain::model::ProjectId::from_uuid),
             severity: self.severity,
             start_date,
             end_date,

@@ -25,6 +25,7 @@ pub mod inbound_webhooks;
 pub mod integrations;
 pub mod nullable;
 pub mod paging;
+pub mod projects;
 pub mod remote_agents;
 pub mod routing;
 pub mod runs;

@@ -1,8 +1,8 @@
 //! `/tasks` shapes.
 
 use muster_domain::model::{
-    AgentId, Author, Description, Metadata, Reason, RewardPayer, Tags, Task, TaskId, TaskOutcome,
-    TaskPriority, TaskResult, TaskStatus, Title,
+    AgentId, Author, Description, Metadata, ProjectId, Reason, RewardPayer, Tags, Task, TaskId,
+    TaskOutcome, TaskPriority, TaskResult, TaskStatus, Title,
 };
 use muster_domain::ports::TaskFilter;
 use muster_domain::rules::reward::reward_amount;
@@ -32,6 +32,10 @@ pub struct CreateTaskRequest {
     pub assignee_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_task_id: Option<Uuid>,
+    /// The project the task joins (an active one); left out, a sub-task joins its
+    /// parent's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub approval_required: Option<bool>,
     #[cfg_attr(feature = "openapi", schema(format = DateTime, example = "2026-12-01T17:00:00.000Z"))]
@@ -61,6 +65,7 @@ impl CreateTaskRequest {
             priority: self.priority.unwrap_or_default(),
             assignee_id: self.assignee_id.map(AgentId::from_uuid),
             parent_task_id: self.parent_task_id.map(TaskId::from_uuid),
+            project_id: self.project_id.map(ProjectId::from_uuid),
             approval_required: self.approval_required.unwrap_or(false),
             due_at: self
                 .due_at
@@ -112,6 +117,11 @@ pub struct PatchTaskRequest {
     #[cfg_attr(feature = "openapi", schema(value_type = i64, minimum = 0, maximum = 1_000_000_000))]
     #[serde(skip_serializing_if = "Patch::is_absent")]
     pub reward: Patch<i64>,
+    /// Moves the task to another active project; `null` takes it out of its project.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<uuid::Uuid>))]
+    #[serde(skip_serializing_if = "Patch::is_absent")]
+    pub project_id: Patch<Uuid>,
 }
 
 impl PatchTaskRequest {
@@ -139,6 +149,9 @@ impl PatchTaskRequest {
                 .required("reward")?
                 .map(reward_amount)
                 .transpose()?,
+            project_id: self
+                .project_id
+                .clearable(|id| Ok::<_, ValidationError>(ProjectId::from_uuid(id)))?,
         })
     }
 }
@@ -193,6 +206,9 @@ pub struct ListTasksQuery {
     pub creator_id: Option<Uuid>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_task_id: Option<Uuid>,
+    /// Only tasks of this project.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<Uuid>,
     /// Only tasks of this priority.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority: Option<TaskPriority>,
@@ -224,6 +240,7 @@ impl ListTasksQuery {
             assignee_id: self.assignee_id.map(AgentId::from_uuid),
             creator_id: self.creator_id,
             parent_task_id: self.parent_task_id.map(TaskId::from_uuid),
+            project_id: self.project_id.map(ProjectId::from_uuid),
             priority: self.priority,
             tag: term("tag", &self.tag)?,
             text: term("q", &self.q)?,
@@ -256,6 +273,9 @@ pub struct TaskResponse {
     pub assignee_id: Option<Uuid>,
     pub creator_id: Option<Uuid>,
     pub parent_task_id: Option<Uuid>,
+    /// The project it belongs to; only when it belongs to one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<Uuid>,
     pub approval_required: bool,
     #[serde(with = "super::time::option")]
     pub due_at: Option<OffsetDateTime>,
@@ -331,6 +351,7 @@ impl From<Task> for TaskResponse {
             assignee_id: task.assignee_id.map(AgentId::as_uuid),
             creator_id: task.creator.map(Author::as_uuid),
             parent_task_id: task.parent_task_id.map(TaskId::as_uuid),
+            project_id: task.project_id.map(ProjectId::as_uuid),
             approval_required: task.approval_required,
             due_at: task.due_at,
             tags: task.tags.as_slice().to_vec(),

@@ -25,6 +25,9 @@ pub struct WorkerArgs {
     /// Claim only tasks this capability covers (repeatable).
     #[arg(long = "capability", value_name = "NAME")]
     pub capabilities: Vec<String>,
+    /// Claim only tasks of this project (its UUID).
+    #[arg(long, value_name = "ID")]
+    pub project: Option<uuid::Uuid>,
     /// The claim's lease in seconds (1-86400); the worker heartbeats at a third of it.
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u32).range(1..=86_400))]
     pub lease: u32,

@@ -47,6 +47,7 @@ pub struct Settings {
     pub args: Vec<String>,
     pub model: Option<String>,
     pub capabilities: Vec<String>,
+    pub project: Option<uuid::Uuid>,
     pub lease: u32,
     pub reserve: Option<i64>,
     pub on_success: OnSuccess,
@@ -147,6 +148,7 @@ fn settings(args: &WorkerArgs) -> anyhow::Result<Settings> {
         program,
         args: args.args.clone(),
         capabilities: args.capabilities.clone(),
+        project: args.project,
         lease: args.lease,
         reserve: args.reserve,
         on_success: args.on_success,
@@ -192,6 +194,7 @@ async fn slot(shared: &Shared, once: bool) -> Result<(), muster_client::Error> {
         capabilities: (!settings.capabilities.is_empty()).then(|| settings.capabilities.clone()),
         lease_seconds: Some(i64::from(settings.lease)),
         reserve_credits: settings.reserve,
+        project_id: settings.project,
     };
     let mut shutdown = shared.shutdown.clone();
     loop {

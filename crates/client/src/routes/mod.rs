@@ -8,6 +8,7 @@ mod auth;
 mod events;
 mod integrations;
 mod mcp;
+mod projects;
 mod runs;
 mod service;
 mod task_links;

@@ -279,5 +279,70 @@ pub(crate) fn gauges(rows: &[Gauge], description: &str) -> Markup {
     }
 }
 
+/// The points of one line of a [`lines`] chart, left to right: its `y` value at the
+/// `i`-th of `count` evenly spaced places.
+pub(crate) fn line_points(values: &[i64], top: i64) -> String {
+    let plot = WIDTH - LEFT - RIGHT;
+    let last = i64::try_from(values.len())
+        .unwrap_or(1)
+        .saturating_sub(1)
+        .max(1);
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, value)| {
+            let at = i64::try_from(i).unwrap_or(0);
+            let x = LEFT + at * plot / last;
+            let y = TOP + PLOT_HEIGHT - scale(*value, top, PLOT_HEIGHT);
+            format!("{x},{y}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Lines, one per series, over the points of `points` (each point's `values` hold one
+/// value per series), with a value axis and the label of every `label_every`-th point.
+pub(crate) fn lines(
+    series: &[Series],
+    points: &[Stack],
+    label_every: usize,
+    description: &str,
+) -> Markup {
+    let max = points
+        .iter()
+        .flat_map(|p| p.values.iter().copied())
+        .max()
+        .unwrap_or(0);
+    let top = nice_ceiling(max);
+    let height = TOP + PLOT_HEIGHT + BOTTOM;
+    let plot = WIDTH - LEFT - RIGHT;
+    let last = i64::try_from(points.len())
+        .unwrap_or(1)
+        .saturating_sub(1)
+        .max(1);
+    let every = label_every.max(1);
+    html! {
+        svg.chart xmlns="http://www.w3.org/2000/svg" viewBox={"0 0 " (WIDTH) " " (height)}
+            role="img" aria-label=(description) {
+            @for tick in ticks(top) {
+                @let y = TOP + PLOT_HEIGHT - scale(tick, top, PLOT_HEIGHT);
+                line x1=(LEFT) x2=(WIDTH - RIGHT) y1=(y) y2=(y) stroke="#d0d7de" stroke-width="1" {}
+                text x=(LEFT - 6) y=(y + 4) text-anchor="end" font-size="12" fill="#57606a" { (tick) }
+            }
+            @for (k, s) in series.iter().enumerate() {
+                @let values: Vec<i64> = points.iter().map(|p| p.values.get(k).copied().unwrap_or(0)).collect();
+                polyline points=(line_points(&values, top)) fill="none" stroke=(s.colour) stroke-width="2" {}
+            }
+            @for (i, point) in points.iter().enumerate() {
+                @if i % every == 0 || i + 1 == points.len() {
+                    @let x = LEFT + i64::try_from(i).unwrap_or(0) * plot / last;
+                    text x=(x) y=(TOP + PLOT_HEIGHT + 18) text-anchor="middle" font-size="11" fill="#57606a" { (point.label) }
+                }
+            }
+            line x1=(LEFT) x2=(WIDTH - RIGHT) y1=(TOP + PLOT_HEIGHT) y2=(TOP + PLOT_HEIGHT) stroke="#57606a" stroke-width="1" {}
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests;

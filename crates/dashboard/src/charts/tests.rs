@@ -214,3 +214,40 @@ fn gauges_fill_their_track_up_to_the_limit_and_turn_red_past_it() {
         "#9a6700"
     );
 }
+
+#[test]
+fn a_line_runs_from_the_left_edge_to_the_right_on_the_value_axis() {
+    // 0 at the baseline (y 212), 10 at the top of an axis up to 10 (y 12), 5 halfway.
+    assert_eq!(line_points(&[0, 5, 10], 10), "76,212 392,112 708,12");
+    // One point stands at the left edge.
+    assert_eq!(line_points(&[3], 5), "76,92");
+    let series = [
+        Series {
+            name: "created".to_owned(),
+            colour: colour(0),
+        },
+        Series {
+            name: "done".to_owned(),
+            colour: colour(1),
+        },
+    ];
+    let points = [
+        Stack {
+            label: "12-05".to_owned(),
+            values: vec![2, 1],
+        },
+        Stack {
+            label: "12-06".to_owned(),
+            values: vec![4, 2],
+        },
+    ];
+    let svg = lines(&series, &points, 7, "Burn-up <of> Launch").into_string();
+    assert!(
+        svg.contains(r#"aria-label="Burn-up &lt;of&gt; Launch""#),
+        "{svg}"
+    );
+    assert_eq!(svg.matches("<polyline").count(), 2, "{svg}");
+    // The axis goes up to 5 (the nice ceiling of 4): 4 is at 4/5 of 200 above 212.
+    assert!(svg.contains(r#"points="76,132 708,52""#), "{svg}");
+    assert!(svg.contains(">12-06</text>"), "{svg}");
+}

@@ -119,6 +119,7 @@ impl Filters {
             severity,
             start_date: date_of("startDate", &self.start_date)?,
             end_date: date_of("endDate", &self.end_date)?,
+            project_id: None,
         })
     }
 

@@ -6,11 +6,13 @@ use actix_web::http::StatusCode;
 use actix_web::web::{Data, Path, Query};
 use actix_web::{HttpRequest, HttpResponse};
 use maud::{Markup, html};
-use muster_domain::model::{Agent, Task, TaskId, TaskPriority, TaskStatus};
+use muster_domain::model::{
+    Agent, Project, ProjectId, ProjectStatus, Task, TaskId, TaskPriority, TaskStatus,
+};
 use muster_domain::model::{Description, Tags, Title};
 use muster_domain::policy;
 use muster_domain::ports::TaskFilter;
-use muster_domain::service::NewTask;
+use muster_domain::service::{NewTask, PageRequest};
 use muster_http::AppState;
 use serde::Deserialize;
 
@@ -42,6 +44,8 @@ pub(crate) struct Filters {
     tag: String,
     #[serde(default)]
     q: String,
+    #[serde(default)]
+    project: String,
 }
 
 impl Filters {
@@ -55,8 +59,13 @@ impl Filters {
             "" => None,
             typed => Some(priority_of(typed)?),
         };
+        let project = match self.project.trim() {
+            "" => None,
+            id => Some(ProjectId::from_uuid(uuid_of("project", id)?)),
+        };
         Ok(TaskFilter {
             assignee_id: assignee,
+            project_id: project,
             priority,
             tag: TaskFilter::term("tag", &self.tag)?,
             text: TaskFilter::term("q", &self.q)?,
@@ -171,7 +180,7 @@ fn columns_markup(viewer: &Viewer, agents: &[Agent], columns: &[Column]) -> Mark
     }
 }
 
-fn filters_form(agents: &[Agent], filters: &Filters) -> Markup {
+fn filters_form(agents: &[Agent], projects: &[Project], filters: &Filters) -> Markup {
     html! {
         form.filters method="get" action="/ui/board" hx-get="/ui/board/columns" hx-target="#columns" hx-trigger="change, input delay:300ms from:#q" hx-push-url="false" role="search" {
             label for="assignee" { "Assignee" }
@@ -187,6 +196,16 @@ fn filters_form(agents: &[Agent], filters: &Filters) -> Markup {
                 option value="" { "any" }
                 @for p in PRIORITIES {
                     option value=(p) selected[filters.priority == p] { (p) }
+                }
+            }
+            @if !projects.is_empty() || !filters.project.is_empty() {
+                label for="project" { "Project" }
+                select #project name="project" {
+                    option value="" { "any" }
+                    @for project in projects {
+                        @let id = project.id.to_string();
+                        option value=(id) selected[filters.project.trim() == id] { (project.name.as_str()) }
+                    }
                 }
             }
             label for="tag" { "Tag" }
@@ -229,6 +248,21 @@ fn create_form(viewer: &Viewer, draft: Option<&Create>) -> Markup {
     }
 }
 
+/// The organization's active projects the project filter offers (the newest 100); none
+/// when they cannot be read, which leaves the board usable.
+async fn active_projects(state: &AppState, viewer: &Viewer) -> Vec<Project> {
+    let page = PageRequest {
+        cursor: None,
+        limit: 100,
+    };
+    state
+        .projects
+        .list(&viewer.actor, Some(ProjectStatus::Active), page)
+        .await
+        .map(|p| p.items)
+        .unwrap_or_default()
+}
+
 async fn board_page(
     state: &AppState,
     viewer: &Viewer,
@@ -240,9 +274,10 @@ async fn board_page(
         Ok((agents, columns)) => (agents, columns, notice.cloned()),
         Err(refusal) => (Vec::new(), Vec::new(), Some(refusal)),
     };
+    let projects = active_projects(state, viewer).await;
     let content = html! {
         @if policy::may_write(&viewer.actor).is_ok() { (create_form(viewer, draft)) }
-        (filters_form(&agents, filters))
+        (filters_form(&agents, &projects, filters))
         div #columns.board data-live="/ui/board/columns" {
             (columns_markup(viewer, &agents, &columns))
         }

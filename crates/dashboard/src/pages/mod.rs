@@ -7,6 +7,7 @@ mod audit;
 mod board;
 pub(crate) mod home;
 mod login;
+mod projects;
 mod run;
 mod run_list;
 mod spend;
@@ -57,6 +58,10 @@ pub(crate) fn routes(cfg: &mut ServiceConfig) {
         .route("/runs/{id}", web::get().to(run::show))
         .route("/runs/{id}/log", web::get().to(run::follow))
         .route("/runs/{id}/stop", web::post().to(run::stop))
+        .route("/projects", web::get().to(projects::show_list))
+        .route("/projects", web::post().to(projects::create))
+        .route("/projects/{id}", web::get().to(projects::show))
+        .route("/projects/{id}/archive", web::post().to(projects::archive))
         .route("/spend", web::get().to(spend::show))
         .route("/audit", web::get().to(audit::show))
         .route("/agents", web::get().to(agents::show))

@@ -116,6 +116,10 @@ id_type!(
     UsageReportId
 );
 id_type!(
+    /// Identifies a project: tasks grouped under a goal (issue 66).
+    ProjectId
+);
+id_type!(
     /// Identifies an outbound webhook.
     WebhookId
 );

@@ -19,6 +19,7 @@ mod integration;
 mod lease;
 mod ledger;
 mod organization;
+mod project;
 mod push;
 mod remote;
 mod run;
@@ -55,12 +56,15 @@ pub use ids::{
     LoginFamilyId, OrgId, RefreshTokenId, ReputationEventId, TaskId, TemplateId, UserId,
 };
 pub use ids::{CodeHostConnectionId, DeliveryAttemptId, InboundKeyId, TreasuryEntryId, WebhookId};
-pub use ids::{RunId, UsageReportId};
+pub use ids::{ProjectId, RunId, UsageReportId};
 pub use inbound::InboundKey;
 pub use integration::{IntegrationAction, IntegrationAnswer};
 pub use lease::Lease;
 pub use ledger::{CreditKind, LedgerEntry, ReputationEvent, ReputationKind};
 pub use organization::{OrgName, Organization};
+pub use project::{
+    BurnUpDay, Project, ProjectGoal, ProjectName, ProjectStatus, ProjectTally, TaskBrief,
+};
 pub use push::{
     MAX_PUSH_CONFIGS_PER_TASK, MAX_PUSH_TOKEN_CHARS, PUSH_EVENT_TYPES, PushAuth, PushConfigId,
     TaskPush, check_push_token,

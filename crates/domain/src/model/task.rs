@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use time::OffsetDateTime;
 
-use super::{AgentId, Author, Description, OrgId, RewardPayer, TaskId, Title};
+use super::{AgentId, Author, Description, OrgId, ProjectId, RewardPayer, TaskId, Title};
 use crate::ValidationError;
 use crate::validation::{json_without_nul, no_nul};
 
@@ -271,6 +271,8 @@ pub struct Task {
     pub creator: Option<Author>,
     /// The task this one is a sub-task of.
     pub parent_task_id: Option<TaskId>,
+    /// The project it belongs to (issue 66); a sub-task starts in its parent's.
+    pub project_id: Option<ProjectId>,
     /// Whether closing needs an explicit approval.
     pub approval_required: bool,
     /// Deadline.
@@ -333,6 +335,7 @@ impl Task {
             assignee_id: None,
             creator: None,
             parent_task_id: None,
+            project_id: None,
             approval_required: false,
             due_at: None,
             tags: Tags::default(),

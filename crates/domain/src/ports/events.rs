@@ -16,6 +16,8 @@ pub struct EventFilter {
     pub entity_type: Option<String>,
     /// Which entity.
     pub entity_id: Option<Uuid>,
+    /// Only events about this project or one of its tasks (issue 66).
+    pub project_id: Option<crate::model::ProjectId>,
     /// Severity.
     pub severity: Option<EventSeverity>,
     /// Not before.

@@ -12,6 +12,7 @@ mod idempotency;
 mod inbound;
 mod nonces;
 mod organizations;
+mod projects;
 mod remote;
 pub(crate) mod replay;
 mod run_observer;
@@ -39,6 +40,7 @@ pub use idempotency::IdempotencyStore;
 pub use inbound::InboundKeyRepository;
 pub use nonces::{NonceOutcome, NonceStore};
 pub use organizations::OrganizationRepository;
+pub use projects::{ProjectRepository, TaskSpan};
 pub use remote::{CardFetcher, RemoteCard};
 pub use run_observer::{RunObserver, Unobserved};
 pub use runs::{RunFilter, RunRepository, UsageGroup, UsageGroupBy, UsageQuery};
@@ -50,8 +52,8 @@ pub use tasks::{OutcomeFilter, Overdue, TaskFilter, TaskRepository};
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact, work};
 pub use treasury::TreasuryRepository;
 pub use tx::{
-    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, RunsTx, SessionsTx,
-    TasksTx, WebhooksTx,
+    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, ProjectsTx, RunsTx,
+    SessionsTx, TasksTx, WebhooksTx,
 };
 pub use users::UserRepository;
 pub use webhooks::{
@@ -77,6 +79,8 @@ pub use inbound::MockInboundKeyRepository;
 pub use nonces::MockNonceStore;
 #[cfg(any(test, feature = "mocks"))]
 pub use organizations::MockOrganizationRepository;
+#[cfg(any(test, feature = "mocks"))]
+pub use projects::MockProjectRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use remote::MockCardFetcher;
 #[cfg(any(test, feature = "mocks"))]

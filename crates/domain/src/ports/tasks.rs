@@ -20,6 +20,8 @@ pub struct TaskFilter {
     pub creator_id: Option<Uuid>,
     /// Only sub-tasks of this task.
     pub parent_task_id: Option<TaskId>,
+    /// Only tasks of this project.
+    pub project_id: Option<crate::model::ProjectId>,
     /// Only tasks in one of these statuses; empty means any. Applies with `status`.
     pub any_status: Vec<TaskStatus>,
     /// `Some(true)`: only tasks waiting for their approval (in review, approval
@@ -91,6 +93,7 @@ impl TaskFilter {
             && self
                 .parent_task_id
                 .is_none_or(|p| task.parent_task_id == Some(p))
+            && self.project_id.is_none_or(|p| task.project_id == Some(p))
             && self
                 .awaiting_approval
                 .is_none_or(|awaiting| task.awaits_approval() == awaiting)

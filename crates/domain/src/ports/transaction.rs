@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 
 use super::tx::{
-    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, RunsTx, SessionsTx,
-    TasksTx, WebhooksTx,
+    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, ProjectsTx, RunsTx,
+    SessionsTx, TasksTx, WebhooksTx,
 };
 use crate::service::ServiceError;
 
@@ -130,6 +130,7 @@ pub trait Transaction:
     + WebhooksTx
     + IntegrationsTx
     + RunsTx
+    + ProjectsTx
     + Send
 {
 }
@@ -145,6 +146,7 @@ impl<T> Transaction for T where
         + WebhooksTx
         + IntegrationsTx
         + RunsTx
+        + ProjectsTx
         + Send
 {
 }

@@ -13,6 +13,7 @@ pub mod hearing;
 pub mod integration_moves;
 pub mod login;
 pub mod numbers;
+pub mod progress;
 pub mod remote;
 pub mod reputation;
 pub mod reward;

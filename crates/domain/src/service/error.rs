@@ -116,6 +116,8 @@ pub enum Entity {
     CodeHostConnection,
     /// A run (decision D-106).
     Run,
+    /// A project (issue 66).
+    Project,
 }
 
 impl fmt::Display for Entity {
@@ -136,6 +138,7 @@ impl fmt::Display for Entity {
             Self::InboundKey => "Inbound webhook key",
             Self::CodeHostConnection => "Code-host connection",
             Self::Run => "Run",
+            Self::Project => "Project",
         })
     }
 }
@@ -344,6 +347,12 @@ pub enum Conflict {
         spendable: i64,
         /// What was needed (a reservation, or at least one credit).
         needed: i64,
+    },
+    /// The project is archived: no task joins it and it is not edited (issue 66).
+    #[error("Project {project} is archived: it takes no new tasks and no edits")]
+    ProjectArchived {
+        /// The project.
+        project: crate::model::ProjectId,
     },
 }
 

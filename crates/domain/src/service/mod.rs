@@ -13,6 +13,7 @@ mod inbound;
 mod integrations;
 mod locks;
 mod paging;
+mod projects;
 mod remote;
 mod runs;
 mod scoring;
@@ -47,6 +48,9 @@ pub use integrations::{
     HostDelivery, IssuedConnection, NewConnection, UNMAPPED_COMPLETION,
 };
 pub use paging::{Page, PageRequest};
+pub use projects::{
+    BURN_UP_MAX_TASKS, NewProject, ProjectPage, ProjectPatch, ProjectService, ProjectView,
+};
 pub use remote::{NewRemoteAgent, RemoteAgentService, RemotePorts, RemoteRegistered, RemoteReport};
 pub use runs::{
     FinishRun, LogPage, NewUsage, RunPage, RunService, StartRun, UsageAnswer,

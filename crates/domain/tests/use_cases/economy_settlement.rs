@@ -191,6 +191,7 @@ fn reassignment_and_an_expired_lease_keep_the_escrow() {
         capabilities: None,
         lease: Lease::seconds(Some(60)).unwrap(),
         reserve_credits: 0,
+        project_id: None,
     };
     let claimed = block_on(world.tasks.claim(&third, claim)).unwrap().unwrap();
     assert_eq!(claimed.id, unassigned.id);

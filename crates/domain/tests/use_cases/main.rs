@@ -32,6 +32,7 @@ mod event_service;
 mod inbound_keys;
 mod ledger_properties;
 mod no_io_dependencies;
+mod projects;
 mod properties;
 mod push_configs;
 mod remote_agents;

@@ -19,6 +19,7 @@ fn claim(seconds: i64) -> ClaimRequest {
         capabilities: None,
         lease: lease(seconds),
         reserve_credits: 0,
+        project_id: None,
     }
 }
 
@@ -93,6 +94,7 @@ fn a_claim_needs_every_required_capability() {
         capabilities: Some(vec![CapabilityName::new("rust").unwrap()]),
         lease: lease(60),
         reserve_credits: 0,
+        project_id: None,
     };
     assert_eq!(
         block_on(world.tasks.claim(&expert_actor, rust_only)).unwrap(),
@@ -253,7 +255,7 @@ fn a_candidate_held_by_another_claimer_is_passed_over_for_a_free_one() {
     tx.expect_agent().returning(|_, _, _| Ok(None));
     tx.expect_claim_candidates()
         .times(1)
-        .returning(move |_, _, _| {
+        .returning(move |_, _, _, _| {
             Ok(vec![
                 sample_task(held, TaskStatus::Todo),
                 sample_task(free, TaskStatus::Todo),

@@ -50,7 +50,7 @@ pub(super) struct Spec {
 pub(super) const TOOLS: &[Spec] = &[
     Spec {
         name: "claim_task",
-        description: "Claim the next task you may take: it is assigned to you, moved to in_progress and leased to you (keep it with heartbeat_task). With reserveCredits, that many of your credits are held for the task's first run (an error budget_exhausted when they cannot be). Answers {data: task}, or {data: null} when there is nothing to claim.",
+        description: "Claim the next task you may take (only one of a project with projectId): it is assigned to you, moved to in_progress and leased to you (keep it with heartbeat_task). With reserveCredits, that many of your credits are held for the task's first run (an error budget_exhausted when they cannot be). Answers {data: task}, or {data: null} when there is nothing to claim.",
         operation: "claimTask",
         access: Access::Worker,
         own_id: false,
@@ -106,7 +106,7 @@ pub(super) const TOOLS: &[Spec] = &[
     },
     Spec {
         name: "list_tasks",
-        description: "List the organization's tasks, filtered by status, assignee, creator, parent, priority, tag or text (q), newest first, a page at a time (pass meta.nextCursor as cursor).",
+        description: "List the organization's tasks, filtered by status, assignee, creator, parent, project, priority, tag or text (q), newest first, a page at a time (pass meta.nextCursor as cursor).",
         operation: "listTasks",
         access: Access::Read,
         own_id: false,
@@ -127,7 +127,7 @@ pub(super) const TOOLS: &[Spec] = &[
     },
     Spec {
         name: "update_task",
-        description: "Change a task's title, description, priority, due date, tags, metadata or reward; only the fields given change, null clears description and dueAt. Only the reward's payer may change it: raising it escrows the difference, lowering it returns the difference.",
+        description: "Change a task's title, description, priority, due date, tags, metadata, project or reward; only the fields given change, null clears description and dueAt. Only the reward's payer may change it: raising it escrows the difference, lowering it returns the difference.",
         operation: "updateTask",
         access: Access::Write,
         own_id: false,
@@ -172,6 +172,41 @@ pub(super) const TOOLS: &[Spec] = &[
         description: "Read the organization's audit log, filtered by type, actor, entity, severity or dates, a page at a time.",
         operation: "listEvents",
         access: Access::Read,
+        own_id: false,
+    },
+    Spec {
+        name: "list_projects",
+        description: "List the organization's projects (tasks grouped under a goal), newest first, optionally only active or archived ones, a page at a time (pass meta.nextCursor as cursor).",
+        operation: "listProjects",
+        access: Access::Read,
+        own_id: false,
+    },
+    Spec {
+        name: "get_project",
+        description: "Read one project with its progress: its tasks by status, the share done (of those not cancelled), the open tasks past due and the blocked ones, and what its tasks' runs cost.",
+        operation: "getProject",
+        access: Access::Read,
+        own_id: false,
+    },
+    Spec {
+        name: "create_project",
+        description: "Create a project (name, optional goal, description and due date). Tasks join it with projectId on create_task or update_task; a sub-task joins its parent's.",
+        operation: "createProject",
+        access: Access::Write,
+        own_id: false,
+    },
+    Spec {
+        name: "update_project",
+        description: "Change a project's name, goal, description or due date; only the fields given change, null clears goal, description and dueAt. An archived project takes no edits.",
+        operation: "updateProject",
+        access: Access::Write,
+        own_id: false,
+    },
+    Spec {
+        name: "archive_project",
+        description: "Archive a project: its tasks stay in it, but no task joins it any more.",
+        operation: "archiveProject",
+        access: Access::Write,
         own_id: false,
     },
     Spec {

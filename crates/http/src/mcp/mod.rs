@@ -12,6 +12,7 @@ mod agent_calls;
 mod calls;
 mod catalog;
 mod message;
+mod project_calls;
 mod run_calls;
 mod schema;
 

@@ -50,7 +50,7 @@ pub(super) async fn call(
             no_more(&args)?;
             data(RunResponse::from(runs.get(actor, id).await?))
         }
-        other => Err(ApiError::bad_request(format!("unknown tool {other}"))),
+        _ => super::project_calls::call(state, actor, name, args).await,
     }
 }
 

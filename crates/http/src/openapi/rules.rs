@@ -74,6 +74,8 @@ const TRIMMED: &[(&str, &str, usize)] = &[
     ("ProfileBody", "name", 255),
     ("CapabilityInput", "capability", 100),
     ("AddCapabilityRequest", "capability", 100),
+    ("CreateProjectRequest", "name", 255),
+    ("PatchProjectRequest", "name", 255),
 ];
 
 /// Of [`TRIMMED`], the titles and names the server also requires to be displayable
@@ -87,6 +89,8 @@ const DISPLAYED: &[(&str, &str, usize)] = &[
     ("SpawnRequest", "name", 255),
     ("PatchAgentRequest", "name", 255),
     ("RegisterBody", "name", 255),
+    ("CreateProjectRequest", "name", 255),
+    ("PatchProjectRequest", "name", 255),
 ];
 
 /// (schema, property, pattern) of single strings.
@@ -104,6 +108,10 @@ const PATTERNS: &[(&str, &str, &str)] = &[
     ("SpawnRequest", "agentId", VISIBLE_ASCII),
     ("CreateConnectionBody", "repository", REPOSITORY),
     ("ScoreRequest", "reason", NON_BLANK),
+    ("CreateProjectRequest", "goal", NON_BLANK),
+    ("PatchProjectRequest", "goal", NON_BLANK),
+    ("CreateProjectRequest", "description", NO_NUL),
+    ("PatchProjectRequest", "description", NO_NUL),
 ];
 
 /// (schema, property, item schema) of string arrays.
@@ -151,6 +159,7 @@ const NOT_EMPTY: &[&str] = &[
     "PatchAgentRequest",
     "UpdateWebhookBody",
     "UpdateInboundKeyBody",
+    "PatchProjectRequest",
 ];
 
 /// Adds the patterns, item rules, `metadata` objects and `minProperties` to the

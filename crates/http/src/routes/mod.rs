@@ -17,6 +17,7 @@ mod health;
 mod inbound_webhooks;
 mod integrations;
 mod oauth;
+mod projects;
 mod remote_agents;
 mod routing;
 mod runs;
@@ -37,6 +38,14 @@ pub(crate) fn register(table: &mut Table<'_>) {
     tasks(table);
     agent_routes(table);
     run_routes(table);
+    table
+        .add(at("/projects").post(projects::create).get(projects::list))
+        .add(
+            at("/projects/{id}")
+                .get(projects::get)
+                .patch(projects::update),
+        )
+        .post("/projects/{id}/archive", projects::archive);
     table
         .add(at("/org/treasury").get(treasury::get))
         .get("/org/treasury/history", treasury::history)

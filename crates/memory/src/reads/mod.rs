@@ -7,6 +7,7 @@
 mod agents;
 mod integrations;
 mod organizations;
+mod projects;
 mod runs;
 mod tasks;
 mod users;

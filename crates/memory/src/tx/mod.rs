@@ -11,6 +11,7 @@ mod integrations;
 mod keys;
 mod ledger;
 mod organizations;
+mod projects;
 mod runs;
 mod sessions;
 mod tasks;

@@ -4,8 +4,8 @@ use std::collections::{BTreeSet, VecDeque};
 
 use async_trait::async_trait;
 use muster_domain::model::{
-    Comment, CommentId, DependencyId, Escalation, OrgId, Task, TaskDependency, TaskId, TaskStatus,
-    TaskTemplate,
+    Comment, CommentId, DependencyId, Escalation, OrgId, ProjectId, Task, TaskDependency, TaskId,
+    TaskStatus, TaskTemplate,
 };
 use muster_domain::ports::{Lock, RepositoryError, TasksTx, UniqueKey};
 use muster_domain::rules::claimable::{CLAIMABLE, claim_key};
@@ -235,6 +235,7 @@ impl TasksTx for MemoryTransaction {
     async fn claim_candidates(
         &mut self,
         org: OrgId,
+        project: Option<ProjectId>,
         offset: u32,
         limit: u32,
     ) -> Result<Vec<Task>, RepositoryError> {
@@ -242,7 +243,11 @@ impl TasksTx for MemoryTransaction {
         let mut tasks: Vec<&Task> = state
             .tasks
             .values()
-            .filter(|t| t.org_id == org && claimable(state, t))
+            .filter(|t| {
+                t.org_id == org
+                    && project.is_none_or(|p| t.project_id == Some(p))
+                    && claimable(state, t)
+            })
             .collect();
         tasks.sort_by_key(|t| claim_key(t.priority, t.created_at, t.id));
         Ok(tasks

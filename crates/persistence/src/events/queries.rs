@@ -62,6 +62,19 @@ macro_rules! filtered {
         if let Some(end) = filter.end_date {
             query = query.filter(events::created_at.le(DbTime(end)));
         }
+        if let Some(project) = filter.project_id {
+            // About the project itself, or about one of its tasks (`tasks_org_project`).
+            let project = db_uuid(project);
+            let its_tasks = crate::schema::tasks::table
+                .filter(crate::schema::tasks::org_id.eq(db_uuid($org)))
+                .filter(crate::schema::tasks::project_id.eq(project))
+                .select(crate::schema::tasks::id);
+            query = query.filter(
+                events::entity_id
+                    .eq(project)
+                    .or(events::entity_id.eq_any(its_tasks)),
+            );
+        }
         query
     }};
 }

@@ -31,8 +31,15 @@ impl EventLog for Database {
     ) -> Result<EventPage, RepositoryError> {
         let offset = i64::try_from(offset)
             .map_err(|_| RepositoryError::internal("event page offset out of range"))?;
+        // Which events a project's filter matches changes when a task moves to another
+        // project: such a count is never settled, it is taken in full every time.
+        let cached = filter.project_id.is_none();
         // Taken before a connection: the requests waiting for a first count hold none.
-        let (known, first_count) = self.event_counts().first_count(org, filter).await;
+        let (known, first_count) = if cached {
+            self.event_counts().first_count(org, filter).await
+        } else {
+            (Settled::default(), None)
+        };
         let mut pooled = self.pooled().await?;
         // The page first, then the count: a page is never longer than its total says.
         let rows = events::page(&mut pooled.conn(), org, filter, offset, limit)
@@ -42,14 +49,16 @@ impl EventLog for Database {
             .await
             .map_err(from_diesel)?;
         let count = |n: i64| u64::try_from(n).map_err(|e| corrupt("event count", e));
-        self.event_counts().settle(
-            org,
-            filter,
-            Settled {
-                bound: above.bound,
-                count: known.count + count(above.settled)?,
-            },
-        );
+        if cached {
+            self.event_counts().settle(
+                org,
+                filter,
+                Settled {
+                    bound: above.bound,
+                    count: known.count + count(above.settled)?,
+                },
+            );
+        }
         // Settled: the requests waiting for this pair can go on.
         drop(first_count);
         let events = rows

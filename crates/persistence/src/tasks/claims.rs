@@ -10,7 +10,7 @@ use diesel::result::QueryResult;
 use diesel::sql_types::{Array, Bool, Integer, Text};
 use diesel::sqlite::Sqlite;
 use diesel_async::RunQueryDsl;
-use muster_domain::model::{OrgId, TaskId};
+use muster_domain::model::{OrgId, ProjectId, TaskId};
 use muster_domain::rules::claimable::{CLAIM_ORDER, CLAIMABLE, LEASED, priority_rank};
 use time::OffsetDateTime;
 
@@ -84,13 +84,23 @@ macro_rules! candidates_query {
 /// `limit` of them from `offset`. The rule is applied here, in the query, and not on
 /// loaded rows: a claim pages through the candidates, and only the `tasks_claimable`
 /// index makes a page a walk rather than a sort of every task.
+///
+/// With `project`, only that project's tasks: the same walk, with the project compared
+/// on each candidate (a statement of its own, so that the common claim's stays as it is).
 pub(crate) async fn candidates(
     conn: &mut Conn<'_>,
     org: OrgId,
+    project: Option<ProjectId>,
     offset: u32,
     limit: u32,
 ) -> QueryResult<Vec<TaskRow>> {
-    on_conn!(conn, c => candidates_query!(org, offset, limit).load(c).await)
+    match project {
+        None => on_conn!(conn, c => candidates_query!(org, offset, limit).load(c).await),
+        Some(project) => on_conn!(conn, c => candidates_query!(org, offset, limit)
+            .filter(tasks::project_id.eq(db_uuid(project)))
+            .load(c)
+            .await),
+    }
 }
 
 /// The query of [`expired`] on backend `$db`, with `$status` and `$org_id` standing for

@@ -112,6 +112,9 @@ macro_rules! filtered {
         if let Some(parent) = filter.parent_task_id {
             query = query.filter(tasks::parent_task_id.eq(db_uuid(parent)));
         }
+        if let Some(project) = filter.project_id {
+            query = query.filter(tasks::project_id.eq(db_uuid(project)));
+        }
         let awaiting = tasks::status
             .eq(TaskStatus::Review.as_str())
             .and(tasks::approval_required.eq(true));

@@ -2,8 +2,8 @@
 
 use diesel::prelude::*;
 use muster_domain::model::{
-    AgentId, Author, Description, Metadata, OrgId, RewardPayer, Tags, Task, TaskId, TaskOutcome,
-    TaskPriority, TaskResult, TaskStatus, Title, UserId,
+    AgentId, Author, Description, Metadata, OrgId, ProjectId, RewardPayer, Tags, Task, TaskId,
+    TaskOutcome, TaskPriority, TaskResult, TaskStatus, Title, UserId,
 };
 use muster_domain::ports::RepositoryError;
 
@@ -42,6 +42,8 @@ pub(crate) struct TaskRow {
     pub reward: i64,
     /// The agent whose balance escrowed the reward; NULL: the treasury (decision D-101).
     pub reward_payer_agent_id: Option<DbUuid>,
+    /// The project it belongs to (issue 66).
+    pub project_id: Option<DbUuid>,
 }
 
 impl From<&Task> for TaskRow {
@@ -79,6 +81,7 @@ impl From<&Task> for TaskRow {
             outcome: task.outcome.map(|o| o.as_str().to_owned()),
             reward: task.reward,
             reward_payer_agent_id: task.reward_payer.agent().map(|id| DbUuid(id.as_uuid())),
+            project_id: task.project_id.map(|id| DbUuid(id.as_uuid())),
         }
     }
 }
@@ -109,6 +112,7 @@ impl TryFrom<TaskRow> for Task {
                 (None, None) => None,
             },
             parent_task_id: row.parent_task_id.map(|id| TaskId::from_uuid(id.0)),
+            project_id: row.project_id.map(|id| ProjectId::from_uuid(id.0)),
             approval_required: row.approval_required,
             due_at: row.due_at.map(|t| t.0),
             tags: Tags::new(tags).map_err(|e| corrupt("task tags", e))?,

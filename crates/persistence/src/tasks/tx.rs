@@ -3,7 +3,8 @@
 
 use async_trait::async_trait;
 use muster_domain::model::{
-    Comment, CommentId, DependencyId, Escalation, OrgId, Task, TaskDependency, TaskId, TaskTemplate,
+    Comment, CommentId, DependencyId, Escalation, OrgId, ProjectId, Task, TaskDependency, TaskId,
+    TaskTemplate,
 };
 use muster_domain::ports::{Lock, RepositoryError, TasksTx};
 use time::OffsetDateTime;
@@ -158,10 +159,11 @@ impl TasksTx for DbTransaction<'_> {
     async fn claim_candidates(
         &mut self,
         org: OrgId,
+        project: Option<ProjectId>,
         offset: u32,
         limit: u32,
     ) -> Result<Vec<Task>, RepositoryError> {
-        let rows = claims::candidates(&mut self.conn, org, offset, limit)
+        let rows = claims::candidates(&mut self.conn, org, project, offset, limit)
             .await
             .map_err(from_diesel)?;
         rows.into_iter().map(Task::try_from).collect()

@@ -90,6 +90,8 @@ mod organizations;
 #[cfg(test)]
 mod prepared;
 #[cfg(test)]
+mod projects;
+#[cfg(test)]
 mod runs;
 #[cfg(test)]
 mod schema;

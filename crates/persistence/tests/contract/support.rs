@@ -62,6 +62,7 @@ pub trait Store:
     + muster_domain::ports::InboundKeyRepository
     + muster_domain::ports::TreasuryRepository
     + muster_domain::ports::RunRepository
+    + muster_domain::ports::ProjectRepository
     + Clone
     + Send
     + Sync
@@ -84,6 +85,7 @@ impl<S> Store for S where
         + muster_domain::ports::InboundKeyRepository
         + muster_domain::ports::TreasuryRepository
         + muster_domain::ports::RunRepository
+        + muster_domain::ports::ProjectRepository
         + Clone
         + Send
         + Sync

@@ -89,7 +89,7 @@ async fn first_claimable(db: &impl Store, org: OrgId, ids: Vec<TaskId>) -> Optio
 /// A page of the claim's candidates, in a transaction of its own.
 async fn candidates(db: &impl Store, org: OrgId, offset: u32, limit: u32) -> Vec<TaskId> {
     transact(db, move |tx| {
-        Box::pin(async move { Ok(tx.claim_candidates(org, offset, limit).await?) })
+        Box::pin(async move { Ok(tx.claim_candidates(org, None, offset, limit).await?) })
     })
     .await
     .unwrap()

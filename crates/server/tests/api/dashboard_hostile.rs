@@ -53,6 +53,7 @@ impl Rng {
 /// that name nothing or are not ids at all.
 struct Ids {
     task: String,
+    project: String,
     other_task: String,
     agent: String,
     run: String,
@@ -67,8 +68,17 @@ async fn ids(app: &TestApp) -> Ids {
     let other_agent = app.other.hr.uuid.to_string();
     let agent = worker.uuid.to_string();
     let (_, _, run) = crate::runs_support::running(app, 1_000, &json!({})).await;
+    let reply = app
+        .post(
+            &app.org.hr,
+            "/projects",
+            &json!({"name": "Target project"}).to_string(),
+        )
+        .await;
+    let project = str_of(&reply.body["data"], "id");
     let ids = vec![
         run.clone(),
+        project.clone(),
         task.clone(),
         blocker,
         other_task.clone(),
@@ -83,6 +93,7 @@ async fn ids(app: &TestApp) -> Ids {
     ];
     Ids {
         task,
+        project,
         other_task,
         agent,
         run,
@@ -172,6 +183,8 @@ const FORMS: &[(&str, &[&str])] = &[
     ("/ui/agents/{}/activate", &[]),
     ("/ui/agents/{}/reject", &[]),
     ("/ui/runs/{}/stop", &[]),
+    ("/ui/projects", &["name", "goal", "due"]),
+    ("/ui/projects/{}/archive", &[]),
     ("/ui/webhooks/{}/test", &[]),
     ("/ui/account/api-keys", &["name", "scope", "expiresInDays"]),
     ("/ui/account/api-keys/{}/delete", &[]),
@@ -185,8 +198,16 @@ const FORMS: &[(&str, &[&str])] = &[
 const PAGES: &[(&str, &[&str])] = &[
     ("/ui", &[]),
     ("/ui/login", &[]),
-    ("/ui/board", &["assignee", "priority", "tag", "q"]),
-    ("/ui/board/columns", &["assignee", "priority", "tag", "q"]),
+    (
+        "/ui/board",
+        &["assignee", "priority", "tag", "q", "project"],
+    ),
+    (
+        "/ui/board/columns",
+        &["assignee", "priority", "tag", "q", "project"],
+    ),
+    ("/ui/projects", &[]),
+    ("/ui/projects/{}", &[]),
     ("/ui/tasks/{}", &[]),
     (
         "/ui/audit",
@@ -224,6 +245,8 @@ fn path(template: &str, picker: &mut Rng, ids: &Ids) -> String {
                     ids.agent.clone()
                 } else if template.starts_with("/ui/runs/") {
                     ids.run.clone()
+                } else if template.starts_with("/ui/projects/") {
+                    ids.project.clone()
                 } else {
                     ids.task.clone()
                 }

@@ -146,10 +146,12 @@ async fn each_credential_sees_the_tools_it_may_use(app: &TestApp) {
             "find_candidates",
             "get_balance",
             "get_budget",
+            "get_project",
             "get_reputation",
             "get_run",
             "get_task",
             "list_events",
+            "list_projects",
             "list_tasks"
         ]
     );

@@ -575,3 +575,43 @@ fn mcp_over_stdio_relays_an_agents_session_to_the_server() {
         "{answers:?}"
     );
 }
+
+#[test]
+fn project_commands_group_tasks_and_show_their_progress() {
+    let live = live();
+    let project = live.json(&[
+        "project",
+        "create",
+        "Launch",
+        "--goal",
+        "Ten customers",
+        "--due",
+        "2027-01-31",
+    ]);
+    let id = project["id"].as_str().unwrap().to_owned();
+    assert_eq!(project["status"], "active");
+    assert_eq!(project["dueAt"], "2027-01-31T00:00:00.000Z");
+    let task = live.json(&["task", "create", "Inside", "--project", &id]);
+    assert_eq!(task["projectId"], id.as_str());
+    live.ok(&["task", "create", "Outside"]);
+    let listed = live.json(&["task", "list", "--project", &id]);
+    assert_eq!(listed["data"].as_array().map(Vec::len), Some(1), "{listed}");
+
+    let shown = live.ok(&["project", "show", &id]);
+    assert!(shown.contains("Ten customers"), "{shown}");
+    assert!(shown.contains("0% done (0 of 1 tasks, 1 open)"), "{shown}");
+    let table = live.ok(&["project", "list"]);
+    assert!(table.starts_with("ID"), "{table}");
+    assert!(table.contains(&id) && table.contains("Launch"), "{table}");
+
+    let edited = live.json(&["project", "update", &id, "--name", "Relaunch"]);
+    assert_eq!(edited["name"], "Relaunch");
+    let archived = live.json(&["project", "archive", &id]);
+    assert_eq!(archived["status"], "archived");
+    // A refusal: the API's message, one line, exit status 1.
+    let out = live
+        .muster(&["task", "create", "Late", "--project", &id])
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, "is archived");
+}

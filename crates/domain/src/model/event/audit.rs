@@ -9,12 +9,12 @@ use super::payloads::{
     AgentDemoted, AgentRegistered, AgentSpawned, AgentStatusChanged, AgentUpdated, ApiKeyCreated,
     ApiKeyRevoked, BudgetExhausted, CodeHostConnectionChanged, CreditsEarned, CreditsEscrowed,
     CreditsGranted, CreditsRefunded, CreditsSpent, CreditsTransferred, GuardUpdated,
-    InboundWebhookChanged, ReputationChanged, RunFinished, RunStarted, RunStopRequested,
-    TaskApproved, TaskAssigned, TaskClaimed, TaskClosed, TaskCommented, TaskCreated,
-    TaskDependencyAdded, TaskDependencyRemoved, TaskEscalated, TaskLeaseExpired, TaskTransitioned,
-    TaskUpdated, TemplateCreated, TreasuryGranted, UserCreated, UserLogin, UserLoginFailed,
-    UserLogout, UserSecurityChanged, WebhookBlocked, WebhookChanged, WebhookDeleted,
-    WebhookDisabled,
+    InboundWebhookChanged, ProjectArchived, ProjectCreated, ProjectUpdated, ReputationChanged,
+    RunFinished, RunStarted, RunStopRequested, TaskApproved, TaskAssigned, TaskClaimed, TaskClosed,
+    TaskCommented, TaskCreated, TaskDependencyAdded, TaskDependencyRemoved, TaskEscalated,
+    TaskLeaseExpired, TaskTransitioned, TaskUpdated, TemplateCreated, TreasuryGranted, UserCreated,
+    UserLogin, UserLoginFailed, UserLogout, UserSecurityChanged, WebhookBlocked, WebhookChanged,
+    WebhookDeleted, WebhookDisabled,
 };
 
 macro_rules! audit_events {
@@ -187,6 +187,12 @@ audit_events! {
     RunStopRequested(RunStopRequested) = "run.stop_requested", RUN_STOP_REQUESTED, "run", Warning;
     /// A run's usage cost more than its agent could still spend.
     BudgetExhausted(BudgetExhausted) = "budget.exhausted", BUDGET_EXHAUSTED, "agent", Warning;
+    /// A project was created (issue 66).
+    ProjectCreated(ProjectCreated) = "project.created", PROJECT_CREATED, "project", Info;
+    /// A project's name, goal, description or due date changed.
+    ProjectUpdated(ProjectUpdated) = "project.updated", PROJECT_UPDATED, "project", Info;
+    /// A project was archived.
+    ProjectArchived(ProjectArchived) = "project.archived", PROJECT_ARCHIVED, "project", Info;
 }
 
 #[cfg(test)]

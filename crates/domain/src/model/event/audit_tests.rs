@@ -23,7 +23,8 @@ const D70: &str = "task.created task.updated task.transitioned task.done task.ca
     inbound_webhook.deleted \
     codehost_connection.created codehost_connection.updated codehost_connection.deleted \
     task.claimed task.lease_expired guard.updated \
-    run.started run.finished run.stop_requested budget.exhausted";
+    run.started run.finished run.stop_requested budget.exhausted \
+    project.created project.updated project.archived";
 
 fn agent(n: u128) -> AgentId {
     AgentId::from_uuid(Uuid::from_u128(n))
@@ -89,6 +90,7 @@ fn samples() -> Vec<(AuditEvent, Value)> {
                 priority: TaskPriority::High,
                 assignee_id: Some(agent(1)),
                 parent_task_id: None,
+                project_id: None,
                 reward: 10,
                 reward_unfunded: None,
             }),
@@ -435,6 +437,25 @@ fn samples() -> Vec<(AuditEvent, Value)> {
             }),
             json!({"runId": id(7), "unfundedCredits": 12, "balanceAfter": 0}),
         ),
+        (
+            E::ProjectCreated(ProjectCreated {
+                name: "Launch".into(),
+                due_at: Some("2026-12-31T00:00:00.000Z".into()),
+            }),
+            json!({"name": "Launch", "dueAt": "2026-12-31T00:00:00.000Z"}),
+        ),
+        (
+            E::ProjectUpdated(ProjectUpdated {
+                fields: vec!["goal".into()],
+            }),
+            json!({"fields": ["goal"]}),
+        ),
+        (
+            E::ProjectArchived(ProjectArchived {
+                name: "Launch".into(),
+            }),
+            json!({"name": "Launch"}),
+        ),
     ]
 }
 
@@ -502,6 +523,7 @@ fn a_task_made_without_its_default_reward_says_so() {
             priority: TaskPriority::High,
             assignee_id: None,
             parent_task_id: None,
+            project_id: None,
             reward: 0,
             reward_unfunded,
         })

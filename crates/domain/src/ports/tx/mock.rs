@@ -12,13 +12,13 @@ use crate::model::{
     CodeHostConnection, CodeHostConnectionId, CodeHostLink, Comment, CommentId, DeliveryAttempt,
     DependencyId, Email, Escalation, Event, EventId, GuardSettings, InboundKey, InboundKeyId,
     IntegrationAnswer, ItemRef, LedgerEntry, Level, LogLine, LoginFamilyId, OAuthState, OrgId,
-    Organization, RefreshToken, RefreshTokenId, ReputationEvent, Run, RunId, Tally, TallyAdd, Task,
-    TaskDependency, TaskId, TaskTemplate, TokenHash, Treasury, TreasuryEntry, UsageReport, User,
-    UserId, Webhook, WebhookId,
+    Organization, Project, ProjectId, RefreshToken, RefreshTokenId, ReputationEvent, Run, RunId,
+    Tally, TallyAdd, Task, TaskDependency, TaskId, TaskTemplate, TokenHash, Treasury,
+    TreasuryEntry, UsageReport, User, UserId, Webhook, WebhookId,
 };
 use crate::ports::{
-    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, Lock, OrganizationsTx, RepositoryError,
-    RunsTx, SessionsTx, TasksTx, WebhooksTx,
+    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, Lock, OrganizationsTx, ProjectsTx,
+    RepositoryError, RunsTx, SessionsTx, TasksTx, WebhooksTx,
 };
 
 mockall::mock! {
@@ -252,6 +252,7 @@ mockall::mock! {
         async fn claim_candidates(
             &mut self,
             org: OrgId,
+            project: Option<ProjectId>,
             offset: u32,
             limit: u32,
         ) -> Result<Vec<Task>, RepositoryError>;
@@ -406,6 +407,21 @@ mockall::mock! {
             &mut self,
             org: OrgId,
             task: TaskId,
+        ) -> Result<bool, RepositoryError>;
+    }
+    #[async_trait]
+    impl ProjectsTx for Transaction {
+        async fn project(
+            &mut self,
+            org: OrgId,
+            id: ProjectId,
+            lock: Lock,
+        ) -> Result<Option<Project>, RepositoryError>;
+        async fn insert_project(&mut self, project: &Project) -> Result<(), RepositoryError>;
+        async fn update_project(
+            &mut self,
+            project: &Project,
+            expected_version: i64,
         ) -> Result<bool, RepositoryError>;
     }
 }

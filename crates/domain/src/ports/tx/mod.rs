@@ -9,6 +9,7 @@ mod ledger;
 #[cfg(any(test, feature = "mocks"))]
 mod mock;
 mod organizations;
+mod projects;
 mod runs;
 mod sessions;
 mod tasks;
@@ -22,6 +23,7 @@ pub use ledger::LedgerTx;
 #[cfg(any(test, feature = "mocks"))]
 pub use mock::MockTransaction;
 pub use organizations::OrganizationsTx;
+pub use projects::ProjectsTx;
 pub use runs::RunsTx;
 pub use sessions::SessionsTx;
 pub use tasks::TasksTx;

@@ -5,7 +5,8 @@ use async_trait::async_trait;
 use time::OffsetDateTime;
 
 use crate::model::{
-    Comment, CommentId, DependencyId, Escalation, OrgId, Task, TaskDependency, TaskId, TaskTemplate,
+    Comment, CommentId, DependencyId, Escalation, OrgId, ProjectId, Task, TaskDependency, TaskId,
+    TaskTemplate,
 };
 use crate::ports::{Lock, RepositoryError};
 
@@ -100,12 +101,13 @@ pub trait TasksTx: Send {
     /// [`UniqueKey::TemplateName`](crate::ports::UniqueKey::TemplateName).
     async fn insert_template(&mut self, template: &TaskTemplate) -> Result<(), RepositoryError>;
 
-    /// Claimable tasks of `org`: `todo`, unassigned, with every blocking dependency
-    /// done; by priority (urgent first), then oldest first; `limit` of them from
-    /// `offset`.
+    /// Claimable tasks of `org` (only those of `project` when given): `todo`,
+    /// unassigned, with every blocking dependency done; by priority (urgent first), then
+    /// oldest first; `limit` of them from `offset`.
     async fn claim_candidates(
         &mut self,
         org: OrgId,
+        project: Option<ProjectId>,
         offset: u32,
         limit: u32,
     ) -> Result<Vec<Task>, RepositoryError>;

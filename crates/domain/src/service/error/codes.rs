@@ -76,6 +76,7 @@ impl ServiceError {
         "inbound_key_not_found",
         "code_host_connection_not_found",
         "run_not_found",
+        "project_not_found",
         "no_matching_agent",
         "unknown_installation",
         // 409
@@ -120,6 +121,7 @@ impl ServiceError {
         "run_already_open",
         "run_closed",
         "budget_exhausted",
+        "project_archived",
         // 429
         "rate_limited",
         Runaway::CODE,
@@ -188,6 +190,7 @@ impl Entity {
             Self::InboundKey => "inbound_key_not_found",
             Self::CodeHostConnection => "code_host_connection_not_found",
             Self::Run => "run_not_found",
+            Self::Project => "project_not_found",
         }
     }
 }
@@ -300,6 +303,7 @@ impl Conflict {
             Self::RunAlreadyOpen { .. } => "run_already_open",
             Self::RunClosed { .. } => "run_closed",
             Self::BudgetExhausted { .. } => "budget_exhausted",
+            Self::ProjectArchived { .. } => "project_archived",
         }
     }
 }

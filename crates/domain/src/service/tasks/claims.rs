@@ -6,14 +6,14 @@ use time::OffsetDateTime;
 
 use super::{TaskService, locked_task};
 use crate::model::{
-    Actor, ActorKind, AgentId, AuditEvent, Capability, CapabilityName, Lease, OrgId, Reason, Run,
-    Task, TaskAssigned, TaskClaimed, TaskId, TaskLeaseExpired, TaskStatus, instant,
+    Actor, ActorKind, AgentId, AuditEvent, Capability, CapabilityName, Lease, OrgId, ProjectId,
+    Reason, Run, Task, TaskAssigned, TaskClaimed, TaskId, TaskLeaseExpired, TaskStatus, instant,
 };
 use crate::policy::{self, Forbidden};
-use crate::ports::{AgentsTx, LedgerTx, Lock, RunsTx, TasksTx, WebhooksTx, transact};
+use crate::ports::{AgentsTx, LedgerTx, Lock, ProjectsTx, RunsTx, TasksTx, WebhooksTx, transact};
 use crate::rules::budget::roll_over;
 use crate::rules::candidates::requirements;
-use crate::service::{Conflict, ServiceError};
+use crate::service::{Conflict, Entity, NotFound, ServiceError};
 
 /// Candidates read per round of a claim.
 const PAGE: u32 = 25;
@@ -42,6 +42,8 @@ pub struct ClaimRequest {
     /// takes them over, and they go back when the task leaves the agent without one
     /// (decision D-106).
     pub reserve_credits: i64,
+    /// Claim only a task of this project (issue 66).
+    pub project_id: Option<ProjectId>,
 }
 
 impl ClaimRequest {
@@ -93,7 +95,9 @@ impl TaskService {
         .await
     }
 
-    async fn claim_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + ?Sized>(
+    async fn claim_in<
+        T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + ProjectsTx + ?Sized,
+    >(
         &self,
         tx: &mut T,
         actor: &Actor,
@@ -109,11 +113,21 @@ impl TaskService {
             roll_over(&mut claimer, self.period, now);
             refuse_unfundable(&claimer, request.reserve_credits)?;
         }
+        if let Some(project) = request.project_id
+            && tx
+                .project(actor.org_id, project, Lock::Nothing)
+                .await?
+                .is_none()
+        {
+            return Err(NotFound::new(Entity::Project, project).into());
+        }
         let until = instant::to_millis(now + request.lease.duration());
         let reason = Reason::new("claimed".to_owned())?;
         let mut offset = 0;
         loop {
-            let page = tx.claim_candidates(actor.org_id, offset, PAGE).await?;
+            let page = tx
+                .claim_candidates(actor.org_id, request.project_id, offset, PAGE)
+                .await?;
             let eligible: Vec<&Task> = page.iter().filter(|t| covered(t, offered)).collect();
             // First the candidates no other claimer holds right now, without waiting;
             // then, in order, those that were held, waiting for their holders: a task is

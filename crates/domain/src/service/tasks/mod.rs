@@ -31,16 +31,17 @@ use super::{Conflict, Entity, NotFound, Page, PageRequest, ServiceError};
 use crate::ValidationError;
 use crate::model::{
     Actor, AgentId, AgentMode, AuditEvent, Author, Description, Event, EventId, Metadata, OrgId,
-    RewardPayer, Tags, Task, TaskCreated, TaskId, TaskPriority, TaskUpdated, Title,
+    ProjectId, RewardPayer, Tags, Task, TaskCreated, TaskId, TaskPriority, TaskUpdated, Title,
 };
 use crate::policy;
 use crate::ports::{
-    AgentsTx, Clock, IdGenerator, LedgerTx, Lock, RunObserver, TaskFilter, TaskRepository, TasksTx,
-    UnitOfWork, Unobserved, WebhooksTx, transact,
+    AgentsTx, Clock, IdGenerator, LedgerTx, Lock, ProjectsTx, RunObserver, TaskFilter,
+    TaskRepository, TasksTx, UnitOfWork, Unobserved, WebhooksTx, transact,
 };
 use crate::rules::budget::{BudgetPeriod, roll_over};
 use crate::rules::reward::DEFAULT_TASK_REWARD;
 use crate::service::locks::lock_agents_as;
+use crate::service::projects::joinable;
 
 /// A task to create, already validated field by field.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,6 +56,8 @@ pub struct NewTask {
     pub assignee_id: Option<AgentId>,
     /// Parent task.
     pub parent_task_id: Option<TaskId>,
+    /// The project it joins (issue 66); `None` for a sub-task means its parent's.
+    pub project_id: Option<ProjectId>,
     /// Whether closing needs approval.
     pub approval_required: bool,
     /// Deadline.
@@ -92,6 +95,7 @@ impl NewTask {
             priority: TaskPriority::default(),
             assignee_id: None,
             parent_task_id: None,
+            project_id: None,
             approval_required: false,
             due_at: None,
             tags: Tags::default(),
@@ -119,6 +123,8 @@ pub struct TaskPatch {
     pub metadata: Option<Metadata>,
     /// New reward: the difference is taken from or given back to its payer (D-101).
     pub reward: Option<i64>,
+    /// Another project (an active one), or none.
+    pub project_id: Option<Option<ProjectId>>,
 }
 
 impl TaskPatch {
@@ -214,7 +220,9 @@ impl TaskService {
     /// [`create`](Self::create) inside a transaction that also writes other things. The
     /// reward is escrowed from its payer (decision D-101): an explicit one it cannot fund
     /// is refused (409); the default one is then 0, and `task.created` says so.
-    pub(crate) async fn create_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
+    pub(crate) async fn create_in<
+        T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ProjectsTx + ?Sized,
+    >(
         &self,
         tx: &mut T,
         actor: &Actor,
@@ -225,11 +233,15 @@ impl TaskService {
         let mut task = self.new_task(actor, new);
         let (org, now) = (task.org_id, task.created_at);
         // Tasks before agents, as every use case locks them, so that none waits in a cycle.
-        if let Some(parent) = task.parent_task_id
-            && tx.task(org, parent, Lock::Share).await?.is_none()
-        {
-            return Err(NotFound::new(Entity::ParentTask, parent).into());
-        }
+        let parent = match task.parent_task_id {
+            Some(id) => Some(
+                tx.task(org, id, Lock::Share)
+                    .await?
+                    .ok_or(NotFound::new(Entity::ParentTask, id))?,
+            ),
+            None => None,
+        };
+        task.project_id = project_of(tx, org, task.project_id, parent.as_ref()).await?;
         let amount = asked.unwrap_or(self.reward);
         let fund = amount > 0
             && (asked.is_some()
@@ -355,7 +367,9 @@ impl TaskService {
     }
 
     /// [`update`](Self::update) inside a transaction that also writes other things.
-    pub(crate) async fn update_in<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ?Sized>(
+    pub(crate) async fn update_in<
+        T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ProjectsTx + ?Sized,
+    >(
         &self,
         tx: &mut T,
         actor: &Actor,
@@ -367,6 +381,11 @@ impl TaskService {
         ensure_open(&current)?;
         let mut task = current.clone();
         let reward = patch.reward.filter(|r| *r != current.reward);
+        if let Some(Some(project)) = patch.project_id
+            && current.project_id != Some(project)
+        {
+            joinable(tx, actor.org_id, project).await?;
+        }
         let mut fields = apply_patch(&mut task, patch);
         let now = self.clock.now();
         let mut moved = (Vec::new(), Books::default());
@@ -401,6 +420,7 @@ impl TaskService {
             assignee_id: new.assignee_id,
             creator: Author::of(actor),
             parent_task_id: new.parent_task_id,
+            project_id: new.project_id,
             approval_required: new.approval_required,
             due_at: new.due_at,
             tags: new.tags,
@@ -481,6 +501,7 @@ pub(crate) fn created_event(task: &Task, unfunded: Option<i64>) -> AuditEvent {
         priority: task.priority,
         assignee_id: task.assignee_id,
         parent_task_id: task.parent_task_id,
+        project_id: task.project_id,
         reward: task.reward,
         reward_unfunded: unfunded,
     })
@@ -536,7 +557,33 @@ fn apply_patch(task: &mut Task, patch: TaskPatch) -> Vec<String> {
         set("metadata", task.metadata != metadata);
         task.metadata = metadata;
     }
+    if let Some(project) = patch.project_id {
+        set("projectId", task.project_id != project);
+        task.project_id = project;
+    }
     fields
+}
+
+/// The project a new task joins: the one `asked` (it must be an active project of
+/// `org`), else its parent's when that one is still active (a sub-task of a task in an
+/// archived project starts outside any project).
+pub(crate) async fn project_of<T: ProjectsTx + ?Sized>(
+    tx: &mut T,
+    org: OrgId,
+    asked: Option<ProjectId>,
+    parent: Option<&Task>,
+) -> Result<Option<ProjectId>, ServiceError> {
+    if let Some(asked) = asked {
+        return Ok(Some(joinable(tx, org, asked).await?.id));
+    }
+    let Some(inherited) = parent.and_then(|p| p.project_id) else {
+        return Ok(None);
+    };
+    Ok(match joinable(tx, org, inherited).await {
+        Ok(project) => Some(project.id),
+        Err(ServiceError::Conflict(Conflict::ProjectArchived { .. })) => None,
+        Err(other) => return Err(other),
+    })
 }
 
 /// The task `id` of `org`, locked for update until the commit.

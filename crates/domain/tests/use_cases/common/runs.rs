@@ -57,6 +57,7 @@ pub fn claim_request(seconds: i64) -> ClaimRequest {
         capabilities: None,
         lease: Lease::seconds(Some(seconds)).unwrap(),
         reserve_credits: 0,
+        project_id: None,
     }
 }
 

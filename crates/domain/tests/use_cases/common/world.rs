@@ -11,8 +11,8 @@ use muster_domain::model::{
 };
 use muster_domain::ports::{EventFilter, EventLog, SecretSealer};
 use muster_domain::service::{
-    AgentService, BootstrapRequest, BootstrapService, NewAgent, NewChild, NewTask, RunService,
-    TaskService, TreasuryService,
+    AgentService, BootstrapRequest, BootstrapService, NewAgent, NewChild, NewTask, ProjectService,
+    RunService, TaskService, TreasuryService,
 };
 use muster_memory::fakes::{DigestSigner, PlainVault};
 use muster_memory::{ManualClock, MemoryStore, TimeOrderedIds};
@@ -35,6 +35,8 @@ pub struct World {
     pub treasury: TreasuryService,
     /// Runs, with an empty price table and the default rate (decision D-106).
     pub runs: RunService,
+    /// Projects (issue 66).
+    pub projects: ProjectService,
     pub org: OrgId,
     pub admin: Actor,
     pub hr: Actor,
@@ -92,6 +94,12 @@ impl World {
                 ids.clone(),
             ),
             runs: RunService::new(
+                Arc::new(store.clone()),
+                Arc::new(store.clone()),
+                clock.clone(),
+                ids.clone(),
+            ),
+            projects: ProjectService::new(
                 Arc::new(store.clone()),
                 Arc::new(store.clone()),
                 clock.clone(),

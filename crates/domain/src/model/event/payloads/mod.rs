@@ -4,11 +4,13 @@
 mod agents;
 mod hooks;
 mod people;
+mod projects;
 mod runs;
 mod tasks;
 
 pub use agents::*;
 pub use hooks::*;
 pub use people::*;
+pub use projects::*;
 pub use runs::*;
 pub use tasks::*;

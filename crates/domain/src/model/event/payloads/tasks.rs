@@ -16,6 +16,9 @@ pub struct TaskCreated {
     pub assignee_id: Option<AgentId>,
     /// The parent task, for a sub-task.
     pub parent_task_id: Option<TaskId>,
+    /// The project it joined (issue 66); absent when none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub project_id: Option<crate::model::ProjectId>,
     /// The reward put in escrow (decision D-101).
     pub reward: i64,
     /// The default reward its payer could not fund, when the task was made with reward

@@ -101,6 +101,7 @@ fn every_variant() -> Vec<(ServiceError, u16, &'static str)> {
         missing(Entity::InboundKey, "inbound_key_not_found"),
         missing(Entity::CodeHostConnection, "code_host_connection_not_found"),
         missing(Entity::Run, "run_not_found"),
+        missing(Entity::Project, "project_not_found"),
         (
             ServiceError::InboundKeyNotFound,
             404,
@@ -248,6 +249,12 @@ fn every_variant() -> Vec<(ServiceError, u16, &'static str)> {
                 needed: 1,
             },
             "budget_exhausted",
+        ),
+        conflict(
+            Conflict::ProjectArchived {
+                project: crate::model::ProjectId::from_uuid(Uuid::nil()),
+            },
+            "project_archived",
         ),
         (
             ServiceError::Throttled {

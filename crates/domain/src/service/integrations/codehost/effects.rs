@@ -10,7 +10,9 @@ use crate::model::{
     Actor, CodeHostConnection, CodeHostLink, CommentBody, Description, IntegrationAction,
     IntegrationAnswer, ItemRef, LinkKind, Metadata, Reason, TaskId, TaskStatus, Title,
 };
-use crate::ports::{AgentsTx, IntegrationsTx, LedgerTx, Lock, RunsTx, TasksTx, WebhooksTx};
+use crate::ports::{
+    AgentsTx, IntegrationsTx, LedgerTx, Lock, ProjectsTx, RunsTx, TasksTx, WebhooksTx,
+};
 use crate::rules::codehost::{HostEvent, Item};
 use crate::service::{NewTask, ServiceError, TaskPatch, TaskService};
 
@@ -24,7 +26,7 @@ pub(super) async fn apply<T>(
     now: OffsetDateTime,
 ) -> Result<IntegrationAnswer, ServiceError>
 where
-    T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + IntegrationsTx + ?Sized,
+    T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + IntegrationsTx + ProjectsTx + ?Sized,
 {
     let mut effects = Effects {
         tasks,
@@ -76,7 +78,7 @@ struct Effects<'a, 't, T: ?Sized> {
     now: OffsetDateTime,
 }
 
-impl<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + IntegrationsTx + ?Sized>
+impl<T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + RunsTx + IntegrationsTx + ProjectsTx + ?Sized>
     Effects<'_, '_, T>
 {
     /// The task `item` is linked to, if any.

@@ -1,0 +1,3 @@
+DROP INDEX tasks_org_project;
+ALTER TABLE tasks DROP COLUMN project_id;
+DROP TABLE projects;
