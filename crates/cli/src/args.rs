@@ -2,7 +2,7 @@
 
 use clap::{Args, Subcommand};
 use muster_client::types::model::{
-    AgentMode, AgentRole, AgentStatus, Proficiency, ProjectStatus, RunStatus, TaskOutcome,
+    AgentMode, AgentRole, AgentStatus, CatchUp, Proficiency, ProjectStatus, RunStatus, TaskOutcome,
     TaskPriority, TaskStatus,
 };
 use muster_client::types::runs::UsageGrouping;
@@ -284,6 +284,86 @@ pub enum ProjectCommand {
     /// Archive a project: its tasks stay, no task joins it any more.
     Archive {
         /// The project's id.
+        id: Uuid,
+    },
+}
+
+/// `muster routine …`.
+#[derive(Debug, Args)]
+pub struct RoutineArgs {
+    #[command(flatten)]
+    pub connection: Connection,
+    #[command(subcommand)]
+    pub command: RoutineCommand,
+}
+
+/// What to do with routines: work that recurs on a cron schedule.
+#[derive(Debug, Subcommand)]
+pub enum RoutineCommand {
+    /// List the organization's routines, newest first.
+    List {
+        /// How many (1-500; default 100).
+        #[arg(long)]
+        limit: Option<u32>,
+        /// The next page: the cursor the previous one ended with.
+        #[arg(long)]
+        cursor: Option<String>,
+    },
+    /// Show one routine.
+    Show {
+        /// The routine's id.
+        id: Uuid,
+    },
+    /// Create a routine that creates a task at each due time of a cron schedule.
+    Create {
+        /// Its name.
+        name: String,
+        /// A cron expression: five fields, or six with seconds first (quote it).
+        #[arg(long)]
+        schedule: String,
+        /// An IANA time zone (default UTC).
+        #[arg(long)]
+        timezone: Option<String>,
+        /// The title of the task it creates (or give --template).
+        #[arg(long)]
+        title: Option<String>,
+        /// The task's description.
+        #[arg(long)]
+        description: Option<String>,
+        /// The task's priority.
+        #[arg(long, value_parser = wire::<TaskPriority>)]
+        priority: Option<TaskPriority>,
+        /// The project each task joins (UUID).
+        #[arg(long)]
+        project: Option<Uuid>,
+        /// A template to make each task from (UUID), instead of --title.
+        #[arg(long)]
+        template: Option<Uuid>,
+        /// What the due times missed while the service was down get: skip, one, all.
+        #[arg(long, value_parser = wire::<CatchUp>)]
+        catch_up: Option<CatchUp>,
+        /// Create it switched off.
+        #[arg(long)]
+        disabled: bool,
+    },
+    /// Switch a routine on (clears why it was paused).
+    Enable {
+        /// The routine's id.
+        id: Uuid,
+    },
+    /// Switch a routine off.
+    Disable {
+        /// The routine's id.
+        id: Uuid,
+    },
+    /// Run a routine once, now: prints the task it created.
+    Run {
+        /// The routine's id.
+        id: Uuid,
+    },
+    /// Delete a routine (the tasks it created stay).
+    Delete {
+        /// The routine's id.
         id: Uuid,
     },
 }

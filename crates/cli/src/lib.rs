@@ -13,6 +13,7 @@ mod events;
 mod mcp;
 mod output;
 mod projects;
+mod routines;
 mod runs;
 mod task;
 #[cfg(test)]
@@ -20,7 +21,9 @@ mod tests;
 mod usage;
 pub mod worker;
 
-pub use args::{AgentArgs, Connection, EventsArgs, ProjectArgs, RunArgs, TaskArgs, UsageArgs};
+pub use args::{
+    AgentArgs, Connection, EventsArgs, ProjectArgs, RoutineArgs, RunArgs, TaskArgs, UsageArgs,
+};
 pub use worker::WorkerArgs;
 
 /// Runs `muster task …`.
@@ -39,6 +42,12 @@ pub async fn agent(args: AgentArgs) -> anyhow::Result<()> {
 pub async fn project(args: ProjectArgs) -> anyhow::Result<()> {
     let client = config::connect(&args.connection).await?;
     projects::run(&client, args.command, args.connection.json).await
+}
+
+/// Runs `muster routine …`.
+pub async fn routine(args: RoutineArgs) -> anyhow::Result<()> {
+    let client = config::connect(&args.connection).await?;
+    routines::run(&client, args.command, args.connection.json).await
 }
 
 /// Runs `muster run …`.

@@ -104,6 +104,10 @@ pub enum Forbidden {
         "only the run's agent, its parent, a level-10 or admin agent, or a user may stop a run"
     )]
     OverseerRequired,
+    /// A routine is changed, run or deleted by its owner or an admin user (decision
+    /// D-108): its tasks are created with its owner's permissions.
+    #[error("only the routine's owner or an admin user may change, run or delete it")]
+    RoutineOwnerRequired,
     /// A `canBlock` pre-hook answered `allow: false` (decision D-84).
     #[error("Blocked by webhook {hook}: {reason}")]
     BlockedByHook {
@@ -470,6 +474,25 @@ pub fn may_set_guard(actor: &Actor) -> Result<(), Forbidden> {
         Forbidden::GranterRequired => Forbidden::GuardAdminRequired,
         other => other,
     })
+}
+
+/// May `actor` change, run or delete a routine owned by `owner` (decision D-108)? Its
+/// owner, or an admin user (a change makes the changer the owner).
+pub fn may_manage_routine(actor: &Actor, owner: crate::model::Author) -> Result<(), Forbidden> {
+    may_write(actor)?;
+    let is_owner = crate::model::Author::of(actor) == Some(owner);
+    let admin = matches!(
+        actor.kind,
+        ActorKind::User {
+            role: UserRole::Admin,
+            ..
+        }
+    );
+    if is_owner || admin {
+        Ok(())
+    } else {
+        Err(Forbidden::RoutineOwnerRequired)
+    }
 }
 
 /// May the agent `from` send credits to `to` (decision D-59)? To its children, its

@@ -10,8 +10,8 @@ use muster_domain::ports::{IdempotencyStore, IdentityProvider};
 use muster_domain::service::guard::GuardService;
 use muster_domain::service::{
     AccountService, AgentService, ApiKeyService, ChatService, CodeHostService, EventService,
-    InboundService, ProjectService, RemoteAgentService, RunService, TaskService, TreasuryService,
-    WebhookService,
+    InboundService, ProjectService, RemoteAgentService, RoutineService, RunService, TaskService,
+    TreasuryService, WebhookService,
 };
 
 use crate::edge::Edge;
@@ -84,6 +84,8 @@ pub struct AppState {
     pub runs: RunService,
     /// Projects and their progress (issue 66).
     pub projects: ProjectService,
+    /// Routines: work that recurs on a schedule (decision D-108).
+    pub routines: RoutineService,
     /// Agent use cases.
     pub agents: AgentService,
     /// The organization's treasury: its balance, ledger and grants.

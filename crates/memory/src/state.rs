@@ -6,8 +6,8 @@ use muster_domain::model::{
     AgentCredentials, ApiKey, Capability, ClaimReservation, CodeHostConnection, CodeHostLink,
     Comment, DeliveryAttempt, Escalation, Event, GuardSettings, InboundKey, IntegrationAnswer,
     LedgerEntry, LogLine, LoginThrottle, OAuthState, Organization, Project, RefreshToken,
-    ReputationEvent, Run, StoredResponse, Tally, Task, TaskDependency, TaskTemplate, Treasury,
-    TreasuryEntry, UsageReport, User, Webhook,
+    ReputationEvent, Routine, RoutineFiring, Run, StoredResponse, Tally, Task, TaskDependency,
+    TaskTemplate, Treasury, TreasuryEntry, UsageReport, User, Webhook,
 };
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -119,6 +119,10 @@ pub(crate) struct State {
     pub(crate) claim_reservations: Table<Uuid, ClaimReservation>,
     /// Projects (issue 66).
     pub(crate) projects: Table<Uuid, Project>,
+    /// Routines (decision D-108).
+    pub(crate) routines: Table<Uuid, Routine>,
+    /// The due times routines fired for, by (routine, due time in milliseconds).
+    pub(crate) routine_firings: Table<(Uuid, i128), RoutineFiring>,
     /// The place of the last event ever appended (places are never reused).
     pub(crate) last_event_place: i64,
 }

@@ -104,6 +104,7 @@ owned_by_org_id!(
     muster_domain::model::UsageReport,
     muster_domain::model::ClaimReservation,
     muster_domain::model::Project,
+    muster_domain::model::Routine,
 );
 
 impl<K: Ord + Clone, V: Clone + Owned> Table<K, V> {

@@ -89,6 +89,11 @@ fn unique_key(constraint: Option<&str>, message: &str) -> UniqueKey {
         UniqueKey::Installation
     } else if names("runs_one_open_per_task", "runs.task_id") {
         UniqueKey::OpenRun
+    } else if names(
+        "routine_firings_pkey",
+        "routine_firings.routine_id, routine_firings.due_at",
+    ) {
+        UniqueKey::RoutineFiring
     } else {
         UniqueKey::Other(constraint.unwrap_or(message).to_owned())
     }

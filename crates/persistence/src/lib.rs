@@ -32,6 +32,7 @@ mod ledger;
 mod nonces;
 mod organizations;
 mod projects;
+mod routines;
 mod runs;
 mod sessions;
 mod tasks;

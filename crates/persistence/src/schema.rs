@@ -610,6 +610,46 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    routines (id) {
+        id -> PortableUuid,
+        org_id -> PortableUuid,
+        name -> Text,
+        schedule -> Text,
+        timezone -> Text,
+        task -> Nullable<Text>,
+        template_id -> Nullable<PortableUuid>,
+        enabled -> Bool,
+        catch_up -> Text,
+        owner_agent_id -> Nullable<PortableUuid>,
+        owner_user_id -> Nullable<PortableUuid>,
+        next_run_at -> Nullable<PortableTimestamp>,
+        last_run_at -> Nullable<PortableTimestamp>,
+        last_task_id -> Nullable<PortableUuid>,
+        last_error -> Nullable<Text>,
+        paused_reason -> Nullable<Text>,
+        created_at -> PortableTimestamp,
+        updated_at -> PortableTimestamp,
+        version -> BigInt,
+    }
+}
+
+diesel::table! {
+    use diesel::sql_types::*;
+    use crate::types::{PortableTimestamp, PortableUuid};
+
+    routine_firings (routine_id, due_at) {
+        routine_id -> PortableUuid,
+        org_id -> PortableUuid,
+        due_at -> PortableTimestamp,
+        task_id -> PortableUuid,
+        fired_at -> PortableTimestamp,
+    }
+}
+
 joinable!(users -> organizations (org_id));
 joinable!(task_dependencies -> organizations (org_id));
 joinable!(task_comments -> tasks (task_id));
@@ -665,4 +705,6 @@ allow_tables_to_appear_in_same_query!(
     usage_reports,
     claim_reservations,
     projects,
+    routines,
+    routine_firings,
 );

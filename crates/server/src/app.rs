@@ -20,8 +20,8 @@ use muster_domain::service::guard::{GuardService, GuardedUnitOfWork, RunawayGuar
 use muster_domain::service::{
     AccountPorts, AccountService, AgentService, ApiKeyService, ChatService, ChatSettings,
     CodeHostPorts, CodeHostService, DeliveryService, EventService, GatedUnitOfWork, HookGate,
-    InboundPorts, InboundService, ProjectService, RemoteAgentService, RemotePorts, RunService,
-    TaskService, TreasuryService, WebhookPorts, WebhookService,
+    InboundPorts, InboundService, ProjectService, RemoteAgentService, RemotePorts, RoutineService,
+    RunService, TaskService, TreasuryService, WebhookPorts, WebhookService,
 };
 use muster_http::{
     AppState, AuthMode, EventStreams, MetricsAccess, OAuthSettings, Readiness, ServerOptions,
@@ -149,6 +149,7 @@ pub async fn app_state(
     let events = EventService::new(db.clone());
     let oauth = oauth_settings(auth)?;
     Ok(AppState {
+        routines: routine_service(&db, &uow, &tasks),
         guard,
         tasks,
         runs,
@@ -203,6 +204,22 @@ fn work(
         .with_budget_period(task_settings.budget_period)
         .with_observer(observer);
     Ok((tasks, runs))
+}
+
+/// The routines (decision D-108), creating their tasks through `tasks`.
+fn routine_service(
+    db: &Arc<Database>,
+    uow: &Arc<dyn UnitOfWork>,
+    tasks: &TaskService,
+) -> RoutineService {
+    RoutineService::new(
+        db.clone(),
+        db.clone(),
+        uow.clone(),
+        tasks.clone(),
+        Arc::new(SystemClock),
+        Arc::new(UuidV7Ids),
+    )
 }
 
 /// The chat-platform and code-host integrations, driving `tasks`; chat is off without

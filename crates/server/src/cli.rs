@@ -61,6 +61,9 @@ pub enum Command {
     Events(muster_cli::EventsArgs),
     /// Work with projects on a running server: list, show, create, update, archive.
     Project(muster_cli::ProjectArgs),
+    /// Work with routines on a running server: list, show, create, enable, disable, run,
+    /// delete.
+    Routine(muster_cli::RoutineArgs),
     /// Work with runs of tasks on a running server: start, get, list, log, finish, stop.
     Run(muster_cli::RunArgs),
     /// Token usage, cost and credits on a running server, grouped.

@@ -124,6 +124,13 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         );
         tokio::spawn(roll_budgets(job, every, metrics.clone()))
     });
+    let firer = args.tasks.routine_every().map(|every| {
+        tokio::spawn(crate::task_settings::fire_routines(
+            state.routines.clone(),
+            every,
+            metrics.clone(),
+        ))
+    });
     let deliverer = args.webhooks.poll_every().map(|every| {
         tokio::spawn(deliver_webhooks(
             deliveries.clone(),
@@ -153,6 +160,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     if let Some(sweeper) = sweeper {
         sweeper.abort();
+    }
+    if let Some(firer) = firer {
+        firer.abort();
     }
     if let Some(deliverer) = deliverer {
         deliverer.abort();

@@ -52,6 +52,7 @@ async fn run(small_pages: Result<(), String>) -> ExitCode {
         Command::Agent(args) => muster_cli::agent(args).await,
         Command::Events(args) => muster_cli::events(args).await,
         Command::Project(args) => muster_cli::project(args).await,
+        Command::Routine(args) => muster_cli::routine(args).await,
         Command::Run(args) => muster_cli::runs(args).await,
         Command::Usage(args) => muster_cli::usage(args).await,
         Command::Mcp(connection) => muster_cli::mcp(connection).await,

@@ -51,6 +51,12 @@ pub struct TaskSettings {
     /// expired leases first).
     #[arg(long, env = "MUSTER_LEASE_SWEEP_SECS", default_value_t = 10)]
     pub lease_sweep_secs: u64,
+    /// Milliseconds between two looks for routines that are due (decision D-108); 0
+    /// turns routines off on this instance. Every instance may run it: each due time
+    /// gets its task once.
+    #[arg(long, env = "MUSTER_ROUTINE_TICK_MS", default_value_t = 1000,
+          value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+    pub routine_tick_ms: u64,
     /// The runaway guard's default for every organization without its own: writes an
     /// agent may make per minute before it is suspended; 0 is off.
     #[arg(long, env = "MUSTER_GUARD_ACTIONS_PER_MINUTE", default_value_t = 0,
@@ -90,6 +96,7 @@ impl Default for TaskSettings {
             budget_period: BudgetPeriod::Day,
             budget_rollover_secs: 60,
             lease_sweep_secs: 10,
+            routine_tick_ms: 1000,
             guard_actions_per_minute: 0,
             guard_credits_per_hour: 0,
             runs: crate::run_settings::RunSettings::default(),
@@ -135,9 +142,52 @@ impl TaskSettings {
         (self.lease_sweep_secs > 0).then(|| Duration::from_secs(self.lease_sweep_secs))
     }
 
+    /// How often due routines are looked for; `None` when routines are off here.
+    pub fn routine_every(&self) -> Option<Duration> {
+        (self.routine_tick_ms > 0).then(|| Duration::from_millis(self.routine_tick_ms))
+    }
+
     /// How often the budget roll-over job runs; `None` when it is off.
     pub fn rollover_every(&self) -> Option<Duration> {
         (self.budget_rollover_secs > 0).then(|| Duration::from_secs(self.budget_rollover_secs))
+    }
+}
+
+/// Background worker: fires the routines that are due, every `every` (decision D-108).
+/// Several instances may run it at once; a due time gets its task once all the same.
+pub async fn fire_routines(
+    routines: muster_domain::service::RoutineService,
+    every: Duration,
+    metrics: Option<Arc<Metrics>>,
+) {
+    let mut ticker = tokio::time::interval(every);
+    ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        ticker.tick().await;
+        let outcome = match routines.fire_due().await {
+            Ok(report) => {
+                if report.created > 0 || report.paused > 0 {
+                    tracing::info!(
+                        created = report.created,
+                        paused = report.paused,
+                        "routines fired"
+                    );
+                }
+                for failure in &report.failed {
+                    tracing::warn!(
+                        routine = %failure.routine,
+                        err = %failure.error,
+                        "a routine's firing created no task; it goes on to its next due time"
+                    );
+                }
+                JobOutcome::Done(u64::try_from(report.created).unwrap_or(u64::MAX))
+            }
+            Err(err) => {
+                tracing::warn!(%err, "firing routines failed; the next run tries again");
+                JobOutcome::Failed
+            }
+        };
+        record(metrics.as_ref(), "routines", outcome);
     }
 }
 

@@ -27,6 +27,7 @@ pub mod nullable;
 pub mod paging;
 pub mod projects;
 pub mod remote_agents;
+pub mod routines;
 pub mod routing;
 pub mod runs;
 pub mod task_links;

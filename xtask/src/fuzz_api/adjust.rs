@@ -25,6 +25,67 @@ pub fn drop_header(path: &str, name: &str, value: &[u8]) -> bool {
         && std::str::from_utf8(value).is_ok_and(|v| uuid::Uuid::parse_str(v.trim()).is_ok())
 }
 
+/// A routine's body as the server takes it: a cron expression the document's shape
+/// allows but whose values are out of range (or that never fires) becomes one that
+/// fires, a time zone that is no IANA name becomes `UTC`, and the work is a task or a
+/// template, not both (a create without either gets a task).
+fn routine_body(method: &str, object: &mut serde_json::Map<String, Value>) -> bool {
+    use muster_domain::rules::schedule::Schedule;
+    // Only values of the document's shapes (see `CRON` and `TIME_ZONE` in the HTTP
+    // crate's openapi rules): others must still reach the server, to be refused.
+    let cron_shaped = |v: &str| {
+        let fields = v.split_whitespace().count();
+        (9..=200).contains(&v.len())
+            && (5..=6).contains(&fields)
+            && v.chars()
+                .all(|c| c == ' ' || c == '\t' || c.is_ascii_alphanumeric() || "*/,#?-".contains(c))
+    };
+    let zone_shaped = |v: &str| {
+        let v = v.trim_matches([' ', '\t']);
+        v.len() <= 64
+            && v.starts_with(|c: char| c.is_ascii_alphabetic())
+            && v.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "_+/-".contains(c))
+    };
+    let mut changed = false;
+    if let Some(Value::String(zone)) = object.get("timezone")
+        && zone_shaped(zone)
+        && Schedule::new("0 9 * * *", zone).is_err()
+    {
+        object.insert("timezone".to_owned(), Value::from("UTC"));
+        changed = true;
+    }
+    let zone = object
+        .get("timezone")
+        .and_then(Value::as_str)
+        .unwrap_or("UTC")
+        .to_owned();
+    if let Some(Value::String(expression)) = object.get("schedule")
+        && cron_shaped(expression)
+    {
+        let fires = Schedule::new(expression, &zone)
+            .ok()
+            .and_then(|s| s.next_after(OffsetDateTime::now_utc()))
+            .is_some();
+        if !fires {
+            object.insert("schedule".to_owned(), Value::from("*/5 * * * *"));
+            changed = true;
+        }
+    }
+    if object.contains_key("task") && object.contains_key("templateId") {
+        object.remove("templateId");
+        changed = true;
+    }
+    if method == "POST" && !object.contains_key("task") && !object.contains_key("templateId") {
+        object.insert(
+            "task".to_owned(),
+            serde_json::json!({"title": "Fuzzed routine task"}),
+        );
+        changed = true;
+    }
+    changed
+}
+
 /// The query, with `startDate` and `endDate` swapped when the first is later.
 pub fn query(target: &str) -> String {
     let Some((path, query)) = target.split_once('?') else {
@@ -130,6 +191,12 @@ pub fn body(method: &str, path: &str, body: &[u8]) -> Option<Vec<u8>> {
             for task in tasks.iter_mut().filter_map(Value::as_object_mut) {
                 changed |= nul_free_metadata(task);
             }
+        }
+    }
+    if path == "/routines" || path.starts_with("/routines/") {
+        changed |= routine_body(method, object);
+        if let Some(Value::Object(task)) = object.get_mut("task") {
+            changed |= nul_free_metadata(task);
         }
     }
     changed |= a2a_body(method, path, object);

@@ -9,6 +9,7 @@ mod events;
 mod integrations;
 mod mcp;
 mod projects;
+mod routines;
 mod runs;
 mod service;
 mod task_links;

@@ -120,6 +120,10 @@ id_type!(
     ProjectId
 );
 id_type!(
+    /// Identifies a routine: work that recurs on a schedule (decision D-108).
+    RoutineId
+);
+id_type!(
     /// Identifies an outbound webhook.
     WebhookId
 );

@@ -22,6 +22,7 @@ mod organization;
 mod project;
 mod push;
 mod remote;
+mod routine;
 mod run;
 mod task;
 mod template;
@@ -56,7 +57,7 @@ pub use ids::{
     LoginFamilyId, OrgId, RefreshTokenId, ReputationEventId, TaskId, TemplateId, UserId,
 };
 pub use ids::{CodeHostConnectionId, DeliveryAttemptId, InboundKeyId, TreasuryEntryId, WebhookId};
-pub use ids::{ProjectId, RunId, UsageReportId};
+pub use ids::{ProjectId, RoutineId, RunId, UsageReportId};
 pub use inbound::InboundKey;
 pub use integration::{IntegrationAction, IntegrationAnswer};
 pub use lease::Lease;
@@ -70,6 +71,7 @@ pub use push::{
     TaskPush, check_push_token,
 };
 pub use remote::{REMOTE_EVENT_TYPES, RemoteAgentLink, hands_over};
+pub use routine::{CatchUp, Routine, RoutineFiring, RoutineName, RoutineTask, RoutineWork};
 pub use run::{
     ClaimReservation, LogLine, LogStream, ModelUsage, NewLogLine, Run, RunStatus, RunUsage,
     StopReason, UsageReport, UsageTotals,

@@ -24,6 +24,8 @@ pub enum UniqueKey {
     Installation,
     /// The task already has an open run (decision D-106).
     OpenRun,
+    /// The routine already fired for that due time (decision D-108).
+    RoutineFiring,
     /// A primary key or another unique value; holds the store's name for it.
     Other(String),
 }

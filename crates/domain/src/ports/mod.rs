@@ -15,6 +15,7 @@ mod organizations;
 mod projects;
 mod remote;
 pub(crate) mod replay;
+mod routines;
 mod run_observer;
 mod runs;
 mod runtime;
@@ -42,6 +43,7 @@ pub use nonces::{NonceOutcome, NonceStore};
 pub use organizations::OrganizationRepository;
 pub use projects::{ProjectRepository, TaskSpan};
 pub use remote::{CardFetcher, RemoteCard};
+pub use routines::RoutineRepository;
 pub use run_observer::{RunObserver, Unobserved};
 pub use runs::{RunFilter, RunRepository, UsageGroup, UsageGroupBy, UsageQuery};
 pub use runtime::{Clock, IdGenerator};
@@ -52,8 +54,8 @@ pub use tasks::{OutcomeFilter, Overdue, TaskFilter, TaskRepository};
 pub use transaction::{Lock, Transaction, TxFuture, UnitOfWork, Work, WorkOutput, transact, work};
 pub use treasury::TreasuryRepository;
 pub use tx::{
-    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, ProjectsTx, RunsTx,
-    SessionsTx, TasksTx, WebhooksTx,
+    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, ProjectsTx, RoutinesTx,
+    RunsTx, SessionsTx, TasksTx, WebhooksTx,
 };
 pub use users::UserRepository;
 pub use webhooks::{
@@ -83,6 +85,8 @@ pub use organizations::MockOrganizationRepository;
 pub use projects::MockProjectRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use remote::MockCardFetcher;
+#[cfg(any(test, feature = "mocks"))]
+pub use routines::MockRoutineRepository;
 #[cfg(any(test, feature = "mocks"))]
 pub use runs::MockRunRepository;
 #[cfg(any(test, feature = "mocks"))]

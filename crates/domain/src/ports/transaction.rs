@@ -9,8 +9,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use async_trait::async_trait;
 
 use super::tx::{
-    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, ProjectsTx, RunsTx,
-    SessionsTx, TasksTx, WebhooksTx,
+    AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, OrganizationsTx, ProjectsTx, RoutinesTx,
+    RunsTx, SessionsTx, TasksTx, WebhooksTx,
 };
 use crate::service::ServiceError;
 
@@ -131,6 +131,7 @@ pub trait Transaction:
     + IntegrationsTx
     + RunsTx
     + ProjectsTx
+    + RoutinesTx
     + Send
 {
 }
@@ -147,6 +148,7 @@ impl<T> Transaction for T where
         + IntegrationsTx
         + RunsTx
         + ProjectsTx
+        + RoutinesTx
         + Send
 {
 }

@@ -118,6 +118,8 @@ pub enum Entity {
     Run,
     /// A project (issue 66).
     Project,
+    /// A routine (decision D-108).
+    Routine,
 }
 
 impl fmt::Display for Entity {
@@ -139,6 +141,7 @@ impl fmt::Display for Entity {
             Self::CodeHostConnection => "Code-host connection",
             Self::Run => "Run",
             Self::Project => "Project",
+            Self::Routine => "Routine",
         })
     }
 }
@@ -348,6 +351,12 @@ pub enum Conflict {
         /// What was needed (a reservation, or at least one credit).
         needed: i64,
     },
+    /// The routine's owner may no longer create tasks (decision D-108).
+    #[error("The routine's owner may no longer create tasks: {reason}")]
+    RoutineOwnerInactive {
+        /// Why.
+        reason: String,
+    },
     /// The project is archived: no task joins it and it is not edited (issue 66).
     #[error("Project {project} is archived: it takes no new tasks and no edits")]
     ProjectArchived {
@@ -373,6 +382,7 @@ fn duplicate_message(key: &UniqueKey) -> &'static str {
         UniqueKey::Capability => "Agent already has that capability",
         UniqueKey::Installation => "A connection for that installation already exists",
         UniqueKey::OpenRun => "Task already has an open run",
+        UniqueKey::RoutineFiring => "The routine already fired for that time",
         UniqueKey::Other(_) => "a record with the same unique values already exists",
     }
 }

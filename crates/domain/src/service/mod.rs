@@ -15,6 +15,7 @@ mod locks;
 mod paging;
 mod projects;
 mod remote;
+mod routines;
 mod runs;
 mod scoring;
 pub(crate) mod tasks;
@@ -52,6 +53,9 @@ pub use projects::{
     BURN_UP_MAX_TASKS, NewProject, ProjectPage, ProjectPatch, ProjectService, ProjectView,
 };
 pub use remote::{NewRemoteAgent, RemoteAgentService, RemotePorts, RemoteRegistered, RemoteReport};
+pub use routines::{
+    FireReport, NewRoutine, RoutineFailure, RoutinePage, RoutinePatch, RoutineService,
+};
 pub use runs::{
     FinishRun, LogPage, NewUsage, RunPage, RunService, StartRun, UsageAnswer,
     of_task as runs_of_task,

@@ -36,6 +36,7 @@ mod projects;
 mod properties;
 mod push_configs;
 mod remote_agents;
+mod routines;
 mod runaway_guard;
 mod runs_claim_reservations;
 mod runs_lifecycle;

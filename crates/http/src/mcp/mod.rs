@@ -13,6 +13,7 @@ mod calls;
 mod catalog;
 mod message;
 mod project_calls;
+mod routine_calls;
 mod run_calls;
 mod schema;
 

@@ -48,7 +48,7 @@ pub(super) async fn call(
             read_optional::<EmptyRequest>(args)?;
             data(ProjectResponse::from(projects.archive(actor, id).await?))
         }
-        other => Err(ApiError::bad_request(format!("unknown tool {other}"))),
+        _ => super::routine_calls::call(state, actor, name, args).await,
     }
 }
 

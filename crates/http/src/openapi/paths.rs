@@ -10,6 +10,7 @@ use utoipa::OpenApi;
         (name = "tasks", description = "Create, find, move, claim, comment on and link tasks"),
         (name = "runs", description = "Agents' runs of their tasks: live logs, usage and its cost, stops"),
         (name = "projects", description = "Tasks grouped under a goal, with their progress"),
+        (name = "routines", description = "Work that recurs on a cron schedule"),
         (name = "routing", description = "Candidates, auto-assignment and task templates"),
         (name = "agents", description = "Register, spawn, manage and describe agents"),
         (name = "credits and budgets", description = "Balances, grants, spending, transfers, budgets and the organization's treasury"),

@@ -50,6 +50,13 @@ pub(crate) const VISIBLE_ASCII: &str = "^[!-~]+$";
 /// `owner/name`: no blank (Rust's whitespace) and no control character.
 pub(crate) const REPOSITORY: &str = "^[^/\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+/[^/\\x00-\\x20\\x7f-\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]+$";
 
+/// A cron expression's shape: five or six fields of the characters cron fields use. (The
+/// values' ranges and the steps are checked by the server, 400 with the parser's words.)
+pub(crate) const CRON: &str = "^[ \\t]*[0-9A-Za-z*/,#?-]+([ \\t]+[0-9A-Za-z*/,#?-]+){4,5}[ \\t]*$";
+
+/// An IANA time zone name's shape, such as `Europe/Berlin` or `UTC`.
+pub(crate) const TIME_ZONE: &str = "^[ \\t]*[A-Za-z][A-Za-z0-9_+/-]*[ \\t]*$";
+
 /// A webhook subscription: `*` or an event type such as `task.created`.
 pub(crate) const EVENT_TYPE: &str = "^(\\*|[a-z0-9_]([a-z0-9_.]*[a-z0-9_])?)$";
 
@@ -76,6 +83,9 @@ const TRIMMED: &[(&str, &str, usize)] = &[
     ("AddCapabilityRequest", "capability", 100),
     ("CreateProjectRequest", "name", 255),
     ("PatchProjectRequest", "name", 255),
+    ("CreateRoutineRequest", "name", 255),
+    ("PatchRoutineRequest", "name", 255),
+    ("RoutineTaskBody", "title", 255),
 ];
 
 /// Of [`TRIMMED`], the titles and names the server also requires to be displayable
@@ -91,6 +101,9 @@ const DISPLAYED: &[(&str, &str, usize)] = &[
     ("RegisterBody", "name", 255),
     ("CreateProjectRequest", "name", 255),
     ("PatchProjectRequest", "name", 255),
+    ("CreateRoutineRequest", "name", 255),
+    ("PatchRoutineRequest", "name", 255),
+    ("RoutineTaskBody", "title", 255),
 ];
 
 /// (schema, property, pattern) of single strings.
@@ -112,10 +125,15 @@ const PATTERNS: &[(&str, &str, &str)] = &[
     ("PatchProjectRequest", "goal", NON_BLANK),
     ("CreateProjectRequest", "description", NO_NUL),
     ("PatchProjectRequest", "description", NO_NUL),
+    ("RoutineTaskBody", "description", NO_NUL),
+    ("CreateRoutineRequest", "schedule", CRON),
+    ("PatchRoutineRequest", "schedule", CRON),
+    ("CreateRoutineRequest", "timezone", TIME_ZONE),
+    ("PatchRoutineRequest", "timezone", TIME_ZONE),
 ];
 
 /// (schema, property, item schema) of string arrays.
-fn item_rules() -> [(&'static str, &'static str, Value); 8] {
+fn item_rules() -> [(&'static str, &'static str, Value); 9] {
     let tag = json!({"type": "string", "minLength": 1, "maxLength": 100, "pattern": NO_NUL});
     let event = json!({"type": "string", "maxLength": 100, "pattern": EVENT_TYPE});
     let capability = json!({"type": "string", "pattern": trimmed(100)});
@@ -124,6 +142,7 @@ fn item_rules() -> [(&'static str, &'static str, Value); 8] {
         ("CreateTaskRequest", "tags", tag.clone()),
         ("PatchTaskRequest", "tags", tag.clone()),
         ("InboundTaskBody", "tags", tag.clone()),
+        ("RoutineTaskBody", "tags", tag.clone()),
         ("CreateInboundKeyBody", "defaultTags", tag.clone()),
         ("UpdateInboundKeyBody", "defaultTags", tag),
         ("CreateWebhookBody", "events", event.clone()),
@@ -139,6 +158,7 @@ const METADATA: &[(&str, &str)] = &[
     ("RegisterRequest", "metadata"),
     ("SpawnRequest", "metadata"),
     ("PatchAgentRequest", "metadata"),
+    ("RoutineTaskBody", "metadata"),
 ];
 
 /// A `metadata` object as code generators can read it: an object with any properties
@@ -160,6 +180,7 @@ const NOT_EMPTY: &[&str] = &[
     "UpdateWebhookBody",
     "UpdateInboundKeyBody",
     "PatchProjectRequest",
+    "PatchRoutineRequest",
 ];
 
 /// Adds the patterns, item rules, `metadata` objects and `minProperties` to the

@@ -19,6 +19,7 @@ mod integrations;
 mod oauth;
 mod projects;
 mod remote_agents;
+mod routines;
 mod routing;
 mod runs;
 mod task_links;
@@ -45,7 +46,15 @@ pub(crate) fn register(table: &mut Table<'_>) {
                 .get(projects::get)
                 .patch(projects::update),
         )
-        .post("/projects/{id}/archive", projects::archive);
+        .post("/projects/{id}/archive", projects::archive)
+        .add(at("/routines").post(routines::create).get(routines::list))
+        .add(
+            at("/routines/{id}")
+                .get(routines::get)
+                .patch(routines::update)
+                .delete(routines::delete),
+        )
+        .post("/routines/{id}/run", routines::run);
     table
         .add(at("/org/treasury").get(treasury::get))
         .get("/org/treasury/history", treasury::history)

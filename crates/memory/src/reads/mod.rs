@@ -8,6 +8,7 @@ mod agents;
 mod integrations;
 mod organizations;
 mod projects;
+mod routines;
 mod runs;
 mod tasks;
 mod users;

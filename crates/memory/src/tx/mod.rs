@@ -12,6 +12,7 @@ mod keys;
 mod ledger;
 mod organizations;
 mod projects;
+mod routines;
 mod runs;
 mod sessions;
 mod tasks;

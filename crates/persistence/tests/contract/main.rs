@@ -92,6 +92,8 @@ mod prepared;
 #[cfg(test)]
 mod projects;
 #[cfg(test)]
+mod routines;
+#[cfg(test)]
 mod runs;
 #[cfg(test)]
 mod schema;

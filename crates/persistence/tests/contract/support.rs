@@ -63,6 +63,7 @@ pub trait Store:
     + muster_domain::ports::TreasuryRepository
     + muster_domain::ports::RunRepository
     + muster_domain::ports::ProjectRepository
+    + muster_domain::ports::RoutineRepository
     + Clone
     + Send
     + Sync
@@ -86,6 +87,7 @@ impl<S> Store for S where
         + muster_domain::ports::TreasuryRepository
         + muster_domain::ports::RunRepository
         + muster_domain::ports::ProjectRepository
+        + muster_domain::ports::RoutineRepository
         + Clone
         + Send
         + Sync

@@ -148,10 +148,12 @@ async fn each_credential_sees_the_tools_it_may_use(app: &TestApp) {
             "get_budget",
             "get_project",
             "get_reputation",
+            "get_routine",
             "get_run",
             "get_task",
             "list_events",
             "list_projects",
+            "list_routines",
             "list_tasks"
         ]
     );

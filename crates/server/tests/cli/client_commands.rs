@@ -615,3 +615,58 @@ fn project_commands_group_tasks_and_show_their_progress() {
         .unwrap();
     assert_one_clear_error(&out, "is archived");
 }
+
+#[test]
+fn routine_commands_create_run_switch_and_delete_a_routine() {
+    let live = live();
+    let routine = live.json(&[
+        "routine",
+        "create",
+        "Morning triage",
+        "--schedule",
+        "0 9 * * MON-FRI",
+        "--timezone",
+        "Europe/Berlin",
+        "--title",
+        "Triage new issues",
+        "--catch-up",
+        "skip",
+    ]);
+    let id = routine["id"].as_str().unwrap().to_owned();
+    assert_eq!(routine["catchUp"], "skip");
+    assert_eq!(routine["enabled"], true);
+    let shown = live.ok(&["routine", "show", &id]);
+    assert!(shown.contains("0 9 * * MON-FRI (Europe/Berlin)"), "{shown}");
+    assert!(shown.contains("task \"Triage new issues\""), "{shown}");
+    let ran = live.ok(&["routine", "run", &id]);
+    assert!(
+        ran.starts_with("created task ") && ran.contains("Triage new issues"),
+        "{ran}"
+    );
+    let off = live.json(&["routine", "disable", &id]);
+    assert_eq!(
+        (off["enabled"].clone(), off["nextRunAt"].clone()),
+        (Value::Bool(false), Value::Null)
+    );
+    let table = live.ok(&["routine", "list"]);
+    assert!(table.contains(&id) && table.contains("off"), "{table}");
+    let out = live
+        .muster(&[
+            "routine",
+            "create",
+            "Bad",
+            "--schedule",
+            "every day",
+            "--title",
+            "x",
+        ])
+        .output()
+        .unwrap();
+    assert_one_clear_error(&out, "schedule");
+    assert_eq!(
+        live.ok(&["routine", "delete", &id]).trim(),
+        format!("deleted routine {id}")
+    );
+    let out = live.muster(&["routine", "show", &id]).output().unwrap();
+    assert_one_clear_error(&out, "not found");
+}

@@ -10,10 +10,11 @@ use super::payloads::{
     ApiKeyRevoked, BudgetExhausted, CodeHostConnectionChanged, CreditsEarned, CreditsEscrowed,
     CreditsGranted, CreditsRefunded, CreditsSpent, CreditsTransferred, GuardUpdated,
     InboundWebhookChanged, ProjectArchived, ProjectCreated, ProjectUpdated, ReputationChanged,
-    RunFinished, RunStarted, RunStopRequested, TaskApproved, TaskAssigned, TaskClaimed, TaskClosed,
-    TaskCommented, TaskCreated, TaskDependencyAdded, TaskDependencyRemoved, TaskEscalated,
-    TaskLeaseExpired, TaskTransitioned, TaskUpdated, TemplateCreated, TreasuryGranted, UserCreated,
-    UserLogin, UserLoginFailed, UserLogout, UserSecurityChanged, WebhookBlocked, WebhookChanged,
+    RoutineCreated, RoutineDeleted, RoutineFired, RoutineUpdated, RunFinished, RunStarted,
+    RunStopRequested, TaskApproved, TaskAssigned, TaskClaimed, TaskClosed, TaskCommented,
+    TaskCreated, TaskDependencyAdded, TaskDependencyRemoved, TaskEscalated, TaskLeaseExpired,
+    TaskTransitioned, TaskUpdated, TemplateCreated, TreasuryGranted, UserCreated, UserLogin,
+    UserLoginFailed, UserLogout, UserSecurityChanged, WebhookBlocked, WebhookChanged,
     WebhookDeleted, WebhookDisabled,
 };
 
@@ -193,6 +194,14 @@ audit_events! {
     ProjectUpdated(ProjectUpdated) = "project.updated", PROJECT_UPDATED, "project", Info;
     /// A project was archived.
     ProjectArchived(ProjectArchived) = "project.archived", PROJECT_ARCHIVED, "project", Info;
+    /// A routine was created (decision D-108).
+    RoutineCreated(RoutineCreated) = "routine.created", ROUTINE_CREATED, "routine", Info;
+    /// A routine changed, or the service paused it.
+    RoutineUpdated(RoutineUpdated) = "routine.updated", ROUTINE_UPDATED, "routine", Info;
+    /// A routine was deleted.
+    RoutineDeleted(RoutineDeleted) = "routine.deleted", ROUTINE_DELETED, "routine", Info;
+    /// A routine created a task for a due time.
+    RoutineFired(RoutineFired) = "routine.fired", ROUTINE_FIRED, "routine", Info;
 }
 
 #[cfg(test)]

@@ -24,7 +24,8 @@ const D70: &str = "task.created task.updated task.transitioned task.done task.ca
     codehost_connection.created codehost_connection.updated codehost_connection.deleted \
     task.claimed task.lease_expired guard.updated \
     run.started run.finished run.stop_requested budget.exhausted \
-    project.created project.updated project.archived";
+    project.created project.updated project.archived \
+    routine.created routine.updated routine.deleted routine.fired";
 
 fn agent(n: u128) -> AgentId {
     AgentId::from_uuid(Uuid::from_u128(n))
@@ -455,6 +456,35 @@ fn samples() -> Vec<(AuditEvent, Value)> {
                 name: "Launch".into(),
             }),
             json!({"name": "Launch"}),
+        ),
+        (
+            E::RoutineCreated(RoutineCreated {
+                name: "Triage".into(),
+                schedule: "0 9 * * *".into(),
+                timezone: "Europe/Berlin".into(),
+            }),
+            json!({"name": "Triage", "schedule": "0 9 * * *", "timezone": "Europe/Berlin"}),
+        ),
+        (
+            E::RoutineUpdated(RoutineUpdated {
+                fields: vec!["enabled".into()],
+                paused_reason: Some("its owner is suspended".into()),
+            }),
+            json!({"fields": ["enabled"], "pausedReason": "its owner is suspended"}),
+        ),
+        (
+            E::RoutineDeleted(RoutineDeleted {
+                name: "Triage".into(),
+            }),
+            json!({"name": "Triage"}),
+        ),
+        (
+            E::RoutineFired(RoutineFired {
+                task_id: task(2),
+                due_at: "2026-12-08T09:00:00.000Z".into(),
+                manual: false,
+            }),
+            json!({"taskId": id(2), "dueAt": "2026-12-08T09:00:00.000Z", "manual": false}),
         ),
     ]
 }

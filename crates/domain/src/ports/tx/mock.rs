@@ -12,13 +12,14 @@ use crate::model::{
     CodeHostConnection, CodeHostConnectionId, CodeHostLink, Comment, CommentId, DeliveryAttempt,
     DependencyId, Email, Escalation, Event, EventId, GuardSettings, InboundKey, InboundKeyId,
     IntegrationAnswer, ItemRef, LedgerEntry, Level, LogLine, LoginFamilyId, OAuthState, OrgId,
-    Organization, Project, ProjectId, RefreshToken, RefreshTokenId, ReputationEvent, Run, RunId,
-    Tally, TallyAdd, Task, TaskDependency, TaskId, TaskTemplate, TokenHash, Treasury,
-    TreasuryEntry, UsageReport, User, UserId, Webhook, WebhookId,
+    Organization, Project, ProjectId, RefreshToken, RefreshTokenId, ReputationEvent, Routine,
+    RoutineFiring, RoutineId, Run, RunId, Tally, TallyAdd, Task, TaskDependency, TaskId,
+    TaskTemplate, TokenHash, Treasury, TreasuryEntry, UsageReport, User, UserId, Webhook,
+    WebhookId,
 };
 use crate::ports::{
     AgentsTx, GuardTx, IntegrationsTx, KeysTx, LedgerTx, Lock, OrganizationsTx, ProjectsTx,
-    RepositoryError, RunsTx, SessionsTx, TasksTx, WebhooksTx,
+    RepositoryError, RoutinesTx, RunsTx, SessionsTx, TasksTx, WebhooksTx,
 };
 
 mockall::mock! {
@@ -423,6 +424,23 @@ mockall::mock! {
             project: &Project,
             expected_version: i64,
         ) -> Result<bool, RepositoryError>;
+    }
+    #[async_trait]
+    impl RoutinesTx for Transaction {
+        async fn routine(
+            &mut self,
+            org: OrgId,
+            id: RoutineId,
+            lock: Lock,
+        ) -> Result<Option<Routine>, RepositoryError>;
+        async fn insert_routine(&mut self, routine: &Routine) -> Result<(), RepositoryError>;
+        async fn update_routine(
+            &mut self,
+            routine: &Routine,
+            expected_version: i64,
+        ) -> Result<bool, RepositoryError>;
+        async fn delete_routine(&mut self, org: OrgId, id: RoutineId) -> Result<bool, RepositoryError>;
+        async fn insert_routine_firing(&mut self, firing: &RoutineFiring) -> Result<(), RepositoryError>;
     }
 }
 

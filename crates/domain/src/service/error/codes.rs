@@ -59,6 +59,7 @@ impl ServiceError {
         "approval_required",
         "run_agent_required",
         "overseer_required",
+        "routine_owner_required",
         // 404
         "task_not_found",
         "parent_task_not_found",
@@ -77,6 +78,7 @@ impl ServiceError {
         "code_host_connection_not_found",
         "run_not_found",
         "project_not_found",
+        "routine_not_found",
         "no_matching_agent",
         "unknown_installation",
         // 409
@@ -122,6 +124,8 @@ impl ServiceError {
         "run_closed",
         "budget_exhausted",
         "project_archived",
+        "routine_already_fired",
+        "routine_owner_inactive",
         // 429
         "rate_limited",
         Runaway::CODE,
@@ -191,6 +195,7 @@ impl Entity {
             Self::CodeHostConnection => "code_host_connection_not_found",
             Self::Run => "run_not_found",
             Self::Project => "project_not_found",
+            Self::Routine => "routine_not_found",
         }
     }
 }
@@ -260,6 +265,7 @@ impl Forbidden {
             Self::TransferRelation => "transfer_relation",
             Self::RunAgentRequired => "run_agent_required",
             Self::OverseerRequired => "overseer_required",
+            Self::RoutineOwnerRequired => "routine_owner_required",
             Self::BlockedByHook { .. } => "blocked_by_hook",
         }
     }
@@ -304,6 +310,7 @@ impl Conflict {
             Self::RunClosed { .. } => "run_closed",
             Self::BudgetExhausted { .. } => "budget_exhausted",
             Self::ProjectArchived { .. } => "project_archived",
+            Self::RoutineOwnerInactive { .. } => "routine_owner_inactive",
         }
     }
 }
@@ -319,6 +326,7 @@ const fn duplicate_code(key: &UniqueKey) -> &'static str {
         UniqueKey::Capability => "capability_exists",
         UniqueKey::Installation => "installation_exists",
         UniqueKey::OpenRun => "run_already_open",
+        UniqueKey::RoutineFiring => "routine_already_fired",
         UniqueKey::Other(_) => "duplicate",
     }
 }

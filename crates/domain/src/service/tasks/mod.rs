@@ -228,9 +228,28 @@ impl TaskService {
         actor: &Actor,
         new: NewTask,
     ) -> Result<Task, ServiceError> {
+        let payer = actor
+            .agent_id()
+            .map_or(RewardPayer::Treasury, RewardPayer::Agent);
+        self.create_paid_by(tx, actor, new, payer).await
+    }
+
+    /// [`create_in`](Self::create_in) with the reward escrowed from `payer` rather than
+    /// from the creating agent: a routine's tasks are created as its owner would create
+    /// them, paid by the treasury (decision D-108).
+    pub(crate) async fn create_paid_by<
+        T: AgentsTx + TasksTx + LedgerTx + WebhooksTx + ProjectsTx + ?Sized,
+    >(
+        &self,
+        tx: &mut T,
+        actor: &Actor,
+        new: NewTask,
+        payer: RewardPayer,
+    ) -> Result<Task, ServiceError> {
         policy::may_write(actor)?;
         let asked = new.reward;
         let mut task = self.new_task(actor, new);
+        task.reward_payer = payer;
         let (org, now) = (task.org_id, task.created_at);
         // Tasks before agents, as every use case locks them, so that none waits in a cycle.
         let parent = match task.parent_task_id {
@@ -611,7 +630,7 @@ fn ensure_open(task: &Task) -> Result<(), Conflict> {
 /// An assignee must be an active agent of the organization that executes work
 /// (decision D-34). The agent row is share-locked: it cannot be suspended until the
 /// task is stored.
-async fn check_assignable<T: AgentsTx + ?Sized>(
+pub(crate) async fn check_assignable<T: AgentsTx + ?Sized>(
     tx: &mut T,
     org: OrgId,
     id: AgentId,

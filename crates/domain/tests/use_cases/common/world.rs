@@ -12,7 +12,7 @@ use muster_domain::model::{
 use muster_domain::ports::{EventFilter, EventLog, SecretSealer};
 use muster_domain::service::{
     AgentService, BootstrapRequest, BootstrapService, NewAgent, NewChild, NewTask, ProjectService,
-    RunService, TaskService, TreasuryService,
+    RoutineService, RunService, TaskService, TreasuryService,
 };
 use muster_memory::fakes::{DigestSigner, PlainVault};
 use muster_memory::{ManualClock, MemoryStore, TimeOrderedIds};
@@ -37,6 +37,8 @@ pub struct World {
     pub runs: RunService,
     /// Projects (issue 66).
     pub projects: ProjectService,
+    /// Routines (decision D-108).
+    pub routines: RoutineService,
     pub org: OrgId,
     pub admin: Actor,
     pub hr: Actor,
@@ -80,13 +82,22 @@ impl World {
             },
         };
         let hr = actor_of(&org.hr_agent.agent);
+        let tasks = TaskService::new(
+            Arc::new(store.clone()),
+            Arc::new(store.clone()),
+            clock.clone(),
+            ids.clone(),
+        );
         Self {
-            tasks: TaskService::new(
+            routines: RoutineService::new(
                 Arc::new(store.clone()),
                 Arc::new(store.clone()),
+                Arc::new(store.clone()),
+                tasks.clone(),
                 clock.clone(),
                 ids.clone(),
             ),
+            tasks,
             treasury: TreasuryService::new(
                 Arc::new(store.clone()),
                 Arc::new(store.clone()),

@@ -5,6 +5,7 @@ mod agents;
 mod hooks;
 mod people;
 mod projects;
+mod routines;
 mod runs;
 mod tasks;
 
@@ -12,5 +13,6 @@ pub use agents::*;
 pub use hooks::*;
 pub use people::*;
 pub use projects::*;
+pub use routines::*;
 pub use runs::*;
 pub use tasks::*;

@@ -73,6 +73,7 @@ fn every_variant() -> Vec<(ServiceError, u16, &'static str)> {
         forbidden(Forbidden::TransferRelation, "transfer_relation"),
         forbidden(Forbidden::RunAgentRequired, "run_agent_required"),
         forbidden(Forbidden::OverseerRequired, "overseer_required"),
+        forbidden(Forbidden::RoutineOwnerRequired, "routine_owner_required"),
         forbidden(
             Forbidden::BlockedByHook {
                 hook: "ci".to_owned(),
@@ -102,6 +103,7 @@ fn every_variant() -> Vec<(ServiceError, u16, &'static str)> {
         missing(Entity::CodeHostConnection, "code_host_connection_not_found"),
         missing(Entity::Run, "run_not_found"),
         missing(Entity::Project, "project_not_found"),
+        missing(Entity::Routine, "routine_not_found"),
         (
             ServiceError::InboundKeyNotFound,
             404,
@@ -237,6 +239,7 @@ fn every_variant() -> Vec<(ServiceError, u16, &'static str)> {
             "run_already_open",
         ),
         duplicate(UniqueKey::OpenRun, "run_already_open"),
+        duplicate(UniqueKey::RoutineFiring, "routine_already_fired"),
         conflict(
             Conflict::RunClosed {
                 status: crate::model::RunStatus::Lost,
@@ -255,6 +258,12 @@ fn every_variant() -> Vec<(ServiceError, u16, &'static str)> {
                 project: crate::model::ProjectId::from_uuid(Uuid::nil()),
             },
             "project_archived",
+        ),
+        conflict(
+            Conflict::RoutineOwnerInactive {
+                reason: "its owner agent is suspended".into(),
+            },
+            "routine_owner_inactive",
         ),
         (
             ServiceError::Throttled {

@@ -1,0 +1,2 @@
+DROP TABLE routine_firings;
+DROP TABLE routines;
