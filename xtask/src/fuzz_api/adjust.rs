@@ -41,8 +41,9 @@ fn routine_body(method: &str, object: &mut serde_json::Map<String, Value>) -> bo
                 .all(|c| c == ' ' || c == '\t' || c.is_ascii_alphanumeric() || "*/,#?-".contains(c))
     };
     let zone_shaped = |v: &str| {
+        let long = v.len() > 64;
         let v = v.trim_matches([' ', '\t']);
-        v.len() <= 64
+        !long
             && v.starts_with(|c: char| c.is_ascii_alphabetic())
             && v.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_+/-".contains(c))
@@ -72,11 +73,19 @@ fn routine_body(method: &str, object: &mut serde_json::Map<String, Value>) -> bo
             changed = true;
         }
     }
-    if object.contains_key("task") && object.contains_key("templateId") {
+    // `null` is left out (both fields are optional, neither nullable on the server).
+    let given = |object: &serde_json::Map<String, Value>, key: &str| {
+        object.get(key).is_some_and(|v| !v.is_null())
+    };
+    let template_is_an_id = object
+        .get("templateId")
+        .and_then(Value::as_str)
+        .is_some_and(|id| uuid::Uuid::parse_str(id).is_ok());
+    if object.get("task").is_some_and(Value::is_object) && template_is_an_id {
         object.remove("templateId");
         changed = true;
     }
-    if method == "POST" && !object.contains_key("task") && !object.contains_key("templateId") {
+    if method == "POST" && !given(object, "task") && !given(object, "templateId") {
         object.insert(
             "task".to_owned(),
             serde_json::json!({"title": "Fuzzed routine task"}),
@@ -193,7 +202,8 @@ pub fn body(method: &str, path: &str, body: &[u8]) -> Option<Vec<u8>> {
             }
         }
     }
-    if path == "/routines" || path.starts_with("/routines/") {
+    // A routine's own body (create, change), not its run's.
+    if path == "/routines" || (path.starts_with("/routines/") && !path.ends_with("/run")) {
         changed |= routine_body(method, object);
         if let Some(Value::Object(task)) = object.get_mut("task") {
             changed |= nul_free_metadata(task);

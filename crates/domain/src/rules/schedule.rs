@@ -48,6 +48,8 @@ impl Schedule {
     pub const MAX_CHARS: usize = 200;
     /// The time zone of a schedule that names none.
     pub const UTC: &'static str = "UTC";
+    /// Longest time zone name accepted, in characters.
+    pub const MAX_TIMEZONE_CHARS: usize = 64;
 
     /// Checks `expression` (five or six fields) and `timezone` (an IANA name).
     ///
@@ -59,8 +61,10 @@ impl Schedule {
     /// assert!(Schedule::new("0 9 * * *", "Mars/Olympus").is_err());
     /// ```
     pub fn new(expression: &str, timezone: &str) -> Result<Self, ValidationError> {
-        let expression = expression.trim();
+        // Lengths count the whitespace around, as the document's limits do.
         crate::validation::max_chars("schedule", expression, Self::MAX_CHARS)?;
+        crate::validation::max_chars("timezone", timezone, Self::MAX_TIMEZONE_CHARS)?;
+        let expression = expression.trim();
         crate::validation::no_nul("schedule", expression)?;
         let fields = expression.split_whitespace().count();
         if !(5..=6).contains(&fields) {
