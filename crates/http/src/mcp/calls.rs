@@ -131,8 +131,14 @@ async fn call_more(
 
 /// The `id` argument, a task's UUID.
 pub(super) fn task_id(args: &mut Map<String, Value>) -> Result<TaskId, ApiError> {
+    id(args)
+}
+
+/// The `id` argument, the UUID of whatever the tool is about (a task, run, project,
+/// routine).
+pub(super) fn id<T: From<uuid::Uuid>>(args: &mut Map<String, Value>) -> Result<T, ApiError> {
     match args.remove("id") {
-        Some(Value::String(id)) => crate::body::parse_uuid("id", &id).map(TaskId::from_uuid),
+        Some(Value::String(id)) => crate::body::parse_uuid("id", &id).map(T::from),
         Some(_) => Err(ApiError::bad_request("id must be a UUID")),
         None => Err(ApiError::bad_request("id is required")),
     }

@@ -4,7 +4,7 @@
 use muster_domain::model::{Actor, ProjectId};
 use serde_json::{Map, Value};
 
-use super::calls::{answer, data, no_more, read, read_optional};
+use super::calls::{answer, data, id, no_more, read, read_optional};
 use crate::dto::paging::PageResponse;
 use crate::dto::projects::{
     CreateProjectRequest, ListProjectsQuery, PatchProjectRequest, ProjectResponse,
@@ -32,31 +32,22 @@ pub(super) async fn call(
             answer(&PageResponse::of(page, ProjectResponse::from))
         }
         "get_project" => {
-            let id = project_id(&mut args)?;
+            let id = id::<ProjectId>(&mut args)?;
             no_more(&args)?;
             data(ProjectResponse::from(projects.view(actor, id).await?))
         }
         "update_project" => {
-            let id = project_id(&mut args)?;
+            let id = id::<ProjectId>(&mut args)?;
             let patch = read::<PatchProjectRequest>(args)?.into_patch()?;
             data(ProjectResponse::from(
                 projects.update(actor, id, patch).await?,
             ))
         }
         "archive_project" => {
-            let id = project_id(&mut args)?;
+            let id = id::<ProjectId>(&mut args)?;
             read_optional::<EmptyRequest>(args)?;
             data(ProjectResponse::from(projects.archive(actor, id).await?))
         }
         _ => super::routine_calls::call(state, actor, name, args).await,
-    }
-}
-
-/// The `id` argument, a project's UUID.
-fn project_id(args: &mut Map<String, Value>) -> Result<ProjectId, ApiError> {
-    match args.remove("id") {
-        Some(Value::String(id)) => crate::body::parse_uuid("id", &id).map(ProjectId::from_uuid),
-        Some(_) => Err(ApiError::bad_request("id must be a UUID")),
-        None => Err(ApiError::bad_request("id is required")),
     }
 }

@@ -4,7 +4,7 @@
 use muster_domain::model::{Actor, RoutineId};
 use serde_json::{Map, Value};
 
-use super::calls::{answer, data, no_more, read, read_optional};
+use super::calls::{answer, data, id, no_more, read, read_optional};
 use crate::dto::paging::PageResponse;
 use crate::dto::routines::{
     CreateRoutineRequest, ListRoutinesQuery, PatchRoutineRequest, RoutineResponse,
@@ -33,37 +33,28 @@ pub(super) async fn call(
             answer(&PageResponse::of(page, RoutineResponse::from))
         }
         "get_routine" => {
-            let id = routine_id(&mut args)?;
+            let id = id::<RoutineId>(&mut args)?;
             no_more(&args)?;
             data(RoutineResponse::from(routines.get(actor, id).await?))
         }
         "update_routine" => {
-            let id = routine_id(&mut args)?;
+            let id = id::<RoutineId>(&mut args)?;
             let patch = read::<PatchRoutineRequest>(args)?.into_patch()?;
             data(RoutineResponse::from(
                 routines.update(actor, id, patch).await?,
             ))
         }
         "delete_routine" => {
-            let id = routine_id(&mut args)?;
+            let id = id::<RoutineId>(&mut args)?;
             no_more(&args)?;
             routines.delete(actor, id).await?;
             answer(&serde_json::json!({"deleted": true}))
         }
         "run_routine" => {
-            let id = routine_id(&mut args)?;
+            let id = id::<RoutineId>(&mut args)?;
             read_optional::<EmptyRequest>(args)?;
             data(TaskResponse::from(routines.run_now(actor, id).await?))
         }
         other => Err(ApiError::bad_request(format!("unknown tool {other}"))),
-    }
-}
-
-/// The `id` argument, a routine's UUID.
-fn routine_id(args: &mut Map<String, Value>) -> Result<RoutineId, ApiError> {
-    match args.remove("id") {
-        Some(Value::String(id)) => crate::body::parse_uuid("id", &id).map(RoutineId::from_uuid),
-        Some(_) => Err(ApiError::bad_request("id must be a UUID")),
-        None => Err(ApiError::bad_request("id is required")),
     }
 }

@@ -5,7 +5,7 @@
 use muster_domain::model::{Actor, RunId};
 use serde_json::{Map, Value};
 
-use super::calls::{answer, data, no_more, read, read_optional, task_id};
+use super::calls::{answer, data, id, no_more, read, read_optional, task_id};
 use crate::dto::runs::{
     FinishRunBody, LogBody, RunResponse, StartRunBody, UsageAnswerResponse, UsageBody,
 };
@@ -27,12 +27,12 @@ pub(super) async fn call(
             data(RunResponse::from(runs.start(actor, task, start).await?))
         }
         "append_run_log" => {
-            let id = run_id(&mut args)?;
+            let id = id::<RunId>(&mut args)?;
             let lines = read::<LogBody>(args)?.into_lines()?;
             data(RunResponse::from(runs.append_log(actor, id, lines).await?))
         }
         "report_usage" => {
-            let id = run_id(&mut args)?;
+            let id = id::<RunId>(&mut args)?;
             let usage = read::<UsageBody>(args)?.into_usage()?;
             let recorded = runs.report_usage(actor, id, usage).await?;
             answer(&UsageAnswerResponse {
@@ -41,24 +41,15 @@ pub(super) async fn call(
             })
         }
         "finish_run" => {
-            let id = run_id(&mut args)?;
+            let id = id::<RunId>(&mut args)?;
             let finish = read::<FinishRunBody>(args)?.into_finish()?;
             data(RunResponse::from(runs.finish(actor, id, finish).await?))
         }
         "get_run" => {
-            let id = run_id(&mut args)?;
+            let id = id::<RunId>(&mut args)?;
             no_more(&args)?;
             data(RunResponse::from(runs.get(actor, id).await?))
         }
         _ => super::project_calls::call(state, actor, name, args).await,
-    }
-}
-
-/// The `id` argument, a run's UUID.
-fn run_id(args: &mut Map<String, Value>) -> Result<RunId, ApiError> {
-    match args.remove("id") {
-        Some(Value::String(id)) => crate::body::parse_uuid("id", &id).map(RunId::from_uuid),
-        Some(_) => Err(ApiError::bad_request("id must be a UUID")),
-        None => Err(ApiError::bad_request("id is required")),
     }
 }
