@@ -20,7 +20,12 @@ pub struct Client {
     base: Arc<Url>,
     credentials: Arc<Credentials>,
     retries: u32,
+    trace: Option<TraceSource>,
 }
+
+/// Where a client reads the W3C trace context (`traceparent`, `tracestate`) each call
+/// carries: the caller's tracing, called as each request is made ([`Client::traced`]).
+pub type TraceSource = fn() -> Option<(String, Option<String>)>;
 
 /// How many times a call is sent again after the connection failed.
 const DEFAULT_RETRIES: u32 = 2;
@@ -50,6 +55,7 @@ impl Client {
             base: Arc::new(base),
             credentials: Arc::new(credentials),
             retries: DEFAULT_RETRIES,
+            trace: None,
         })
     }
 
@@ -109,6 +115,15 @@ impl Client {
     #[must_use]
     pub fn with_retries(mut self, retries: u32) -> Self {
         self.retries = retries;
+        self
+    }
+
+    /// A client whose calls carry the trace context `source` answers (when it answers
+    /// one): the server then records its spans in the caller's trace. `muster worker`
+    /// passes the current span's, so a run is one trace from claim to finish.
+    #[must_use]
+    pub fn traced(mut self, source: TraceSource) -> Self {
+        self.trace = Some(source);
         self
     }
 
@@ -235,6 +250,12 @@ impl Client {
         }
         if let Some(id) = extra.last_event_id {
             request = request.header("Last-Event-ID", id);
+        }
+        if let Some((traceparent, tracestate)) = self.trace.and_then(|source| source()) {
+            request = request.header("traceparent", traceparent);
+            if let Some(tracestate) = tracestate {
+                request = request.header("tracestate", tracestate);
+            }
         }
         Ok(match &*self.credentials {
             Credentials::Agent { agent_id, secret } => {

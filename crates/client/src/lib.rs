@@ -83,7 +83,7 @@ mod error;
 mod routes;
 mod stream;
 
-pub use client::{Client, login_body};
+pub use client::{Client, TraceSource, login_body};
 pub use credentials::{Credentials, UserSession};
 pub use error::{ApiError, Error, RETRYABLE_CODES};
 /// The request and response types of the API, shared with the server.

@@ -16,9 +16,9 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::encoding::text::encode;
 use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::exemplar::HistogramWithExemplars;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
-use prometheus_client::metrics::histogram::Histogram;
 use prometheus_client::registry::Registry;
 
 pub use exposition::Exposition;
@@ -81,9 +81,19 @@ struct OutcomeLabels {
     outcome: &'static str,
 }
 
+/// The exemplar of a latency bucket: the trace of a request that fell in it (only when
+/// traces are exported and that trace was sampled).
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct TraceExemplar {
+    trace_id: String,
+}
+
+/// A latency histogram whose buckets keep their latest traced request as exemplar.
+type LatencyHistogram = HistogramWithExemplars<TraceExemplar>;
+
 /// Seconds buckets from 1 ms to about 16 s.
-fn latency_histogram() -> Histogram {
-    Histogram::new(prometheus_client::metrics::histogram::exponential_buckets(
+fn latency_histogram() -> LatencyHistogram {
+    LatencyHistogram::new(prometheus_client::metrics::histogram::exponential_buckets(
         0.001, 2.0, 15,
     ))
 }
@@ -92,7 +102,7 @@ fn latency_histogram() -> Histogram {
 pub struct Metrics {
     registry: Registry,
     requests: Family<RequestLabels, Counter>,
-    latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
+    latency: Family<RouteLabels, LatencyHistogram, fn() -> LatencyHistogram>,
     auth_failures: Family<ReasonLabels, Counter>,
     job_runs: Family<JobLabels, Counter>,
     job_items: Family<JobName, Counter>,
@@ -197,9 +207,10 @@ impl Metrics {
             "HTTP requests answered, by method, route template and status",
             requests.clone(),
         );
-        let latency = Family::<RouteLabels, Histogram, fn() -> Histogram>::new_with_constructor(
-            latency_histogram,
-        );
+        let latency =
+            Family::<RouteLabels, LatencyHistogram, fn() -> LatencyHistogram>::new_with_constructor(
+                latency_histogram,
+            );
         registry.register(
             "http_request_duration_seconds",
             "Time from reading a request to its answer, by method and route template",
@@ -267,8 +278,16 @@ impl Metrics {
         }
     }
 
-    /// Counts one answered request.
-    pub fn request(&self, method: &str, route: &str, status: u16, took: Duration) {
+    /// Counts one answered request; `trace_id`, the sampled trace it belongs to, becomes
+    /// its latency bucket's exemplar (`OpenMetrics` only).
+    pub fn request(
+        &self,
+        method: &str,
+        route: &str,
+        status: u16,
+        took: Duration,
+        trace_id: Option<String>,
+    ) {
         self.requests
             .get_or_create(&RequestLabels {
                 method: method.to_owned(),
@@ -281,7 +300,11 @@ impl Metrics {
                 method: method.to_owned(),
                 route: route.to_owned(),
             })
-            .observe(took.as_secs_f64());
+            .observe(
+                took.as_secs_f64(),
+                trace_id.map(|trace_id| TraceExemplar { trace_id }),
+                None,
+            );
     }
 
     /// Counts one request refused for its credentials; `message` is the answer's
@@ -443,6 +466,39 @@ mod tests {
     }
 
     #[test]
+    fn a_traced_request_is_its_latency_buckets_exemplar_in_openmetrics_only() {
+        let metrics = Metrics::new(None, None);
+        let trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        metrics.request(
+            "GET",
+            "/tasks/{id}",
+            200,
+            Duration::from_millis(3),
+            Some(trace.to_owned()),
+        );
+        let open = metrics.render(Exposition::OpenMetrics);
+        let bucket = open
+            .lines()
+            .find(|l| l.contains(&format!("# {{trace_id=\"{trace}\"}}")))
+            .unwrap_or_else(|| unreachable!("no exemplar:\n{open}"));
+        assert!(
+            bucket.starts_with("muster_http_request_duration_seconds_bucket{"),
+            "{bucket}"
+        );
+        assert!(bucket.contains("le=\"0.004\""), "{bucket}");
+        let text = metrics.render(Exposition::Text);
+        assert!(!text.contains(trace), "{text}");
+        assert!(
+            text.lines().any(
+                |l| l.starts_with("muster_http_request_duration_seconds_bucket{")
+                    && l.contains("le=\"0.004\"")
+                    && l.ends_with(" 1")
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
     fn an_organization_name_cannot_write_lines_of_its_own() {
         let metrics = Metrics::new(None, Some(Arc::new(HostileCensus)));
         actix_web::rt::System::new().block_on(metrics.refresh_census());
@@ -461,7 +517,7 @@ mod tests {
     #[test]
     fn the_exposition_names_every_family() {
         let metrics = Metrics::new(None, None);
-        metrics.request("GET", "/tasks/{id}", 200, Duration::from_millis(3));
+        metrics.request("GET", "/tasks/{id}", 200, Duration::from_millis(3), None);
         metrics.auth_failure("invalid signature");
         metrics.job("escalation_sweep", JobOutcome::Done(2));
         metrics.deliveries(3, 1);

@@ -33,6 +33,8 @@ pub(crate) async fn count(
         route.as_deref().unwrap_or("unmatched"),
         res.status().as_u16(),
         started.elapsed(),
+        // Inside the request's span (the tracing middleware wraps this one).
+        muster_telemetry::sampled_trace_id(&tracing::Span::current()),
     );
     Ok(res)
 }

@@ -18,6 +18,11 @@ const SECRET_PARAMS: [&str; 1] = ["{key}"];
 /// Paths under which every segment may be a credential, whatever route (if any) matches.
 const SECRET_PREFIXES: [&str; 1] = ["/api/v1/webhooks/inbound"];
 
+/// The id of the trace the current request belongs to, when traces are exported.
+pub(crate) fn current_trace_id() -> Option<String> {
+    muster_telemetry::ids(&Span::current()).map(|(trace_id, _)| trace_id)
+}
+
 /// Builds the root span of every request.
 pub(crate) struct RequestSpan;
 
@@ -32,21 +37,40 @@ impl RootSpanBuilder for RequestSpan {
             .get::<RequestId>()
             .map(ToString::to_string)
             .unwrap_or_default();
-        let path_and_query = request.uri().path_and_query().map_or("", |p| p.as_str());
-        let target = redacted_target(&route, path_and_query);
-        tracing::info_span!(
+        // The path only: a query string may carry what a client should not have put
+        // there, and no route reads one that names a resource.
+        let path = request.uri().path();
+        let target = redacted_target(&route, path);
+        let span = tracing::info_span!(
             "HTTP request",
-            http.method = %method,
+            http.request.method = %method,
             http.route = %route,
-            http.target = %target,
+            url.path = %target,
             http.status_code = Empty,
+            http.response.status_code = Empty,
             otel.name = %format!("{method} {route}"),
             otel.kind = "server",
             otel.status_code = Empty,
             request_id = %request_id,
+            trace_id = Empty,
+            span_id = Empty,
             exception.message = Empty,
             exception.details = Empty,
-        )
+        );
+        let header = |name: &str| {
+            request
+                .headers()
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+        };
+        // A caller's `traceparent` makes this request a step of its trace.
+        muster_telemetry::continue_trace(
+            &span,
+            header(muster_telemetry::TRACEPARENT),
+            header(muster_telemetry::TRACESTATE),
+        );
+        muster_telemetry::record_ids(&span);
+        span
     }
 
     /// Records the status (and the error, if any) on the span, whose closing line is the
@@ -72,6 +96,11 @@ impl RootSpanBuilder for RequestSpan {
         if let Some((status, error)) = unlogged {
             span.in_scope(|| tracing::error!(status = status.as_u16(), %error, "server error"));
         }
+        let status = match outcome {
+            Ok(response) => response.status(),
+            Err(err) => err.as_response_error().status_code(),
+        };
+        span.record("http.response.status_code", i64::from(status.as_u16()));
         DefaultRootSpanBuilder::on_request_end(span, outcome);
     }
 }

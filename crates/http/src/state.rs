@@ -128,6 +128,9 @@ pub struct AppState {
     pub metrics: Option<MetricsAccess>,
     /// Dependency check for `/ready`.
     pub readiness: Arc<dyn Readiness>,
+    /// Where the dashboard links a run's trace: a URL with `{traceId}` in it
+    /// (`MUSTER_TRACE_URL`); `None`: the trace id is shown without a link.
+    pub trace_url: Option<String>,
 }
 
 impl std::fmt::Debug for AppState {

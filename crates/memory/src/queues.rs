@@ -231,6 +231,8 @@ impl DeliveryQueue for MemoryStore {
             .into_iter()
             .take(usize::try_from(limit).unwrap_or(usize::MAX))
             .map(|(_, _, attempts, event)| PendingDelivery {
+                // The memory store keeps no trace context: nothing here exports traces.
+                trace: None,
                 event: event.clone(),
                 attempts,
             })

@@ -7,8 +7,11 @@ use hyper::Request;
 use hyper::body::Bytes;
 use hyper::header::{ACCEPT, HeaderValue, USER_AGENT};
 
+use tracing::{Instrument, Span};
+
 use crate::http_client::HttpClient;
 use crate::ssrf::{TargetPolicy, parse_target};
+use crate::tracing_calls::{call_span, propagate, record_outcome};
 
 /// GETs documents from URLs the policy allows.
 #[derive(Debug, Clone)]
@@ -29,9 +32,28 @@ impl DocumentFetcher {
     /// The body of a 2xx answer to `GET url` asking for JSON; otherwise why not, in
     /// words that name no header or body.
     pub async fn get_json(&self, url: &str) -> Result<Vec<u8>, String> {
+        let span = call_span("a2a.card", "GET", url);
+        let (status, result) = self.traced_get(url, &span).instrument(span.clone()).await;
+        record_outcome(&span, status, result.is_err());
+        result
+    }
+
+    /// The answer's status (when there was one) and the body or why not.
+    async fn traced_get(&self, url: &str, span: &Span) -> (Option<u16>, Result<Vec<u8>, String>) {
+        match self.get_in(url, span).await {
+            Ok((status, body)) => (Some(status), body),
+            Err(error) => (None, Err(error)),
+        }
+    }
+
+    async fn get_in(
+        &self,
+        url: &str,
+        span: &Span,
+    ) -> Result<(u16, Result<Vec<u8>, String>), String> {
         // Literal addresses never reach the client's resolver: check them here.
         parse_target(url, self.policy).map_err(|refusal| format!("target refused: {refusal}"))?;
-        let request = Request::get(url)
+        let mut request = Request::get(url)
             .header(ACCEPT, HeaderValue::from_static("application/json"))
             .header(
                 USER_AGENT,
@@ -39,14 +61,16 @@ impl DocumentFetcher {
             )
             .body(Full::new(Bytes::new()))
             .map_err(|_| "the URL is not valid HTTP".to_owned())?;
+        propagate(span, &mut request);
         let response = self
             .client
             .send(request)
             .await
             .map_err(|err| crate::hooks::describe(&err))?;
+        let status = response.status.as_u16();
         if !response.status.is_success() {
-            return Err(format!("the server answered {}", response.status.as_u16()));
+            return Ok((status, Err(format!("the server answered {status}"))));
         }
-        Ok(response.body.to_vec())
+        Ok((status, Ok(response.body.to_vec())))
     }
 }

@@ -11,9 +11,12 @@ use hyper::body::Bytes;
 use hyper::header::{CONTENT_TYPE, HeaderValue, USER_AGENT};
 use muster_domain::ports::{CallResult, HookCall, HookCaller, MessageSigner};
 
+use tracing::{Instrument, Span};
+
 use crate::delivery_signature;
 use crate::http_client::{HttpClient, HttpError};
 use crate::ssrf::{TargetPolicy, parse_target};
+use crate::tracing_calls::{call_span, propagate, record_outcome};
 
 /// `X-Service-Signature`: `sha256=<hex>` of the raw body, when the hook has a secret.
 pub const SIGNATURE_HEADER: &str = "x-service-signature";
@@ -81,17 +84,41 @@ impl HttpHookCaller {
 
 #[async_trait]
 impl HookCaller for HttpHookCaller {
+    /// One call in a span of its own (`hook.pre`, `webhook.delivery`, `a2a.push`,
+    /// `a2a.handover`): a child of the current span, or of the trace a queued delivery
+    /// kept. The receiver gets the span's `traceparent`.
     async fn call(&self, call: &HookCall) -> CallResult {
+        let span = call_span(call.kind.as_str(), "POST", &call.url);
+        if let Some(trace) = &call.trace {
+            muster_telemetry::continue_trace(
+                &span,
+                Some(&trace.traceparent),
+                trace.tracestate.as_deref(),
+            );
+        }
+        span.record("muster.event.type", call.event_type.as_str());
+        span.record("muster.delivery.id", call.delivery_id.to_string().as_str());
+        span.record("muster.delivery.attempt", i64::from(call.attempt));
+        let result = self.traced_call(call, &span).instrument(span.clone()).await;
+        span.record("muster.call.duration_ms", i64::from(result.duration_ms));
+        record_outcome(&span, result.status, result.error.is_some());
+        result
+    }
+}
+
+impl HttpHookCaller {
+    async fn traced_call(&self, call: &HookCall, span: &Span) -> CallResult {
         let started = Instant::now();
         // Literal addresses never reach the client's resolver: check them here, and the
         // scheme, again at every call.
         if let Err(refusal) = parse_target(&call.url, self.policy) {
             return failed(started, None, format!("target refused: {refusal}"));
         }
-        let request = match self.request(call) {
+        let mut request = match self.request(call) {
             Ok(request) => request,
             Err(error) => return failed(started, None, error),
         };
+        propagate(span, &mut request);
         let timeout = Duration::from_millis(call.timeout_ms.into());
         match self
             .client

@@ -8,6 +8,7 @@
 //!   registration (the domain's `TargetGuard` port) and at every call.
 //! - [`oauth`]: the domain's `IdentityProvider` port over OAuth 2.0 + PKCE (decision
 //!   D-16), Google by default.
+//! - `tracing_calls`: the span of each call and the W3C trace headers it carries.
 //! - [`http_client`]: the HTTP/1.1 client (rustls with the ring provider and Mozilla's
 //!   roots, or plain `http://`) they share, with a deadline and a body cap.
 
@@ -16,6 +17,7 @@ pub mod hooks;
 pub mod http_client;
 pub mod oauth;
 pub mod ssrf;
+mod tracing_calls;
 
 pub use documents::DocumentFetcher;
 pub use hooks::HttpHookCaller;

@@ -12,6 +12,7 @@ use diesel_async::pooled_connection::{
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use futures_util::FutureExt;
 use muster_domain::ports::RepositoryError;
+use tracing::Instrument;
 
 use crate::checkpointer::{Checkpointer, WRITER_CHECKPOINT_PAGES};
 use crate::conn::{PooledConn, SqliteConn, on_conn};
@@ -44,6 +45,16 @@ pub enum Engine {
     Postgres,
     /// An embedded SQLite file: the zero-set-up default.
     Sqlite,
+}
+
+impl Engine {
+    /// The engine's OpenTelemetry `db.system.name`.
+    pub fn system_name(self) -> &'static str {
+        match self {
+            Self::Postgres => "postgresql",
+            Self::Sqlite => "sqlite",
+        }
+    }
 }
 
 /// Pool sizing and timeouts.
@@ -347,7 +358,8 @@ impl Database {
         Ok(())
     }
 
-    /// A connection from the pool.
+    /// A connection from the pool (the wait is a span in traces).
+    #[tracing::instrument(level = "debug", name = "db.pool.acquire", skip_all)]
     pub(crate) async fn pooled(&self) -> Result<PooledConn, RepositoryError> {
         Ok(match &self.pool {
             Pool::Postgres(pool) => PooledConn::Pg(pool.get().await.map_err(|e| self.failed(e))?),
@@ -372,9 +384,13 @@ impl Database {
     /// it is waiting for this process's turn to write), on PostgreSQL any.
     pub(crate) async fn pooled_for_write(&self) -> Result<PooledWrite<'_>, RepositoryError> {
         let pooled = match &self.pool {
-            Pool::Sqlite { writer, .. } => {
-                PooledConn::Sqlite(writer.get().await.map_err(|e| self.failed(e))?)
-            }
+            Pool::Sqlite { writer, .. } => PooledConn::Sqlite(
+                writer
+                    .get()
+                    .instrument(tracing::debug_span!("db.pool.acquire", db.pool = "writer"))
+                    .await
+                    .map_err(|e| self.failed(e))?,
+            ),
             Pool::Postgres(_) => self.pooled().await?,
         };
         Ok(PooledWrite::new(pooled, self.group_commit()))

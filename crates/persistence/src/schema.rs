@@ -406,6 +406,8 @@ diesel::table! {
         event_at -> PortableTimestamp,
         attempts -> Integer,
         next_attempt_at -> PortableTimestamp,
+        trace_parent -> Nullable<Text>,
+        trace_state -> Nullable<Text>,
     }
 }
 
@@ -534,6 +536,7 @@ diesel::table! {
         log_truncated -> Bool,
         reserved_credits -> BigInt,
         credits_per_usd -> BigInt,
+        trace_id -> Nullable<Text>,
     }
 }
 

@@ -9,7 +9,8 @@ use async_trait::async_trait;
 use diesel_async::{AsyncConnection, AsyncPgConnection};
 use muster_domain::ports::{UnitOfWork, Work, WorkOutput};
 use muster_domain::service::ServiceError;
-use tracing::Instrument;
+use tracing::field::Empty;
+use tracing::{Instrument, Span};
 
 use crate::Database;
 use crate::conn::{Conn, PooledConn};
@@ -36,8 +37,22 @@ impl UnitOfWork for Database {
     /// in groups (see the `group_commit` module): each in its own savepoint of a
     /// transaction begun with `BEGIN IMMEDIATE` (the file's write lock taken up front,
     /// so that a read-then-write never fails on lock upgrade), committed together.
-    #[tracing::instrument(level = "debug", name = "db.transaction", skip_all, fields(otel.kind = "client"))]
+    #[tracing::instrument(
+        level = "debug",
+        name = "db.transaction",
+        skip_all,
+        fields(otel.kind = "client", db.system.name = self.engine().system_name(), muster.committed = Empty)
+    )]
     async fn run(&self, work: Work) -> Result<WorkOutput, ServiceError> {
+        let outcome = self.run_once(work).await;
+        Span::current().record("muster.committed", outcome.is_ok());
+        outcome
+    }
+}
+
+impl Database {
+    /// One transaction of `work`: in a group on SQLite, on its own task on PostgreSQL.
+    async fn run_once(&self, work: Work) -> Result<WorkOutput, ServiceError> {
         if let Some(group) = self.group_commit() {
             return group.run(work).await;
         }

@@ -174,6 +174,8 @@ pub async fn app_state(
         oauth,
         idempotency: db.clone(),
         readiness: Arc::new(DatabaseReadiness(Database::clone(&db))),
+        // Set by `muster serve` from its settings.
+        trace_url: None,
     })
 }
 

@@ -22,7 +22,10 @@ pub struct Cli {
     #[arg(long, global = true, env = "MUSTER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
     /// Where to send traces over OTLP/HTTP (protobuf), as the collector's base URL, e.g.
-    /// `http://otel-collector:4318`; spans go to `<url>/v1/traces`. Unset: no traces.
+    /// `http://otel-collector:4318`; spans go to `<url>/v1/traces`. Wins over
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` and `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, which apply
+    /// when it is unset (with the other `OTEL_*` settings: docs/operations.md). None of
+    /// them set: no traces.
     #[arg(long, global = true, env = "MUSTER_OTLP_ENDPOINT")]
     pub otlp_endpoint: Option<String>,
     /// What to do.
@@ -147,6 +150,10 @@ pub struct ServeArgs {
     pub metrics: crate::metrics_settings::MetricsSettings,
     #[command(flatten)]
     pub edge: crate::edge_settings::EdgeSettings,
+    /// Where the dashboard links a run to its trace: your trace viewer's URL of a trace,
+    /// with `{traceId}` where its id goes (e.g. `http://jaeger:16686/trace/{traceId}`).
+    #[arg(long, env = "MUSTER_TRACE_URL")]
+    pub trace_url: Option<String>,
     #[command(flatten)]
     pub database: DatabaseArgs,
 }

@@ -1,5 +1,8 @@
 //! What each subcommand does. Every failure is one clear line for `main` to print.
 
+use tracing::Instrument;
+
+use crate::job_span::{finish, job_span};
 use std::net::TcpListener;
 use std::sync::Arc;
 use std::time::Duration;
@@ -102,6 +105,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     )
     .await?;
     state.edge = edge;
+    state.trace_url = crate::telemetry_settings::trace_url(args.trace_url.as_deref())?;
     let deliveries = crate::app::deliveries(&db, &key, &args.webhooks)?;
     let sweep = EscalationSweep::new(state.tasks.clone(), args.tasks.thresholds());
 
@@ -185,21 +189,26 @@ async fn purge_expired(db: Database, metrics: Option<Arc<Metrics>>) {
     let mut ticker = tokio::time::interval(PURGE_EVERY);
     loop {
         ticker.tick().await;
+        let span = job_span("purge");
         let now = SystemClock.now();
         let kept = time::Duration::hours(IdempotencyKey::KEPT_HOURS);
-        let runs = [
-            ("expired nonces", db.purge_expired(now).await),
-            ("expired sign-ins", db.purge_expired_sign_ins(now).await),
-            (
-                "forgotten login-throttle streaks",
-                db.purge_login_throttles(now - muster_domain::rules::login::FORGOTTEN_AFTER)
-                    .await,
-            ),
-            (
-                "expired idempotency keys",
-                IdempotencyStore::purge(&db, now - kept).await,
-            ),
-        ];
+        let runs = async {
+            [
+                ("expired nonces", db.purge_expired(now).await),
+                ("expired sign-ins", db.purge_expired_sign_ins(now).await),
+                (
+                    "forgotten login-throttle streaks",
+                    db.purge_login_throttles(now - muster_domain::rules::login::FORGOTTEN_AFTER)
+                        .await,
+                ),
+                (
+                    "expired idempotency keys",
+                    IdempotencyStore::purge(&db, now - kept).await,
+                ),
+            ]
+        }
+        .instrument(span.clone())
+        .await;
         let mut outcome = JobOutcome::Done(0);
         for (what, run) in runs {
             match (run, &mut outcome) {
@@ -214,6 +223,7 @@ async fn purge_expired(db: Database, metrics: Option<Arc<Metrics>>) {
                 }
             }
         }
+        finish(&span, &outcome);
         crate::metrics_settings::record(metrics.as_ref(), "purge", outcome);
     }
 }

@@ -4,10 +4,11 @@
 use std::io::IsTerminal;
 
 use anyhow::Context;
+use opentelemetry::KeyValue;
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::{SpanExporter, WithExportConfig};
+use opentelemetry_otlp::{Protocol, SpanExporter, WithExportConfig};
 use opentelemetry_sdk::Resource;
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::trace::{Sampler, SdkTracerProvider};
 use tracing::level_filters::LevelFilter;
 use tracing_subscriber::filter::{FilterExt, Targets, filter_fn};
 use tracing_subscriber::fmt::format::FmtSpan;
@@ -16,6 +17,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{EnvFilter, Layer};
 
 use crate::cli::LogFormat;
+use crate::telemetry_settings::{ParentlessSampler, SamplerSetting, TraceSettings};
 
 /// What must be flushed before the process exits: the trace exporter, if any.
 #[derive(Debug, Default)]
@@ -39,18 +41,24 @@ impl Telemetry {
 pub fn init(
     filter: &str,
     format: LogFormat,
-    otlp_endpoint: Option<&str>,
+    traces: Option<&TraceSettings>,
 ) -> anyhow::Result<Telemetry> {
     let (filter, bad_filter) = match EnvFilter::try_new(filter) {
         Ok(filter) => (filter, None),
         Err(err) => (EnvFilter::new("info"), Some(err)),
     };
-    // The database spans are for traces: never a log line, whatever the filter says.
-    // (The hint keeps the log filter's level as the process-wide maximum, so callsites
-    // below it stay disabled for free.)
+    // The spans of the database, the units of work, the calls out and the background
+    // jobs are for traces: never a log line, whatever the filter says. (The hint keeps
+    // the log filter's level as the process-wide maximum, so callsites below it stay
+    // disabled for free.)
     let filter = filter.and(
-        filter_fn(|meta| !(meta.is_span() && meta.target().starts_with("muster_persistence")))
-            .with_max_level_hint(LevelFilter::TRACE),
+        filter_fn(|meta| {
+            !(meta.is_span()
+                && TRACE_ONLY
+                    .iter()
+                    .any(|target| meta.target().starts_with(target)))
+        })
+        .with_max_level_hint(LevelFilter::TRACE),
     );
     // Closing each request span logs one line per request, with its id and duration.
     let logs = tracing_subscriber::fmt::layer()
@@ -66,7 +74,7 @@ pub fn init(
             .boxed(),
         LogFormat::Text => logs.with_filter(filter).boxed(),
     };
-    let provider = otlp_endpoint.map(tracer_provider).transpose()?;
+    let provider = traces.map(tracer_provider).transpose()?;
     // Not an `Option` layer: an absent one still claims interest in every callsite, which
     // turned on every span and event of every crate and tripled the cost of a request.
     let installed = match &provider {
@@ -92,9 +100,12 @@ pub fn init(
 /// Muster at `info`, the database spans (`debug`, so that they never reach the logs);
 /// never the exporter's own HTTP client, whose spans would feed themselves.
 fn traced() -> Targets {
-    Targets::new()
+    TRACE_ONLY
+        .iter()
+        .fold(Targets::new(), |targets, target| {
+            targets.with_target(*target, LevelFilter::DEBUG)
+        })
         .with_default(LevelFilter::INFO)
-        .with_target("muster_persistence", LevelFilter::DEBUG)
         .with_target("opentelemetry", LevelFilter::OFF)
         .with_target("opentelemetry_sdk", LevelFilter::OFF)
         .with_target("opentelemetry_otlp", LevelFilter::OFF)
@@ -104,27 +115,52 @@ fn traced() -> Targets {
         .with_target("h2", LevelFilter::OFF)
 }
 
-/// A batch exporter to `<endpoint>/v1/traces`, service name `muster`.
-fn tracer_provider(endpoint: &str) -> anyhow::Result<SdkTracerProvider> {
-    let base = endpoint.trim_end_matches('/');
-    if !(base.starts_with("http://") || base.starts_with("https://")) {
-        anyhow::bail!("MUSTER_OTLP_ENDPOINT must be an http:// or https:// URL, got {endpoint:?}");
-    }
+/// The crates (and targets) whose spans are debug-level and go to traces only: the
+/// database's, the units of work's (`muster_domain`), the calls out, the background
+/// jobs' and the worker's.
+const TRACE_ONLY: [&str; 5] = [
+    "muster_persistence",
+    "muster_domain",
+    "muster_outbound",
+    "muster_jobs",
+    "muster_worker",
+];
+
+/// A batch exporter to the settings' endpoint, with their resource and sampler.
+fn tracer_provider(settings: &TraceSettings) -> anyhow::Result<SdkTracerProvider> {
     let exporter = SpanExporter::builder()
         .with_http()
-        .with_endpoint(format!("{base}/v1/traces"))
+        .with_protocol(Protocol::HttpBinary)
+        .with_endpoint(settings.endpoint.as_str())
         .build()
         .context("cannot set up the OTLP trace exporter")?;
+    let resource = Resource::builder_empty()
+        .with_attributes(
+            settings
+                .resource
+                .iter()
+                .map(|(key, value)| KeyValue::new(key.clone(), value.clone())),
+        )
+        .with_service_name(settings.service_name.clone())
+        .with_attribute(KeyValue::new("service.version", env!("CARGO_PKG_VERSION")))
+        .build();
     Ok(SdkTracerProvider::builder()
         .with_batch_exporter(exporter)
-        .with_resource(
-            Resource::builder()
-                .with_service_name("muster")
-                .with_attribute(opentelemetry::KeyValue::new(
-                    "service.version",
-                    env!("CARGO_PKG_VERSION"),
-                ))
-                .build(),
-        )
+        .with_sampler(sampler(settings.sampler))
+        .with_resource(resource)
         .build())
+}
+
+/// The SDK's sampler for a setting.
+fn sampler(setting: SamplerSetting) -> Sampler {
+    match setting {
+        SamplerSetting::AlwaysOn => Sampler::AlwaysOn,
+        SamplerSetting::AlwaysOff => Sampler::AlwaysOff,
+        SamplerSetting::Ratio(ratio) => Sampler::TraceIdRatioBased(ratio),
+        SamplerSetting::ParentBased(root) => Sampler::ParentBased(Box::new(match root {
+            ParentlessSampler::AlwaysOn => Sampler::AlwaysOn,
+            ParentlessSampler::AlwaysOff => Sampler::AlwaysOff,
+            ParentlessSampler::Ratio(ratio) => Sampler::TraceIdRatioBased(ratio),
+        })),
+    }
 }

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use muster_server::cli::{Cli, Command};
-use muster_server::{commands, logging, memory, sign};
+use muster_server::{commands, logging, memory, sign, telemetry_settings};
 
 /// mimalloc rather than glibc's malloc: see docs/benchmarks.md (memory under load). Its
 /// `override` feature makes it the process's `malloc` too, so the bundled SQLite's C code
@@ -25,13 +25,21 @@ async fn run(small_pages: Result<(), String>) -> ExitCode {
     // on `rustls-no-provider`), and every reqwest client (the OTLP exporter's too)
     // needs one: ring, as everywhere else here. A no-op if one is set.
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let telemetry = match logging::init(&cli.log, cli.log_format, cli.otlp_endpoint.as_deref()) {
-        Ok(telemetry) => telemetry,
-        Err(err) => {
-            eprintln!("error: {err:#}");
-            return ExitCode::FAILURE;
-        }
+    let service = match cli.command {
+        Command::Worker(_) => "muster-worker",
+        _ => "muster",
     };
+    let traces = telemetry_settings::read(cli.otlp_endpoint.as_deref(), service, |name| {
+        std::env::var(name).ok()
+    });
+    let telemetry =
+        match traces.and_then(|traces| logging::init(&cli.log, cli.log_format, traces.as_ref())) {
+            Ok(telemetry) => telemetry,
+            Err(err) => {
+                eprintln!("error: {err:#}");
+                return ExitCode::FAILURE;
+            }
+        };
     if let Err(reason) = small_pages {
         tracing::debug!(%reason, "transparent huge pages stay on");
     }

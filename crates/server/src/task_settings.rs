@@ -3,6 +3,9 @@
 //! roll-over job (D-57), and the expiry of claims' leases, from flags or `MUSTER_*`
 //! variables.
 
+use tracing::Instrument;
+
+use crate::job_span::{finish, job_span};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -164,29 +167,35 @@ pub async fn fire_routines(
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
-        let outcome = match routines.fire_due().await {
-            Ok(report) => {
-                if report.created > 0 || report.paused > 0 {
-                    tracing::info!(
-                        created = report.created,
-                        paused = report.paused,
-                        "routines fired"
-                    );
+        let span = job_span("routines");
+        let outcome = async {
+            match routines.fire_due().await {
+                Ok(report) => {
+                    if report.created > 0 || report.paused > 0 {
+                        tracing::info!(
+                            created = report.created,
+                            paused = report.paused,
+                            "routines fired"
+                        );
+                    }
+                    for failure in &report.failed {
+                        tracing::warn!(
+                            routine = %failure.routine,
+                            err = %failure.error,
+                            "a routine's firing created no task; it goes on to its next due time"
+                        );
+                    }
+                    JobOutcome::Done(u64::try_from(report.created).unwrap_or(u64::MAX))
                 }
-                for failure in &report.failed {
-                    tracing::warn!(
-                        routine = %failure.routine,
-                        err = %failure.error,
-                        "a routine's firing created no task; it goes on to its next due time"
-                    );
+                Err(err) => {
+                    tracing::warn!(%err, "firing routines failed; the next run tries again");
+                    JobOutcome::Failed
                 }
-                JobOutcome::Done(u64::try_from(report.created).unwrap_or(u64::MAX))
             }
-            Err(err) => {
-                tracing::warn!(%err, "firing routines failed; the next run tries again");
-                JobOutcome::Failed
-            }
-        };
+        }
+        .instrument(span.clone())
+        .await;
+        finish(&span, &outcome);
         record(metrics.as_ref(), "routines", outcome);
     }
 }
@@ -198,18 +207,24 @@ pub async fn roll_budgets(job: BudgetRollover, every: Duration, metrics: Option<
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
-        let outcome = match job.run_once().await {
-            Ok(rolled) => {
-                if rolled > 0 {
-                    tracing::info!(rolled, "budget periods rolled over");
+        let span = job_span("budget_rollover");
+        let outcome = async {
+            match job.run_once().await {
+                Ok(rolled) => {
+                    if rolled > 0 {
+                        tracing::info!(rolled, "budget periods rolled over");
+                    }
+                    JobOutcome::Done(rolled)
                 }
-                JobOutcome::Done(rolled)
+                Err(err) => {
+                    tracing::warn!(%err, "budget roll-over failed; the next run tries again");
+                    JobOutcome::Failed
+                }
             }
-            Err(err) => {
-                tracing::warn!(%err, "budget roll-over failed; the next run tries again");
-                JobOutcome::Failed
-            }
-        };
+        }
+        .instrument(span.clone())
+        .await;
+        finish(&span, &outcome);
         record(metrics.as_ref(), "budget_rollover", outcome);
     }
 }
@@ -223,20 +238,26 @@ pub async fn expire_leases(tasks: TaskService, every: Duration, metrics: Option<
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
+        let span = job_span("lease_expiry");
         let mut expired = 0_u64;
-        let outcome = loop {
-            match tasks.expire_leases(None, BATCH).await {
-                Ok(done) if done.is_empty() => break JobOutcome::Done(expired),
-                Ok(done) => {
-                    tracing::info!(expired = done.len(), "claims' leases ran out");
-                    expired += u64::try_from(done.len()).unwrap_or(u64::MAX);
-                }
-                Err(err) => {
-                    tracing::warn!(%err, "lease expiry failed; the next run tries again");
-                    break JobOutcome::Failed;
+        let outcome = async {
+            loop {
+                match tasks.expire_leases(None, BATCH).await {
+                    Ok(done) if done.is_empty() => break JobOutcome::Done(expired),
+                    Ok(done) => {
+                        tracing::info!(expired = done.len(), "claims' leases ran out");
+                        expired += u64::try_from(done.len()).unwrap_or(u64::MAX);
+                    }
+                    Err(err) => {
+                        tracing::warn!(%err, "lease expiry failed; the next run tries again");
+                        break JobOutcome::Failed;
+                    }
                 }
             }
-        };
+        }
+        .instrument(span.clone())
+        .await;
+        finish(&span, &outcome);
         record(metrics.as_ref(), "lease_expiry", outcome);
     }
 }
@@ -252,30 +273,36 @@ pub async fn sweep_escalations(
     ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticker.tick().await;
-        let outcome = match sweep.run_once().await {
-            Ok(run) => {
-                if !run.escalated.is_empty() {
-                    tracing::info!(escalated = run.escalated.len(), "escalation sweep");
+        let span = job_span("escalation_sweep");
+        let outcome = async {
+            match sweep.run_once().await {
+                Ok(run) => {
+                    if !run.escalated.is_empty() {
+                        tracing::info!(escalated = run.escalated.len(), "escalation sweep");
+                    }
+                    for failure in &run.failed {
+                        tracing::warn!(
+                            task = %failure.task,
+                            reason = failure.reason.as_str(),
+                            err = %failure.error,
+                            "could not escalate a task; the next sweep tries again"
+                        );
+                    }
+                    if run.failed.is_empty() {
+                        JobOutcome::Done(u64::try_from(run.escalated.len()).unwrap_or(u64::MAX))
+                    } else {
+                        JobOutcome::Failed
+                    }
                 }
-                for failure in &run.failed {
-                    tracing::warn!(
-                        task = %failure.task,
-                        reason = failure.reason.as_str(),
-                        err = %failure.error,
-                        "could not escalate a task; the next sweep tries again"
-                    );
-                }
-                if run.failed.is_empty() {
-                    JobOutcome::Done(u64::try_from(run.escalated.len()).unwrap_or(u64::MAX))
-                } else {
+                Err(err) => {
+                    tracing::warn!(%err, "escalation sweep failed");
                     JobOutcome::Failed
                 }
             }
-            Err(err) => {
-                tracing::warn!(%err, "escalation sweep failed");
-                JobOutcome::Failed
-            }
-        };
+        }
+        .instrument(span.clone())
+        .await;
+        finish(&span, &outcome);
         record(metrics.as_ref(), "escalation_sweep", outcome);
     }
 }

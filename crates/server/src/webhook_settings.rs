@@ -1,5 +1,8 @@
 //! Outbound webhook settings (decisions D-81, D-83) and the delivery worker.
 
+use tracing::Instrument;
+
+use crate::job_span::{finish, job_span};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -192,7 +195,8 @@ pub async fn deliver_webhooks(
         ticker.tick().await;
         while running.try_join_next().is_some() {}
         let free = u32::try_from(slots.available_permits()).unwrap_or(u32::MAX);
-        let leased = match deliveries.lease(free).await {
+        let span = job_span("webhook_delivery");
+        let leased = match deliveries.lease(free).instrument(span.clone()).await {
             Ok(leased) => leased,
             Err(err) => {
                 tracing::warn!(%err, "could not look for due webhook deliveries");
@@ -201,6 +205,7 @@ pub async fn deliver_webhooks(
             }
         };
         let hooks = u64::try_from(leased.len()).unwrap_or(u64::MAX);
+        finish(&span, &JobOutcome::Done(hooks));
         record(
             metrics.as_ref(),
             "webhook_delivery",
@@ -212,8 +217,11 @@ pub async fn deliver_webhooks(
             };
             let deliveries = deliveries.clone();
             let metrics = metrics.clone();
+            // The drain's reads in a span of their own; each call it makes continues
+            // the trace of the change that queued it.
+            let drain = job_span("webhook_delivery.drain");
             running.spawn(async move {
-                match deliveries.drain(org, hook).await {
+                match deliveries.drain(org, hook).instrument(drain).await {
                     Ok(report) => {
                         if let Some(metrics) = &metrics {
                             metrics.deliveries(report.delivered.into(), report.failed.into());

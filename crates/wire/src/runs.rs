@@ -36,12 +36,14 @@ pub struct StartRunBody {
 }
 
 impl StartRunBody {
-    /// The checked request.
-    pub fn into_start(self) -> Result<StartRun, ValidationError> {
+    /// The checked request, started in the trace `trace_id` (the request's own, as the
+    /// adapter reads it; `None` when traces are off).
+    pub fn into_start(self, trace_id: Option<String>) -> Result<StartRun, ValidationError> {
         let start = StartRun {
             adapter: self.adapter,
             model: self.model,
             reserve_credits: self.reserve_credits.unwrap_or(0),
+            trace_id,
         };
         start.check()?;
         Ok(start)
@@ -351,6 +353,10 @@ pub struct RunResponse {
     pub log_truncated: bool,
     /// Credits still held for the run.
     pub reserved_credits: i64,
+    /// The trace the run was started in (32 hex digits), when the server exports
+    /// traces: the worker's trace, with the spans of its claim, CLI process and calls.
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[0-9a-f]{32}$"))]
+    pub trace_id: Option<String>,
 }
 
 impl From<Run> for RunResponse {
@@ -376,6 +382,7 @@ impl From<Run> for RunResponse {
             log_lines: r.log_lines,
             log_truncated: r.log_truncated,
             reserved_credits: r.reserved_credits,
+            trace_id: r.trace_id,
         }
     }
 }

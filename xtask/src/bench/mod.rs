@@ -9,6 +9,7 @@
 pub mod admin;
 pub(crate) mod client;
 mod codehost;
+mod collector;
 pub(crate) mod database;
 pub(crate) mod hooks;
 mod load;
@@ -74,9 +75,21 @@ pub struct BenchArgs {
     /// Unmeasured warm-up seconds before each scenario.
     #[arg(long, hide = true, default_value_t = 2)]
     warmup: u64,
+    /// Export the server's traces to a sink on loopback, sampling this fraction of them
+    /// (0 to 1): what tracing costs (without it, traces are off).
+    #[arg(long, value_name = "RATIO", value_parser = sampling_ratio)]
+    traces: Option<f64>,
     /// Tasks the `worker` scenario works through.
     #[arg(long, hide = true, value_name = "N", default_value_t = worker::DEFAULT_TASKS)]
     worker_tasks: usize,
+}
+
+/// A `--traces` ratio: a number from 0 to 1.
+fn sampling_ratio(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(ratio) if (0.0..=1.0).contains(&ratio) => Ok(ratio),
+        _ => Err(format!("{text:?} is not a number from 0 to 1")),
+    }
 }
 
 /// A `--scenario`: a request load, or the worker's overhead.
@@ -150,6 +163,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<bool> {
     let scenarios = scenarios_to_run(&args.scenarios);
     let with_worker = worker_asked(&args.scenarios);
     let mut reports = Vec::new();
+    let sink = args.traces.map(|_| collector::Sink::start()).transpose()?;
+    let traced: Vec<(String, String)> = match (&sink, args.traces) {
+        (Some(sink), Some(ratio)) => sink.env(ratio),
+        _ => Vec::new(),
+    };
     for engine in engines {
         eprintln!("xtask: benchmarking {engine}");
         let report = runtime.block_on(interruptible(bench_engine(
@@ -158,9 +176,14 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<bool> {
             &binary,
             &scenarios,
             with_worker,
+            &traced,
         )))?;
         println!("\n## {engine}\n\n{}", report.markdown());
         reports.push(report);
+    }
+    if let Some(sink) = &sink {
+        let (exports, bytes) = sink.received();
+        eprintln!("xtask: the trace sink received {exports} exports, {bytes} bytes");
     }
     if let Some(table) = report::worker_markdown(&reports) {
         println!("\n## Worker overhead\n\n{table}");
@@ -186,11 +209,12 @@ async fn bench_engine(
     binary: &Path,
     scenarios: &[Scenario],
     with_worker: bool,
+    traced: &[(String, String)],
 ) -> anyhow::Result<EngineReport> {
     let db = BenchDatabase::create(engine)?;
     let key = generate_secret_key()?;
     let bootstrapped = bootstrap(binary, &db.url, &key)?;
-    let mut server = Server::start(binary, &db.url, &key, db.work_dir())?;
+    let mut server = Server::start_traced(binary, &db.url, &key, db.work_dir(), traced)?;
     let ready = server.wait_ready().await?;
     eprintln!("xtask: {engine}: ready in {} ms", ready.as_millis());
 

@@ -187,6 +187,18 @@ impl Server {
         Self::start_with(binary, database_url, key, work_dir, &[])
     }
 
+    /// [`Server::start`] exporting traces as `traced` says (`--traces`; empty: off).
+    pub fn start_traced(
+        binary: &Path,
+        database_url: &str,
+        key: &str,
+        work_dir: &Path,
+        traced: &[(String, String)],
+    ) -> anyhow::Result<Self> {
+        let env = super::collector::as_env(traced);
+        Self::start_with(binary, database_url, key, work_dir, &env)
+    }
+
     /// [`Server::start`] with more settings in its environment.
     pub fn start_with(
         binary: &Path,

@@ -6,6 +6,8 @@ use muster_client::types::runs::{FinishRunBody, LogBody, LogLineBody, StartRunBo
 use muster_client::types::task_links::CommentResponse;
 use muster_client::types::tasks::TaskResponse;
 use tokio::sync::mpsc;
+use tracing::field::Empty;
+use tracing::{Instrument, Span};
 
 use super::conclude::{self, Conclusion};
 use super::process::{Environment, Process};
@@ -26,6 +28,28 @@ const MAX_COMMENT_PAGES: usize = 100;
 /// told to the server (the run's log, its summary, the task's next status) and here.
 /// Whether the CLI ran (`false`: no run, workspace or program could be started).
 pub async fn work_on(shared: &Shared, task: TaskResponse) -> bool {
+    // The run's trace: every call below carries it, so the server's spans (and the run's
+    // `traceId`) belong to it.
+    let span = tracing::debug_span!(
+        target: "muster_worker",
+        parent: None,
+        "worker.run",
+        muster.task.id = %task.id,
+        muster.run.id = Empty,
+        muster.adapter = shared.settings.adapter.name(),
+        muster.run.outcome = Empty,
+    );
+    let ran = work_in_span(shared, task, &span)
+        .instrument(span.clone())
+        .await;
+    span.record(
+        "muster.run.outcome",
+        if ran { "ran" } else { "not started" },
+    );
+    ran
+}
+
+async fn work_in_span(shared: &Shared, task: TaskResponse, span: &Span) -> bool {
     let settings = &shared.settings;
     let client = &shared.client;
     let start = StartRunBody {
@@ -46,6 +70,7 @@ pub async fn work_on(shared: &Shared, task: TaskResponse) -> bool {
             return false;
         }
     };
+    span.record("muster.run.id", run.id.to_string().as_str());
     say(&format!(
         "task {} \"{}\": run {} started",
         task.id, task.title, run.id
@@ -83,7 +108,18 @@ pub async fn work_on(shared: &Shared, task: TaskResponse) -> bool {
         workspace: &workspace.path,
         pass_credentials: settings.pass_credentials,
     };
-    let process = match Process::start(&invocation, &env, tx) {
+    let process_span = tracing::debug_span!(
+        target: "muster_worker",
+        "worker.process",
+        process.executable.name = %settings.program,
+        process.exit.code = Empty,
+        muster.run.stop = Empty,
+        muster.usage.reports = Empty,
+        muster.usage.input_tokens = Empty,
+        muster.usage.output_tokens = Empty,
+        muster.usage.cost_microusd = Empty,
+    );
+    let process = match process_span.in_scope(|| Process::start(&invocation, &env, tx)) {
         Ok(process) => process,
         Err(err) => {
             let conclusion = Conclusion::failed(None, format!("{err:#}"));
@@ -105,10 +141,30 @@ pub async fn work_on(shared: &Shared, task: TaskResponse) -> bool {
         reader.as_mut(),
         shared.shutdown.clone(),
     )
+    .instrument(process_span.clone())
     .await;
+    record_process(&process_span, &ended);
+    drop(process_span);
     let conclusion = conclusion_of(&ended, reader.as_mut());
     conclude::conclude(shared, &task, &run, conclusion, Some(workspace)).await;
     true
+}
+
+/// The CLI's exit and usage, on its span.
+fn record_process(span: &Span, ended: &supervise::Ended) {
+    if let Some(code) = ended.exit_code {
+        span.record("process.exit.code", code);
+    }
+    if let Some(stop) = ended.stop {
+        span.record("muster.run.stop", supervise::describe(stop));
+    }
+    span.record(
+        "muster.usage.reports",
+        i64::try_from(ended.usage.reports).unwrap_or(i64::MAX),
+    );
+    span.record("muster.usage.input_tokens", ended.usage.input_tokens);
+    span.record("muster.usage.output_tokens", ended.usage.output_tokens);
+    span.record("muster.usage.cost_microusd", ended.usage.cost_microusd);
 }
 
 /// What came of a run whose CLI ended (or was stopped).

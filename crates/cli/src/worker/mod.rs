@@ -22,6 +22,7 @@ use muster_client::Client;
 use muster_client::types::claims::ClaimBody;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;
+use tracing::Instrument;
 
 use adapters::AdapterKind;
 pub use args::{OnSuccess, WorkerArgs};
@@ -74,7 +75,8 @@ pub async fn run(args: WorkerArgs) -> anyhow::Result<()> {
     // seven seconds: a worker outlives a server restart.
     let client = crate::config::connect(&args.connection)
         .await?
-        .with_retries(8);
+        .with_retries(8)
+        .traced(current_trace);
     let (tell, shutdown) = watch::channel(Shutdown::No);
     let signals = listen(tell)?;
     let shared = std::sync::Arc::new(Shared {
@@ -201,7 +203,23 @@ async fn slot(shared: &Shared, once: bool) -> Result<(), muster_client::Error> {
         if *shutdown.borrow() != Shutdown::No {
             return Ok(());
         }
-        let wait = match shared.client.claim_task(&body).await {
+        // Each claim is a span (a trace of its own, exported when traces are on).
+        let claim = tracing::debug_span!(
+            target: "muster_worker",
+            parent: None,
+            "worker.claim",
+            muster.task.id = tracing::field::Empty,
+        );
+        let claimed = shared
+            .client
+            .claim_task(&body)
+            .instrument(claim.clone())
+            .await;
+        if let Ok(Some(task)) = &claimed {
+            claim.record("muster.task.id", task.id.to_string().as_str());
+        }
+        drop(claim);
+        let wait = match claimed {
             Ok(Some(task)) => {
                 let ran = attempt::work_on(shared, task).await;
                 if once {
@@ -232,6 +250,11 @@ async fn slot(shared: &Shared, once: bool) -> Result<(), muster_client::Error> {
             _ = shutdown.changed() => {}
         }
     }
+}
+
+/// The trace context of the current span, for the client's calls.
+fn current_trace() -> Option<(String, Option<String>)> {
+    muster_telemetry::Propagated::current().map(|trace| (trace.traceparent, trace.tracestate))
 }
 
 /// A line on stderr about what the worker does.

@@ -44,6 +44,17 @@ pub struct Ended {
     pub exit_code: Option<i32>,
     /// Set when the run was stopped rather than finished by the CLI.
     pub stop: Option<Stop>,
+    /// What its usage reports added up to.
+    pub usage: UsageTally,
+}
+
+/// The usage reports a run's CLI made, added up (for its span in traces).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UsageTally {
+    pub reports: u64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cost_microusd: i64,
 }
 
 /// Settings of one watch.
@@ -68,6 +79,7 @@ pub async fn watch(
         stop: None,
         last_answer: Instant::now(),
         reports: 0,
+        usage: UsageTally::default(),
     };
     let mut flush = interval(FLUSH_EVERY);
     flush.set_missed_tick_behavior(MissedTickBehavior::Delay);
@@ -165,6 +177,7 @@ pub async fn watch(
     Ended {
         exit_code: exit.unwrap_or(None),
         stop: interrupted.or(calls.stop.filter(|stop| no_longer_ours(*stop))),
+        usage: calls.usage,
     }
 }
 
@@ -207,6 +220,7 @@ struct Calls<'a> {
     stop: Option<Stop>,
     last_answer: Instant,
     reports: u64,
+    usage: UsageTally,
 }
 
 impl Calls<'_> {
@@ -251,6 +265,13 @@ impl Calls<'_> {
 
     async fn report(&mut self, mut usage: UsageBody) {
         self.reports += 1;
+        self.usage.reports += 1;
+        self.usage.input_tokens = self.usage.input_tokens.saturating_add(usage.input_tokens);
+        self.usage.output_tokens = self.usage.output_tokens.saturating_add(usage.output_tokens);
+        self.usage.cost_microusd = self
+            .usage
+            .cost_microusd
+            .saturating_add(usage.cost_microusd.unwrap_or(0));
         if usage.report_id.is_none() {
             usage.report_id = Some(format!("worker-{}", self.reports));
         }

@@ -87,6 +87,8 @@ struct Facts {
     run: Run,
     task: Option<String>,
     agent: Option<Agent>,
+    /// Where its trace is seen, when the operator named a trace viewer.
+    trace_link: Option<String>,
 }
 
 impl Facts {
@@ -105,7 +107,13 @@ impl Facts {
             .await
             .ok()
             .map(|v| v.agent);
-        Ok(Self { run, task, agent })
+        let trace_link = trace_link(state.trace_url.as_deref(), run.trace_id.as_deref());
+        Ok(Self {
+            run,
+            task,
+            agent,
+            trace_link,
+        })
     }
 
     /// Whether the viewer may ask the run to stop, and there is something to ask: the
@@ -159,6 +167,16 @@ fn usage_table(usage: &RunUsage) -> Markup {
     }
 }
 
+/// The link to a run's trace: the operator's template with the id in it (an id of 32 hex
+/// digits, as runs keep them).
+fn trace_link(template: Option<&str>, trace_id: Option<&str>) -> Option<String> {
+    let (template, trace_id) = (template?, trace_id?);
+    trace_id
+        .bytes()
+        .all(|b| b.is_ascii_hexdigit())
+        .then(|| template.replace("{traceId}", trace_id))
+}
+
 /// The run's facts and usage; `oob` when a poll swaps them in.
 fn facts_markup(facts: &Facts, oob: bool) -> Markup {
     let run = &facts.run;
@@ -193,6 +211,12 @@ fn facts_markup(facts: &Facts, oob: bool) -> Markup {
                     " · " (count(run.usage.totals.tokens())) " tokens"
                 }
                 @if run.reserved_credits > 0 { dt { "Reserved" } dd { (count(run.reserved_credits)) " credits" } }
+                @if let Some(trace) = &run.trace_id {
+                    dt { "Trace" } dd.trace {
+                        @if let Some(link) = &facts.trace_link { a href=(link) { code { (trace) } } }
+                        @else { code { (trace) } }
+                    }
+                }
             }
             h2 { "Usage" }
             (usage_table(&run.usage))
@@ -392,5 +416,79 @@ pub(crate) async fn stop(
     match state.runs.stop(&viewer.actor, id).await {
         Ok(_) => see_other(&format!("/ui/runs/{id}")),
         Err(err) => run_page(&state, &viewer, id, None, Some(&Refusal::from(err))).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use muster_domain::model::{AgentId, OrgId, RunStatus, RunUsage, TaskId};
+    use time::OffsetDateTime;
+    use uuid::Uuid;
+
+    use super::*;
+
+    fn facts(trace_id: Option<&str>, template: Option<&str>) -> Facts {
+        let run = Run {
+            id: RunId::from_uuid(Uuid::from_u128(5)),
+            org_id: OrgId::from_uuid(Uuid::from_u128(1)),
+            task_id: TaskId::from_uuid(Uuid::from_u128(9)),
+            agent_id: AgentId::from_uuid(Uuid::from_u128(2)),
+            status: RunStatus::Running,
+            adapter: None,
+            model: None,
+            started_at: OffsetDateTime::UNIX_EPOCH,
+            ended_at: None,
+            exit_code: None,
+            summary: None,
+            stop_requested: false,
+            stop_reason: None,
+            usage: RunUsage::default(),
+            log_bytes: 0,
+            log_lines: 0,
+            log_truncated: false,
+            reserved_credits: 0,
+            credits_per_usd: 1_000,
+            trace_id: trace_id.map(str::to_owned),
+        };
+        Facts {
+            trace_link: trace_link(template, trace_id),
+            run,
+            task: None,
+            agent: None,
+        }
+    }
+
+    const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
+
+    #[test]
+    fn a_run_links_to_its_trace_when_a_viewer_is_named() {
+        let shown = facts_markup(
+            &facts(Some(TRACE), Some("https://jaeger.test/trace/{traceId}")),
+            false,
+        )
+        .into_string();
+        assert!(
+            shown.contains(&format!(
+                r#"<a href="https://jaeger.test/trace/{TRACE}"><code>{TRACE}</code></a>"#
+            )),
+            "{shown}"
+        );
+        let unlinked = facts_markup(&facts(Some(TRACE), None), false).into_string();
+        assert!(unlinked.contains(&format!("<code>{TRACE}</code>")));
+        assert!(!unlinked.contains("jaeger"));
+        let untraced = facts_markup(&facts(None, Some("https://j/{traceId}")), false).into_string();
+        assert!(!untraced.contains("Trace"));
+    }
+
+    #[test]
+    fn only_a_hex_trace_id_goes_into_the_link() {
+        assert_eq!(
+            trace_link(Some("https://j/{traceId}"), Some("\"><script>")),
+            None
+        );
+        assert_eq!(
+            trace_link(Some("https://j/{traceId}"), Some(TRACE)),
+            Some(format!("https://j/{TRACE}"))
+        );
     }
 }

@@ -236,6 +236,9 @@ pub struct Run {
     pub reserved_credits: i64,
     /// The credits one US dollar of cost came to when the run started.
     pub credits_per_usd: i64,
+    /// The id of the trace the run was started in (32 lowercase hex digits), when the
+    /// server exported traces: where to look for its spans.
+    pub trace_id: Option<String>,
 }
 
 /// Credits an agent reserved when it claimed a task (decision D-106): held for the task

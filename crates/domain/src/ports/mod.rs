@@ -59,8 +59,8 @@ pub use tx::{
 };
 pub use users::UserRepository;
 pub use webhooks::{
-    CallResult, DeliveryQueue, HandoverTarget, HookCall, HookCaller, PendingDelivery, PushRenderer,
-    WebhookRepository,
+    CallKind, CallResult, DeliveryQueue, HandoverTarget, HookCall, HookCaller, PendingDelivery,
+    PushRenderer, TraceParent, WebhookRepository,
 };
 
 #[cfg(any(test, feature = "mocks"))]

@@ -40,6 +40,44 @@ pub struct PendingDelivery {
     pub event: Event,
     /// Attempts already made.
     pub attempts: u32,
+    /// The trace of the change that queued it, when traces were on: its calls continue it.
+    pub trace: Option<TraceParent>,
+}
+
+/// A W3C trace context, kept opaque: the `traceparent` header's value and, when there is
+/// one, the `tracestate`'s. Adapters that trace write and read it; the rules never look
+/// inside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceParent {
+    /// `00-<trace id>-<span id>-<flags>`.
+    pub traceparent: String,
+    /// Vendor entries.
+    pub tracestate: Option<String>,
+}
+
+/// What a hook call is for (the name of its span in traces).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallKind {
+    /// A pre-hook asked whether a change may happen.
+    PreHook,
+    /// A post-hook delivery of an event (or a test delivery).
+    Webhook,
+    /// An A2A push notification to a task's push config.
+    Push,
+    /// A task handed to a remote A2A agent.
+    Handover,
+}
+
+impl CallKind {
+    /// The span name of such a call.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PreHook => "hook.pre",
+            Self::Webhook => "webhook.delivery",
+            Self::Push => "a2a.push",
+            Self::Handover => "a2a.handover",
+        }
+    }
 }
 
 /// The outbox of post-hook deliveries: a row per (hook, event) written with the event,
@@ -103,6 +141,12 @@ pub struct HookCall {
     pub content_type: &'static str,
     /// Further headers (an A2A push's token and `Authorization`): secrets, never logged.
     pub headers: Vec<(&'static str, String)>,
+    /// What the call is for.
+    pub kind: CallKind,
+    /// Which attempt of this delivery it is (1 for the first).
+    pub attempt: u32,
+    /// The trace it continues when not the current one: a queued delivery's.
+    pub trace: Option<TraceParent>,
 }
 
 impl HookCall {
@@ -122,6 +166,8 @@ impl std::fmt::Debug for HookCall {
             .field("event_type", &self.event_type)
             .field("delivery_id", &self.delivery_id)
             .field("content_type", &self.content_type)
+            .field("kind", &self.kind)
+            .field("attempt", &self.attempt)
             .field(
                 "headers",
                 &self

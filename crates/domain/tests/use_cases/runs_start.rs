@@ -280,3 +280,34 @@ fn a_viewer_starts_nothing_and_an_agent_needs_a_task_that_exists() {
     assert_eq!(code(start(&world, &actor, &gone, 0)), "task_not_found");
     assert_eq!(world.reread(&task).status, TaskStatus::InProgress);
 }
+
+#[test]
+fn a_run_keeps_the_trace_it_was_started_in_and_only_a_trace_id() {
+    let world = World::new();
+    let (me, my_actor) = funded(&world, "me", 0);
+    for (given, kept) in [
+        (
+            Some("4bf92f3577b34da6a3ce929d0e0e4736"),
+            Some("4bf92f3577b34da6a3ce929d0e0e4736"),
+        ),
+        (Some("00000000000000000000000000000000"), None),
+        (Some("4BF92F3577B34DA6A3CE929D0E0E4736"), None),
+        (Some("not a trace id"), None),
+        (None, None),
+    ] {
+        let task = task_for(&world, me.id, &my_actor, "traced");
+        let run = block_on(world.runs.start(
+            &my_actor,
+            task.id,
+            StartRun {
+                adapter: None,
+                model: None,
+                reserve_credits: 0,
+                trace_id: given.map(str::to_owned),
+            },
+        ))
+        .unwrap();
+        assert_eq!(run.trace_id.as_deref(), kept, "{given:?}");
+        assert_eq!(reread(&world, run.id).trace_id.as_deref(), kept);
+    }
+}

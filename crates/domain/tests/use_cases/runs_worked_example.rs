@@ -54,6 +54,7 @@ fn the_worked_example_of_docs_runs_md() {
             adapter: Some("claude-code".into()),
             model: Some("claude-sonnet-4-5".into()),
             reserve_credits: 100,
+            trace_id: None,
         },
     ))
     .unwrap();

@@ -7,7 +7,7 @@ use std::fmt::Debug;
 use std::sync::Arc;
 
 use muster_domain::model::{Breakers, HookType, OrgId, Threshold, UserRole};
-use muster_domain::ports::{HookCall, NewTotpSecret};
+use muster_domain::ports::{CallKind, HookCall, NewTotpSecret};
 use muster_domain::rules::budget::BudgetPeriod;
 use muster_domain::service::accounts::{LoginRequest, NewUser};
 use muster_domain::service::guard::{GuardService, GuardedUnitOfWork, RunawayGuard};
@@ -246,6 +246,9 @@ fn requests_carrying_a_secret_show_everything_but_the_secret() {
         body: b"{\"private\":\"body\"}".to_vec(),
         content_type: HookCall::A2A_JSON,
         headers: vec![("authorization", "Bearer push-very-private".into())],
+        kind: CallKind::PreHook,
+        attempt: 1,
+        trace: None,
     };
     redacts(
         &format!("{call:?}"),

@@ -2,6 +2,7 @@
 //! log, reports its usage and finishes it; anyone of the organization reads a run. Each
 //! answers the JSON of its route, and every answer carries `stopRequested`.
 
+use crate::request_span::current_trace_id;
 use muster_domain::model::{Actor, RunId};
 use serde_json::{Map, Value};
 
@@ -23,7 +24,7 @@ pub(super) async fn call(
     match name {
         "start_run" => {
             let task = task_id(&mut args)?;
-            let start = read_optional::<StartRunBody>(args)?.into_start()?;
+            let start = read_optional::<StartRunBody>(args)?.into_start(current_trace_id())?;
             data(RunResponse::from(runs.start(actor, task, start).await?))
         }
         "append_run_log" => {

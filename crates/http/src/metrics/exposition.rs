@@ -74,6 +74,9 @@ fn quality(value: &str) -> u16 {
     }
 }
 
+/// The samples that may carry an exemplar: the request latency buckets.
+const EXEMPLARY: &str = "muster_http_request_duration_seconds_bucket{";
+
 /// The Prometheus text format 0.0.4 of an `OpenMetrics` exposition written by
 /// `prometheus_client`: counter families named with `_total` (as their samples are),
 /// `info` families as gauges named with `_info`, `unknown` as `untyped`, and no `# UNIT`
@@ -114,6 +117,12 @@ pub(super) fn to_text_format(open_metrics: &str) -> String {
                 text.push_str(renamed);
                 text.push(' ');
                 text.push_str(tail);
+            }
+            // The text format has no exemplars: a latency bucket's ` # {...}` goes. (Only
+            // there: its labels are a method and a route template, which hold no ` # {`;
+            // another family's label, such as an organization's name, may.)
+            None if line.starts_with(EXEMPLARY) => {
+                text.push_str(line.split_once(" # {").map_or(line, |(sample, _)| sample));
             }
             None => text.push_str(line),
         }

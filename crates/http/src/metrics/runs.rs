@@ -231,6 +231,7 @@ mod tests {
             log_truncated: false,
             reserved_credits: 0,
             credits_per_usd: 1_000,
+            trace_id: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Runs (decision D-106): an agent's attempt at its task, with its live log, its usage
 //! reports paid from its credits, and the stop it learns from every answer.
 
+use crate::request_span::current_trace_id;
 use actix_web::web::{Data, Json, Path};
 use actix_web::{HttpRequest, HttpResponse};
 use muster_domain::model::RunId;
@@ -54,7 +55,7 @@ pub(super) async fn start(
     auth: Authenticated,
 ) -> Result<HttpResponse, ApiError> {
     let task = task_id(&path)?;
-    let start = parse_optional_json::<StartRunBody>(&auth.body)?.into_start()?;
+    let start = parse_optional_json::<StartRunBody>(&auth.body)?.into_start(current_trace_id())?;
     let run = state.runs.start(&auth.actor, task, start).await?;
     Ok(HttpResponse::Created().json(dto::Data {
         data: RunResponse::from(run),

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use muster_auth::signing::HmacSha256;
 use muster_domain::model::HookType;
-use muster_domain::ports::{HookCall, HookCaller};
+use muster_domain::ports::{CallKind, HookCall, HookCaller};
 use muster_outbound::{HttpHookCaller, TargetPolicy};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -44,6 +44,9 @@ fn call(url: String) -> HookCall {
         body: b"{}".to_vec(),
         content_type: HookCall::JSON,
         headers: Vec::new(),
+        kind: CallKind::Webhook,
+        attempt: 1,
+        trace: None,
     }
 }
 

@@ -37,6 +37,7 @@ pub(crate) struct RunRow {
     pub log_truncated: bool,
     pub reserved_credits: i64,
     pub credits_per_usd: i64,
+    pub trace_id: Option<String>,
 }
 
 impl TryFrom<&Run> for RunRow {
@@ -63,6 +64,7 @@ impl TryFrom<&Run> for RunRow {
             log_truncated: run.log_truncated,
             reserved_credits: run.reserved_credits,
             credits_per_usd: run.credits_per_usd,
+            trace_id: run.trace_id.clone(),
         })
     }
 }
@@ -96,6 +98,7 @@ impl TryFrom<RunRow> for Run {
             log_truncated: row.log_truncated,
             reserved_credits: row.reserved_credits,
             credits_per_usd: row.credits_per_usd,
+            trace_id: row.trace_id,
         })
     }
 }

@@ -34,17 +34,25 @@ pub(crate) async fn enqueue(conn: &mut Conn<'_>, events: &[Event]) -> QueryResul
     listeners.extend(push_configs(conn, events).await?);
     let (channels, assignees) = remote_channels(conn, events).await?;
     listeners.extend(channels);
-    let deliveries: Vec<DeliveryRow> =
-        hearing::deliveries(events, &listeners, |task| assignees.get(&task).copied())
-            .into_iter()
-            .map(|delivery| DeliveryRow {
-                webhook_id: db_uuid(delivery.hook),
-                event_id: db_uuid(delivery.event),
-                event_at: DbTime(delivery.at),
-                attempts: 0,
-                next_attempt_at: DbTime(delivery.at),
-            })
-            .collect();
+    let heard = hearing::deliveries(events, &listeners, |task| assignees.get(&task).copied());
+    // The calls continue the trace of the change that queued them (when traces are on).
+    let trace = if heard.is_empty() {
+        None
+    } else {
+        muster_telemetry::Propagated::current()
+    };
+    let deliveries: Vec<DeliveryRow> = heard
+        .into_iter()
+        .map(|delivery| DeliveryRow {
+            webhook_id: db_uuid(delivery.hook),
+            event_id: db_uuid(delivery.event),
+            event_at: DbTime(delivery.at),
+            attempts: 0,
+            next_attempt_at: DbTime(delivery.at),
+            trace_parent: trace.as_ref().map(|t| t.traceparent.clone()),
+            trace_state: trace.as_ref().and_then(|t| t.tracestate.clone()),
+        })
+        .collect();
     insert_all!(conn, webhook_deliveries::table, &deliveries)
 }
 
@@ -208,7 +216,7 @@ pub(crate) async fn due(
     hook: WebhookId,
     now: OffsetDateTime,
     limit: u32,
-) -> QueryResult<Vec<(EventRow, i32)>> {
+) -> QueryResult<Vec<DueRow>> {
     on_conn!(conn, c => {
         webhook_deliveries::table
             .inner_join(events::table)
@@ -216,11 +224,19 @@ pub(crate) async fn due(
             .filter(webhook_deliveries::next_attempt_at.le(DbTime(now)))
             .order((webhook_deliveries::event_at, webhook_deliveries::event_id))
             .limit(i64::from(limit))
-            .select((EventRow::as_select(), webhook_deliveries::attempts))
+            .select((
+                EventRow::as_select(),
+                webhook_deliveries::attempts,
+                webhook_deliveries::trace_parent,
+                webhook_deliveries::trace_state,
+            ))
             .load(c)
             .await
     })
 }
+
+/// A due delivery: its event, the attempts made, the trace context it was queued in.
+pub(crate) type DueRow = (EventRow, i32, Option<String>, Option<String>);
 
 /// After a failed attempt: `attempts` made, the next at `next_at`.
 pub(crate) async fn reschedule(

@@ -2,7 +2,9 @@
 
 use async_trait::async_trait;
 use muster_domain::model::{AgentId, DeliveryAttempt, Event, OrgId, TaskId, Webhook, WebhookId};
-use muster_domain::ports::{DeliveryQueue, PendingDelivery, RepositoryError, WebhookRepository};
+use muster_domain::ports::{
+    DeliveryQueue, PendingDelivery, RepositoryError, TraceParent, WebhookRepository,
+};
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -155,11 +157,15 @@ impl DeliveryQueue for Database {
             .await
             .map_err(from_diesel)?;
         rows.into_iter()
-            .map(|(event, attempts)| {
+            .map(|(event, attempts, traceparent, tracestate)| {
                 Ok(PendingDelivery {
                     event: Event::try_from(event)?,
                     attempts: u32::try_from(attempts)
                         .map_err(|e| corrupt("delivery attempts", e))?,
+                    trace: traceparent.map(|traceparent| TraceParent {
+                        traceparent,
+                        tracestate,
+                    }),
                 })
             })
             .collect()

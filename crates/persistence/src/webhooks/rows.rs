@@ -159,6 +159,8 @@ pub(crate) struct DeliveryRow {
     pub event_at: DbTime,
     pub attempts: i32,
     pub next_attempt_at: DbTime,
+    pub trace_parent: Option<String>,
+    pub trace_state: Option<String>,
 }
 
 /// One call in a hook's delivery log.

@@ -96,6 +96,7 @@ fn run(org: OrgId, task: TaskId, agent: AgentId, at: OffsetDateTime) -> Run {
         log_truncated: false,
         reserved_credits: 0,
         credits_per_usd: 1_000,
+        trace_id: None,
     }
 }
 
@@ -209,7 +210,10 @@ async fn assert_stored(db: &impl Store, run: &Run) {
 async fn a_run_round_trips_with_every_field(db: &impl Store) {
     let seed = seed_org(db).await;
     let task = stored_task(db, seed.org).await;
-    let started = run(seed.org, task, seed.hr, at_minute(0));
+    let started = Run {
+        trace_id: Some("4bf92f3577b34da6a3ce929d0e0e4736".into()),
+        ..run(seed.org, task, seed.hr, at_minute(0))
+    };
     insert_run(db, &started).await.unwrap();
     assert_stored(db, &started).await;
 

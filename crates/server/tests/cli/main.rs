@@ -15,6 +15,7 @@ mod metrics_jobs;
 mod one_server;
 mod secrets;
 mod shutdown;
+mod trace_flow;
 mod traces;
 
 use std::path::PathBuf;

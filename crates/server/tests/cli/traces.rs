@@ -18,14 +18,14 @@ use crate::Scratch;
 use crate::shutdown::{sigterm, start_with, stderr_of, wait_exit};
 
 /// One request the receiver got: its path, content type and body.
-struct Export {
-    path: String,
-    content_type: String,
-    body: Vec<u8>,
+pub(crate) struct Export {
+    pub path: String,
+    pub content_type: String,
+    pub body: Vec<u8>,
 }
 
 /// Accepts OTLP/HTTP exports on loopback, answering each `200`.
-fn receiver() -> (u16, Arc<Mutex<Vec<Export>>>) {
+pub(crate) fn receiver() -> (u16, Arc<Mutex<Vec<Export>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let got = Arc::new(Mutex::new(Vec::new()));
@@ -80,6 +80,11 @@ fn serve(stream: TcpStream, keep: &Mutex<Vec<Export>>) {
 
 /// Creates a task over plain HTTP; answers the `x-request-id` of the answer.
 fn create_task(port: u16) -> String {
+    create_task_with(port, "")
+}
+
+/// [`create_task`] with `headers` (each line ended by `\r\n`).
+fn create_task_with(port: u16, headers: &str) -> String {
     let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
     stream
         .set_read_timeout(Some(Duration::from_secs(10)))
@@ -87,7 +92,7 @@ fn create_task(port: u16) -> String {
     let body = r#"{"title":"traced"}"#;
     let request = format!(
         "POST /tasks HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         {headers}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         body.len()
     );
     stream.write_all(request.as_bytes()).unwrap();
@@ -158,7 +163,8 @@ fn spans_reach_the_collector_with_the_request_id_and_the_database_work() {
         attribute(&request.attributes, "http.route"),
         Some("/tasks".to_owned())
     );
-    // The transaction runs inside the request, each statement inside the transaction.
+    // The unit of work runs inside the request, its transaction inside it, and each
+    // statement inside the transaction.
     let child_of = |parent: &Span, name: &str| {
         spans
             .iter()
@@ -167,17 +173,18 @@ fn spans_reach_the_collector_with_the_request_id_and_the_database_work() {
                 unreachable!("no {name:?} under {:?}: {:?}", parent.name, names(&spans))
             })
     };
-    let transaction = child_of(request, "db.transaction");
+    let unit = child_of(request, "unit_of_work");
+    let transaction = child_of(unit, "db.transaction");
     let insert = child_of(transaction, "db.tx.insert_task");
     assert_eq!(insert.trace_id, request.trace_id);
 }
 
-fn names(spans: &[Span]) -> Vec<&str> {
+pub(crate) fn names(spans: &[Span]) -> Vec<&str> {
     spans.iter().map(|s| s.name.as_str()).collect()
 }
 
 /// The string value of the attribute `key`, if there is one.
-fn attribute(attributes: &[KeyValue], key: &str) -> Option<String> {
+pub(crate) fn attribute(attributes: &[KeyValue], key: &str) -> Option<String> {
     attributes.iter().find(|a| a.key == key).and_then(|a| {
         match a.value.as_ref()?.value.as_ref()? {
             Value::StringValue(text) => Some(text.clone()),
@@ -196,6 +203,68 @@ fn an_endpoint_that_is_not_a_url_is_refused_at_start() {
         &out,
         "MUSTER_OTLP_ENDPOINT must be an http:// or https:// URL",
     );
+}
+
+#[test]
+fn log_lines_carry_the_trace_and_span_ids_of_their_request() {
+    let (collector, _got) = receiver();
+    let scratch = Scratch::new();
+    let endpoint = format!("http://127.0.0.1:{collector}");
+    let mut server = start_with(
+        &scratch,
+        &[
+            ("OTEL_EXPORTER_OTLP_ENDPOINT", endpoint.as_str()),
+            ("MUSTER_AUTH_MODE", "none"),
+            ("MUSTER_LOG_FORMAT", "json"),
+            ("MUSTER_LOG", "info"),
+        ],
+        Stdio::piped(),
+    );
+    let request_id = create_task_with(
+        server.port,
+        "traceparent: 00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\r\n",
+    );
+    sigterm(&server);
+    assert!(wait_exit(&mut server).success());
+    let logs = stderr_of(&mut server);
+    let line: serde_json::Value = logs
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .find(|l| l["span"]["request_id"] == request_id.as_str())
+        .unwrap_or_else(|| unreachable!("no log line of the request:\n{logs}"));
+    assert_eq!(line["span"]["trace_id"], "0af7651916cd43dd8448eb211c80319c");
+    let span_id = line["span"]["span_id"].as_str().unwrap();
+    assert_eq!(span_id.len(), 16);
+    assert_ne!(span_id, "b7ad6b7169203331");
+}
+
+#[test]
+fn a_bad_standard_setting_is_refused_at_start_with_one_line() {
+    for (name, value, expected) in [
+        (
+            "OTEL_TRACES_SAMPLER",
+            "sometimes",
+            "OTEL_TRACES_SAMPLER must be always_on",
+        ),
+        (
+            "OTEL_EXPORTER_OTLP_PROTOCOL",
+            "grpc",
+            "OTEL_EXPORTER_OTLP_PROTOCOL must be http/protobuf",
+        ),
+        (
+            "OTEL_RESOURCE_ATTRIBUTES",
+            "novalue",
+            "OTEL_RESOURCE_ATTRIBUTES must be key=value pairs",
+        ),
+    ] {
+        let out = crate::muster()
+            .args(["serve"])
+            .env("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+            .env(name, value)
+            .output()
+            .unwrap();
+        crate::assert_one_clear_error(&out, expected);
+    }
 }
 
 #[test]

@@ -21,6 +21,9 @@ pub struct StartRun {
     pub model: Option<String>,
     /// Credits to hold for the run's usage (0 for none).
     pub reserve_credits: i64,
+    /// The trace the run is started in, as the adapter that received the request reads
+    /// it (never from the request body): kept on the run.
+    pub trace_id: Option<String>,
 }
 
 impl StartRun {
@@ -39,6 +42,15 @@ impl StartRun {
             crate::service::CreditAmount::MAX,
         )
     }
+}
+
+/// Whether `id` is a W3C trace id: 32 lowercase hex digits, not all zero.
+fn is_trace_id(id: &str) -> bool {
+    id.len() == 32
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+        && id.bytes().any(|b| b != b'0')
 }
 
 impl RunService {
@@ -104,6 +116,7 @@ impl RunService {
                     log_truncated: false,
                     reserved_credits: reserve.saturating_add(claimed),
                     credits_per_usd: service.credits_per_usd,
+                    trace_id: start.trace_id.filter(|id| is_trace_id(id)),
                 };
                 match tx.insert_run(&run).await {
                     Err(RepositoryError::Duplicate(UniqueKey::OpenRun)) => {

@@ -5,10 +5,10 @@ use uuid::Uuid;
 
 use super::ServiceError;
 use crate::model::{
-    DeliveryAttempt, DeliveryAttemptId, EventId, PushAuth, RemoteAgentLink, TaskPush, Webhook,
-    WebhookId,
+    DeliveryAttempt, DeliveryAttemptId, EventId, HookType, PushAuth, RemoteAgentLink, TaskPush,
+    Webhook, WebhookId,
 };
-use crate::ports::{CallResult, HookCall, SecretVault};
+use crate::ports::{CallKind, CallResult, HookCall, SecretVault};
 
 /// The call of `hook` with `body` for an event of `event_type`, its secret opened. A
 /// push config's call also carries its token and `Authorization`, as A2A JSON.
@@ -54,6 +54,17 @@ pub(super) fn hook_call(
         body: serde_json::to_vec(body).map_err(ServiceError::internal)?,
         content_type,
         headers,
+        kind: if hook.remote.is_some() {
+            CallKind::Handover
+        } else if hook.push.is_some() {
+            CallKind::Push
+        } else if hook.hook_type == HookType::Pre {
+            CallKind::PreHook
+        } else {
+            CallKind::Webhook
+        },
+        attempt: 1,
+        trace: None,
     })
 }
 

@@ -226,12 +226,13 @@ impl DeliveryService {
         hook: &Webhook,
         pending: PendingDelivery,
     ) -> Result<Attempt, ServiceError> {
-        let event = pending.event;
+        let (event, trace) = (pending.event, pending.trace);
         // A push whose body cannot be written is a failed attempt: recorded, retried on
         // the schedule, counted toward switching the config off.
         let body = self.body(hook, &event).await;
         let skipped = matches!(body, Ok(None));
-        let call = hook_call(
+        let number = pending.attempts.saturating_add(1);
+        let mut call = hook_call(
             self.vault.as_ref(),
             hook,
             &event.event_type,
@@ -241,6 +242,8 @@ impl DeliveryService {
                 .and_then(Option::as_ref)
                 .unwrap_or(&serde_json::Value::Null),
         )?;
+        call.attempt = number;
+        call.trace = trace;
         let mut result = match body {
             Ok(Some(_)) => self.caller.call(&call).await,
             // Nothing to send: logged as such, never counted as a failure.
@@ -253,7 +256,6 @@ impl DeliveryService {
         if hook.remote.is_some() && !skipped {
             check_handover(&mut result);
         }
-        let number = pending.attempts.saturating_add(1);
         let now = self.clock.now();
         let logged = if skipped {
             CallResult {

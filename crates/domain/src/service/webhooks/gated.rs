@@ -20,6 +20,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use async_trait::async_trait;
+use tracing::Instrument;
+use tracing::field::Empty;
 
 use super::ServiceError;
 use super::gate::{HookGate, Question};
@@ -122,7 +124,28 @@ impl GatedUnitOfWork {
 
 #[async_trait]
 impl UnitOfWork for GatedUnitOfWork {
+    /// Runs the change in a `unit_of_work` span (a trace-only span: debug level), which
+    /// records how many times it ran, how many rounds of questions it asked, and whether
+    /// it committed; each run and each question are spans under it.
     async fn run(&self, work: Work) -> Result<WorkOutput, ServiceError> {
+        let span = tracing::debug_span!(
+            "unit_of_work",
+            muster.uow.runs = Empty,
+            muster.uow.asks = Empty,
+            muster.uow.committed = Empty,
+        );
+        let (result, runs, asks) = self.run_gated(work).instrument(span.clone()).await;
+        span.record("muster.uow.runs", i64::from(runs));
+        span.record("muster.uow.asks", i64::from(asks));
+        span.record("muster.uow.committed", result.is_ok());
+        result
+    }
+}
+
+impl GatedUnitOfWork {
+    /// The change's outcome, how many times it ran, how many rounds it asked.
+    async fn run_gated(&self, work: Work) -> (Result<WorkOutput, ServiceError>, u32, u32) {
+        let mut runs: u32 = 0;
         let replay = Arc::new(Replay::default());
         let mut answered = Answered::new();
         let mut attempts = Vec::new();
@@ -130,6 +153,7 @@ impl UnitOfWork for GatedUnitOfWork {
         let mut asks: u32 = 0;
         let result = loop {
             let pending = Arc::default();
+            runs += 1;
             let ran = self
                 .inner
                 .run(self.run_once(&work, &replay, Arc::new(answered.clone()), &pending))
@@ -156,6 +180,6 @@ impl UnitOfWork for GatedUnitOfWork {
             answered.extend(questions.into_iter().map(|q| (q.hook.id, q.event)));
         };
         self.log(attempts, blocked).await;
-        result
+        (result, runs, asks)
     }
 }

@@ -67,6 +67,7 @@ pub fn start(world: &World, actor: &Actor, task: &Task, reserve: i64) -> Result<
         adapter: Some("claude-code".into()),
         model: Some("claude-sonnet-4-5".into()),
         reserve_credits: reserve,
+        trace_id: None,
     };
     block_on(world.runs.start(actor, task.id, start))
 }
