@@ -81,8 +81,18 @@ pub fn init(
         Some(provider) => tracing_subscriber::registry()
             .with(logs)
             .with(
+                // Lean spans: each of these defaults costs every span, sampled or not
+                // (a clock reading at every poll of an instrumented future for the
+                // busy/idle times, the thread-local context swapped at every poll,
+                // attributes that repeat the span's name), and the bench measured
+                // them (docs/benchmarks.md, "Traces").
                 tracing_opentelemetry::layer()
                     .with_tracer(provider.tracer("muster"))
+                    .with_tracked_inactivity(false)
+                    .with_context_activation(false)
+                    .with_threads(false)
+                    .with_location(false)
+                    .with_target(false)
                     .with_filter(traced()),
             )
             .try_init(),
