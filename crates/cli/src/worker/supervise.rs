@@ -78,7 +78,6 @@ pub async fn watch(
         w,
         stop: None,
         last_answer: Instant::now(),
-        reports: 0,
         usage: UsageTally::default(),
     };
     let mut flush = interval(FLUSH_EVERY);
@@ -219,7 +218,6 @@ struct Calls<'a> {
     w: &'a Watch<'a>,
     stop: Option<Stop>,
     last_answer: Instant,
-    reports: u64,
     usage: UsageTally,
 }
 
@@ -264,7 +262,6 @@ impl Calls<'_> {
     }
 
     async fn report(&mut self, mut usage: UsageBody) {
-        self.reports += 1;
         self.usage.reports += 1;
         self.usage.input_tokens = self.usage.input_tokens.saturating_add(usage.input_tokens);
         self.usage.output_tokens = self.usage.output_tokens.saturating_add(usage.output_tokens);
@@ -273,7 +270,7 @@ impl Calls<'_> {
             .cost_microusd
             .saturating_add(usage.cost_microusd.unwrap_or(0));
         if usage.report_id.is_none() {
-            usage.report_id = Some(format!("worker-{}", self.reports));
+            usage.report_id = Some(format!("worker-{}", self.usage.reports));
         }
         for attempt in 1..=USAGE_ATTEMPTS {
             match self.w.client.report_usage(self.w.run_id, &usage).await {

@@ -4,9 +4,6 @@
 //! the trace context of their own call's span. A run started in a trace keeps its id.
 //! Nothing recorded on any span is a secret.
 
-use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -28,7 +25,7 @@ use muster_persistence::testing::TestDatabase;
 use muster_persistence::{DatabaseUrl, Engine};
 
 use crate::shutdown::{sigterm, start_on, start_with, wait_exit};
-use crate::traces::{names, receiver};
+use crate::traces::{Received, names, receiver, receiver_answering};
 use crate::{Scratch, muster, stderr};
 
 /// The caller's trace: trace id, the caller's span id.
@@ -46,65 +43,9 @@ fn caller_context() -> Option<(String, Option<String>)> {
     ))
 }
 
-/// One call a hook receiver got: its path and headers (lower-case names).
-#[derive(Debug, Clone)]
-struct HookCallSeen {
-    path: String,
-    headers: HashMap<String, String>,
-}
-
 /// A hook receiver on loopback that allows everything (`{"allow": true}`).
-fn hooks() -> (u16, Arc<Mutex<Vec<HookCallSeen>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let keep = seen.clone();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(stream) = stream else { continue };
-            let keep = keep.clone();
-            std::thread::spawn(move || answer_hooks(stream, &keep));
-        }
-    });
-    (port, seen)
-}
-
-fn answer_hooks(stream: TcpStream, keep: &Mutex<Vec<HookCallSeen>>) {
-    let mut writer = stream.try_clone().unwrap();
-    let mut reader = BufReader::new(stream);
-    loop {
-        let mut request_line = String::new();
-        if reader.read_line(&mut request_line).unwrap_or(0) == 0 {
-            return;
-        }
-        let path = request_line.split(' ').nth(1).unwrap_or("").to_owned();
-        let mut headers = HashMap::new();
-        loop {
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some((name, value)) = line.split_once(':') {
-                headers.insert(name.to_ascii_lowercase(), value.trim().to_owned());
-            }
-        }
-        let length: usize = headers
-            .get("content-length")
-            .map_or(0, |l| l.parse().unwrap());
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body).unwrap();
-        keep.lock().unwrap().push(HookCallSeen { path, headers });
-        let answer = br#"{"allow":true}"#;
-        write!(
-            writer,
-            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
-            answer.len()
-        )
-        .unwrap();
-        writer.write_all(answer).unwrap();
-    }
+fn hooks() -> (u16, Arc<Mutex<Vec<Received>>>) {
+    receiver_answering("application/json", br#"{"allow":true}"#)
 }
 
 /// Bootstraps an organization on the database at `url`: its HR agent's id and secret.
@@ -391,7 +332,7 @@ fn a_move_with_hooks_is_one_trace(url: &str, engine: &str) {
 }
 
 /// The spans and the resource attributes of everything exported.
-fn decoded(exports: &[crate::traces::Export]) -> (Vec<Span>, Vec<(String, String)>) {
+fn decoded(exports: &[Received]) -> (Vec<Span>, Vec<(String, String)>) {
     let mut spans = Vec::new();
     let mut resource = Vec::new();
     for export in exports {

@@ -2,6 +2,7 @@
 //! collector: here a receiver on loopback that keeps every request it is sent. The
 //! request's span carries its request id; the database work is spans of its own.
 
+use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::process::Stdio;
@@ -17,15 +18,25 @@ use prost::Message;
 use crate::Scratch;
 use crate::shutdown::{sigterm, start_with, stderr_of, wait_exit};
 
-/// One request the receiver got: its path, content type and body.
-pub(crate) struct Export {
+/// One request a loopback receiver got: its path, headers (names in lower case) and body.
+#[derive(Debug, Clone)]
+pub(crate) struct Received {
     pub path: String,
-    pub content_type: String,
+    pub headers: HashMap<String, String>,
     pub body: Vec<u8>,
 }
 
 /// Accepts OTLP/HTTP exports on loopback, answering each `200`.
-pub(crate) fn receiver() -> (u16, Arc<Mutex<Vec<Export>>>) {
+pub(crate) fn receiver() -> (u16, Arc<Mutex<Vec<Received>>>) {
+    receiver_answering("application/x-protobuf", b"")
+}
+
+/// A receiver on loopback that keeps every request it gets and answers each `200` with
+/// `answer` as `content_type`.
+pub(crate) fn receiver_answering(
+    content_type: &'static str,
+    answer: &'static [u8],
+) -> (u16, Arc<Mutex<Vec<Received>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let got = Arc::new(Mutex::new(Vec::new()));
@@ -34,14 +45,14 @@ pub(crate) fn receiver() -> (u16, Arc<Mutex<Vec<Export>>>) {
         for stream in listener.incoming() {
             let Ok(stream) = stream else { continue };
             let keep = keep.clone();
-            std::thread::spawn(move || serve(stream, &keep));
+            std::thread::spawn(move || serve(stream, &keep, content_type, answer));
         }
     });
     (port, got)
 }
 
 /// Reads requests on one connection (keep-alive) until it closes.
-fn serve(stream: TcpStream, keep: &Mutex<Vec<Export>>) {
+fn serve(stream: TcpStream, keep: &Mutex<Vec<Received>>, content_type: &str, answer: &[u8]) {
     let mut writer = stream.try_clone().unwrap();
     let mut reader = BufReader::new(stream);
     loop {
@@ -50,7 +61,7 @@ fn serve(stream: TcpStream, keep: &Mutex<Vec<Export>>) {
             return;
         }
         let path = request_line.split(' ').nth(1).unwrap_or("").to_owned();
-        let (mut length, mut content_type) = (0, String::new());
+        let mut headers = HashMap::new();
         loop {
             let mut line = String::new();
             reader.read_line(&mut line).unwrap();
@@ -58,23 +69,27 @@ fn serve(stream: TcpStream, keep: &Mutex<Vec<Export>>) {
             if line.is_empty() {
                 break;
             }
-            let (name, value) = line.split_once(':').unwrap_or((line, ""));
-            match name.to_ascii_lowercase().as_str() {
-                "content-length" => length = value.trim().parse().unwrap(),
-                "content-type" => value.trim().clone_into(&mut content_type),
-                _ => {}
+            if let Some((name, value)) = line.split_once(':') {
+                headers.insert(name.to_ascii_lowercase(), value.trim().to_owned());
             }
         }
+        let length = headers
+            .get("content-length")
+            .map_or(0, |length| length.parse().unwrap());
         let mut body = vec![0; length];
         reader.read_exact(&mut body).unwrap();
-        keep.lock().unwrap().push(Export {
+        keep.lock().unwrap().push(Received {
             path,
-            content_type,
+            headers,
             body,
         });
-        writer
-            .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\nContent-Length: 0\r\n\r\n")
-            .unwrap();
+        write!(
+            writer,
+            "HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\r\n",
+            answer.len()
+        )
+        .unwrap();
+        writer.write_all(answer).unwrap();
     }
 }
 
@@ -129,7 +144,10 @@ fn spans_reach_the_collector_with_the_request_id_and_the_database_work() {
     assert!(!exports.is_empty(), "nothing reached the collector");
     for export in exports.iter() {
         assert_eq!(export.path, "/v1/traces");
-        assert_eq!(export.content_type, "application/x-protobuf");
+        assert_eq!(
+            export.headers.get("content-type").map(String::as_str),
+            Some("application/x-protobuf")
+        );
     }
     let spans: Vec<Span> = exports
         .iter()
