@@ -427,4 +427,48 @@ mod tests {
             assert_eq!(TaskPriority::parse(priority.as_str()), Some(priority));
         }
     }
+
+    #[test]
+    fn outcome_names_round_trip_and_match_the_wire() {
+        assert_eq!(TaskOutcome::Failed.as_str(), "failed");
+        assert_eq!(TaskOutcome::Rejected.as_str(), "rejected");
+        for outcome in [TaskOutcome::Failed, TaskOutcome::Rejected] {
+            assert_eq!(TaskOutcome::parse(outcome.as_str()), Some(outcome));
+            assert_eq!(serde_json::to_value(outcome).unwrap(), outcome.as_str());
+        }
+        assert_eq!(TaskOutcome::parse("abandoned"), None);
+        assert_eq!(TaskOutcome::parse("Failed"), None);
+    }
+
+    fn task(status: TaskStatus, approval_required: bool, reward: i64) -> Task {
+        let title = Title::new("Ship it").unwrap();
+        let id = TaskId::from_uuid(uuid::Uuid::from_u128(1));
+        let org = OrgId::from_uuid(uuid::Uuid::from_u128(2));
+        Task {
+            status,
+            approval_required,
+            reward,
+            ..Task::new(id, org, title, OffsetDateTime::UNIX_EPOCH)
+        }
+    }
+
+    #[test]
+    fn only_a_task_in_review_that_requires_approval_awaits_it() {
+        assert!(task(TaskStatus::Review, true, 0).awaits_approval());
+        assert!(!task(TaskStatus::Review, false, 0).awaits_approval());
+        for status in TaskStatus::ALL {
+            if status != TaskStatus::Review {
+                assert!(!task(status, true, 0).awaits_approval(), "{status:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_escrow_holds_the_reward_until_the_task_ends() {
+        for status in TaskStatus::ALL {
+            let held = task(status, false, 250).escrowed();
+            let expected = if status.is_terminal() { 0 } else { 250 };
+            assert_eq!(held, expected, "{status:?}");
+        }
+    }
 }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use futures_executor::block_on;
 use muster_domain::model::{
-    AgentId, HookName, InboundKey, Metadata, Tags, TaskPriority, TaskStatus, Title, UserRole,
+    AgentId, Description, HookName, InboundKey, Metadata, Tags, TaskPriority, TaskStatus, Title,
+    UserRole,
 };
 use muster_domain::ports::MessageSigner;
 use muster_domain::service::{
@@ -100,6 +101,7 @@ fn an_item_overrides_the_defaults() {
     let special = InboundTask {
         priority: Some(TaskPriority::Low),
         assignee_id: Some(chosen.id),
+        description: Some(Description::new("Volume /var at 99 %".to_owned()).unwrap()),
         ..item("specific")
     };
     let task = block_on(inbound.ingest(&issued.key, vec![special], false))
@@ -108,6 +110,10 @@ fn an_item_overrides_the_defaults() {
     assert_eq!(
         (task.priority, task.assignee_id),
         (TaskPriority::Low, Some(chosen.id))
+    );
+    assert_eq!(
+        task.description.as_ref().map(Description::as_str),
+        Some("Volume /var at 99 %")
     );
 }
 

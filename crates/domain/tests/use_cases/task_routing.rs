@@ -5,12 +5,12 @@ use crate::common::world::World;
 
 use futures_executor::block_on;
 use muster_domain::model::{
-    AgentMode, CommentBody, EscalationReason, Proficiency, Reason, TaskPriority, TaskStatus,
-    TemplateName, Title, UserRole,
+    AgentMode, CommentBody, Description, EscalationReason, Proficiency, Reason, Tags, TaskPriority,
+    TaskStatus, TemplateName, Title, UserRole,
 };
 use muster_domain::ports::UniqueKey;
 use muster_domain::service::{
-    AutoAssign, CandidateQuery, Conflict, NewEscalation, PageRequest, ServiceError,
+    AutoAssign, CandidateQuery, Conflict, NewEscalation, NewTask, PageRequest, ServiceError,
     TemplateOverrides,
 };
 use serde_json::json;
@@ -339,6 +339,47 @@ fn a_template_keeps_the_task_shape_and_instantiates_with_overrides() {
     let listed = block_on(world.tasks.templates(&world.admin, PageRequest::first())).unwrap();
     assert_eq!(listed.items, [template]);
     assert_eq!(world.events("template.created").len(), 1);
+}
+
+#[test]
+fn a_template_gives_its_description_and_the_overrides_their_assignee_and_parent() {
+    let world = World::new();
+    let (worker, _) = world.worker("builder", 3, &[]);
+    let parent = world.task("Release 2.0");
+    let new = NewTask {
+        description: Some(Description::new("Build, sign, upload.".to_owned()).unwrap()),
+        approval_required: true,
+        tags: Tags::new(vec!["release".to_owned()]).unwrap(),
+        ..NewTask::new(Title::new("Ship the build").unwrap())
+    };
+    let source = block_on(world.tasks.create(&world.admin, new)).unwrap();
+    let name = TemplateName::new("Ship").unwrap();
+    let template = block_on(world.tasks.create_template(&world.admin, source.id, name)).unwrap();
+    let due = world.clock_now() + time::Duration::days(2);
+    let overrides = TemplateOverrides {
+        assignee_id: Some(worker.id),
+        parent_task_id: Some(parent.id),
+        due_at: Some(due),
+        ..TemplateOverrides::default()
+    };
+    let task = block_on(
+        world
+            .tasks
+            .instantiate(&world.admin, template.id, overrides),
+    )
+    .unwrap();
+    assert_eq!(task.title.as_str(), "Ship the build");
+    assert_eq!(
+        task.description.as_ref().map(Description::as_str),
+        Some("Build, sign, upload.")
+    );
+    assert_eq!(
+        (task.assignee_id, task.parent_task_id, task.due_at),
+        (Some(worker.id), Some(parent.id), Some(due))
+    );
+    assert!(task.approval_required, "the template's");
+    assert_eq!(task.tags.as_slice(), ["release"], "the template's");
+    assert_eq!(world.reread(&task), task);
 }
 
 #[test]

@@ -102,6 +102,7 @@ fn create_stores_a_todo_task_at_version_1_with_one_created_event() {
     assert_eq!(task.reward, 0);
     assert_eq!(task.org_id, org());
     assert_eq!(task.title.as_str(), "Ship");
+    assert_eq!(task.tags.as_slice(), ["ops"], "the tags asked for");
     assert_eq!((task.created_at, task.updated_at), (NOW, NOW));
 
     let inserted = inserted.lock().unwrap();

@@ -248,8 +248,7 @@ impl TaskService {
     ) -> Result<Task, ServiceError> {
         policy::may_write(actor)?;
         let asked = new.reward;
-        let mut task = self.new_task(actor, new);
-        task.reward_payer = payer;
+        let mut task = self.new_task(actor, new, payer);
         let (org, now) = (task.org_id, task.created_at);
         // Tasks before agents, as every use case locks them, so that none waits in a cycle.
         let parent = match task.parent_task_id {
@@ -429,8 +428,8 @@ impl TaskService {
         Ok(task)
     }
 
-    /// The task of `new`, created now by `actor`.
-    fn new_task(&self, actor: &Actor, new: NewTask) -> Task {
+    /// The task of `new`, created now by `actor`, its reward paid by `payer`.
+    fn new_task(&self, actor: &Actor, new: NewTask, reward_payer: RewardPayer) -> Task {
         let now = self.clock.now();
         let id = TaskId::from_uuid(self.ids.new_id());
         Task {
@@ -444,9 +443,7 @@ impl TaskService {
             due_at: new.due_at,
             tags: new.tags,
             metadata: new.metadata,
-            reward_payer: actor
-                .agent_id()
-                .map_or(RewardPayer::Treasury, RewardPayer::Agent),
+            reward_payer,
             ..Task::new(id, actor.org_id, new.title, now)
         }
     }
