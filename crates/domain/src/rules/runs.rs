@@ -240,6 +240,21 @@ mod tests {
                 truncate: false
             }
         );
+        let six_mib = 6 * 1024 * 1024;
+        assert_eq!(
+            append(0, false, [six_mib, six_mib]),
+            Append {
+                keep: 1,
+                truncate: true
+            },
+            "the lines of one append add up"
+        );
+    }
+
+    #[test]
+    fn a_log_keeps_the_ten_mib_its_marker_names() {
+        assert_eq!(MAX_LOG_BYTES, 10_485_760);
+        assert!(TRUNCATION_MARKER.contains("10 MiB"));
     }
 
     #[test]

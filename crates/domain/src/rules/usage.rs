@@ -340,6 +340,9 @@ mod tests {
             );
         }
         assert!(PriceTable::parse_json("{}").is_ok_and(|t| t.is_empty()));
+        let one = PriceTable::parse_json(r#"{"m": {"input": 1, "output": 2}}"#).unwrap();
+        assert!(!one.is_empty());
+        assert_eq!(one.len(), 1);
     }
 
     #[test]
