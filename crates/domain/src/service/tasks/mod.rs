@@ -428,7 +428,7 @@ impl TaskService {
         Ok(task)
     }
 
-    /// The task of `new`, created now by `actor`, its reward paid by `payer`.
+    /// The task of `new`, created now by `actor`, its reward paid by `reward_payer`.
     fn new_task(&self, actor: &Actor, new: NewTask, reward_payer: RewardPayer) -> Task {
         let now = self.clock.now();
         let id = TaskId::from_uuid(self.ids.new_id());
