@@ -324,12 +324,7 @@ fn a_template_keeps_the_task_shape_and_instantiates_with_overrides() {
         title: Some(Title::new("Weekly report, week 12").unwrap()),
         ..TemplateOverrides::default()
     };
-    let task = block_on(
-        world
-            .tasks
-            .instantiate(&world.admin, template.id, overrides),
-    )
-    .unwrap();
+    let task = world.instantiate(template.id, overrides);
     assert_eq!(task.title.as_str(), "Weekly report, week 12");
     assert_eq!(
         (task.priority, task.metadata.clone()),
@@ -362,12 +357,7 @@ fn a_template_gives_its_description_and_the_overrides_their_assignee_and_parent(
         due_at: Some(due),
         ..TemplateOverrides::default()
     };
-    let task = block_on(
-        world
-            .tasks
-            .instantiate(&world.admin, template.id, overrides),
-    )
-    .unwrap();
+    let task = world.instantiate(template.id, overrides);
     assert_eq!(task.title.as_str(), "Ship the build");
     assert_eq!(
         task.description.as_ref().map(Description::as_str),

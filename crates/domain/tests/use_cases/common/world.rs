@@ -7,12 +7,12 @@ use std::sync::Arc;
 use futures_executor::block_on;
 use muster_domain::model::{
     Actor, ActorKind, Agent, AgentHandle, AgentMode, CapabilityName, Email, Event, Level, Metadata,
-    OrgId, OrgName, Proficiency, Task, TaskPriority, Title, UserRole,
+    OrgId, OrgName, Proficiency, Task, TaskPriority, TemplateId, Title, UserRole,
 };
 use muster_domain::ports::{EventFilter, EventLog, SecretSealer};
 use muster_domain::service::{
     AgentService, BootstrapRequest, BootstrapService, NewAgent, NewChild, NewTask, ProjectService,
-    RoutineService, RunService, TaskService, TreasuryService,
+    RoutineService, RunService, TaskService, TemplateOverrides, TreasuryService,
 };
 use muster_memory::fakes::{DigestSigner, PlainVault};
 use muster_memory::{ManualClock, MemoryStore, TimeOrderedIds};
@@ -210,6 +210,11 @@ impl World {
             ..NewTask::new(Title::new(title).unwrap())
         };
         block_on(self.tasks.create(&self.admin, new)).unwrap()
+    }
+
+    /// Creates (as the admin) a task from `template` with `overrides`.
+    pub fn instantiate(&self, template: TemplateId, overrides: TemplateOverrides) -> Task {
+        block_on(self.tasks.instantiate(&self.admin, template, overrides)).unwrap()
     }
 
     /// Creates (as the admin) a normal-priority task without requirements.
